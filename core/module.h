@@ -1,0 +1,66 @@
+// tt::Module: parameters, buffers and submodules registered under PyTorch's dotted
+// names, so that a PyTorch state_dict saved as safetensors loads unchanged.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace tt {
+
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+using StateDict = std::map<std::string, Tensor>;
+
+class Module {
+ public:
+  virtual ~Module() = default;
+  Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  // The model's forward on its inputs, in order. Models check the count.
+  virtual std::vector<Tensor> forward(const std::vector<Tensor>& inputs) = 0;
+  virtual std::string name() const = 0;
+
+  NamedTensors named_parameters() const;  // recursive, dotted names, registration order
+  NamedTensors named_buffers() const;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const {
+    return children_;
+  }
+  StateDict state_dict() const;  // parameters and buffers
+  // Copies each tensor into the matching parameter/buffer (which keeps its device).
+  // strict: every key must match and every parameter/buffer must be given; shapes
+  // must always match. Errors list the offending names.
+  void load_state_dict(const StateDict& dict, bool strict = true);
+
+  void train(bool on = true);
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+
+  // Moves every parameter and buffer (recursively); handles held by models follow.
+  void to(Device device);
+  Device device() const;  // of the first parameter/buffer; cpu if none
+
+ protected:
+  Tensor register_parameter(const std::string& name, Tensor t);
+  Tensor register_buffer(const std::string& name, Tensor t);
+  template <typename M>
+  std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> m) {
+    add_child(name, m);
+    return m;
+  }
+
+ private:
+  void add_child(const std::string& name, std::shared_ptr<Module> m);
+  void collect(const std::string& prefix, bool params, NamedTensors& out) const;
+  NamedTensors params_;
+  NamedTensors buffers_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  bool training_ = true;
+};
+
+}  // namespace tt

@@ -1,0 +1,35 @@
+// Storage: one allocation of raw bytes on one device, shared by all tensor views of
+// it. CPU memory is 64-byte aligned (so Eigen and 16-byte vector loads are always
+// aligned); CUDA memory comes from the caching allocator (core/cuda/allocator.h).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "core/device.h"
+
+namespace tt {
+
+class Storage {
+ public:
+  static std::shared_ptr<Storage> allocate(size_t nbytes, Device device);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+
+ private:
+  Storage(void* data, size_t nbytes, Device device) : data_(data), nbytes_(nbytes), device_(device) {}
+  void* data_;
+  size_t nbytes_;
+  Device device_;
+};
+
+// Copies nbytes between any two devices (host<->device, device<->device), on the
+// device's stream; returns when the copy is complete.
+void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes);
+
+}  // namespace tt

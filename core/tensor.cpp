@@ -1,0 +1,543 @@
+#include "core/tensor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <sstream>
+
+#include "core/philox.h"
+#if TT_CUDA
+#include "core/cuda/runtime.h"
+#endif
+
+namespace tt {
+
+// ---------------------------------------------------------------- shapes
+
+std::string shape_str(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
+
+int64_t shape_numel(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+Shape contiguous_strides(const Shape& s) {
+  Shape st(s.size());
+  int64_t acc = 1;
+  for (size_t i = s.size(); i-- > 0;) {
+    st[i] = acc;
+    acc *= std::max<int64_t>(s[i], 1);
+  }
+  return st;
+}
+
+namespace {
+
+void check_shape(const Shape& s) {
+  TT_CHECK(s.size() <= static_cast<size_t>(kMaxRank), "tensor rank {} exceeds the maximum of {}",
+           s.size(), kMaxRank);
+  for (int64_t d : s) TT_CHECK(d >= 0, "tensor sizes must be non-negative, got {}", shape_str(s));
+}
+
+int64_t wrap_dim(int64_t d, int64_t rank, const char* what) {
+  int64_t r = std::max<int64_t>(rank, 1);
+  TT_CHECK(d >= -r && d < r, "{}: dimension {} is out of range for a tensor of rank {}", what, d,
+           rank);
+  return d < 0 ? d + r : d;
+}
+
+[[noreturn]] void no_cuda() {
+  TT_FAIL("this operation needs CUDA but tensortune was built without CUDA (TT_CUDA=OFF)");
+}
+
+// Calls fn(linear_index, storage_offset) for every element of a strided view, in
+// row-major order.
+template <typename Fn>
+void for_each_offset(const Shape& sizes, const Shape& strides, int64_t offset, Fn fn) {
+  int64_t n = shape_numel(sizes);
+  if (n == 0) return;
+  int rank = static_cast<int>(sizes.size());
+  std::vector<int64_t> idx(rank, 0);
+  int64_t off = offset;
+  for (int64_t i = 0; i < n; ++i) {
+    fn(i, off);
+    for (int d = rank - 1; d >= 0; --d) {
+      if (++idx[d] < sizes[d]) {
+        off += strides[d];
+        break;
+      }
+      off -= strides[d] * (sizes[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
+// PyTorch's rule for viewing a strided tensor with a new shape without copying;
+// returns false when the strides are incompatible.
+bool compute_view_strides(const Shape& old_sizes, const Shape& old_strides, const Shape& new_sizes,
+                          Shape& new_strides) {
+  new_strides.assign(new_sizes.size(), 0);
+  if (shape_numel(old_sizes) == 0) {
+    new_strides = contiguous_strides(new_sizes);
+    return true;
+  }
+  int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
+  int64_t chunk_base_stride = old_strides.empty() ? 1 : old_strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t tensor_d = static_cast<int64_t>(old_sizes.size()) - 1; tensor_d >= 0; --tensor_d) {
+    tensor_numel *= old_sizes[tensor_d];
+    if (tensor_d == 0 ||
+        (old_sizes[tensor_d - 1] != 1 &&
+         old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
+        new_strides[view_d] = view_numel * chunk_base_stride;
+        view_numel *= new_sizes[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return false;
+      if (tensor_d > 0) {
+        chunk_base_stride = old_strides[tensor_d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  return view_d == -1;
+}
+
+Shape infer_sizes(Shape sizes, int64_t numel, const Shape& from) {
+  int64_t infer = -1, known = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == -1) {
+      TT_CHECK(infer < 0, "view/reshape: only one dimension can be -1, got {}", shape_str(sizes));
+      infer = static_cast<int64_t>(i);
+    } else {
+      TT_CHECK(sizes[i] >= 0, "view/reshape: invalid size {} in {}", sizes[i], shape_str(sizes));
+      known *= sizes[i];
+    }
+  }
+  if (infer >= 0) {
+    TT_CHECK(known != 0 && numel % known == 0,
+             "view/reshape: shape {} is invalid for a tensor of shape {} ({} elements)",
+             shape_str(sizes), shape_str(from), numel);
+    sizes[infer] = numel / known;
+  }
+  TT_CHECK(shape_numel(sizes) == numel,
+           "view/reshape: shape {} is invalid for a tensor of shape {} ({} elements)",
+           shape_str(sizes), shape_str(from), numel);
+  return sizes;
+}
+
+Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = base.storage();
+  impl->sizes = std::move(sizes);
+  impl->strides = std::move(strides);
+  impl->offset = offset;
+  impl->dtype = base.dtype();
+  return Tensor(impl);
+}
+
+template <typename Src, typename Dst>
+void convert(const void* src, void* dst, int64_t n) {
+  const Src* s = static_cast<const Src*>(src);
+  Dst* d = static_cast<Dst*>(dst);
+  for (int64_t i = 0; i < n; ++i) d[i] = static_cast<Dst>(s[i]);
+}
+
+bool is_convertible(DType t) {
+  return t == DType::F32 || t == DType::F64 || t == DType::I64 || t == DType::I32;
+}
+
+template <typename Dst>
+void convert_from(DType src_type, const void* src, void* dst, int64_t n) {
+  switch (src_type) {
+    case DType::F32: convert<float, Dst>(src, dst, n); break;
+    case DType::F64: convert<double, Dst>(src, dst, n); break;
+    case DType::I64: convert<int64_t, Dst>(src, dst, n); break;
+    case DType::I32: convert<int32_t, Dst>(src, dst, n); break;
+    default: TT_FAIL("cannot convert from {}", dtype_name(src_type));
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- factories
+
+TensorImpl& Tensor::impl() const {
+  TT_CHECK(impl_ != nullptr, "operation on an undefined tensor");
+  return *impl_;
+}
+
+Tensor Tensor::empty(const Shape& sizes, DType dtype, Device device) {
+  check_shape(sizes);
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = Storage::allocate(static_cast<size_t>(shape_numel(sizes)) * dtype_size(dtype), device);
+  impl->sizes = sizes;
+  impl->strides = contiguous_strides(sizes);
+  impl->dtype = dtype;
+  return Tensor(impl);
+}
+
+Tensor Tensor::zeros(const Shape& sizes, DType dtype, Device device) {
+  return full(sizes, 0.0, dtype, device);
+}
+
+Tensor Tensor::full(const Shape& sizes, double value, DType dtype, Device device) {
+  Tensor t = empty(sizes, dtype, device);
+  int64_t n = t.numel();
+  unsigned char elem[8] = {};
+  switch (dtype) {
+    case DType::F32: { float v = static_cast<float>(value); std::memcpy(elem, &v, 4); break; }
+    case DType::F64: std::memcpy(elem, &value, 8); break;
+    case DType::I64: { int64_t v = static_cast<int64_t>(value); std::memcpy(elem, &v, 8); break; }
+    case DType::I32: { int32_t v = static_cast<int32_t>(value); std::memcpy(elem, &v, 4); break; }
+    case DType::U8: elem[0] = static_cast<unsigned char>(value); break;
+    default: TT_CHECK(value == 0.0, "full: only zeros are supported for {}", dtype_name(dtype));
+  }
+  size_t es = dtype_size(dtype);
+  if (device.is_cpu()) {
+    auto* p = static_cast<unsigned char*>(t.data_ptr());
+    for (int64_t i = 0; i < n; ++i) std::memcpy(p + i * es, elem, es);
+  } else {
+#if TT_CUDA
+    cuda::fill_value(t.data_ptr(), n, es, elem, device.index);
+#else
+    no_cuda();
+#endif
+  }
+  return t;
+}
+
+template <typename T>
+Tensor Tensor::from_vector(const std::vector<T>& values, const Shape& sizes, Device device) {
+  check_shape(sizes);
+  TT_CHECK(static_cast<int64_t>(values.size()) == shape_numel(sizes),
+           "from_vector: {} values do not fill a tensor of shape {} ({} elements)", values.size(),
+           shape_str(sizes), shape_numel(sizes));
+  Tensor t = empty(sizes, DTypeOf<T>::value, Device::cpu());
+  if (!values.empty()) std::memcpy(t.data_ptr(), values.data(), values.size() * sizeof(T));
+  return t.to(device);
+}
+
+template Tensor Tensor::from_vector<float>(const std::vector<float>&, const Shape&, Device);
+template Tensor Tensor::from_vector<double>(const std::vector<double>&, const Shape&, Device);
+template Tensor Tensor::from_vector<int64_t>(const std::vector<int64_t>&, const Shape&, Device);
+template Tensor Tensor::from_vector<int32_t>(const std::vector<int32_t>&, const Shape&, Device);
+
+Tensor Tensor::uniform(const Shape& sizes, double lo, double hi, uint64_t seed, Device device) {
+  TT_CHECK(lo <= hi, "uniform: low bound {} is above high bound {}", lo, hi);
+  Tensor t = empty(sizes, DType::F32, device);
+  int64_t n = t.numel();
+  if (device.is_cpu()) {
+    float* p = t.data<float>();
+    const float flo = static_cast<float>(lo), span = static_cast<float>(hi - lo);
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (int64_t i = 0; i < n; ++i) {
+      p[i] = flo + span * philox::uniform(seed, static_cast<uint64_t>(i));
+    }
+  } else {
+#if TT_CUDA
+    cuda::fill_uniform(t.data<float>(), n, seed, lo, hi, device.index);
+#else
+    no_cuda();
+#endif
+  }
+  return t;
+}
+
+Tensor Tensor::rand(const Shape& sizes, uint64_t seed, Device device) {
+  return uniform(sizes, 0.0, 1.0, seed, device);
+}
+
+Tensor Tensor::randn(const Shape& sizes, uint64_t seed, Device device) {
+  Tensor t = empty(sizes, DType::F32, device);
+  int64_t n = t.numel();
+  if (device.is_cpu()) {
+    float* p = t.data<float>();
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (int64_t i = 0; i < n; ++i) p[i] = philox::normal(seed, static_cast<uint64_t>(i));
+  } else {
+#if TT_CUDA
+    cuda::fill_normal(t.data<float>(), n, seed, device.index);
+#else
+    no_cuda();
+#endif
+  }
+  return t;
+}
+
+// ---------------------------------------------------------------- properties
+
+int64_t Tensor::size(int64_t d) const { return impl().sizes[wrap_dim(d, dim(), "size")]; }
+int64_t Tensor::stride(int64_t d) const { return impl().strides[wrap_dim(d, dim(), "stride")]; }
+
+bool Tensor::is_contiguous() const {
+  const auto& s = impl().sizes;
+  const auto& st = impl().strides;
+  int64_t expected = 1;
+  for (size_t i = s.size(); i-- > 0;) {
+    if (s[i] == 1) continue;
+    if (st[i] != expected) return false;
+    expected *= s[i];
+  }
+  return true;
+}
+
+void* Tensor::data_ptr() const {
+  return static_cast<char*>(impl().storage->data()) +
+         impl().offset * static_cast<int64_t>(dtype_size(impl().dtype));
+}
+
+template <typename T>
+T* Tensor::data() const {
+  TT_CHECK(dtype() == DTypeOf<T>::value, "data<{}>(): the tensor holds {}",
+           dtype_name(DTypeOf<T>::value), dtype_name(dtype()));
+  return static_cast<T*>(data_ptr());
+}
+template float* Tensor::data<float>() const;
+template double* Tensor::data<double>() const;
+template int64_t* Tensor::data<int64_t>() const;
+template int32_t* Tensor::data<int32_t>() const;
+template uint8_t* Tensor::data<uint8_t>() const;
+
+// ---------------------------------------------------------------- views
+
+Tensor Tensor::view(const Shape& sizes) const {
+  Shape target = infer_sizes(sizes, numel(), this->sizes());
+  check_shape(target);
+  Shape strides;
+  TT_CHECK(compute_view_strides(this->sizes(), this->strides(), target, strides),
+           "view: a tensor of shape {} with strides {} cannot be viewed as {}; use reshape()",
+           shape_str(this->sizes()), shape_str(this->strides()), shape_str(target));
+  return make_view(*this, target, strides, offset());
+}
+
+Tensor Tensor::reshape(const Shape& sizes) const {
+  Shape target = infer_sizes(sizes, numel(), this->sizes());
+  check_shape(target);
+  Shape strides;
+  if (compute_view_strides(this->sizes(), this->strides(), target, strides)) {
+    return make_view(*this, target, strides, offset());
+  }
+  return contiguous().view(target);
+}
+
+Tensor Tensor::unsqueeze(int64_t d) const {
+  int64_t rank = dim();
+  TT_CHECK(d >= -(rank + 1) && d <= rank,
+           "unsqueeze: dimension {} is out of range for a tensor of rank {}", d, rank);
+  if (d < 0) d += rank + 1;
+  TT_CHECK(rank + 1 <= kMaxRank, "unsqueeze: the result would exceed rank {}", kMaxRank);
+  Shape s = sizes(), st = strides();
+  int64_t new_stride = d < rank ? st[d] * s[d] : 1;
+  s.insert(s.begin() + d, 1);
+  st.insert(st.begin() + d, new_stride);
+  return make_view(*this, s, st, offset());
+}
+
+Tensor Tensor::squeeze(int64_t d) const {
+  if (dim() == 0) return *this;
+  d = wrap_dim(d, dim(), "squeeze");
+  if (sizes()[d] != 1) return make_view(*this, sizes(), strides(), offset());
+  Shape s = sizes(), st = strides();
+  s.erase(s.begin() + d);
+  st.erase(st.begin() + d);
+  return make_view(*this, s, st, offset());
+}
+
+Tensor Tensor::squeeze() const {
+  Shape s, st;
+  for (int64_t i = 0; i < dim(); ++i) {
+    if (sizes()[i] != 1) {
+      s.push_back(sizes()[i]);
+      st.push_back(strides()[i]);
+    }
+  }
+  return make_view(*this, s, st, offset());
+}
+
+Tensor Tensor::permute(const std::vector<int64_t>& dims) const {
+  TT_CHECK(static_cast<int64_t>(dims.size()) == dim(),
+           "permute: got {} dimensions for a tensor of rank {}", dims.size(), dim());
+  Shape s(dims.size()), st(dims.size());
+  std::vector<bool> seen(dims.size(), false);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t d = wrap_dim(dims[i], dim(), "permute");
+    TT_CHECK(!seen[d], "permute: dimension {} appears twice in {}", d, shape_str(dims));
+    seen[d] = true;
+    s[i] = sizes()[d];
+    st[i] = strides()[d];
+  }
+  return make_view(*this, s, st, offset());
+}
+
+Tensor Tensor::transpose(int64_t a, int64_t b) const {
+  a = wrap_dim(a, dim(), "transpose");
+  b = wrap_dim(b, dim(), "transpose");
+  std::vector<int64_t> dims(dim());
+  std::iota(dims.begin(), dims.end(), 0);
+  std::swap(dims[a], dims[b]);
+  return permute(dims);
+}
+
+Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
+  d = wrap_dim(d, dim(), "narrow");
+  TT_CHECK(dim() > 0, "narrow: cannot narrow a 0-d tensor");
+  if (start < 0) start += sizes()[d];
+  TT_CHECK(start >= 0 && length >= 0 && start + length <= sizes()[d],
+           "narrow: range [{}, {}) is out of bounds for dimension {} of size {}", start,
+           start + length, d, sizes()[d]);
+  Shape s = sizes();
+  s[d] = length;
+  return make_view(*this, s, strides(), offset() + start * strides()[d]);
+}
+
+// ---------------------------------------------------------------- copies
+
+Tensor Tensor::contiguous() const {
+  if (is_contiguous()) return *this;
+  return clone();
+}
+
+Tensor Tensor::clone() const {
+  Tensor out = empty(sizes(), dtype(), device());
+  size_t es = dtype_size(dtype());
+  if (device().is_cpu()) {
+    if (is_contiguous()) {
+      std::memcpy(out.data_ptr(), data_ptr(), numel() * es);
+    } else {
+      auto* dst = static_cast<char*>(out.data_ptr());
+      const auto* base = static_cast<const char*>(storage()->data());
+      for_each_offset(sizes(), strides(), offset(), [&](int64_t i, int64_t off) {
+        std::memcpy(dst + i * es, base + off * es, es);
+      });
+    }
+  } else {
+#if TT_CUDA
+    cuda::strided_copy(out.data_ptr(), storage()->data(), es, static_cast<int>(dim()),
+                       sizes().data(), strides().data(), offset(), device().index);
+#else
+    no_cuda();
+#endif
+  }
+  return out;
+}
+
+Tensor Tensor::to(Device target) const {
+  if (device() == target) return *this;
+  Tensor src = contiguous();
+  Tensor out = empty(sizes(), dtype(), target);
+  copy_bytes(out.data_ptr(), target, src.data_ptr(), src.device(), numel() * dtype_size(dtype()));
+  return out;
+}
+
+Tensor Tensor::to(DType target) const {
+  if (dtype() == target) return *this;
+  TT_CHECK(is_convertible(dtype()) && is_convertible(target), "to: cannot convert {} to {}",
+           dtype_name(dtype()), dtype_name(target));
+  Tensor src = cpu().contiguous();
+  Tensor out = empty(sizes(), target, Device::cpu());
+  int64_t n = numel();
+  switch (target) {
+    case DType::F32: convert_from<float>(dtype(), src.data_ptr(), out.data_ptr(), n); break;
+    case DType::F64: convert_from<double>(dtype(), src.data_ptr(), out.data_ptr(), n); break;
+    case DType::I64: convert_from<int64_t>(dtype(), src.data_ptr(), out.data_ptr(), n); break;
+    case DType::I32: convert_from<int32_t>(dtype(), src.data_ptr(), out.data_ptr(), n); break;
+    default: break;
+  }
+  return out.to(device());
+}
+
+void Tensor::copy_(const Tensor& src) {
+  TT_CHECK(src.sizes() == sizes(), "copy_: source shape {} does not match destination shape {}",
+           shape_str(src.sizes()), shape_str(sizes()));
+  Tensor s = src.to(dtype()).to(device()).contiguous();
+  size_t es = dtype_size(dtype());
+  if (is_contiguous()) {
+    copy_bytes(data_ptr(), device(), s.data_ptr(), device(), numel() * es);
+    return;
+  }
+  TT_CHECK(device().is_cpu(), "copy_: a non-contiguous destination on {} is not supported",
+           device().str());
+  auto* base = static_cast<char*>(storage()->data());
+  const auto* from = static_cast<const char*>(s.data_ptr());
+  for_each_offset(sizes(), strides(), offset(), [&](int64_t i, int64_t off) {
+    std::memcpy(base + off * es, from + i * es, es);
+  });
+}
+
+void Tensor::set_data(const Tensor& other) {
+  TT_CHECK(defined() && other.defined(), "set_data: both tensors must be defined");
+  *impl_ = *other.impl_;
+}
+
+template <typename T>
+std::vector<T> Tensor::to_vector() const {
+  Tensor c = to(DTypeOf<T>::value).cpu().contiguous();
+  std::vector<T> out(static_cast<size_t>(numel()));
+  if (!out.empty()) std::memcpy(out.data(), c.data_ptr(), out.size() * sizeof(T));
+  return out;
+}
+template std::vector<float> Tensor::to_vector<float>() const;
+template std::vector<double> Tensor::to_vector<double>() const;
+template std::vector<int64_t> Tensor::to_vector<int64_t>() const;
+template std::vector<int32_t> Tensor::to_vector<int32_t>() const;
+
+double Tensor::item() const {
+  TT_CHECK(numel() == 1, "item: the tensor has {} elements, expected exactly 1", numel());
+  return to_vector<double>()[0];
+}
+
+// ---------------------------------------------------------------- printing
+
+namespace {
+void print_values(std::ostringstream& os, const std::vector<double>& v, const Shape& sizes,
+                  size_t dimi, int64_t base, int64_t max_per_dim, int indent) {
+  if (sizes.empty()) {
+    os << fmt::format("{:.4f}", v[0]);
+    return;
+  }
+  int64_t n = sizes[dimi];
+  int64_t inner = 1;
+  for (size_t i = dimi + 1; i < sizes.size(); ++i) inner *= sizes[i];
+  int64_t edge = std::max<int64_t>(max_per_dim / 2, 1);
+  bool summarize = n > max_per_dim;
+  os << "[";
+  for (int64_t i = 0; i < n; ++i) {
+    if (summarize && i == edge) {
+      os << (dimi + 1 == sizes.size() ? "..., " : "...,\n" + std::string(indent + 1, ' '));
+      i = n - edge;
+    }
+    if (dimi + 1 == sizes.size()) {
+      os << fmt::format("{:.4f}", v[base + i]);
+      if (i + 1 < n) os << ", ";
+    } else {
+      print_values(os, v, sizes, dimi + 1, base + i * inner, max_per_dim, indent + 1);
+      if (i + 1 < n) os << ",\n" << std::string(indent + 1, ' ');
+    }
+  }
+  os << "]";
+}
+}  // namespace
+
+std::string Tensor::str(int64_t max_per_dim) const {
+  if (!defined()) return "tensor(undefined)";
+  std::ostringstream os;
+  os << "tensor(shape=" << shape_str(sizes()) << ", dtype=" << dtype_name(dtype())
+     << ", device=" << device().str() << ")\n";
+  if (!is_convertible(dtype())) return os.str();
+  std::vector<double> v = to_vector<double>();
+  if (v.empty()) {
+    os << "[]";
+    return os.str();
+  }
+  print_values(os, v, sizes(), 0, 0, max_per_dim, 0);
+  return os.str();
+}
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str(); }
+
+}  // namespace tt

@@ -1,0 +1,118 @@
+// tt::Tensor: a strided view of a Storage. Copies of a Tensor are handles to the
+// same tensor (as in libtorch): views (reshape, permute, narrow, ...) share storage
+// and return new tensors; set_data() rebinds every handle at once, which is how
+// Module::to() and load_state_dict() update parameters that models hold.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/device.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/storage.h"
+
+namespace tt {
+
+using Shape = std::vector<int64_t>;
+constexpr int kMaxRank = 8;
+
+std::string shape_str(const Shape& s);  // "[2, 3, 4]"
+int64_t shape_numel(const Shape& s);
+Shape contiguous_strides(const Shape& s);
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  Shape sizes;
+  Shape strides;  // in elements
+  int64_t offset = 0;  // in elements
+  DType dtype = DType::F32;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;  // undefined
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- factories ----
+  static Tensor empty(const Shape& sizes, DType dtype = DType::F32, Device device = Device::cpu());
+  static Tensor zeros(const Shape& sizes, DType dtype = DType::F32, Device device = Device::cpu());
+  static Tensor full(const Shape& sizes, double value, DType dtype = DType::F32,
+                     Device device = Device::cpu());
+  static Tensor ones(const Shape& sizes, DType dtype = DType::F32, Device device = Device::cpu()) {
+    return full(sizes, 1.0, dtype, device);
+  }
+  // Copies `values` (must have shape_numel(sizes) elements) into a new tensor.
+  template <typename T>
+  static Tensor from_vector(const std::vector<T>& values, const Shape& sizes,
+                            Device device = Device::cpu());
+  // Uniform [0, 1), standard normal, and uniform [lo, hi): element i of a tensor drawn
+  // with `seed` is a pure function of (seed, i) (Philox 4x32-10), identical on CPU and
+  // GPU and independent of the tensor's shape.
+  static Tensor rand(const Shape& sizes, uint64_t seed, Device device = Device::cpu());
+  static Tensor randn(const Shape& sizes, uint64_t seed, Device device = Device::cpu());
+  static Tensor uniform(const Shape& sizes, double lo, double hi, uint64_t seed,
+                        Device device = Device::cpu());
+
+  // ---- properties ----
+  bool defined() const { return impl_ != nullptr; }
+  int64_t dim() const { return static_cast<int64_t>(impl().sizes.size()); }
+  const Shape& sizes() const { return impl().sizes; }
+  const Shape& strides() const { return impl().strides; }
+  int64_t size(int64_t d) const;    // negative d counts from the end
+  int64_t stride(int64_t d) const;
+  int64_t offset() const { return impl().offset; }
+  int64_t numel() const { return shape_numel(impl().sizes); }
+  DType dtype() const { return impl().dtype; }
+  Device device() const { return impl().storage->device(); }
+  bool is_contiguous() const;
+  const std::shared_ptr<Storage>& storage() const { return impl().storage; }
+  bool shares_storage_with(const Tensor& o) const { return storage() == o.storage(); }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+
+  // Pointer to element 0 of the view (storage base + offset).
+  void* data_ptr() const;
+  template <typename T>
+  T* data() const;  // checks dtype
+
+  // ---- views (share storage) ----
+  Tensor view(const Shape& sizes) const;     // needs compatible strides; -1 infers one size
+  Tensor reshape(const Shape& sizes) const;  // a view when possible, else a contiguous copy
+  Tensor unsqueeze(int64_t d) const;
+  Tensor squeeze(int64_t d) const;           // no-op if size(d) != 1, like PyTorch
+  Tensor squeeze() const;                    // drops every size-1 dimension
+  Tensor permute(const std::vector<int64_t>& dims) const;
+  Tensor transpose(int64_t a, int64_t b) const;
+  Tensor narrow(int64_t d, int64_t start, int64_t length) const;
+  Tensor flatten() const { return reshape({-1}); }
+
+  // ---- copies ----
+  Tensor contiguous() const;  // self when already contiguous
+  Tensor clone() const;       // always a new contiguous copy
+  Tensor to(Device device) const;  // self when already there
+  Tensor to(DType dtype) const;    // converts between float32/float64/int64
+  Tensor cpu() const { return to(Device::cpu()); }
+  // Copies src (same shape; any device, any strides) into this tensor's storage.
+  void copy_(const Tensor& src);
+  // Makes every handle of this tensor refer to `other`'s storage, shape and dtype.
+  void set_data(const Tensor& other);
+
+  template <typename T>
+  std::vector<T> to_vector() const;  // row-major copy of the elements
+  // A scalar of a 1-element tensor, as double.
+  double item() const;
+
+  // "tensor(shape=[2, 3], dtype=float32, device=cpu)\n[[...]]", PyTorch's summary style.
+  std::string str(int64_t max_per_dim = 6) const;
+
+ private:
+  TensorImpl& impl() const;
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+}  // namespace tt

@@ -1,0 +1,62 @@
+#include "support/test_util.h"
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+#if TT_CUDA
+#include "core/cuda/runtime.h"
+#endif
+
+namespace tt::test {
+
+bool cuda_available() {
+#if TT_CUDA
+  return cuda::device_count() > 0;
+#else
+  return false;
+#endif
+}
+
+double rel_l2(const Tensor& a, const Tensor& b) {
+  auto va = a.to_vector<double>();
+  auto vb = b.to_vector<double>();
+  EXPECT_EQ(va.size(), vb.size());
+  double num = 0, den = 0;
+  for (size_t i = 0; i < va.size() && i < vb.size(); ++i) {
+    double d = va[i] - vb[i];
+    if (std::isnan(va[i]) || std::isnan(vb[i])) return INFINITY;
+    num += d * d;
+    den += vb[i] * vb[i];
+  }
+  return den == 0 ? std::sqrt(num) : std::sqrt(num / den);
+}
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  auto va = a.to_vector<double>();
+  auto vb = b.to_vector<double>();
+  double m = 0;
+  for (size_t i = 0; i < va.size() && i < vb.size(); ++i) {
+    double d = std::fabs(va[i] - vb[i]);
+    if (std::isnan(d)) return INFINITY;
+    m = std::max(m, d);
+  }
+  return m;
+}
+
+CommandResult run_command(const std::string& command) {
+  std::string full = command + " 2>&1";
+  FILE* pipe = popen(full.c_str(), "r");
+  if (!pipe) return {-1, "popen failed"};
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+  int status = pclose(pipe);
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return {code, out};
+}
+
+}  // namespace tt::test

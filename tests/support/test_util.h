@@ -1,0 +1,32 @@
+// Helpers shared by the test suites: GPU detection for clean skips, error metrics,
+// and running the `tt` executable.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/tensor.h"
+
+namespace tt::test {
+
+// True when tensortune was built with CUDA and a CUDA device is usable.
+bool cuda_available();
+
+// ||a - b|| / ||b|| in double, over all elements (both tensors any device/dtype).
+double rel_l2(const Tensor& a, const Tensor& b);
+double max_abs_diff(const Tensor& a, const Tensor& b);
+
+// Runs a shell command, returns its exit code and captured stdout+stderr.
+struct CommandResult {
+  int exit_code;
+  std::string output;
+};
+CommandResult run_command(const std::string& command);
+
+}  // namespace tt::test
+
+#define TT_REQUIRE_CUDA()                                                  \
+  do {                                                                     \
+    if (!::tt::test::cuda_available()) GTEST_SKIP() << "no CUDA device";   \
+  } while (0)
