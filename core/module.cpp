@@ -1,0 +1,162 @@
+#include "core/module.h"
+
+#include <set>
+
+#include <fmt/ranges.h>
+
+namespace tt {
+namespace {
+
+// "'a', 'b', 'c'": names in messages are quoted so that empty or odd names show.
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::vector<std::string> quoted;
+  quoted.reserve(names.size());
+  for (const std::string& n : names) quoted.push_back(fmt::format("'{}'", n));
+  return fmt::format("{}", fmt::join(quoted, ", "));
+}
+
+// Dots separate submodule names in state-dict keys, so a dotted local name would
+// make two different modules produce the same key.
+void check_local_name(const char* caller, const std::string& name) {
+  TT_CHECK(!name.empty(), "{}: the name is empty; expected a non-empty name without '.'", caller);
+  TT_CHECK(name.find('.') == std::string::npos,
+           "{}: the name '{}' contains '.', which is reserved for submodule paths", caller, name);
+}
+
+template <typename Entries>
+bool has_name(const Entries& entries, const std::string& name) {
+  for (const auto& entry : entries) {
+    if (entry.first == name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+NamedTensors Module::named_parameters() const {
+  NamedTensors out;
+  collect("", /*params=*/true, out);
+  return out;
+}
+
+NamedTensors Module::named_buffers() const {
+  NamedTensors out;
+  collect("", /*params=*/false, out);
+  return out;
+}
+
+// PyTorch order: a module's own tensors first, then each child's, recursively.
+void Module::collect(const std::string& prefix, bool params, NamedTensors& out) const {
+  for (const auto& [name, t] : params ? params_ : buffers_) out.emplace_back(prefix + name, t);
+  for (const auto& [name, child] : children_) child->collect(prefix + name + ".", params, out);
+}
+
+// The tensors are the module's own handles, not copies, as in PyTorch.
+StateDict Module::state_dict() const {
+  StateDict dict;
+  for (auto& [name, t] : named_parameters()) dict.emplace(name, t);
+  for (auto& [name, t] : named_buffers()) dict.emplace(name, t);
+  return dict;
+}
+
+void Module::load_state_dict(const StateDict& dict, bool strict) {
+  NamedTensors own = named_parameters();
+  for (auto& entry : named_buffers()) own.push_back(entry);
+
+  // Every problem is collected first so that one error names all of them and a
+  // failed load leaves the module untouched.
+  std::vector<std::string> missing;
+  std::vector<std::string> mismatches;
+  std::set<std::string> own_names;
+  for (const auto& [name, target] : own) {
+    own_names.insert(name);
+    const auto it = dict.find(name);
+    if (it == dict.end()) {
+      missing.push_back(name);
+      continue;
+    }
+    const Tensor& source = it->second;
+    TT_CHECK(source.defined(), "load_state_dict: the tensor given for '{}' is undefined", name);
+    if (source.sizes() != target.sizes()) {
+      mismatches.push_back(fmt::format("shape mismatch for '{}': expected {} but got {}", name,
+                                       shape_str(target.sizes()), shape_str(source.sizes())));
+    }
+  }
+  std::vector<std::string> unexpected;
+  for (const auto& [name, t] : dict) {
+    if (own_names.count(name) == 0) unexpected.push_back(name);
+  }
+
+  std::vector<std::string> problems;
+  if (strict && !missing.empty()) {
+    problems.push_back(
+        fmt::format("missing {} {}", missing.size() == 1 ? "key" : "keys", quoted_list(missing)));
+  }
+  if (strict && !unexpected.empty()) {
+    problems.push_back(fmt::format("unexpected {} {}", unexpected.size() == 1 ? "key" : "keys",
+                                   quoted_list(unexpected)));
+  }
+  problems.insert(problems.end(), mismatches.begin(), mismatches.end());
+  TT_CHECK(problems.empty(), "load_state_dict: {}", fmt::join(problems, "; "));
+
+  for (auto& [name, target] : own) {
+    const auto it = dict.find(name);
+    if (it == dict.end() || it->second.is_same(target)) continue;
+    const Tensor& source = it->second;
+    target.copy_(source.dtype() == target.dtype() ? source : source.to(target.dtype()));
+  }
+}
+
+void Module::train(bool on) {
+  training_ = on;
+  for (auto& [name, child] : children_) child->train(on);
+}
+
+void Module::to(Device device) {
+  NamedTensors all = named_parameters();
+  for (auto& entry : named_buffers()) all.push_back(entry);
+  for (auto& [name, t] : all) {
+    // A tensor shared by two modules appears twice; the second time it has moved.
+    if (t.device() != device) t.set_data(t.to(device));
+  }
+}
+
+Device Module::device() const {
+  const NamedTensors params = named_parameters();
+  if (!params.empty()) return params.front().second.device();
+  const NamedTensors buffers = named_buffers();
+  if (!buffers.empty()) return buffers.front().second.device();
+  return Device::cpu();
+}
+
+Tensor Module::register_parameter(const std::string& name, Tensor t) {
+  check_local_name("register_parameter", name);
+  TT_CHECK(t.defined(), "register_parameter: the tensor for '{}' is undefined", name);
+  TT_CHECK(!has_name(params_, name), "register_parameter: '{}' is already a parameter", name);
+  TT_CHECK(!has_name(buffers_, name), "register_parameter: '{}' is already a buffer", name);
+  TT_CHECK(!has_name(children_, name), "register_parameter: '{}' is already a submodule", name);
+  params_.emplace_back(name, t);
+  return t;
+}
+
+Tensor Module::register_buffer(const std::string& name, Tensor t) {
+  check_local_name("register_buffer", name);
+  TT_CHECK(t.defined(), "register_buffer: the tensor for '{}' is undefined", name);
+  TT_CHECK(!has_name(params_, name), "register_buffer: '{}' is already a parameter", name);
+  TT_CHECK(!has_name(buffers_, name), "register_buffer: '{}' is already a buffer", name);
+  TT_CHECK(!has_name(children_, name), "register_buffer: '{}' is already a submodule", name);
+  buffers_.emplace_back(name, t);
+  return t;
+}
+
+void Module::add_child(const std::string& name, std::shared_ptr<Module> m) {
+  check_local_name("register_module", name);
+  TT_CHECK(m != nullptr, "register_module: the submodule '{}' is null", name);
+  TT_CHECK(m.get() != this, "register_module: a module cannot be its own submodule '{}'", name);
+  TT_CHECK(!has_name(params_, name), "register_module: '{}' is already a parameter", name);
+  TT_CHECK(!has_name(buffers_, name), "register_module: '{}' is already a buffer", name);
+  TT_CHECK(!has_name(children_, name), "register_module: '{}' is already a submodule", name);
+  children_.emplace_back(name, std::move(m));
+}
+
+}  // namespace tt
