@@ -1,0 +1,55 @@
+// Group norm: x [N, C, *] with C split into `groups` contiguous groups; each
+// (sample, group) block of (C / groups) * prod(*) values is normalised by its own
+// mean and biased variance, then by the optional per-channel affine.
+#include <cstdint>
+
+#include "ops/cpu/cpu_ops.h"
+#include "ops/cpu/norm_stats.h"
+
+namespace tt::ops::cpu {
+
+Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  const Tensor in = x.contiguous();
+  Tensor out = Tensor::empty(x.sizes(), DType::F32, Device::cpu());
+  if (out.numel() == 0) return out;
+  const int64_t batch = x.size(0);
+  const int64_t channels = x.size(1);
+  const int64_t channels_per_group = channels / groups;
+  const int64_t spatial = out.numel() / (batch * channels);
+  const int64_t group_len = channels_per_group * spatial;
+
+  const Tensor w = weight.defined() ? weight.contiguous() : Tensor();
+  const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
+  const float* pw = w.defined() ? w.data<float>() : nullptr;
+  const float* pb = b.defined() ? b.data<float>() : nullptr;
+  const float* pi = in.data<float>();
+  float* po = out.data<float>();
+
+#pragma omp parallel for schedule(static)
+  for (int64_t block = 0; block < batch * groups; ++block) {
+    const int64_t first_channel = (block % groups) * channels_per_group;
+    const float* src = pi + block * group_len;
+    float* dst = po + block * group_len;
+    const MeanVar mv = mean_var_of(src, group_len);
+    const double group_inv_std = inv_std(mv.var, eps);
+    if (spatial == 1) {
+      // [N, C]: one value per channel, so one vectorisable loop over the group's channels.
+#pragma omp simd
+      for (int64_t k = 0; k < channels_per_group; ++k) {
+        const int64_t c = first_channel + k;
+        const double scale = group_inv_std * (pw ? pw[c] : 1.0);
+        dst[k] = static_cast<float>(normalize_affine(src[k], mv.mean, scale, pb ? pb[c] : 0.0));
+      }
+      continue;
+    }
+    for (int64_t k = 0; k < channels_per_group; ++k) {
+      const int64_t c = first_channel + k;
+      const double scale = group_inv_std * (pw ? pw[c] : 1.0);
+      scale_shift(src + k * spatial, dst + k * spatial, spatial, mv.mean, scale, pb ? pb[c] : 0.0);
+    }
+  }
+  return out;
+}
+
+}  // namespace tt::ops::cpu

@@ -1,0 +1,48 @@
+// y = x W^T + b through Eigen's GEMM. x and W are mapped as row-major matrices and
+// W^T is an expression over that map, so no transposed copy of W is ever made. Eigen
+// parallelises its GEMM with OpenMP over Eigen::nbThreads() threads (all cores by
+// default) when the caller is not already inside a parallel region.
+#include <Eigen/Core>
+#include <cstdint>
+
+#include "ops/cpu/cpu_ops.h"
+#include "ops/cpu/parallel.h"
+
+namespace tt::ops::cpu {
+namespace {
+
+using RowMajorMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+}  // namespace
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  const Tensor xc = x.contiguous();
+  const Tensor wc = weight.contiguous();
+  const int64_t in_features = wc.size(1);
+  const int64_t out_features = wc.size(0);
+  Shape out_shape = x.sizes();
+  out_shape.back() = out_features;
+  const int64_t rows = shape_numel(Shape(out_shape.begin(), out_shape.end() - 1));
+
+  Tensor out = Tensor::empty(out_shape, DType::F32, Device::cpu());
+  if (out.numel() == 0) return out;
+
+  Eigen::Map<RowMajorMatrix> y(out.data<float>(), rows, out_features);
+  if (in_features == 0) {
+    y.setZero();
+  } else {
+    Eigen::Map<const RowMajorMatrix> xm(xc.data<float>(), rows, in_features);
+    Eigen::Map<const RowMajorMatrix> wm(wc.data<float>(), out_features, in_features);
+    y.noalias() = xm * wm.transpose();
+  }
+
+  if (bias.defined()) {
+    const Tensor bc = bias.contiguous();
+    const Eigen::Map<const Eigen::RowVectorXf> b(bc.data<float>(), out_features);
+#pragma omp parallel for schedule(static) if (out.numel() >= kParallelMinElements)
+    for (int64_t r = 0; r < rows; ++r) y.row(r) += b;
+  }
+  return out;
+}
+
+}  // namespace tt::ops::cpu

@@ -1,0 +1,388 @@
+// The op front end: every check a user mistake can fail happens here, with a full
+// sentence naming the op, what was expected and what was got; then the op runs on
+// the inputs' device. The CPU fused ops are deliberately the composition of the
+// unfused CPU ops: that composition is the reference the CUDA fused kernels are
+// verified against.
+#include "ops/ops.h"
+
+#include <cmath>
+#include <initializer_list>
+#include <string>
+
+#include "ops/cpu/broadcast.h"
+#include "ops/cpu/cpu_ops.h"
+#if TT_CUDA
+#include "ops/cuda/cuda_ops.h"
+#endif
+
+namespace tt::ops {
+namespace {
+
+struct NamedTensor {
+  const char* name;
+  const Tensor& tensor;
+};
+
+// A tensor the op needs: defined and float32.
+void check_required(const char* op, const char* name, const Tensor& t) {
+  TT_CHECK(t.defined(), "{}: {} is undefined; expected a float32 tensor", op, name);
+  TT_CHECK(t.dtype() == DType::F32, "{}: {} has dtype {} but only float32 is supported", op, name,
+           dtype_name(t.dtype()));
+}
+
+// An optional tensor: undefined, or float32.
+void check_optional(const char* op, const char* name, const Tensor& t) {
+  if (t.defined()) check_required(op, name, t);
+}
+
+// Every defined tensor must be on the device of the first one; returns that device.
+Device common_device(const char* op, std::initializer_list<NamedTensor> tensors) {
+  const NamedTensor* first = nullptr;
+  for (const NamedTensor& nt : tensors) {
+    if (!nt.tensor.defined()) continue;
+    if (!first) {
+      first = &nt;
+      continue;
+    }
+    TT_CHECK(nt.tensor.device() == first->tensor.device(),
+             "{}: {} is on {} but {} is on {}; all tensors must be on the same device", op, nt.name,
+             nt.tensor.device().str(), first->name, first->tensor.device().str());
+  }
+  return first ? first->tensor.device() : Device::cpu();
+}
+
+// A per-feature vector (bias, scale, norm weight, running stat): 1-D of `length`
+// elements. `why` says where the length comes from ("the input has 6 channels").
+void check_vector(const char* op, const char* name, const Tensor& t, int64_t length,
+                  const std::string& why) {
+  TT_CHECK(t.dim() == 1 && t.size(0) == length, "{}: {} has shape {} but {}; expected [{}]", op,
+           name, shape_str(t.sizes()), why, length);
+}
+
+void check_optional_vector(const char* op, const char* name, const Tensor& t, int64_t length,
+                           const std::string& why) {
+  if (t.defined()) check_vector(op, name, t, length, why);
+}
+
+void check_eps(const char* op, double eps) {
+  TT_CHECK(eps >= 0.0 && std::isfinite(eps), "{}: eps must be finite and >= 0 but is {}", op, eps);
+}
+
+void check_momentum(const char* op, double momentum) {
+  TT_CHECK(momentum >= 0.0 && momentum <= 1.0, "{}: momentum must be in [0, 1] but is {}", op,
+           momentum);
+}
+
+void check_groups(const char* op, int64_t groups, int64_t channels) {
+  TT_CHECK(groups > 0, "{}: groups must be positive but is {}", op, groups);
+  TT_CHECK(channels % groups == 0, "{}: {} channels are not divisible by {} groups", op, channels,
+           groups);
+}
+
+// x [..., in] against weight [out, in]; returns out.
+int64_t check_linear_shapes(const char* op, const Tensor& x, const Tensor& weight) {
+  TT_CHECK(weight.dim() == 2, "{}: weight must be 2-D [out_features, in_features] but has shape {}",
+           op, shape_str(weight.sizes()));
+  TT_CHECK(x.dim() >= 1,
+           "{}: input must have at least 1 dimension [..., in_features] but is a "
+           "0-D scalar",
+           op);
+  TT_CHECK(x.size(-1) == weight.size(1), "{}: input has {} features but weight expects {}", op,
+           x.size(-1), weight.size(1));
+  return weight.size(0);
+}
+
+// The fused seed-model ops take a 2-D batch of rows, as the models do.
+void check_fused_input(const char* op, const Tensor& x) {
+  TT_CHECK(x.dim() == 2, "{}: input must be 2-D [batch, in_features] but has shape {}", op,
+           shape_str(x.sizes()));
+}
+
+std::string output_features(int64_t n) { return fmt::format("weight has {} output features", n); }
+
+std::string input_channels(int64_t n) { return fmt::format("the input has {} channels", n); }
+
+void check_binary(const char* op, const Tensor& a, const Tensor& b) {
+  check_required(op, "a", a);
+  check_required(op, "b", b);
+  common_device(op, {{"a", a}, {"b", b}});
+  TT_CHECK(a.dim() <= kMaxRank && b.dim() <= kMaxRank,
+           "{}: inputs have ranks {} and {} but at most {} dimensions are supported", op, a.dim(),
+           b.dim(), kMaxRank);
+  cpu::broadcast_shapes(op, a.sizes(), b.sizes());
+}
+
+#if !TT_CUDA
+[[noreturn]] void fail_without_cuda(const char* op, Device device) {
+  TT_FAIL("{}: the inputs are on {} but tensortune was built without CUDA", op, device.str());
+}
+#endif
+
+}  // namespace
+
+// Runs `cpu_call` on the CPU, `cuda_call` on a CUDA device. Without TT_CUDA the CUDA
+// branch is compiled out (the tt::ops::cuda symbols do not exist).
+#if TT_CUDA
+#define TT_DISPATCH(op, device, cpu_call, cuda_call) \
+  return (device).is_cpu() ? (cpu_call) : (cuda_call)
+#else
+#define TT_DISPATCH(op, device, cpu_call, cuda_call) \
+  if ((device).is_cpu()) return (cpu_call);          \
+  fail_without_cuda(op, device)
+#endif
+
+// ---- building blocks ----
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  const char* op = "linear";
+  check_required(op, "input", x);
+  check_required(op, "weight", weight);
+  check_optional(op, "bias", bias);
+  const Device device = common_device(op, {{"input", x}, {"weight", weight}, {"bias", bias}});
+  const int64_t out = check_linear_shapes(op, x, weight);
+  check_optional_vector(op, "bias", bias, out, output_features(out));
+  TT_DISPATCH(op, device, cpu::linear(x, weight, bias), cuda::linear(x, weight, bias));
+}
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  check_binary("add", a, b);
+  TT_DISPATCH("add", a.device(), cpu::add(a, b), cuda::add(a, b));
+}
+
+Tensor sub(const Tensor& a, const Tensor& b) {
+  check_binary("sub", a, b);
+  TT_DISPATCH("sub", a.device(), cpu::sub(a, b), cuda::sub(a, b));
+}
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+  check_binary("mul", a, b);
+  TT_DISPATCH("mul", a.device(), cpu::mul(a, b), cuda::mul(a, b));
+}
+
+Tensor relu(const Tensor& x) {
+  check_required("relu", "input", x);
+  TT_DISPATCH("relu", x.device(), cpu::relu(x), cuda::relu(x));
+}
+
+Tensor sigmoid(const Tensor& x) {
+  check_required("sigmoid", "input", x);
+  TT_DISPATCH("sigmoid", x.device(), cpu::sigmoid(x), cuda::sigmoid(x));
+}
+
+Tensor swish(const Tensor& x) {
+  check_required("swish", "input", x);
+  TT_DISPATCH("swish", x.device(), cpu::swish(x), cuda::swish(x));
+}
+
+Tensor instance_norm(const Tensor& x, double eps, const Tensor& weight, const Tensor& bias) {
+  const char* op = "instance_norm";
+  check_required(op, "input", x);
+  check_optional(op, "weight", weight);
+  check_optional(op, "bias", bias);
+  const Device device = common_device(op, {{"input", x}, {"weight", weight}, {"bias", bias}});
+  TT_CHECK(x.dim() >= 3, "{}: input must have rank >= 3 [N, C, *spatial] but has shape {}", op,
+           shape_str(x.sizes()));
+  check_optional_vector(op, "weight", weight, x.size(1), input_channels(x.size(1)));
+  check_optional_vector(op, "bias", bias, x.size(1), input_channels(x.size(1)));
+  check_eps(op, eps);
+  TT_DISPATCH(op, device, cpu::instance_norm(x, eps, weight, bias),
+              cuda::instance_norm(x, eps, weight, bias));
+}
+
+Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  const char* op = "group_norm";
+  check_required(op, "input", x);
+  check_optional(op, "weight", weight);
+  check_optional(op, "bias", bias);
+  const Device device = common_device(op, {{"input", x}, {"weight", weight}, {"bias", bias}});
+  TT_CHECK(x.dim() >= 2, "{}: input must have rank >= 2 [N, C, *] but has shape {}", op,
+           shape_str(x.sizes()));
+  check_groups(op, groups, x.size(1));
+  check_optional_vector(op, "weight", weight, x.size(1), input_channels(x.size(1)));
+  check_optional_vector(op, "bias", bias, x.size(1), input_channels(x.size(1)));
+  check_eps(op, eps);
+  TT_DISPATCH(op, device, cpu::group_norm(x, groups, weight, bias, eps),
+              cuda::group_norm(x, groups, weight, bias, eps));
+}
+
+namespace {
+
+// Everything batch_norm needs of its statistics and parameters, given the channel
+// count; shared with the fused model-4 op, which checks the same contract.
+void check_batch_norm_args(const char* op, int64_t batch, int64_t values_per_channel,
+                           int64_t channels, const std::string& channels_why,
+                           const Tensor& running_mean, const Tensor& running_var,
+                           const Tensor& weight, const Tensor& bias, bool training, double momentum,
+                           double eps) {
+  check_optional(op, "running_mean", running_mean);
+  check_optional(op, "running_var", running_var);
+  check_optional(op, "weight", weight);
+  check_optional(op, "bias", bias);
+  TT_CHECK(running_mean.defined() == running_var.defined(),
+           "{}: running_mean is {} but running_var is {}; give both or neither", op,
+           running_mean.defined() ? "given" : "undefined",
+           running_var.defined() ? "given" : "undefined");
+  TT_CHECK(training || running_mean.defined(),
+           "{}: eval mode normalises with the running statistics, but running_mean and "
+           "running_var are undefined",
+           op);
+  TT_CHECK(!training || batch * values_per_channel > 1,
+           "{}: training needs more than 1 value per channel to compute a batch variance but "
+           "got {}",
+           op, batch * values_per_channel);
+  check_optional_vector(op, "running_mean", running_mean, channels, channels_why);
+  check_optional_vector(op, "running_var", running_var, channels, channels_why);
+  check_optional_vector(op, "weight", weight, channels, channels_why);
+  check_optional_vector(op, "bias", bias, channels, channels_why);
+  check_momentum(op, momentum);
+  check_eps(op, eps);
+}
+
+}  // namespace
+
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight, const Tensor& bias, bool training, double momentum,
+                  double eps) {
+  const char* op = "batch_norm";
+  check_required(op, "input", x);
+  const Device device = common_device(op, {{"input", x},
+                                           {"running_mean", running_mean},
+                                           {"running_var", running_var},
+                                           {"weight", weight},
+                                           {"bias", bias}});
+  TT_CHECK(x.dim() == 2 || x.dim() == 3, "{}: input must be [N, C] or [N, C, L] but has shape {}",
+           op, shape_str(x.sizes()));
+  const int64_t length = x.dim() == 3 ? x.size(2) : 1;
+  check_batch_norm_args(op, x.size(0), length, x.size(1), input_channels(x.size(1)), running_mean,
+                        running_var, weight, bias, training, momentum, eps);
+  TT_DISPATCH(
+      op, device,
+      cpu::batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps),
+      cuda::batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps));
+}
+
+// ---- fused ops of the seed models ----
+
+Tensor gemm_bias_relu(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  const char* op = "gemm_bias_relu";
+  check_required(op, "input", x);
+  check_required(op, "weight", weight);
+  check_required(op, "bias", bias);
+  const Device device = common_device(op, {{"input", x}, {"weight", weight}, {"bias", bias}});
+  check_fused_input(op, x);
+  const int64_t out = check_linear_shapes(op, x, weight);
+  check_vector(op, "bias", bias, out, output_features(out));
+  TT_DISPATCH(op, device, cpu::relu(cpu::add(cpu::linear(x, weight, Tensor()), bias)),
+              cuda::gemm_bias_relu(x, weight, bias));
+}
+
+Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
+                                  const Tensor& bias, int64_t groups, const Tensor& gn_weight,
+                                  const Tensor& gn_bias, double eps) {
+  const char* op = "gemm_swish_bias_group_norm";
+  check_required(op, "input", x);
+  check_required(op, "weight", weight);
+  check_required(op, "b", b);
+  check_required(op, "bias", bias);
+  check_required(op, "gn_weight", gn_weight);
+  check_required(op, "gn_bias", gn_bias);
+  const Device device = common_device(op, {{"input", x},
+                                           {"weight", weight},
+                                           {"b", b},
+                                           {"bias", bias},
+                                           {"gn_weight", gn_weight},
+                                           {"gn_bias", gn_bias}});
+  check_fused_input(op, x);
+  const int64_t out = check_linear_shapes(op, x, weight);
+  const std::string why = output_features(out);
+  check_vector(op, "b", b, out, why);
+  check_vector(op, "bias", bias, out, why);
+  check_groups(op, groups, out);
+  check_vector(op, "gn_weight", gn_weight, out, why);
+  check_vector(op, "gn_bias", gn_bias, out, why);
+  check_eps(op, eps);
+  if (device.is_cpu()) {
+    const Tensor activated = cpu::add(cpu::swish(cpu::linear(x, weight, b)), bias);
+    return cpu::group_norm(activated, groups, gn_weight, gn_bias, eps);
+  }
+#if TT_CUDA
+  return cuda::gemm_swish_bias_group_norm(x, weight, b, bias, groups, gn_weight, gn_bias, eps);
+#else
+  fail_without_cuda(op, device);
+#endif
+}
+
+Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
+                             const Tensor& scale, const Tensor& running_mean,
+                             const Tensor& running_var, const Tensor& bn_weight,
+                             const Tensor& bn_bias, bool training, double momentum, double eps) {
+  const char* op = "gemm_scale_batch_norm";
+  check_required(op, "input", x);
+  check_required(op, "weight", weight);
+  check_required(op, "b", b);
+  check_required(op, "scale", scale);
+  check_required(op, "running_mean", running_mean);
+  check_required(op, "running_var", running_var);
+  check_required(op, "bn_weight", bn_weight);
+  check_required(op, "bn_bias", bn_bias);
+  const Device device = common_device(op, {{"input", x},
+                                           {"weight", weight},
+                                           {"b", b},
+                                           {"scale", scale},
+                                           {"running_mean", running_mean},
+                                           {"running_var", running_var},
+                                           {"bn_weight", bn_weight},
+                                           {"bn_bias", bn_bias}});
+  check_fused_input(op, x);
+  const int64_t out = check_linear_shapes(op, x, weight);
+  const std::string why = output_features(out);
+  check_vector(op, "b", b, out, why);
+  check_vector(op, "scale", scale, out, why);
+  check_batch_norm_args(op, x.size(0), 1, out, why, running_mean, running_var, bn_weight, bn_bias,
+                        training, momentum, eps);
+  if (device.is_cpu()) {
+    const Tensor scaled = cpu::mul(cpu::linear(x, weight, b), scale);
+    return cpu::batch_norm(scaled, running_mean, running_var, bn_weight, bn_bias, training,
+                           momentum, eps);
+  }
+#if TT_CUDA
+  return cuda::gemm_scale_batch_norm(x, weight, b, scale, running_mean, running_var, bn_weight,
+                                     bn_bias, training, momentum, eps);
+#else
+  fail_without_cuda(op, device);
+#endif
+}
+
+Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor& weight,
+                                  const Tensor& b, double eps) {
+  const char* op = "gemm_instance_norm_add_mul";
+  check_required(op, "input", x);
+  check_required(op, "y", y);
+  check_required(op, "weight", weight);
+  check_required(op, "b", b);
+  const Device device = common_device(op, {{"input", x}, {"y", y}, {"weight", weight}, {"b", b}});
+  check_fused_input(op, x);
+  const int64_t out = check_linear_shapes(op, x, weight);
+  check_vector(op, "b", b, out, output_features(out));
+  const Shape expected_y{x.size(0), out};
+  TT_CHECK(y.sizes() == expected_y, "{}: y has shape {} but must match x W^T, which has shape {}",
+           op, shape_str(y.sizes()), shape_str(expected_y));
+  check_eps(op, eps);
+  if (device.is_cpu()) {
+    // Each row is one instance: view [B, F] as [B, 1, F] (one channel, F "pixels").
+    const Shape rows_as_instances{x.size(0), 1, out};
+    const Tensor projected = cpu::linear(x, weight, b);
+    const Tensor normalised =
+        cpu::instance_norm(projected.view(rows_as_instances), eps, Tensor(), Tensor())
+            .view(expected_y);
+    return cpu::mul(cpu::add(normalised, y), y);
+  }
+#if TT_CUDA
+  return cuda::gemm_instance_norm_add_mul(x, y, weight, b, eps);
+#else
+  fail_without_cuda(op, device);
+#endif
+}
+
+}  // namespace tt::ops
