@@ -236,7 +236,7 @@ Tensor Tensor::uniform(const Shape& sizes, double lo, double hi, uint64_t seed, 
     const float flo = static_cast<float>(lo), span = static_cast<float>(hi - lo);
 #pragma omp parallel for schedule(static) if (n > 65536)
     for (int64_t i = 0; i < n; ++i) {
-      p[i] = flo + span * philox::uniform(seed, static_cast<uint64_t>(i));
+      p[i] = philox::uniform_in(seed, static_cast<uint64_t>(i), flo, span);
     }
   } else {
 #if TT_CUDA
