@@ -17,14 +17,14 @@ bool is_available();
 // What `tt devices` prints and the autotuner's device identity is built from.
 struct DeviceInfo {
   int index = 0;
-  std::string name;           // "NVIDIA H100 80GB HBM3"
-  int sm_count = 0;           // streaming multiprocessors
-  int cc_major = 0;           // compute capability, e.g. 9.0
+  std::string name;  // "NVIDIA H100 80GB HBM3"
+  int sm_count = 0;  // streaming multiprocessors
+  int cc_major = 0;  // compute capability, e.g. 9.0
   int cc_minor = 0;
-  size_t total_memory = 0;    // bytes
-  size_t free_memory = 0;     // bytes, at the time of the call
-  int driver_version = 0;     // cudaDriverGetVersion, e.g. 13000
-  int runtime_version = 0;    // cudaRuntimeGetVersion, e.g. 13000
+  size_t total_memory = 0;  // bytes
+  size_t free_memory = 0;   // bytes, at the time of the call
+  int driver_version = 0;   // cudaDriverGetVersion, e.g. 13000
+  int runtime_version = 0;  // cudaRuntimeGetVersion, e.g. 13000
 };
 // Throws tt::Error for a device that does not exist.
 DeviceInfo device_info(int device);

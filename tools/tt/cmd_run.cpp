@@ -1,0 +1,92 @@
+// `tt run MODEL`: builds a registered model with random (seeded) weights, feeds it
+// random inputs of its small or full shape on the chosen device, and prints a
+// summary of the output and the time of one forward after a warm-up run.
+#include <chrono>
+#include <iostream>
+#include <string>
+
+#include "core/cuda/runtime.h"
+#include "models/registry.h"
+#include "tools/tt/command.h"
+#include "tools/tt/device_arg.h"
+
+namespace tt::cli {
+namespace {
+
+struct RunOptions {
+  std::string model;
+  std::string shape = "small";
+  std::string device = "cpu";
+  uint64_t seed = 0;
+  int iterations = 1;
+  bool eval = false;
+};
+
+// Kernels launch asynchronously; the clock may only stop once the device is done.
+void wait_for(Device device) {
+#if TT_CUDA
+  if (device.is_cuda()) cuda::synchronize(device.index);
+#else
+  (void)device;
+#endif
+}
+
+void run_model(const RunOptions& opt) {
+  const models::ModelInfo& info = models::find_model(opt.model);
+  const models::ShapePreset& preset = info.preset(opt.shape);
+  const Device device = resolve_device(opt.device);
+
+  std::shared_ptr<Module> model = models::build_model(info.name, preset.init, opt.seed);
+  model->train(!opt.eval);
+  model->to(device);
+  const std::vector<Tensor> inputs = models::random_inputs(preset.input_shapes, opt.seed, device);
+
+  std::cout << "model:   " << info.name << " init " << preset.init << " (" << opt.shape << ", "
+            << (opt.eval ? "eval" : "train") << " mode, seed " << opt.seed << ")\n";
+  std::cout << "inputs: ";
+  for (size_t i = 0; i < inputs.size(); ++i)
+    std::cout << " " << info.input_names.at(i) << shape_str(inputs[i].sizes());
+  std::cout << "\ndevice:  " << device.str() << "\n";
+
+  std::vector<Tensor> outputs = model->forward(inputs);  // warm-up
+  wait_for(device);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < opt.iterations; ++i) outputs = model->forward(inputs);
+  wait_for(device);
+  const std::chrono::duration<double, std::milli> elapsed =
+      std::chrono::steady_clock::now() - start;
+
+  std::cout << "output:  " << outputs.at(0).str() << "\n";
+  std::cout << "forward: " << fmt::format("{:.3f}", elapsed.count() / opt.iterations) << " ms ("
+            << (opt.iterations == 1 ? "one run" : fmt::format("mean of {} runs", opt.iterations))
+            << " after one warm-up)\n";
+}
+
+void add_run_command(CLI::App& app) {
+  auto opt = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Run a registered model on random weights and inputs and time its forward");
+  cmd->footer(
+      "Weights use PyTorch's default initialisation and inputs are uniform [0, 1), both drawn "
+      "from --seed, so a run is reproducible. The time is wall-clock per forward after one "
+      "warm-up forward (the device is synchronised before the clock stops). See `tt models` "
+      "for the names and shapes.");
+  cmd->add_option("model", opt->model, "Model name, as listed by `tt models`")->required();
+  cmd->add_option("--shape", opt->shape, "Problem size: small or full (KernelBench)")
+      ->check(CLI::IsMember({"small", "full"}))
+      ->capture_default_str();
+  cmd->add_option("--device", opt->device, "Device: cpu, cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--seed", opt->seed, "Seed of the weights and the inputs")->capture_default_str();
+  cmd->add_option("--iters", opt->iterations,
+                  "Timed forwards after the warm-up (the mean is shown)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_flag("--eval", opt->eval, "Run in eval mode (default: train mode, as PyTorch)");
+  cmd->callback([opt] { run_model(*opt); });
+}
+
+}  // namespace
+
+TT_REGISTER_COMMAND(30, add_run_command);
+
+}  // namespace tt::cli
