@@ -12,9 +12,11 @@ namespace tt {
 namespace {
 constexpr size_t kCpuAlignment = 64;
 
+#if !TT_CUDA
 [[noreturn]] void no_cuda() {
   TT_FAIL("this operation needs CUDA but tensortune was built without CUDA (TT_CUDA=OFF)");
 }
+#endif
 }  // namespace
 
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {

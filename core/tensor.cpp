@@ -48,9 +48,11 @@ int64_t wrap_dim(int64_t d, int64_t rank, const char* what) {
   return d < 0 ? d + r : d;
 }
 
+#if !TT_CUDA
 [[noreturn]] void no_cuda() {
   TT_FAIL("this operation needs CUDA but tensortune was built without CUDA (TT_CUDA=OFF)");
 }
+#endif
 
 // Calls fn(linear_index, storage_offset) for every element of a strided view, in
 // row-major order.

@@ -1,0 +1,323 @@
+// The tuning database's YAML form (schema in autotune/database.h): a strict reader
+// that names the line of every problem, and a writer whose output diffs well.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "autotune/database.h"
+#include "core/error.h"
+
+namespace tt::autotune {
+namespace {
+
+// Thrown by Reader::fail so that a message is wrapped in file and line only once.
+class MalformedDatabase : public Error {
+ public:
+  using Error::Error;
+};
+
+// Reads one document, remembering where it came from for error messages.
+class Reader {
+ public:
+  explicit Reader(std::string origin) : origin_(std::move(origin)) {}
+
+  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& message) const {
+    if (mark.is_null()) {
+      throw MalformedDatabase(fmt::format("malformed tuning database {}: {}", origin_, message));
+    }
+    throw MalformedDatabase(fmt::format("malformed tuning database {}, line {}, column {}: {}",
+                                        origin_, mark.line + 1, mark.column + 1, message));
+  }
+
+  void expect_map(const YAML::Node& node, const std::string& what) const {
+    if (!node.IsMap()) fail(node.Mark(), fmt::format("{} must be a mapping", what));
+  }
+
+  // Every key of `node` must be one of `known` (the schema is strict so that a typo
+  // in a hand-edited file is reported, not ignored).
+  void expect_keys(const YAML::Node& node, const std::string& what,
+                   const std::vector<std::string>& known) const {
+    for (const auto& item : node) {
+      const std::string key = scalar(item.first, what + " key");
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
+        fail(item.first.Mark(), fmt::format("{} has an unknown field '{}' (known fields: {})", what,
+                                            key, fmt::join(known, ", ")));
+      }
+    }
+  }
+
+  YAML::Node required(const YAML::Node& map, const char* field, const std::string& what) const {
+    YAML::Node node = map[field];
+    if (!node) fail(map.Mark(), fmt::format("{} has no '{}' field", what, field));
+    return node;
+  }
+
+  std::string scalar(const YAML::Node& node, const std::string& what) const {
+    if (!node.IsScalar()) fail(node.Mark(), fmt::format("{} must be a scalar", what));
+    return node.Scalar();
+  }
+
+  double number(const YAML::Node& node, const std::string& what) const {
+    const std::string text = scalar(node, what);
+    double value = 0.0;
+    if (!YAML::convert<double>::decode(node, value) || !std::isfinite(value) || value < 0.0) {
+      fail(node.Mark(), fmt::format("{} must be a finite number >= 0 but is '{}'", what, text));
+    }
+    return value;
+  }
+
+  int64_t integer(const YAML::Node& node, const std::string& what) const {
+    const std::string text = scalar(node, what);
+    int64_t value = 0;
+    if (!YAML::convert<int64_t>::decode(node, value)) {
+      fail(node.Mark(), fmt::format("{} must be an integer but is '{}'", what, text));
+    }
+    return value;
+  }
+
+  // {impl: own, bm: 128} or "impl=own,bm=128".
+  Config config(const YAML::Node& node, const std::string& what) const {
+    if (node.IsScalar()) {
+      try {
+        return Config::parse(node.Scalar());
+      } catch (const Error& e) {
+        fail(node.Mark(), fmt::format("{}: {}", what, e.what()));
+      }
+    }
+    if (node.IsNull()) return Config();
+    expect_map(node, what);
+    Config out;
+    for (const auto& item : node) {
+      const std::string name = scalar(item.first, what + " key");
+      try {
+        if (name == "impl") {
+          out.set_impl(scalar(item.second, what + " impl"));
+        } else {
+          TT_CHECK(!out.has(name), "parameter '{}' is given twice", name);
+          out.set(name, integer(item.second, fmt::format("{} value of '{}'", what, name)));
+        }
+      } catch (const MalformedDatabase&) {
+        throw;
+      } catch (const Error& e) {
+        fail(item.first.Mark(), fmt::format("{}: {}", what, e.what()));
+      }
+    }
+    return out;
+  }
+
+  TuningEntry entry(const YAML::Node& node, const std::string& what) const {
+    expect_map(node, what);
+    expect_keys(node, what,
+                {"config", "median_ms", "p10_ms", "p90_ms", "default_ms", "variants_tried",
+                 "variants_rejected", "rejected", "tuned_at", "driver", "cuda_driver",
+                 "cuda_runtime", "tensortune_version"});
+    TuningEntry e;
+    e.config = config(required(node, "config", what), what + " config");
+    e.median_ms = number(required(node, "median_ms", what), what + " median_ms");
+    if (node["p10_ms"]) e.p10_ms = number(node["p10_ms"], what + " p10_ms");
+    if (node["p90_ms"]) e.p90_ms = number(node["p90_ms"], what + " p90_ms");
+    e.default_ms = number(required(node, "default_ms", what), what + " default_ms");
+    e.variants_tried = integer(required(node, "variants_tried", what), what + " variants_tried");
+    if (const YAML::Node counts = node["variants_rejected"]; counts && !counts.IsNull()) {
+      expect_map(counts, what + " variants_rejected");
+      for (const auto& item : counts) {
+        const std::string reason = scalar(item.first, what + " variants_rejected key");
+        e.variants_rejected[reason] =
+            integer(item.second, fmt::format("{} variants_rejected count of '{}'", what, reason));
+      }
+    }
+    if (const YAML::Node list = node["rejected"]; list && !list.IsNull()) {
+      if (!list.IsSequence()) fail(list.Mark(), what + " rejected must be a list");
+      for (const auto& item : list) {
+        const std::string item_what = what + " rejected variant";
+        expect_map(item, item_what);
+        expect_keys(item, item_what, {"config", "reason", "detail"});
+        RejectedVariant r;
+        r.config = config(required(item, "config", item_what), item_what + " config");
+        r.reason = scalar(required(item, "reason", item_what), item_what + " reason");
+        if (item["detail"]) r.detail = scalar(item["detail"], item_what + " detail");
+        e.rejected.push_back(std::move(r));
+      }
+    }
+    e.tuned_at = scalar(required(node, "tuned_at", what), what + " tuned_at");
+    if (node["driver"]) e.driver = scalar(node["driver"], what + " driver");
+    if (node["cuda_driver"]) {
+      e.cuda_driver = static_cast<int>(integer(node["cuda_driver"], what + " cuda_driver"));
+    }
+    if (node["cuda_runtime"]) {
+      e.cuda_runtime = static_cast<int>(integer(node["cuda_runtime"], what + " cuda_runtime"));
+    }
+    if (node["tensortune_version"]) {
+      e.tensortune_version = scalar(node["tensortune_version"], what + " tensortune_version");
+    }
+    return e;
+  }
+
+  DeviceRecord device(const std::string& key, const YAML::Node& node) const {
+    const std::string what = fmt::format("device '{}'", key);
+    expect_map(node, what);
+    expect_keys(node, what, {"name", "compute_capability", "sm_count", "memory_bytes", "kernels"});
+    DeviceRecord record;
+    const YAML::Node cc = required(node, "compute_capability", what);
+    int major = 0, minor = 0;
+    try {
+      parse_compute_capability(scalar(cc, what + " compute_capability"), &major, &minor);
+      record.identity = make_device_identity(
+          scalar(required(node, "name", what), what + " name"), major, minor,
+          static_cast<int>(integer(required(node, "sm_count", what), what + " sm_count")), 0);
+    } catch (const MalformedDatabase&) {
+      throw;
+    } catch (const Error& e) {
+      fail(node.Mark(), fmt::format("{}: {}", what, e.what()));
+    }
+    if (node["memory_bytes"]) {
+      record.identity.memory_bytes =
+          static_cast<uint64_t>(integer(node["memory_bytes"], what + " memory_bytes"));
+    }
+    if (record.identity.key() != key) {
+      fail(node.Mark(), fmt::format("{}: the key does not match its fields, which give '{}'", what,
+                                    record.identity.key()));
+    }
+    if (const YAML::Node kernels = node["kernels"]; kernels && !kernels.IsNull()) {
+      expect_map(kernels, what + " kernels");
+      for (const auto& k : kernels) {
+        const std::string kernel = scalar(k.first, what + " kernel name");
+        const std::string kernel_what = fmt::format("{} kernel '{}'", what, kernel);
+        if (k.second.IsNull()) continue;
+        expect_map(k.second, kernel_what);
+        for (const auto& p : k.second) {
+          const std::string problem = scalar(p.first, kernel_what + " problem key");
+          record.kernels[kernel][problem] =
+              entry(p.second, fmt::format("{} problem '{}'", kernel_what, problem));
+        }
+      }
+    }
+    return record;
+  }
+
+  Database database(const std::string& text) const {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+      fail(e.mark, e.msg);
+    }
+    if (root.IsNull() || !root.IsDefined()) {
+      fail(YAML::Mark::null_mark(),
+           "the file is empty; a tuning database starts with 'version: 1'");
+    }
+    expect_map(root, "the document");
+    const YAML::Node version = root["version"];
+    if (!version) {
+      fail(root.Mark(),
+           fmt::format("there is no 'version' field; expected 'version: {}'", kDatabaseVersion));
+    }
+    const int64_t v = integer(version, "version");
+    if (v != kDatabaseVersion) {
+      fail(version.Mark(), fmt::format("schema version {} is not supported; this tensortune "
+                                       "reads version {}",
+                                       v, kDatabaseVersion));
+    }
+    expect_keys(root, "the document", {"version", "devices"});
+    Database db;
+    if (const YAML::Node devices = root["devices"]; devices && !devices.IsNull()) {
+      expect_map(devices, "devices");
+      for (const auto& d : devices) {
+        const std::string key = scalar(d.first, "device key");
+        db.devices()[key] = device(key, d.second);
+      }
+    }
+    return db;
+  }
+
+ private:
+  std::string origin_;
+};
+
+// Shortest text that reads back as the same double.
+std::string number_text(double value) { return fmt::format("{}", value); }
+
+void emit_config(YAML::Emitter& out, const Config& config) {
+  out << YAML::Flow << YAML::BeginMap;
+  if (!config.impl().empty()) out << YAML::Key << "impl" << YAML::Value << config.impl();
+  for (const auto& [name, value] : config.values()) {
+    out << YAML::Key << name << YAML::Value << value;
+  }
+  out << YAML::EndMap;
+}
+
+void emit_entry(YAML::Emitter& out, const TuningEntry& e) {
+  out << YAML::BeginMap;
+  out << YAML::Key << "config" << YAML::Value;
+  emit_config(out, e.config);
+  out << YAML::Key << "median_ms" << YAML::Value << number_text(e.median_ms);
+  if (e.p10_ms > 0.0) out << YAML::Key << "p10_ms" << YAML::Value << number_text(e.p10_ms);
+  if (e.p90_ms > 0.0) out << YAML::Key << "p90_ms" << YAML::Value << number_text(e.p90_ms);
+  out << YAML::Key << "default_ms" << YAML::Value << number_text(e.default_ms);
+  out << YAML::Key << "variants_tried" << YAML::Value << e.variants_tried;
+  out << YAML::Key << "variants_rejected" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  for (const auto& [reason, count] : e.variants_rejected) {
+    out << YAML::Key << reason << YAML::Value << count;
+  }
+  out << YAML::EndMap;
+  out << YAML::Key << "rejected" << YAML::Value;
+  if (e.rejected.empty()) out << YAML::Flow;  // "rejected: []" on one line
+  out << YAML::BeginSeq;
+  for (const auto& r : e.rejected) {
+    out << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "config" << YAML::Value << YAML::DoubleQuoted << r.config.str();
+    out << YAML::Key << "reason" << YAML::Value << YAML::DoubleQuoted << r.reason;
+    if (!r.detail.empty()) {
+      out << YAML::Key << "detail" << YAML::Value << YAML::DoubleQuoted << r.detail;
+    }
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::Key << "tuned_at" << YAML::Value << YAML::DoubleQuoted << e.tuned_at;
+  out << YAML::Key << "driver" << YAML::Value << YAML::DoubleQuoted << e.driver;
+  out << YAML::Key << "cuda_driver" << YAML::Value << e.cuda_driver;
+  out << YAML::Key << "cuda_runtime" << YAML::Value << e.cuda_runtime;
+  out << YAML::Key << "tensortune_version" << YAML::Value << YAML::DoubleQuoted
+      << e.tensortune_version;
+  out << YAML::EndMap;
+}
+
+}  // namespace
+
+Database parse_database(const std::string& yaml_text, const std::string& origin) {
+  return Reader(origin).database(yaml_text);
+}
+
+std::string to_yaml(const Database& db) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "version" << YAML::Value << kDatabaseVersion;
+  out << YAML::Key << "devices" << YAML::Value << YAML::BeginMap;
+  for (const auto& [key, record] : db.devices()) {
+    out << YAML::Key << YAML::DoubleQuoted << key << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "name" << YAML::Value << YAML::DoubleQuoted << record.identity.name;
+    out << YAML::Key << "compute_capability" << YAML::Value << YAML::DoubleQuoted
+        << record.identity.compute_capability();
+    out << YAML::Key << "sm_count" << YAML::Value << record.identity.sm_count;
+    out << YAML::Key << "memory_bytes" << YAML::Value << record.identity.memory_bytes;
+    out << YAML::Key << "kernels" << YAML::Value << YAML::BeginMap;
+    for (const auto& [kernel, entries] : record.kernels) {
+      out << YAML::Key << kernel << YAML::Value << YAML::BeginMap;
+      for (const auto& [problem, entry] : entries) {
+        out << YAML::Key << YAML::DoubleQuoted << problem << YAML::Value;
+        emit_entry(out, entry);
+      }
+      out << YAML::EndMap;
+    }
+    out << YAML::EndMap << YAML::EndMap;
+  }
+  out << YAML::EndMap << YAML::EndMap;
+  TT_CHECK(out.good(), "cannot write the tuning database as YAML: {}", out.GetLastError());
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace tt::autotune

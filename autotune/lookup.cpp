@@ -1,0 +1,265 @@
+// The run-time lookup: loads the layered databases once, indexes them, and answers
+// (device, kernel, problem) with the rule documented in lookup.h, memoized.
+#include "autotune/lookup.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+#include "autotune/database.h"
+#include "autotune/problem_key.h"
+#include "core/error.h"
+
+namespace tt::autotune {
+namespace {
+
+struct Candidate {
+  std::string problem;            // as stored
+  std::string normalized;         // without spaces, for exact matches
+  std::optional<ProblemKey> key;  // nullopt when the stored key does not parse
+  const TuningEntry* entry = nullptr;
+  const std::string* database = nullptr;
+};
+
+// What a (device, kernel, problem) resolved to; kept so that a repeated lookup is a
+// single hash-map hit.
+struct Resolution {
+  const Candidate* candidate = nullptr;  // nullptr: use the default
+  ConfigSource source = ConfigSource::Default;
+};
+
+std::string join_key(const std::string& a, const std::string& b) { return a + '\x1f' + b; }
+
+class LookupState {
+ public:
+  static LookupState& instance() {
+    static LookupState state;
+    return state;
+  }
+
+  LookupResult lookup(const std::string& kernel, const std::string& problem,
+                      const DeviceIdentity& device, const Config* default_config,
+                      const ParamSpace* space) {
+    // The space's default is validated on each use, so only fetch it when needed.
+    const auto fallback = [&] {
+      return default_config ? *default_config : space->default_config();
+    };
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!loaded_) load();
+    const std::string device_kernel = join_key(device.key(), kernel);
+    const std::string memo_key = join_key(device_kernel, problem);
+    auto it = memo_.find(memo_key);
+    if (it == memo_.end()) it = memo_.emplace(memo_key, resolve(device_kernel, problem)).first;
+    const Resolution& r = it->second;
+
+    LookupResult result;
+    if (r.candidate == nullptr) {
+      result.config = fallback();
+    } else if (space != nullptr && !space->is_valid(r.candidate->entry->config)) {
+      warn_once(
+          "stale:" + memo_key,
+          fmt::format("the tuned config {} for {} {} in {} is not valid for the current "
+                      "kernel ({}); using the default",
+                      r.candidate->entry->config.str(), kernel, r.candidate->problem,
+                      *r.candidate->database, *space->why_invalid(r.candidate->entry->config)));
+      result.config = fallback();
+    } else {
+      result.config = r.candidate->entry->config;
+      result.source = r.source;
+      result.problem = r.candidate->problem;
+      result.database = *r.candidate->database;
+    }
+    used_[{kernel, problem}] = result;
+    return result;
+  }
+
+  void reload() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    loaded_ = false;
+    layers_.clear();
+    candidates_.clear();
+    memo_.clear();
+    warned_.clear();
+  }
+
+  void record(const std::string& kernel, const std::string& problem, const LookupResult& result) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    used_[{kernel, problem}] = result;
+  }
+
+  std::vector<UsedConfig> used() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<UsedConfig> out;
+    for (const auto& [key, result] : used_) out.push_back({key.first, key.second, result});
+    return out;
+  }
+
+  void clear_used() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    used_.clear();
+  }
+
+ private:
+  struct Layer {
+    std::string path;
+    Database db;
+  };
+
+  void warn_once(const std::string& key, const std::string& message) {
+    if (warned_.insert(key).second) std::cerr << "tensortune: warning: " << message << "\n";
+  }
+
+  void load() {
+    for (const DatabaseSource& source : database_sources()) {
+      std::error_code ec;
+      if (!std::filesystem::exists(source.path, ec)) {
+        if (source.origin == "--db" || source.origin == "TT_TUNING_DB") {
+          warn_once("missing:" + source.path,
+                    fmt::format("the tuning database {} ({}) does not exist; using default "
+                                "configs where no other database has one",
+                                source.path, source.origin));
+        }
+        continue;
+      }
+      try {
+        layers_.push_back(std::make_unique<Layer>(Layer{source.path, load_database(source.path)}));
+      } catch (const Error& e) {
+        warn_once("bad:" + source.path, fmt::format("skipping a tuning database: {}", e.what()));
+      }
+    }
+    // Lowest priority first, so that a higher layer overwrites the same key.
+    std::map<std::string, Candidate> by_entry;
+    for (auto layer = layers_.rbegin(); layer != layers_.rend(); ++layer) {
+      for (const auto& [device_key, record] : (*layer)->db.devices()) {
+        for (const auto& [kernel, entries] : record.kernels) {
+          for (const auto& [problem, entry] : entries) {
+            Candidate c;
+            c.problem = problem;
+            c.normalized = normalized(problem);
+            try {
+              c.key = ProblemKey::parse(problem);
+            } catch (const Error&) {
+              // Exact matches still work; the key just takes no part in "nearest".
+            }
+            c.entry = &entry;
+            c.database = &(*layer)->path;
+            by_entry[join_key(join_key(device_key, kernel), c.normalized)] = std::move(c);
+          }
+        }
+      }
+    }
+    for (auto& [full_key, candidate] : by_entry) {
+      const std::string device_kernel = full_key.substr(0, full_key.rfind('\x1f'));
+      candidates_[device_kernel].push_back(std::move(candidate));
+    }
+    loaded_ = true;
+  }
+
+  // Spaces do not matter in keys: "m=1, n=2" is "m=1,n=2".
+  static std::string normalized(const std::string& problem) {
+    try {
+      return ProblemKey::parse(problem).str();
+    } catch (const Error&) {
+      return problem;
+    }
+  }
+
+  Resolution resolve(const std::string& device_kernel, const std::string& problem) const {
+    const auto it = candidates_.find(device_kernel);
+    if (it == candidates_.end()) return {};
+    const std::string wanted = normalized(problem);
+    for (const Candidate& c : it->second) {
+      if (c.normalized == wanted) return {&c, ConfigSource::Exact};
+    }
+    std::optional<ProblemKey> key;
+    try {
+      key = ProblemKey::parse(problem);
+    } catch (const Error&) {
+      return {};
+    }
+    const Candidate* best = nullptr;
+    double best_distance = 0.0;
+    for (const Candidate& c : it->second) {
+      if (!c.key) continue;
+      const std::optional<double> d = problem_distance(*key, *c.key);
+      if (!d) continue;
+      if (best == nullptr || *d < best_distance - 1e-12 ||
+          (std::fabs(*d - best_distance) <= 1e-12 && larger(c, *best))) {
+        best = &c;
+        best_distance = *d;
+      }
+    }
+    return best == nullptr ? Resolution{} : Resolution{best, ConfigSource::Nearest};
+  }
+
+  static bool larger(const Candidate& a, const Candidate& b) {
+    const double size_a = a.key->size();
+    const double size_b = b.key->size();
+    if (size_a != size_b) return size_a > size_b;
+    return a.problem > b.problem;
+  }
+
+  std::mutex mutex_;
+  bool loaded_ = false;
+  std::vector<std::unique_ptr<Layer>> layers_;  // priority order; pointers stay valid
+  std::unordered_map<std::string, std::vector<Candidate>> candidates_;  // device|kernel
+  std::unordered_map<std::string, Resolution> memo_;
+  std::set<std::string> warned_;
+  std::map<std::pair<std::string, std::string>, LookupResult> used_;
+};
+
+}  // namespace
+
+const char* to_string(ConfigSource source) {
+  switch (source) {
+    case ConfigSource::Exact:
+      return "exact";
+    case ConfigSource::Nearest:
+      return "nearest";
+    case ConfigSource::Default:
+      return "default";
+  }
+  return "unknown";
+}
+
+LookupResult lookup(const std::string& kernel, const std::string& problem,
+                    const DeviceIdentity& device, const Config& default_config) {
+  return LookupState::instance().lookup(kernel, problem, device, &default_config, nullptr);
+}
+
+LookupResult lookup(const std::string& kernel, const std::string& problem,
+                    const DeviceIdentity& device, const ParamSpace& space) {
+  return LookupState::instance().lookup(kernel, problem, device, nullptr, &space);
+}
+
+void reload_databases() { LookupState::instance().reload(); }
+
+void record_config_used(const std::string& kernel, const std::string& problem,
+                        const LookupResult& result) {
+  LookupState::instance().record(kernel, problem, result);
+}
+
+std::vector<UsedConfig> configs_used() { return LookupState::instance().used(); }
+
+std::string format_configs_used() {
+  std::string out;
+  for (const UsedConfig& u : configs_used()) {
+    const std::string config = u.result.config.str().empty() ? "(empty)" : u.result.config.str();
+    out += fmt::format("{} {} -> {} ({}", u.kernel, u.problem, config, to_string(u.result.source));
+    if (u.result.source == ConfigSource::Nearest) out += ": " + u.result.problem;
+    if (!u.result.database.empty()) out += " from " + u.result.database;
+    out += ")\n";
+  }
+  return out;
+}
+
+void clear_configs_used() { LookupState::instance().clear_used(); }
+
+}  // namespace tt::autotune

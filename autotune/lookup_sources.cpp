@@ -1,0 +1,115 @@
+// Where the run-time lookup finds tuning databases (the priority list in lookup.h).
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <set>
+
+#include "autotune/lookup.h"
+
+namespace tt::autotune {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::mutex& explicit_path_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+std::string& explicit_path() {
+  static std::string path;
+  return path;
+}
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? std::string() : std::string(value);
+}
+
+std::string home_directory() {
+  std::string home = env("HOME");
+  if (!home.empty()) return home;
+  if (const passwd* pw = ::getpwuid(::getuid()); pw != nullptr && pw->pw_dir != nullptr) {
+    return pw->pw_dir;
+  }
+  return "";
+}
+
+// Directories that may hold shipped databases: the source tree this library was built
+// from, the configured install prefix, and the prefix of the running executable
+// (<prefix>/bin/tt), which finds an install that was moved after building.
+std::vector<fs::path> shipped_directories() {
+  std::vector<fs::path> dirs;
+#ifdef TT_SOURCE_DIR
+  dirs.emplace_back(fs::path(TT_SOURCE_DIR) / "autotune" / "db");
+#endif
+#ifdef TT_INSTALL_PREFIX
+  dirs.emplace_back(fs::path(TT_INSTALL_PREFIX) / "share" / "tensortune" / "db");
+#endif
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) dirs.emplace_back(exe.parent_path().parent_path() / "share" / "tensortune" / "db");
+  return dirs;
+}
+
+std::vector<std::string> shipped_files() {
+  std::vector<std::string> files;
+  std::set<fs::path> seen;  // the same directory may be reached twice
+  for (const fs::path& dir : shipped_directories()) {
+    std::error_code ec;
+    const fs::path canonical = fs::canonical(dir, ec);
+    if (ec || !fs::is_directory(canonical, ec) || !seen.insert(canonical).second) continue;
+    std::vector<std::string> here;
+    for (const auto& item : fs::directory_iterator(canonical, ec)) {
+      if (item.is_regular_file(ec) && item.path().extension() == ".yaml") {
+        here.push_back(item.path().string());
+      }
+    }
+    std::sort(here.begin(), here.end());
+    files.insert(files.end(), here.begin(), here.end());
+  }
+  return files;
+}
+
+}  // namespace
+
+std::string user_cache_database_path() {
+  std::string base = env("XDG_CACHE_HOME");
+  // The XDG spec says relative values are invalid and must be ignored.
+  if (base.empty() || base.front() != '/') {
+    const std::string home = home_directory();
+    base = home.empty() ? std::string(".cache") : home + "/.cache";
+  }
+  return (fs::path(base) / "tensortune" / "tuning.yaml").string();
+}
+
+std::vector<DatabaseSource> database_sources() {
+  std::vector<DatabaseSource> sources;
+  std::string chosen;
+  {
+    std::lock_guard<std::mutex> lock(explicit_path_mutex());
+    chosen = explicit_path();
+  }
+  if (!chosen.empty()) {
+    sources.push_back({chosen, "--db"});
+  } else if (const std::string from_env = env("TT_TUNING_DB"); !from_env.empty()) {
+    sources.push_back({from_env, "TT_TUNING_DB"});
+  }
+  sources.push_back({user_cache_database_path(), "user cache"});
+  for (const std::string& file : shipped_files()) sources.push_back({file, "shipped"});
+  return sources;
+}
+
+void set_database_path(const std::string& path) {
+  {
+    std::lock_guard<std::mutex> lock(explicit_path_mutex());
+    explicit_path() = path;
+  }
+  reload_databases();
+}
+
+}  // namespace tt::autotune

@@ -1,0 +1,91 @@
+// Fill kernels: Philox uniform/normal (bit-identical to the CPU fill in
+// core/tensor.cpp, since element i is a pure function of (seed, i)) and a constant.
+#include <cstdint>
+#include <cstring>
+
+#include "core/cuda/check.h"
+#include "core/cuda/launch.h"
+#include "core/cuda/runtime.h"
+#include "core/cuda/stream.h"
+#include "core/error.h"
+#include "core/philox.h"
+
+namespace tt::cuda {
+namespace {
+
+// lo + span * u as one explicit fma (philox::uniform_in), exactly as the CPU
+// computes it.
+__global__ void fill_uniform_kernel(float* __restrict__ dst, int64_t n, uint64_t seed, float lo,
+                                    float span) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    dst[i] = philox::uniform_in(seed, static_cast<uint64_t>(i), lo, span);
+  }
+}
+
+__global__ void fill_normal_kernel(float* __restrict__ dst, int64_t n, uint64_t seed) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    dst[i] = philox::normal(seed, static_cast<uint64_t>(i));
+  }
+}
+
+template <typename Word>
+__global__ void fill_value_kernel(Word* __restrict__ dst, int64_t n, Word value) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    dst[i] = value;
+  }
+}
+
+template <typename Word>
+void launch_fill_value(void* dst, int64_t n, const void* value, cudaStream_t s) {
+  Word word;
+  std::memcpy(&word, value, sizeof word);
+  fill_value_kernel<Word>
+      <<<grid_size(n), kElementwiseThreads, 0, s>>>(static_cast<Word*>(dst), n, word);
+  TT_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void fill_uniform(float* dst, int64_t n, uint64_t seed, double lo, double hi, int device) {
+  if (n == 0) return;
+  DeviceGuard guard(device);
+  // The same float32 bound and span as the CPU fill, so the values match bit for bit.
+  const float flo = static_cast<float>(lo), span = static_cast<float>(hi - lo);
+  fill_uniform_kernel<<<grid_size(n), kElementwiseThreads, 0, stream(device)>>>(dst, n, seed, flo,
+                                                                                span);
+  TT_CUDA_CHECK_LAUNCH();
+}
+
+void fill_normal(float* dst, int64_t n, uint64_t seed, int device) {
+  if (n == 0) return;
+  DeviceGuard guard(device);
+  fill_normal_kernel<<<grid_size(n), kElementwiseThreads, 0, stream(device)>>>(dst, n, seed);
+  TT_CUDA_CHECK_LAUNCH();
+}
+
+void fill_value(void* dst, int64_t n, size_t elem_size, const void* value, int device) {
+  if (n == 0) return;
+  DeviceGuard guard(device);
+  cudaStream_t s = stream(device);
+  switch (elem_size) {
+    case 1:
+      launch_fill_value<uint8_t>(dst, n, value, s);
+      break;
+    case 2:
+      launch_fill_value<uint16_t>(dst, n, value, s);
+      break;
+    case 4:
+      launch_fill_value<uint32_t>(dst, n, value, s);
+      break;
+    case 8:
+      launch_fill_value<uint64_t>(dst, n, value, s);
+      break;
+    default:
+      TT_FAIL("fill_value supports elements of 1, 2, 4 or 8 bytes, but got {} bytes.", elem_size);
+  }
+}
+
+}  // namespace tt::cuda

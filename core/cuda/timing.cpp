@@ -1,0 +1,81 @@
+#include "core/cuda/timing.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/cuda/check.h"
+#include "core/cuda/runtime.h"
+#include "core/cuda/stream.h"
+
+namespace tt::cuda {
+namespace {
+
+// A scratch buffer twice the L2 size per device, written before each timed
+// repetition; kept for the process's lifetime.
+void* flush_buffer(int device, size_t* nbytes) {
+  static void* buffers[64] = {};
+  static size_t sizes[64] = {};
+  if (!buffers[device]) {
+    int l2 = 0;
+    TT_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+    sizes[device] = std::max<size_t>(2 * static_cast<size_t>(l2), 64u << 20);
+    buffers[device] = allocate(sizes[device], device);
+  }
+  *nbytes = sizes[device];
+  return buffers[device];
+}
+
+}  // namespace
+
+double percentile(std::vector<double> samples, double q) {
+  if (samples.empty()) return NAN;
+  std::sort(samples.begin(), samples.end());
+  double pos = q * (samples.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos)), hi = static_cast<size_t>(std::ceil(pos));
+  return samples[lo] + (samples[hi] - samples[lo]) * (pos - lo);
+}
+
+TimingStats time_gpu(const std::function<void()>& fn, int device, const TimingOptions& options) {
+  DeviceGuard guard(device);
+  cudaStream_t s = stream(device);
+  for (int i = 0; i < options.warmup; ++i) fn();
+  TT_CUDA_CHECK(cudaStreamSynchronize(s));
+
+  size_t flush_bytes = 0;
+  void* flush = options.flush_l2 ? flush_buffer(device, &flush_bytes) : nullptr;
+  cudaEvent_t start, stop;
+  TT_CUDA_CHECK(cudaEventCreate(&start));
+  TT_CUDA_CHECK(cudaEventCreate(&stop));
+  TimingStats stats;
+  double total = 0;
+  try {
+    for (int i = 0; i < options.reps; ++i) {
+      if (flush) TT_CUDA_CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, s));
+      TT_CUDA_CHECK(cudaEventRecord(start, s));
+      fn();
+      TT_CUDA_CHECK(cudaEventRecord(stop, s));
+      TT_CUDA_CHECK(cudaEventSynchronize(stop));
+      float ms = 0;
+      TT_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      stats.samples_ms.push_back(ms);
+      total += ms;
+      if (i >= 4 && total > options.max_total_ms) break;
+    }
+  } catch (...) {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    throw;
+  }
+  TT_CUDA_CHECK(cudaEventDestroy(start));
+  TT_CUDA_CHECK(cudaEventDestroy(stop));
+  stats.reps = static_cast<int>(stats.samples_ms.size());
+  stats.median_ms = percentile(stats.samples_ms, 0.5);
+  stats.p10_ms = percentile(stats.samples_ms, 0.1);
+  stats.p90_ms = percentile(stats.samples_ms, 0.9);
+  stats.min_ms = *std::min_element(stats.samples_ms.begin(), stats.samples_ms.end());
+  return stats;
+}
+
+}  // namespace tt::cuda

@@ -1,0 +1,178 @@
+// cuBLASLt in strict float32 with a row-major view, cached descriptors and a
+// per-device workspace.
+#include "ops/cuda/gemm/cublaslt_gemm.h"
+
+#include <cublasLt.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+
+#include "core/cuda/check.h"
+#include "core/cuda/runtime.h"
+#include "core/cuda/stream.h"
+#include "core/error.h"
+
+namespace tt::ops::cuda::gemm {
+
+bool LtProblem::operator<(const LtProblem& o) const {
+  return std::tie(m, n, k, epilogue, device, align_bytes) <
+         std::tie(o.m, o.n, o.k, o.epilogue, o.device, o.align_bytes);
+}
+
+namespace {
+
+constexpr size_t kWorkspaceBytes = size_t{32} << 20;
+constexpr int kHeuristicsRequested = 16;
+
+// Descriptors and heuristic list of one problem; created once, never destroyed
+// (process lifetime, like the handle).
+struct Plan {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  std::vector<cublasLtMatmulHeuristicResult_t> algos;
+};
+
+struct DeviceState {
+  cublasLtHandle_t handle = nullptr;
+  void* workspace = nullptr;
+  std::mutex mutex;  // guards plans and the bias attribute between set and launch
+  std::map<LtProblem, std::unique_ptr<Plan>> plans;
+};
+
+DeviceState& state(int device) {
+  tt::cuda::check_device(device);
+  // Leaked on purpose: destroying handles and freeing memory from static destructors
+  // races with the CUDA runtime's own teardown at exit.
+  static std::mutex mutex;
+  static auto* states = new std::vector<std::unique_ptr<DeviceState>>(tt::cuda::device_count());
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& s = (*states)[device];
+  if (!s) {
+    tt::cuda::DeviceGuard guard(device);
+    auto fresh = std::make_unique<DeviceState>();
+    TT_CUBLAS_CHECK(cublasLtCreate(&fresh->handle));
+    // A plain cudaMalloc, not the caching allocator: it lives as long as the process.
+    TT_CUDA_CHECK(cudaMalloc(&fresh->workspace, kWorkspaceBytes));
+    s = std::move(fresh);
+  }
+  return *s;
+}
+
+cublasLtEpilogue_t lt_epilogue(LtEpilogue e) {
+  switch (e) {
+    case LtEpilogue::kBias:
+      return CUBLASLT_EPILOGUE_BIAS;
+    case LtEpilogue::kReluBias:
+      return CUBLASLT_EPILOGUE_RELU_BIAS;
+    case LtEpilogue::kDefault:
+      break;
+  }
+  return CUBLASLT_EPILOGUE_DEFAULT;
+}
+
+int align_of(const void* p) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  int align = 256;
+  while (align > 4 && a % align != 0) align /= 2;
+  return align;
+}
+
+// The plan for p, built on first use. Caller holds the device mutex.
+Plan& plan_for(DeviceState& st, const LtProblem& p) {
+  auto it = st.plans.find(p);
+  if (it != st.plans.end()) return *it->second;
+  TT_CHECK(p.m > 0 && p.n > 0 && p.k > 0, "cublaslt_gemm: sizes must be positive but are {}x{}x{}",
+           p.m, p.n, p.k);
+  auto plan = std::make_unique<Plan>();
+  // Strict float32: products and sums in IEEE float32 on the FMA units.
+  TT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublasOperation_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
+  TT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a,
+                                                 sizeof(trans_a)));
+  TT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b,
+                                                 sizeof(trans_b)));
+  const cublasLtEpilogue_t epi = lt_epilogue(p.epilogue);
+  TT_CUBLAS_CHECK(
+      cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
+  // Column-major views: W is K x N (ld K), X is K x M (ld K), C^T is N x M (ld N).
+  const auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  TT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->a, CUDA_R_32F, u(p.k), u(p.n), p.k));
+  TT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->b, CUDA_R_32F, u(p.k), u(p.m), p.k));
+  TT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->c, CUDA_R_32F, u(p.n), u(p.m), p.n));
+
+  cublasLtMatmulPreference_t pref = nullptr;
+  TT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+  const uint64_t ws = kWorkspaceBytes;
+  const uint32_t align = static_cast<uint32_t>(p.align_bytes);
+  TT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
+  for (auto attr :
+       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
+    TT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, attr, &align, sizeof(align)));
+  }
+  plan->algos.resize(kHeuristicsRequested);
+  int found = 0;
+  const cublasStatus_t status =
+      cublasLtMatmulAlgoGetHeuristic(st.handle, plan->desc, plan->a, plan->b, plan->c, plan->c,
+                                     pref, kHeuristicsRequested, plan->algos.data(), &found);
+  cublasLtMatmulPreferenceDestroy(pref);
+  TT_CHECK(status == CUBLAS_STATUS_SUCCESS && found > 0,
+           "cublaslt_gemm: cuBLASLt has no float32 algorithm for m={} n={} k={} with epilogue "
+           "{} and {}-byte alignment ({})",
+           p.m, p.n, p.k, static_cast<int>(p.epilogue), p.align_bytes,
+           cublasGetStatusString(status));
+  plan->algos.resize(found);
+  return *st.plans.emplace(p, std::move(plan)).first->second;
+}
+
+}  // namespace
+
+std::vector<LtAlgorithm> heuristic_algorithms(const LtProblem& p, int max_n) {
+  DeviceState& st = state(p.device);
+  std::lock_guard<std::mutex> lock(st.mutex);
+  tt::cuda::DeviceGuard guard(p.device);
+  const Plan& plan = plan_for(st, p);
+  std::vector<LtAlgorithm> out;
+  for (int i = 0; i < static_cast<int>(plan.algos.size()) && i < max_n; ++i) {
+    out.push_back({i, plan.algos[i].workspaceSize, plan.algos[i].wavesCount});
+  }
+  return out;
+}
+
+void cublaslt_gemm_on(const LtProblem& problem, const float* x, const float* w, const float* bias,
+                      float* c, int algo_index, cudaStream_t stream) {
+  if (problem.m == 0 || problem.n == 0) return;
+  const bool has_bias = problem.epilogue != LtEpilogue::kDefault;
+  TT_CHECK(!has_bias || bias != nullptr, "cublaslt_gemm: the bias epilogue needs a bias vector");
+  LtProblem p = problem;
+  for (const void* ptr :
+       {static_cast<const void*>(x), static_cast<const void*>(w), static_cast<const void*>(c)}) {
+    p.align_bytes = std::min(p.align_bytes, align_of(ptr));
+  }
+  DeviceState& st = state(p.device);
+  std::lock_guard<std::mutex> lock(st.mutex);
+  tt::cuda::DeviceGuard guard(p.device);
+  Plan& plan = plan_for(st, p);
+  TT_CHECK(algo_index >= 0 && algo_index < static_cast<int>(plan.algos.size()),
+           "cublaslt_gemm: algorithm index {} is out of range: cuBLASLt offers {} for {}x{}x{}",
+           algo_index, plan.algos.size(), p.m, p.n, p.k);
+  if (has_bias) {
+    TT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                   &bias, sizeof(bias)));
+  }
+  const float alpha = 1.f, beta = 0.f;
+  const cublasLtMatmulHeuristicResult_t& algo = plan.algos[algo_index];
+  TT_CUBLAS_CHECK(cublasLtMatmul(st.handle, plan.desc, &alpha, w, plan.a, x, plan.b, &beta, c,
+                                 plan.c, c, plan.c, &algo.algo, st.workspace, kWorkspaceBytes,
+                                 stream));
+}
+
+void cublaslt_gemm(const LtProblem& p, const float* x, const float* w, const float* bias, float* c,
+                   int algo_index) {
+  cublaslt_gemm_on(p, x, w, bias, c, algo_index, tt::cuda::stream(p.device));
+}
+
+}  // namespace tt::ops::cuda::gemm

@@ -1,0 +1,257 @@
+// The four GEMM seed models as GEMM stage + the fewest memory passes (see the header).
+#include "ops/cuda/gemm/gemm_models.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "ops/cuda/fused/norm_passes.h"
+#include "ops/cuda/gemm/gemm.h"
+#include "ops/cuda/gemm/side_stream.h"
+
+namespace tt::ops::cuda::gemm {
+namespace {
+
+EpilogueParams bias_only(const float* bias) {
+  EpilogueParams e;
+  e.bias = bias;
+  return e;
+}
+
+void check_scratch(const float* scratch, int64_t needed, const char* op) {
+  TT_CHECK(needed == 0 || scratch != nullptr, "{}: needs a scratch buffer of {} floats", op,
+           needed);
+}
+
+// Model 4 training with the cuBLASLt stage: the column statistics come from a pass.
+// Its config fixes the number of partials, so it must be the same when the scratch is
+// sized (no pointer yet) and when it runs: the scratch is 16-byte aligned (checked),
+// so width 4 is always allowed.
+norm::ColumnStatsConfig column_stats_config(int64_t m, int64_t n) {
+  return norm::ColumnStatsConfig::default_for({m, n, 4});
+}
+
+}  // namespace
+
+// ---- model 5 ----
+void gemm_bias_relu_forward(const GemmConfig& cfg, const GemmBiasReluArgs& a, int device,
+                            cudaStream_t stream) {
+  EpilogueParams e = bias_only(a.bias);
+  e.act = Activation::kRelu;
+  run_gemm(cfg, {a.x, a.w, a.out, a.m, a.n, a.k}, e, device, stream);
+}
+
+// ---- model 1 ----
+int64_t gemm_instance_norm_add_mul_scratch_floats(const GemmConfig&, int64_t m, int64_t n) {
+  return m * n;
+}
+
+void gemm_instance_norm_add_mul_forward(const GemmConfig& cfg, const GemmInstanceNormAddMulArgs& a,
+                                        int device, cudaStream_t stream) {
+  if (a.m == 0 || a.n == 0) return;
+  check_scratch(a.scratch, a.m * a.n, "gemm_instance_norm_add_mul");
+  float* y_lin = a.scratch;
+  run_gemm(cfg, {a.x, a.w, y_lin, a.m, a.n, a.k}, bias_only(a.b), device, stream);
+  const norm::SegmentProblem sp{a.m, a.n, norm::vec_align({y_lin, a.y, a.out})};
+  norm::launch_row_norm_add_mul(norm::SegmentConfig::default_for(sp), y_lin, a.y, a.out, a.m, a.n,
+                                a.eps, stream);
+}
+
+// ---- model 3 ----
+namespace {
+
+EpilogueParams group_norm_epilogue(const GemmSwishBiasGroupNormArgs& a) {
+  EpilogueParams e;
+  e.kind = EpilogueKind::kGroupNorm;
+  e.bias = a.b;
+  e.act = Activation::kSwish;
+  e.post_bias = a.bias;
+  e.group_size = a.groups > 0 ? a.n / a.groups : 0;
+  e.gamma = a.gamma;
+  e.beta = a.beta;
+  e.eps = a.eps;
+  return e;
+}
+
+}  // namespace
+
+bool gemm_swish_bias_group_norm_fuses(const GemmConfig& cfg, int64_t m, int64_t n, int64_t k,
+                                      int64_t groups) {
+  if (cfg.impl != GemmImpl::kOwn || groups <= 0 || n % groups != 0) return false;
+  EpilogueParams e;
+  e.kind = EpilogueKind::kGroupNorm;
+  e.group_size = n / groups;
+  // Alignment does not matter here: a width-1 fallback keeps the tile's BN.
+  return own_epilogue_valid(cfg, GemmProblem{m, n, k, cfg.vec}, e);
+}
+
+int64_t gemm_swish_bias_group_norm_scratch_floats(const GemmConfig& cfg, int64_t m, int64_t n,
+                                                  int64_t k, int64_t groups) {
+  if (gemm_swish_bias_group_norm_fuses(cfg, m, n, k, groups) || cfg.chunk_rows > 0) return 0;
+  return m * n;
+}
+
+void gemm_swish_bias_group_norm_forward(const GemmConfig& cfg, const GemmSwishBiasGroupNormArgs& a,
+                                        int device, cudaStream_t stream) {
+  if (a.m == 0 || a.n == 0) return;
+  TT_CHECK(a.groups > 0 && a.n % a.groups == 0,
+           "gemm_swish_bias_group_norm: {} channels do not split into {} groups", a.n, a.groups);
+  if (gemm_swish_bias_group_norm_fuses(cfg, a.m, a.n, a.k, a.groups)) {
+    launch_tiled_gemm(cfg, {a.x, a.w, a.out, a.m, a.n, a.k}, group_norm_epilogue(a), stream);
+    return;
+  }
+  const auto pass = [&](const float* y_lin, float* out, int64_t rows, cudaStream_t s) {
+    const norm::SegmentProblem sp{rows * a.groups, a.n / a.groups,
+                                  norm::vec_align({y_lin, a.bias, a.gamma, a.beta, out})};
+    norm::launch_swish_bias_group_norm(norm::SegmentConfig::default_for(sp), y_lin, a.bias, a.gamma,
+                                       a.beta, out, rows, a.n, a.groups, a.eps, s);
+  };
+  if (cfg.chunk_rows > 0) {
+    // Each chunk's GEMM writes into `out` and its pass normalises it there (each
+    // group is read whole before it is written), overlapping the next chunk's GEMM.
+    SideStream side(device, stream);
+    for (int64_t r0 = 0; r0 < a.m; r0 += cfg.chunk_rows) {
+      const int64_t rows = std::min(cfg.chunk_rows, a.m - r0);
+      float* chunk = a.out + r0 * a.n;
+      run_gemm(cfg, {a.x + r0 * a.k, a.w, chunk, rows, a.n, a.k}, bias_only(a.b), device, stream);
+      side.fork();
+      pass(chunk, chunk, rows, side.side());
+    }
+    side.join();
+    return;
+  }
+  check_scratch(a.scratch, a.m * a.n, "gemm_swish_bias_group_norm");
+  run_gemm(cfg, {a.x, a.w, a.scratch, a.m, a.n, a.k}, bias_only(a.b), device, stream);
+  pass(a.scratch, a.out, a.m, stream);
+}
+
+// ---- model 4 ----
+namespace {
+
+// Scratch layout: [y_lin: m*n | affine: 4n | part_mean: parts*n | part_m2: parts*n].
+struct BatchNormScratch {
+  float* y_lin = nullptr;
+  float* affine = nullptr;
+  float* part_mean = nullptr;
+  float* part_m2 = nullptr;
+  int64_t parts = 0;
+  int64_t part_count = 0;
+  int64_t floats = 0;
+};
+
+BatchNormScratch batch_norm_scratch(const GemmConfig& cfg, int64_t m, int64_t n, bool training,
+                                    float* base) {
+  BatchNormScratch s;
+  const bool own = cfg.impl == GemmImpl::kOwn;
+  // Eval with our own kernel applies the affine in the epilogue, and chunked eval
+  // applies it in place: no GEMM output buffer.
+  const int64_t y_floats = (!training && (own || cfg.chunk_rows > 0)) ? 0 : m * n;
+  if (training) {
+    if (own) {
+      s.parts = own_column_stat_parts(cfg, m);
+      s.part_count = cfg.bm;
+    } else {
+      const norm::ColumnStatsConfig cs = column_stats_config(m, n);
+      s.parts = norm::column_stats_parts(cs, m);
+      s.part_count = cs.chunk_rows;
+    }
+  }
+  // Each piece starts on a 16-byte boundary so that vector loads stay possible.
+  const auto round4 = [](int64_t v) { return (v + 3) / 4 * 4; };
+  int64_t at = 0;
+  const auto take = [&](int64_t count) {
+    float* p = base ? base + at : nullptr;
+    at += round4(count);
+    return p;
+  };
+  s.y_lin = y_floats ? take(y_floats) : nullptr;
+  s.affine = take(4 * n);
+  s.part_mean = s.parts ? take(s.parts * n) : nullptr;
+  s.part_m2 = s.parts ? take(s.parts * n) : nullptr;
+  s.floats = at;
+  return s;
+}
+
+}  // namespace
+
+int64_t gemm_scale_batch_norm_scratch_floats(const GemmConfig& cfg, int64_t m, int64_t n,
+                                             bool training) {
+  return batch_norm_scratch(cfg, m, n, training, nullptr).floats;
+}
+
+void gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleBatchNormArgs& a,
+                                   int device, cudaStream_t stream) {
+  if (a.n == 0) return;
+  const BatchNormScratch s = batch_norm_scratch(cfg, a.m, a.n, a.training, a.scratch);
+  check_scratch(a.scratch, s.floats, "gemm_scale_batch_norm");
+  TT_CHECK(reinterpret_cast<uintptr_t>(a.scratch) % 16 == 0,
+           "gemm_scale_batch_norm: the scratch buffer must be 16-byte aligned");
+  const bool own = cfg.impl == GemmImpl::kOwn;
+  const norm::AffineProblem ap{a.m * a.n, a.n, 1, norm::vec_align({s.y_lin, a.out})};
+  if (!a.training) {
+    norm::launch_batch_norm_eval_affine(a.n, a.scale, a.gamma, a.beta, a.running_mean,
+                                        a.running_var, a.eps, s.affine, stream);
+    if (a.m == 0) return;
+    if (own) {
+      EpilogueParams e = bias_only(a.b);
+      e.affine = s.affine;
+      launch_tiled_gemm(cfg, {a.x, a.w, a.out, a.m, a.n, a.k}, e, stream);
+      return;
+    }
+    if (cfg.chunk_rows > 0) {
+      // The affine is known before the GEMM: each chunk's pass runs in place on the
+      // side stream while the next chunk's GEMM runs.
+      SideStream side(device, stream);
+      for (int64_t r0 = 0; r0 < a.m; r0 += cfg.chunk_rows) {
+        const int64_t rows = std::min(cfg.chunk_rows, a.m - r0);
+        float* chunk = a.out + r0 * a.n;
+        run_gemm(cfg, {a.x + r0 * a.k, a.w, chunk, rows, a.n, a.k}, bias_only(a.b), device, stream);
+        side.fork();
+        const norm::AffineProblem cp{rows * a.n, a.n, 1, norm::vec_align({chunk})};
+        norm::launch_channel_affine(norm::AffineConfig::default_for(cp), chunk, chunk, s.affine,
+                                    rows * a.n, a.n, 1, side.side());
+      }
+      side.join();
+      return;
+    }
+    run_gemm(cfg, {a.x, a.w, s.y_lin, a.m, a.n, a.k}, bias_only(a.b), device, stream);
+    norm::launch_channel_affine(norm::AffineConfig::default_for(ap), s.y_lin, a.out, s.affine,
+                                a.m * a.n, a.n, 1, stream);
+    return;
+  }
+  TT_CHECK(a.m > 0, "gemm_scale_batch_norm: training needs at least one row");
+  if (own) {
+    EpilogueParams e = bias_only(a.b);
+    e.kind = EpilogueKind::kColumnStats;
+    e.part_mean = s.part_mean;
+    e.part_m2 = s.part_m2;
+    launch_tiled_gemm(cfg, {a.x, a.w, s.y_lin, a.m, a.n, a.k}, e, stream);
+  } else if (cfg.chunk_rows > 0) {
+    // Each chunk's statistics pass overlaps the next chunk's GEMM. Chunks are whole
+    // multiples of the pass's rows per partial, so the partials land where one pass
+    // over all rows would put them.
+    const norm::ColumnStatsConfig cs = column_stats_config(a.m, a.n);
+    const int64_t chunk = (cfg.chunk_rows + cs.chunk_rows - 1) / cs.chunk_rows * cs.chunk_rows;
+    SideStream side(device, stream);
+    for (int64_t r0 = 0; r0 < a.m; r0 += chunk) {
+      const int64_t rows = std::min(chunk, a.m - r0);
+      float* y_chunk = s.y_lin + r0 * a.n;
+      run_gemm(cfg, {a.x + r0 * a.k, a.w, y_chunk, rows, a.n, a.k}, bias_only(a.b), device, stream);
+      side.fork();
+      const int64_t part0 = r0 / cs.chunk_rows;
+      norm::launch_column_stats(cs, y_chunk, rows, a.n, s.part_mean + part0 * a.n,
+                                s.part_m2 + part0 * a.n, side.side());
+    }
+    side.join();
+  } else {
+    run_gemm(cfg, {a.x, a.w, s.y_lin, a.m, a.n, a.k}, bias_only(a.b), device, stream);
+    norm::launch_column_stats(column_stats_config(a.m, a.n), s.y_lin, a.m, a.n, s.part_mean,
+                              s.part_m2, stream);
+  }
+  norm::launch_batch_norm_finalize(s.part_mean, s.part_m2, s.parts, s.part_count, a.m, a.n, a.scale,
+                                   a.gamma, a.beta, a.running_mean, a.running_var, a.momentum,
+                                   a.eps, s.affine, stream);
+  norm::launch_channel_affine(norm::AffineConfig::default_for(ap), s.y_lin, a.out, s.affine,
+                              a.m * a.n, a.n, 1, stream);
+}
+
+}  // namespace tt::ops::cuda::gemm

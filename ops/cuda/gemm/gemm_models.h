@@ -1,0 +1,95 @@
+// Raw-pointer forwards of the four GEMM seed models, each in the fewest passes its
+// GEMM config allows. The Tensor-level ops (ops/cuda/fused/gemm_*.cu) allocate and
+// call these; the device harness calls them directly. All pointers are float32
+// device pointers on `device`, all work is queued on `stream`. `scratch` is a
+// caller-provided buffer of at least *_scratch_floats() floats (nullptr when 0).
+//
+//   model 5 gemm_bias_relu:             GEMM with a bias + ReLU epilogue (1 kernel).
+//   model 1 gemm_instance_norm_add_mul: GEMM + bias, then one row-norm/add/mul pass.
+//   model 3 gemm_swish_bias_group_norm: own config whose tile holds whole groups: one
+//            kernel (GEMM, swish, bias, GroupNorm in the epilogue); otherwise
+//            GEMM + bias, then one swish/bias/GroupNorm pass.
+//   model 4 gemm_scale_batch_norm, training: own config: GEMM + bias with per-tile
+//            column statistics in the epilogue, finalize, one affine pass; cuBLASLt:
+//            GEMM + bias, one statistics pass, finalize, one affine pass. Running
+//            statistics are updated in place.
+//   model 4, eval: own config: the whole scale + batch norm as a per-column affine in
+//            the GEMM epilogue (1 kernel after a tiny [N] prologue); cuBLASLt: GEMM +
+//            bias, then one affine pass.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "ops/cuda/gemm/gemm_config.h"
+
+namespace tt::ops::cuda::gemm {
+
+struct GemmBiasReluArgs {
+  const float* x = nullptr;     // [m, k]
+  const float* w = nullptr;     // [n, k]
+  const float* bias = nullptr;  // [n]
+  float* out = nullptr;         // [m, n]
+  int64_t m = 0, n = 0, k = 0;
+};
+void gemm_bias_relu_forward(const GemmConfig& cfg, const GemmBiasReluArgs& a, int device,
+                            cudaStream_t stream);
+
+struct GemmInstanceNormAddMulArgs {
+  const float* x = nullptr;  // [m, k]
+  const float* y = nullptr;  // [m, n]
+  const float* w = nullptr;  // [n, k]
+  const float* b = nullptr;  // [n]
+  float* out = nullptr;      // [m, n]
+  int64_t m = 0, n = 0, k = 0;
+  float eps = 1e-5f;
+  float* scratch = nullptr;
+};
+int64_t gemm_instance_norm_add_mul_scratch_floats(const GemmConfig& cfg, int64_t m, int64_t n);
+void gemm_instance_norm_add_mul_forward(const GemmConfig& cfg, const GemmInstanceNormAddMulArgs& a,
+                                        int device, cudaStream_t stream);
+
+struct GemmSwishBiasGroupNormArgs {
+  const float* x = nullptr;      // [m, k]
+  const float* w = nullptr;      // [n, k]
+  const float* b = nullptr;      // [n], the Linear's bias
+  const float* bias = nullptr;   // [n], added after swish
+  const float* gamma = nullptr;  // [n]
+  const float* beta = nullptr;   // [n]
+  float* out = nullptr;          // [m, n]
+  int64_t m = 0, n = 0, k = 0;
+  int64_t groups = 1;
+  float eps = 1e-5f;
+  float* scratch = nullptr;
+};
+// Whether cfg runs model 3 as one fused kernel.
+bool gemm_swish_bias_group_norm_fuses(const GemmConfig& cfg, int64_t m, int64_t n, int64_t k,
+                                      int64_t groups);
+int64_t gemm_swish_bias_group_norm_scratch_floats(const GemmConfig& cfg, int64_t m, int64_t n,
+                                                  int64_t k, int64_t groups);
+void gemm_swish_bias_group_norm_forward(const GemmConfig& cfg, const GemmSwishBiasGroupNormArgs& a,
+                                        int device, cudaStream_t stream);
+
+struct GemmScaleBatchNormArgs {
+  const float* x = nullptr;       // [m, k]
+  const float* w = nullptr;       // [n, k]
+  const float* b = nullptr;       // [n]
+  const float* scale = nullptr;   // [n]
+  float* running_mean = nullptr;  // [n], updated in place in training
+  float* running_var = nullptr;   // [n], updated in place in training
+  const float* gamma = nullptr;   // [n]
+  const float* beta = nullptr;    // [n]
+  float* out = nullptr;           // [m, n]
+  int64_t m = 0, n = 0, k = 0;
+  bool training = true;
+  float momentum = 0.1f;
+  float eps = 1e-5f;
+  float* scratch = nullptr;
+};
+int64_t gemm_scale_batch_norm_scratch_floats(const GemmConfig& cfg, int64_t m, int64_t n,
+                                             bool training);
+void gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleBatchNormArgs& a,
+                                   int device, cudaStream_t stream);
+
+}  // namespace tt::ops::cuda::gemm

@@ -1,0 +1,58 @@
+// Per-device side streams and their two events, created on first use and kept for the
+// life of the process (as the main streams are).
+#include "ops/cuda/gemm/side_stream.h"
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/cuda/check.h"
+#include "core/cuda/runtime.h"
+#include "core/cuda/stream.h"
+
+namespace tt::ops::cuda::gemm {
+namespace {
+
+struct SideState {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t forked = nullptr;
+  cudaEvent_t joined = nullptr;
+};
+
+const SideState& side_state(int device) {
+  tt::cuda::check_device(device);
+  static std::mutex mutex;
+  static auto* states = new std::vector<SideState>(tt::cuda::device_count());
+  std::lock_guard<std::mutex> lock(mutex);
+  SideState& s = (*states)[device];
+  if (s.stream == nullptr) {
+    tt::cuda::DeviceGuard guard(device);
+    TT_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+    // An event may be recorded again once a wait on it has been queued: a wait uses
+    // the record that precedes it, so two events serve every fork and join in order.
+    TT_CUDA_CHECK(cudaEventCreateWithFlags(&s.forked, cudaEventDisableTiming));
+    TT_CUDA_CHECK(cudaEventCreateWithFlags(&s.joined, cudaEventDisableTiming));
+  }
+  return s;
+}
+
+}  // namespace
+
+SideStream::SideStream(int device, cudaStream_t main) : main_(main) {
+  const SideState& s = side_state(device);
+  side_ = s.stream;
+  forked_ = s.forked;
+  joined_ = s.joined;
+}
+
+void SideStream::fork() {
+  TT_CUDA_CHECK(cudaEventRecord(forked_, main_));
+  TT_CUDA_CHECK(cudaStreamWaitEvent(side_, forked_, 0));
+}
+
+void SideStream::join() {
+  TT_CUDA_CHECK(cudaEventRecord(joined_, side_));
+  TT_CUDA_CHECK(cudaStreamWaitEvent(main_, joined_, 0));
+}
+
+}  // namespace tt::ops::cuda::gemm

@@ -1,0 +1,121 @@
+// The compiled variants of the normalisation kernels, as X-macro lists: the config
+// code (ops/cuda/fused/norm_config.cu) turns them into the candidate tables, and each
+// launcher instantiates one kernel per entry. To add a variant, add a line here.
+#pragma once
+
+// X(kind, threads, lanes, vec, items, cluster, buffers)
+//
+// Within a kind the first entry that fits is the default (norm_config.cu), so the
+// measured favourites come first (H200, tools/device/norm_check.sh, 2026-11-22).
+//
+// Subwarp variants serve short segments (model 3's 64-channel groups, group norm on
+// [N, C]); block variants rows of up to 32K floats (model 1's 8192); cluster
+// variants whole 1 MiB instance-norm slices on chip (model 2), pipe variants the
+// same with the next slices prefetched into shared memory; stream variants any
+// length. Register budgets: threads * vec * items floats per CTA must stay in the
+// 64K-register file with room for addresses (at most 64 floats per thread, and 32 at
+// 1024 threads).
+#define TT_NORM_SEGMENT_VARIANTS(X)     \
+  X(kSubwarp, 256, 8, 4, 2, 1, 0)       \
+  X(kSubwarp, 256, 8, 4, 4, 1, 0)       \
+  X(kSubwarp, 256, 8, 4, 1, 1, 0)       \
+  X(kSubwarp, 256, 16, 4, 1, 1, 0)      \
+  X(kSubwarp, 256, 16, 4, 2, 1, 0)      \
+  X(kSubwarp, 256, 32, 4, 1, 1, 0)      \
+  X(kSubwarp, 256, 32, 4, 2, 1, 0)      \
+  X(kSubwarp, 256, 32, 4, 4, 1, 0)      \
+  X(kSubwarp, 256, 32, 4, 8, 1, 0)      \
+  X(kSubwarp, 128, 16, 4, 1, 1, 0)      \
+  X(kSubwarp, 512, 16, 4, 1, 1, 0)      \
+  X(kSubwarp, 256, 4, 4, 4, 1, 0)       \
+  X(kSubwarp, 128, 4, 4, 4, 1, 0)       \
+  X(kSubwarp, 256, 4, 4, 2, 1, 0)       \
+  X(kSubwarp, 256, 4, 4, 8, 1, 0)       \
+  X(kSubwarp, 128, 32, 2, 1, 1, 0)      \
+  X(kSubwarp, 512, 32, 2, 1, 1, 0)      \
+  X(kSubwarp, 256, 16, 2, 1, 1, 0)      \
+  X(kSubwarp, 256, 16, 2, 2, 1, 0)      \
+  X(kSubwarp, 256, 32, 2, 1, 1, 0)      \
+  X(kSubwarp, 256, 32, 2, 2, 1, 0)      \
+  X(kSubwarp, 256, 32, 2, 4, 1, 0)      \
+  X(kSubwarp, 256, 32, 2, 8, 1, 0)      \
+  X(kSubwarp, 256, 8, 1, 1, 1, 0)       \
+  X(kSubwarp, 256, 16, 1, 1, 1, 0)      \
+  X(kSubwarp, 256, 32, 1, 1, 1, 0)      \
+  X(kSubwarp, 256, 32, 1, 2, 1, 0)      \
+  X(kSubwarp, 256, 32, 1, 4, 1, 0)      \
+  X(kSubwarp, 256, 32, 1, 8, 1, 0)      \
+  X(kBlock, 128, 128, 4, 1, 1, 0)       \
+  X(kBlock, 128, 128, 4, 2, 1, 0)       \
+  X(kBlock, 128, 128, 4, 4, 1, 0)       \
+  X(kBlock, 128, 128, 4, 8, 1, 0)       \
+  X(kBlock, 256, 256, 4, 1, 1, 0)       \
+  X(kBlock, 256, 256, 4, 2, 1, 0)       \
+  X(kBlock, 256, 256, 4, 4, 1, 0)       \
+  X(kBlock, 256, 256, 4, 8, 1, 0)       \
+  X(kBlock, 256, 256, 4, 16, 1, 0)      \
+  X(kBlock, 512, 512, 4, 4, 1, 0)       \
+  X(kBlock, 512, 512, 4, 8, 1, 0)       \
+  X(kBlock, 512, 512, 4, 16, 1, 0)      \
+  X(kBlock, 1024, 1024, 4, 4, 1, 0)     \
+  X(kBlock, 1024, 1024, 4, 8, 1, 0)     \
+  X(kBlock, 256, 256, 2, 2, 1, 0)       \
+  X(kBlock, 256, 256, 2, 4, 1, 0)       \
+  X(kBlock, 256, 256, 2, 8, 1, 0)       \
+  X(kBlock, 256, 256, 2, 16, 1, 0)      \
+  X(kBlock, 1024, 1024, 2, 8, 1, 0)     \
+  X(kBlock, 256, 256, 1, 4, 1, 0)       \
+  X(kBlock, 256, 256, 1, 8, 1, 0)       \
+  X(kBlock, 256, 256, 1, 16, 1, 0)      \
+  X(kBlock, 1024, 1024, 1, 16, 1, 0)    \
+  X(kStream, 512, 512, 4, 4, 1, 0)      \
+  X(kStream, 256, 256, 4, 4, 1, 0)      \
+  X(kStream, 1024, 1024, 4, 2, 1, 0)    \
+  X(kStream, 256, 256, 2, 4, 1, 0)      \
+  X(kStream, 256, 256, 1, 8, 1, 0)      \
+  X(kStream, 1024, 1024, 1, 4, 1, 0)    \
+  X(kCluster, 512, 512, 4, 16, 2, 0)    \
+  X(kCluster, 512, 512, 4, 8, 4, 0)     \
+  X(kCluster, 512, 512, 4, 16, 4, 0)    \
+  X(kCluster, 512, 512, 4, 16, 8, 0)    \
+  X(kCluster, 256, 256, 4, 16, 16, 0)   \
+  X(kCluster, 512, 512, 4, 8, 16, 0)    \
+  X(kCluster, 1024, 1024, 4, 4, 16, 0)  \
+  X(kCluster, 1024, 1024, 2, 8, 16, 0)  \
+  X(kCluster, 1024, 1024, 1, 16, 16, 0) \
+  X(kPipe, 256, 256, 4, 16, 16, 2)      \
+  X(kPipe, 256, 256, 4, 16, 16, 1)      \
+  X(kPipe, 256, 256, 4, 16, 16, 3)      \
+  X(kPipe, 512, 512, 4, 16, 8, 1)       \
+  X(kPipe, 512, 512, 4, 8, 16, 2)       \
+  X(kPipe, 512, 512, 4, 8, 16, 3)       \
+  X(kPipe, 256, 256, 4, 16, 8, 2)       \
+  X(kPipe, 256, 256, 4, 16, 4, 2)
+
+// X(threads, col_threads, vec, items, chunk_rows)
+#define TT_NORM_COLUMN_STATS_VARIANTS(X) \
+  X(256, 64, 4, 4, 256)                  \
+  X(256, 32, 4, 4, 256)                  \
+  X(256, 32, 4, 4, 128)                  \
+  X(256, 32, 4, 4, 512)                  \
+  X(256, 32, 4, 8, 256)                  \
+  X(256, 32, 4, 2, 256)                  \
+  X(512, 32, 4, 4, 512)                  \
+  X(128, 32, 4, 4, 128)                  \
+  X(256, 32, 2, 4, 256)                  \
+  X(256, 64, 2, 4, 256)                  \
+  X(256, 32, 1, 8, 256)                  \
+  X(256, 64, 1, 4, 256)                  \
+  X(256, 8, 1, 4, 256)                   \
+  X(256, 8, 4, 4, 256)
+
+// X(threads, vec, items)
+#define TT_NORM_AFFINE_VARIANTS(X) \
+  X(256, 4, 1)                     \
+  X(256, 4, 4)                     \
+  X(256, 4, 2)                     \
+  X(512, 4, 2)                     \
+  X(128, 4, 4)                     \
+  X(256, 2, 4)                     \
+  X(256, 1, 4)                     \
+  X(256, 1, 8)

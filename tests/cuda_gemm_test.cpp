@@ -1,0 +1,478 @@
+// The GEMM stage of the seed models on the GPU: every own tiled-GEMM variant and
+// cuBLASLt (each epilogue) against a float64 CPU reference at awkward shapes (M = 1,
+// odd N and K, sizes just above a tile multiple, K smaller than a K step, K = 0,
+// unaligned X), the group-norm and column-statistics epilogues, and the four fused
+// ops, through the op front end and through every plan of the raw forwards, against
+// the CPU reference front end (tt::ops::gemm_* on CPU tensors), model 4 in training
+// and eval mode including the running statistics. Outputs are poisoned with NaN
+// before each launch. Tolerance: relative L2 error 1e-5 (strict float32).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/tensor.h"
+#include "ops/ops.h"
+#include "support/test_util.h"
+
+#if TT_CUDA
+#include "core/cuda/stream.h"
+#include "ops/cuda/gemm/cublaslt_gemm.h"
+#include "ops/cuda/gemm/gemm.h"
+#include "ops/cuda/gemm/gemm_config.h"
+#include "ops/cuda/gemm/gemm_models.h"
+#include "ops/cuda/gemm/tiled_gemm.h"
+#endif
+
+using tt::Device;
+using tt::DType;
+using tt::Shape;
+using tt::Tensor;
+
+namespace {
+
+constexpr double kTol = 1e-5;
+
+#if TT_CUDA
+namespace g = tt::ops::cuda::gemm;
+const Device kGpu = Device::cuda(0);
+
+cudaStream_t gpu_stream() { return tt::cuda::stream(0); }
+float* ptr(const Tensor& t) { return t.defined() ? t.data<float>() : nullptr; }
+Tensor nan_gpu(const Shape& s) {
+  return Tensor::full(s, std::numeric_limits<double>::quiet_NaN(), DType::F32, kGpu);
+}
+Tensor from_doubles(const std::vector<double>& v, const Shape& s) {
+  return Tensor::from_vector(v, s);
+}
+
+// ---- config text and validity (no GPU needed, but only built with CUDA) ----
+
+TEST(GemmConfig, TextRoundTripsAndRejectsMalformed) {
+  for (const g::GemmConfig& c : g::own_variants()) {
+    EXPECT_EQ(g::GemmConfig::parse(c.str()), c) << c.str();
+  }
+  const g::GemmConfig lt = g::GemmConfig::cublaslt(3, 4096);
+  EXPECT_EQ(lt.str(), "impl=cublaslt,algo=3,chunk=4096");
+  EXPECT_EQ(g::GemmConfig::parse(lt.str()), lt);
+  EXPECT_THROW(g::GemmConfig::parse("impl=tf32,algo=0"), tt::Error);
+  EXPECT_THROW(g::GemmConfig::parse("impl=own,bm=128"), tt::Error);
+  EXPECT_THROW(g::GemmConfig::parse("impl=cublaslt,algo=x"), tt::Error);
+  EXPECT_THROW(g::GemmConfig::parse("garbage"), tt::Error);
+}
+
+TEST(GemmConfig, ValidityFollowsAlignmentAndTable) {
+  const g::GemmConfig own = g::own_variants().front();
+  EXPECT_TRUE(own.valid({128, 128, 64, 4}));
+  EXPECT_FALSE(own.valid({128, 128, 63, 1}));  // width 4 needs K % 4 == 0 and aligned rows
+  g::GemmConfig odd = own;
+  odd.bm = 96;
+  EXPECT_FALSE(odd.valid({128, 128, 64, 4}));  // not compiled
+  EXPECT_TRUE(g::GemmConfig::own_default_for({1, 1, 3, 1}).valid({1, 1, 3, 1}));
+  EXPECT_TRUE(g::GemmConfig::own_default_for({4096, 4096, 64, 4}).valid({4096, 4096, 64, 4}));
+  for (const g::GemmConfig& c : g::candidates({100, 100, 12, 4}))
+    EXPECT_TRUE(c.valid({100, 100, 12, 4}));
+}
+
+// ---- raw GEMM stage vs float64 ----
+
+struct Problem {
+  int64_t m, n, k;
+};
+
+const Problem kAwkward[] = {{1, 1, 1},        {1, 127, 129}, {127, 129, 1},  {3, 5, 0},
+                            {129, 127, 1003}, {131, 260, 7}, {257, 129, 16}, {65, 200, 33}};
+
+struct Host {
+  std::vector<float> x, w, bias, post, affine;
+};
+
+Host make_host(const Problem& p, uint64_t seed) {
+  auto vec = [&](int64_t n, double lo, double hi, uint64_t s) {
+    return Tensor::uniform({n}, lo, hi, seed * 16 + s).to_vector<float>();
+  };
+  const double bound = 1.0 / std::sqrt(double(std::max<int64_t>(p.k, 1)));
+  Host h;
+  h.x = vec(p.m * p.k, 0.0, 1.0, 1);
+  h.w = vec(p.n * p.k, -bound, bound, 2);
+  h.bias = vec(p.n, -1.0, 1.0, 3);
+  h.post = vec(p.n, -1.0, 1.0, 4);
+  h.affine = vec(4 * p.n, 0.5, 1.5, 5);
+  return h;
+}
+
+std::vector<double> host_gemm(const Host& h, const Problem& p) {
+  std::vector<double> c(p.m * p.n, 0.0);
+  for (int64_t i = 0; i < p.m; ++i)
+    for (int64_t j = 0; j < p.n; ++j) {
+      double s = 0;
+      for (int64_t q = 0; q < p.k; ++q) s += double(h.x[i * p.k + q]) * h.w[j * p.k + q];
+      c[i * p.n + j] = s;
+    }
+  return c;
+}
+
+Tensor gpu_of(const std::vector<float>& v, const Shape& s) {
+  return Tensor::from_vector(v, s).to(kGpu);
+}
+
+double swish(double v) { return v / (1.0 + std::exp(-v)); }
+
+TEST(CudaGemm, OwnVariantsMatchFloat64AtAwkwardShapes) {
+  TT_REQUIRE_CUDA();
+  for (const Problem& p : kAwkward) {
+    const Host h = make_host(p, p.m * 7 + p.n);
+    const std::vector<double> acc = host_gemm(h, p);
+    std::vector<double> full(acc.size()), relu(acc.size());
+    for (int64_t i = 0; i < p.m; ++i)
+      for (int64_t j = 0; j < p.n; ++j) {
+        double v = swish(acc[i * p.n + j] + h.bias[j]) + h.post[j];
+        v = (v * h.affine[j] - h.affine[p.n + j]) * h.affine[2 * p.n + j] + h.affine[3 * p.n + j];
+        full[i * p.n + j] = v;
+        relu[i * p.n + j] = std::max(acc[i * p.n + j] + h.bias[j], 0.0);
+      }
+    const Tensor x = gpu_of(h.x, {p.m * p.k}), w = gpu_of(h.w, {p.n * p.k});
+    const Tensor b = gpu_of(h.bias, {p.n}), post = gpu_of(h.post, {p.n});
+    const Tensor aff = gpu_of(h.affine, {4 * p.n});
+    g::EpilogueParams e_full;
+    e_full.bias = ptr(b), e_full.act = g::Activation::kSwish, e_full.post_bias = ptr(post);
+    e_full.affine = ptr(aff);
+    g::EpilogueParams e_relu;
+    e_relu.bias = ptr(b), e_relu.act = g::Activation::kRelu;
+    for (const g::GemmConfig& cfg : g::own_variants()) {
+      SCOPED_TRACE(cfg.str() + " m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
+                   " k=" + std::to_string(p.k));
+      const std::pair<const g::EpilogueParams*, const std::vector<double>*> cases[] = {
+          {nullptr, &acc}, {&e_full, &full}, {&e_relu, &relu}};
+      for (const auto& [epi, ref] : cases) {
+        const Tensor c = nan_gpu({p.m, p.n});
+        g::launch_tiled_gemm(cfg, {ptr(x), ptr(w), ptr(c), p.m, p.n, p.k},
+                             epi ? *epi : g::EpilogueParams{}, gpu_stream());
+        EXPECT_LE(tt::test::rel_l2(c, from_doubles(*ref, {p.m, p.n})), kTol);
+      }
+    }
+  }
+}
+
+TEST(CudaGemm, UnalignedOperandsFallBackToWidthOne) {
+  TT_REQUIRE_CUDA();
+  const Problem p{70, 36, 64};
+  const Host h = make_host(p, 5);
+  const std::vector<double> acc = host_gemm(h, p);
+  // X starts one float into its buffer: not 16-byte aligned, so width 4 cannot apply.
+  std::vector<float> shifted(1, 0.f);
+  shifted.insert(shifted.end(), h.x.begin(), h.x.end());
+  const Tensor xbuf = gpu_of(shifted, {p.m * p.k + 1});
+  const Tensor x = xbuf.narrow(0, 1, p.m * p.k);
+  const Tensor w = gpu_of(h.w, {p.n * p.k});
+  for (const g::GemmConfig& cfg : g::own_variants()) {
+    SCOPED_TRACE(cfg.str());
+    const Tensor c = nan_gpu({p.m, p.n});
+    g::launch_tiled_gemm(cfg, {ptr(x), ptr(w), ptr(c), p.m, p.n, p.k}, {}, gpu_stream());
+    EXPECT_LE(tt::test::rel_l2(c, from_doubles(acc, {p.m, p.n})), kTol);
+  }
+}
+
+TEST(CudaGemm, CublasLtMatchesFloat64WithEachEpilogue) {
+  TT_REQUIRE_CUDA();
+  for (const Problem& p : kAwkward) {
+    const Host h = make_host(p, p.m + 3 * p.n);
+    const std::vector<double> acc = host_gemm(h, p);
+    std::vector<double> with_bias(acc.size()), relu(acc.size());
+    for (int64_t i = 0; i < p.m; ++i)
+      for (int64_t j = 0; j < p.n; ++j) {
+        with_bias[i * p.n + j] = acc[i * p.n + j] + h.bias[j];
+        relu[i * p.n + j] = std::max(with_bias[i * p.n + j], 0.0);
+      }
+    const Tensor x = gpu_of(h.x, {p.m * p.k}), w = gpu_of(h.w, {p.n * p.k});
+    const Tensor b = gpu_of(h.bias, {p.n});
+    g::EpilogueParams e_bias;
+    e_bias.bias = ptr(b);
+    g::EpilogueParams e_relu = e_bias;
+    e_relu.act = g::Activation::kRelu;
+    const std::pair<const g::EpilogueParams*, const std::vector<double>*> cases[] = {
+        {nullptr, &acc}, {&e_bias, &with_bias}, {&e_relu, &relu}};
+    // Every algorithm cuBLASLt offers (up to 4); K = 0 is routed to our own kernel.
+    int algos = 1;
+    if (p.k > 0) algos = static_cast<int>(g::heuristic_algorithms({p.m, p.n, p.k}, 4).size());
+    ASSERT_GE(algos, 1);
+    for (int algo = 0; algo < algos; ++algo) {
+      for (const auto& [epi, ref] : cases) {
+        SCOPED_TRACE("algo " + std::to_string(algo) + " m=" + std::to_string(p.m) +
+                     " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k));
+        const Tensor c = nan_gpu({p.m, p.n});
+        g::run_gemm(g::GemmConfig::cublaslt(algo), {ptr(x), ptr(w), ptr(c), p.m, p.n, p.k},
+                    epi ? *epi : g::EpilogueParams{}, 0, gpu_stream());
+        EXPECT_LE(tt::test::rel_l2(c, from_doubles(*ref, {p.m, p.n})), kTol);
+      }
+    }
+  }
+}
+
+TEST(CudaGemm, CublasLtRejectsAnAlgorithmIndexPastItsList) {
+  TT_REQUIRE_CUDA();
+  const Tensor x = Tensor::rand({8 * 8}, 1, kGpu), c = Tensor::zeros({8, 8}, DType::F32, kGpu);
+  EXPECT_THROW(g::run_gemm(g::GemmConfig::cublaslt(1000), {ptr(x), ptr(x), ptr(c), 8, 8, 8}, {}, 0,
+                           gpu_stream()),
+               tt::Error);
+}
+
+// GroupNorm over `groups` groups of swish(x W^T + b) + bias, in float64.
+std::vector<double> host_group_norm(const Host& h, const Problem& p, int64_t groups,
+                                    const std::vector<float>& gamma,
+                                    const std::vector<float>& beta) {
+  const std::vector<double> acc = host_gemm(h, p);
+  const int64_t gs = p.n / groups;
+  std::vector<double> out(acc.size());
+  for (int64_t i = 0; i < p.m; ++i) {
+    std::vector<double> z(p.n);
+    for (int64_t j = 0; j < p.n; ++j) z[j] = swish(acc[i * p.n + j] + h.bias[j]) + h.post[j];
+    for (int64_t gi = 0; gi < groups; ++gi) {
+      double mu = 0, var = 0;
+      for (int64_t j = gi * gs; j < (gi + 1) * gs; ++j) mu += z[j];
+      mu /= gs;
+      for (int64_t j = gi * gs; j < (gi + 1) * gs; ++j) var += (z[j] - mu) * (z[j] - mu);
+      var /= gs;
+      for (int64_t j = gi * gs; j < (gi + 1) * gs; ++j)
+        out[i * p.n + j] = (z[j] - mu) / std::sqrt(var + 1e-5) * gamma[j] + beta[j];
+    }
+  }
+  return out;
+}
+
+TEST(CudaGemm, GroupNormEpilogueMatchesFloat64) {
+  TT_REQUIRE_CUDA();
+  struct Case {
+    Problem p;
+    int64_t groups;
+  };
+  // Groups of 64 (the seed model), 32 with N not a tile multiple, 128, and K < BK.
+  const Case cases[] = {
+      {{130, 256, 67}, 4}, {{67, 384, 100}, 12}, {{33, 512, 64}, 4}, {{1, 128, 5}, 2}};
+  for (const Case& cs : cases) {
+    const Problem& p = cs.p;
+    const Host h = make_host(p, 11 + p.m);
+    const auto gamma = Tensor::uniform({p.n}, 0.5, 1.5, 77).to_vector<float>();
+    const auto beta = Tensor::uniform({p.n}, -0.5, 0.5, 78).to_vector<float>();
+    const std::vector<double> ref = host_group_norm(h, p, cs.groups, gamma, beta);
+    const Tensor x = gpu_of(h.x, {p.m * p.k}), w = gpu_of(h.w, {p.n * p.k});
+    const Tensor b = gpu_of(h.bias, {p.n}), post = gpu_of(h.post, {p.n});
+    const Tensor gg = gpu_of(gamma, {p.n}), bb = gpu_of(beta, {p.n});
+    g::EpilogueParams e;
+    e.kind = g::EpilogueKind::kGroupNorm;
+    e.bias = ptr(b), e.act = g::Activation::kSwish, e.post_bias = ptr(post);
+    e.group_size = p.n / cs.groups, e.gamma = ptr(gg), e.beta = ptr(bb);
+    int tested = 0;
+    for (const g::GemmConfig& cfg : g::own_variants()) {
+      if (!g::own_epilogue_valid(cfg, {p.m, p.n, p.k, 4}, e)) {
+        EXPECT_THROW(
+            g::launch_tiled_gemm(cfg, {ptr(x), ptr(w), nullptr, p.m, p.n, p.k}, e, gpu_stream()),
+            tt::Error);
+        continue;
+      }
+      SCOPED_TRACE(cfg.str() + " groups=" + std::to_string(cs.groups));
+      const Tensor c = nan_gpu({p.m, p.n});
+      g::launch_tiled_gemm(cfg, {ptr(x), ptr(w), ptr(c), p.m, p.n, p.k}, e, gpu_stream());
+      EXPECT_LE(tt::test::rel_l2(c, from_doubles(ref, {p.m, p.n})), kTol);
+      ++tested;
+    }
+    EXPECT_GT(tested, 0);
+  }
+}
+
+TEST(CudaGemm, ColumnStatisticsEpilogueMatchesFloat64) {
+  TT_REQUIRE_CUDA();
+  for (const Problem& p : {Problem{300, 260, 129}, Problem{1, 64, 8}, Problem{129, 33, 3}}) {
+    const Host h = make_host(p, 31 + p.m);
+    std::vector<double> y = host_gemm(h, p);
+    for (int64_t i = 0; i < p.m; ++i)
+      for (int64_t j = 0; j < p.n; ++j) y[i * p.n + j] += h.bias[j];
+    const Tensor x = gpu_of(h.x, {p.m * p.k}), w = gpu_of(h.w, {p.n * p.k});
+    const Tensor b = gpu_of(h.bias, {p.n});
+    for (const g::GemmConfig& cfg : g::own_variants()) {
+      SCOPED_TRACE(cfg.str() + " m=" + std::to_string(p.m));
+      const int64_t parts = g::own_column_stat_parts(cfg, p.m);
+      const Tensor c = nan_gpu({p.m, p.n}), pm = nan_gpu({parts, p.n}), p2 = nan_gpu({parts, p.n});
+      g::EpilogueParams e;
+      e.kind = g::EpilogueKind::kColumnStats;
+      e.bias = ptr(b), e.part_mean = ptr(pm), e.part_m2 = ptr(p2);
+      g::launch_tiled_gemm(cfg, {ptr(x), ptr(w), ptr(c), p.m, p.n, p.k}, e, gpu_stream());
+      std::vector<double> rmean(parts * p.n), rm2(parts * p.n);
+      for (int64_t q = 0; q < parts; ++q) {
+        const int64_t r0 = q * cfg.bm, r1 = std::min(p.m, r0 + cfg.bm);
+        for (int64_t j = 0; j < p.n; ++j) {
+          double mu = 0, s2 = 0;
+          for (int64_t i = r0; i < r1; ++i) mu += y[i * p.n + j];
+          mu /= double(r1 - r0);
+          for (int64_t i = r0; i < r1; ++i) s2 += (y[i * p.n + j] - mu) * (y[i * p.n + j] - mu);
+          rmean[q * p.n + j] = mu, rm2[q * p.n + j] = s2;
+        }
+      }
+      EXPECT_LE(tt::test::rel_l2(c, from_doubles(y, {p.m, p.n})), kTol);
+      EXPECT_LE(tt::test::rel_l2(pm, from_doubles(rmean, {parts, p.n})), kTol);
+      // M2 sums squared deviations of float32 values: a few ulp of each deviation.
+      EXPECT_LE(tt::test::rel_l2(p2, from_doubles(rm2, {parts, p.n})), 1e-4);
+    }
+  }
+}
+
+// ---- the fused ops vs the CPU reference front end ----
+
+struct Linear {
+  Tensor x, w, b;  // CPU
+};
+Linear make_linear(int64_t m, int64_t n, int64_t k, uint64_t seed) {
+  const double bound = 1.0 / std::sqrt(double(std::max<int64_t>(k, 1)));
+  return {Tensor::rand({m, k}, seed), Tensor::uniform({n, k}, -bound, bound, seed + 1),
+          Tensor::uniform({n}, -bound, bound, seed + 2)};
+}
+Tensor gpu(const Tensor& t) { return t.to(kGpu); }
+using Mnk = std::tuple<int64_t, int64_t, int64_t>;
+
+// Configs that exercise every plan of the raw forwards: cuBLASLt plain and chunked
+// (small chunks so that several run), our own default and each own tile shape.
+std::vector<g::GemmConfig> plans(int64_t m) {
+  std::vector<g::GemmConfig> out = {g::GemmConfig::cublaslt(0),
+                                    g::GemmConfig::cublaslt(0, std::max<int64_t>(1, m / 3))};
+  for (const g::GemmConfig& c : g::own_variants()) out.push_back(c);
+  return out;
+}
+
+TEST(CudaGemmFused, GemmBiasReluMatchesCpu) {
+  TT_REQUIRE_CUDA();
+  for (const auto& [m, n, k] : std::vector<Mnk>{{1, 1, 1}, {7, 130, 33}, {129, 257, 64}}) {
+    const Linear l = make_linear(m, n, k, 100 + m);
+    const Tensor ref = tt::ops::gemm_bias_relu(l.x, l.w, l.b);
+    EXPECT_LE(tt::test::rel_l2(tt::ops::gemm_bias_relu(gpu(l.x), gpu(l.w), gpu(l.b)), ref), kTol);
+    const Tensor x = gpu(l.x), w = gpu(l.w), b = gpu(l.b);
+    for (const g::GemmConfig& cfg : plans(m)) {
+      SCOPED_TRACE(cfg.str());
+      const Tensor out = nan_gpu({m, n});
+      g::gemm_bias_relu_forward(cfg, {ptr(x), ptr(w), ptr(b), ptr(out), m, n, k}, 0, gpu_stream());
+      EXPECT_LE(tt::test::rel_l2(out, ref), kTol);
+    }
+  }
+}
+
+TEST(CudaGemmFused, GemmInstanceNormAddMulMatchesCpu) {
+  TT_REQUIRE_CUDA();
+  for (const auto& [m, n, k] : std::vector<Mnk>{{1, 8, 3}, {5, 131, 40}, {130, 256, 129}}) {
+    const Linear l = make_linear(m, n, k, 200 + m);
+    const Tensor y = Tensor::rand({m, n}, 300 + m);
+    const Tensor ref = tt::ops::gemm_instance_norm_add_mul(l.x, y, l.w, l.b, 1e-5);
+    EXPECT_LE(
+        tt::test::rel_l2(
+            tt::ops::gemm_instance_norm_add_mul(gpu(l.x), gpu(y), gpu(l.w), gpu(l.b), 1e-5), ref),
+        kTol);
+    const Tensor x = gpu(l.x), w = gpu(l.w), b = gpu(l.b), yg = gpu(y);
+    for (const g::GemmConfig& cfg : plans(m)) {
+      SCOPED_TRACE(cfg.str());
+      const Tensor out = nan_gpu({m, n});
+      const Tensor work = Tensor::empty(
+          {std::max<int64_t>(1, g::gemm_instance_norm_add_mul_scratch_floats(cfg, m, n))},
+          DType::F32, kGpu);
+      g::GemmInstanceNormAddMulArgs a;
+      a.x = ptr(x), a.y = ptr(yg), a.w = ptr(w), a.b = ptr(b), a.out = ptr(out);
+      a.m = m, a.n = n, a.k = k, a.scratch = ptr(work);
+      g::gemm_instance_norm_add_mul_forward(cfg, a, 0, gpu_stream());
+      EXPECT_LE(tt::test::rel_l2(out, ref), kTol);
+    }
+  }
+}
+
+TEST(CudaGemmFused, GemmSwishBiasGroupNormMatchesCpuWithEveryPlan) {
+  TT_REQUIRE_CUDA();
+  struct Case {
+    int64_t m, n, k, groups;
+  };
+  // Groups of 32 and 64 (fused in a 128-wide tile), 8 (too small for a tile: GEMM +
+  // pass), 256 (fused only in the 256-wide tile), and one group.
+  for (const Case& c : std::vector<Case>{
+           {3, 96, 33, 3}, {130, 256, 70, 4}, {5, 40, 9, 5}, {33, 512, 17, 2}, {2, 64, 8, 1}}) {
+    SCOPED_TRACE("m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+                 " groups=" + std::to_string(c.groups));
+    const Linear l = make_linear(c.m, c.n, c.k, 400 + c.m);
+    const Tensor bias = Tensor::randn({c.n}, 500), gw = Tensor::uniform({c.n}, 0.5, 1.5, 501);
+    const Tensor gb = Tensor::uniform({c.n}, -0.5, 0.5, 502);
+    const Tensor ref =
+        tt::ops::gemm_swish_bias_group_norm(l.x, l.w, l.b, bias, c.groups, gw, gb, 1e-5);
+    EXPECT_LE(tt::test::rel_l2(
+                  tt::ops::gemm_swish_bias_group_norm(gpu(l.x), gpu(l.w), gpu(l.b), gpu(bias),
+                                                      c.groups, gpu(gw), gpu(gb), 1e-5),
+                  ref),
+              kTol);
+    const Tensor x = gpu(l.x), w = gpu(l.w), b = gpu(l.b), bg = gpu(bias), gwg = gpu(gw),
+                 gbg = gpu(gb);
+    int fused = 0;
+    for (const g::GemmConfig& cfg : plans(c.m)) {
+      SCOPED_TRACE(cfg.str());
+      fused += g::gemm_swish_bias_group_norm_fuses(cfg, c.m, c.n, c.k, c.groups);
+      const Tensor out = nan_gpu({c.m, c.n});
+      const Tensor work = Tensor::empty(
+          {std::max<int64_t>(
+              1, g::gemm_swish_bias_group_norm_scratch_floats(cfg, c.m, c.n, c.k, c.groups))},
+          DType::F32, kGpu);
+      g::GemmSwishBiasGroupNormArgs a;
+      a.x = ptr(x), a.w = ptr(w), a.b = ptr(b), a.bias = ptr(bg), a.gamma = ptr(gwg);
+      a.beta = ptr(gbg), a.out = ptr(out), a.m = c.m, a.n = c.n, a.k = c.k, a.groups = c.groups;
+      a.scratch = ptr(work);
+      g::gemm_swish_bias_group_norm_forward(cfg, a, 0, gpu_stream());
+      EXPECT_LE(tt::test::rel_l2(out, ref), kTol);
+    }
+    if (c.groups != 5) {
+      EXPECT_GT(fused, 0) << "no config ran the one-kernel plan";
+    }
+  }
+}
+
+TEST(CudaGemmFused, GemmScaleBatchNormMatchesCpuInTrainingAndEval) {
+  TT_REQUIRE_CUDA();
+  for (const auto& [m, n, k] : std::vector<Mnk>{{2, 5, 3}, {300, 130, 65}, {129, 64, 8}}) {
+    const Linear l = make_linear(m, n, k, 600 + m);
+    const Tensor scale = Tensor::randn({n}, 601), bw = Tensor::uniform({n}, 0.5, 1.5, 602);
+    const Tensor bb = Tensor::uniform({n}, -0.5, 0.5, 603);
+    const Tensor rm0 = Tensor::uniform({n}, -0.1, 0.1, 604);
+    const Tensor rv0 = Tensor::uniform({n}, 0.9, 1.1, 605);
+    for (bool training : {true, false}) {
+      SCOPED_TRACE(std::string(training ? "train" : "eval") + " m=" + std::to_string(m));
+      const Tensor rm_ref = rm0.clone(), rv_ref = rv0.clone();
+      const Tensor ref = tt::ops::gemm_scale_batch_norm(l.x, l.w, l.b, scale, rm_ref, rv_ref, bw,
+                                                        bb, training, 0.1, 1e-5);
+      {
+        const Tensor rm = gpu(rm0).clone(), rv = gpu(rv0).clone();
+        const Tensor out =
+            tt::ops::gemm_scale_batch_norm(gpu(l.x), gpu(l.w), gpu(l.b), gpu(scale), rm, rv,
+                                           gpu(bw), gpu(bb), training, 0.1, 1e-5);
+        EXPECT_LE(tt::test::rel_l2(out, ref), kTol);
+        EXPECT_LE(tt::test::rel_l2(rm, rm_ref), kTol);
+        EXPECT_LE(tt::test::rel_l2(rv, rv_ref), kTol);
+      }
+      const Tensor x = gpu(l.x), w = gpu(l.w), b = gpu(l.b), sg = gpu(scale), bwg = gpu(bw),
+                   bbg = gpu(bb);
+      for (const g::GemmConfig& cfg : plans(m)) {
+        SCOPED_TRACE(cfg.str());
+        const Tensor rm = gpu(rm0).clone(), rv = gpu(rv0).clone(), out = nan_gpu({m, n});
+        const Tensor work = Tensor::empty(
+            {std::max<int64_t>(1, g::gemm_scale_batch_norm_scratch_floats(cfg, m, n, training))},
+            DType::F32, kGpu);
+        g::GemmScaleBatchNormArgs a;
+        a.x = ptr(x), a.w = ptr(w), a.b = ptr(b), a.scale = ptr(sg), a.running_mean = ptr(rm);
+        a.running_var = ptr(rv), a.gamma = ptr(bwg), a.beta = ptr(bbg), a.out = ptr(out);
+        a.m = m, a.n = n, a.k = k, a.training = training, a.scratch = ptr(work);
+        g::gemm_scale_batch_norm_forward(cfg, a, 0, gpu_stream());
+        EXPECT_LE(tt::test::rel_l2(out, ref), kTol);
+        EXPECT_LE(tt::test::rel_l2(rm, rm_ref), kTol);
+        EXPECT_LE(tt::test::rel_l2(rv, rv_ref), kTol);
+      }
+    }
+  }
+}
+
+#endif  // TT_CUDA
+
+}  // namespace

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark of the five seed models at full shape: PyTorch eager,
+torch.compile, cuBLAS GEMM alone (x @ W.t()), the memory floor, and tensortune's own
+times read from `tt bench --json` (run in the same job, on the same GPU).
+
+All float32, TF32 off, no_grad. Each time is the median of CUDA-event timings after
+warm-up, with the L2 cache flushed (a 256 MiB write) before every repetition.
+Prints one markdown table; --out writes it (and the raw numbers as JSON).
+"""
+import argparse
+import json
+import statistics
+import sys
+
+import torch
+import torch.nn as nn
+
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+torch.set_float32_matmul_precision("highest")
+
+
+class GemmInstanceNormAddMul(nn.Module):
+    def __init__(self, in_features, out_features, eps=1e-5, momentum=0.1):
+        super().__init__()
+        self.bmm = nn.Linear(in_features, out_features)
+        self.instance_norm = nn.InstanceNorm2d(out_features, eps=eps, momentum=momentum)
+
+    def forward(self, x, y):
+        x = self.bmm(x)
+        x = self.instance_norm(x.unsqueeze(1).unsqueeze(1)).squeeze(1).squeeze(1)
+        return (x + y) * y
+
+
+class InstanceNorm2dModel(nn.Module):
+    def __init__(self, num_features):
+        super().__init__()
+        self.inorm = nn.InstanceNorm2d(num_features)
+
+    def forward(self, x):
+        return self.inorm(x)
+
+
+class GemmSwishBiasGroupNorm(nn.Module):
+    def __init__(self, in_features, out_features, num_groups, bias_shape):
+        super().__init__()
+        self.matmul = nn.Linear(in_features, out_features)
+        self.bias = nn.Parameter(torch.randn(bias_shape))
+        self.group_norm = nn.GroupNorm(num_groups, out_features)
+
+    def forward(self, x):
+        x = self.matmul(x)
+        x = torch.sigmoid(x) * x
+        x = x + self.bias
+        return self.group_norm(x)
+
+
+class GemmScaleBatchNorm(nn.Module):
+    def __init__(self, in_features, out_features, scale_shape, eps=1e-5, momentum=0.1):
+        super().__init__()
+        self.gemm = nn.Linear(in_features, out_features)
+        self.scale = nn.Parameter(torch.randn(scale_shape))
+        self.bn = nn.BatchNorm1d(out_features, eps=eps, momentum=momentum)
+
+    def forward(self, x):
+        return self.bn(self.gemm(x) * self.scale)
+
+
+class GemmBiasReLU(nn.Module):
+    def __init__(self, in_features, out_features, bias_shape):
+        super().__init__()
+        self.gemm = nn.Linear(in_features, out_features, bias=False)
+        self.bias = nn.Parameter(torch.randn(bias_shape))
+
+    def forward(self, x):
+        return torch.relu(self.gemm(x) + self.bias)
+
+
+# name -> (class, init args, input shapes, (M, N, K) of the GEMM or None)
+MODELS = {
+    "GemmInstanceNormAddMul": (GemmInstanceNormAddMul, [8192, 8192], [[1024, 8192], [1024, 8192]],
+                               (1024, 8192, 8192)),
+    "InstanceNorm2dModel": (InstanceNorm2dModel, [64], [[112, 64, 512, 512]], None),
+    "GemmSwishBiasGroupNorm": (GemmSwishBiasGroupNorm, [1024, 4096, 64, [4096]], [[32768, 1024]],
+                               (32768, 4096, 1024)),
+    "GemmScaleBatchNorm": (GemmScaleBatchNorm, [4096, 4096, [4096]], [[16384, 4096]],
+                           (16384, 4096, 4096)),
+    "GemmBiasReLU": (GemmBiasReLU, [8192, 8192, [8192]], [[1024, 8192]], (1024, 8192, 8192)),
+}
+
+_flush = None
+
+
+def time_ms(fn, warmup=3, reps=20):
+    global _flush
+    if _flush is None:
+        _flush = torch.empty(64 * 1024 * 1024, dtype=torch.float32, device="cuda")
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        _flush.zero_()  # evict inputs and weights from L2
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    times.sort()
+    return statistics.median(times), times[len(times) // 10], times[-1 - len(times) // 10]
+
+
+def copy_bandwidth():
+    src = torch.empty(512 * 1024 * 1024, dtype=torch.float32, device="cuda")  # 2 GiB
+    dst = torch.empty_like(src)
+    ms, _, _ = time_ms(lambda: dst.copy_(src), warmup=2, reps=10)
+    return 2 * src.numel() * 4 / (ms * 1e-3)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--ours", help="JSON written by `tt bench --all --shape full --json`")
+    ap.add_argument("--out", help="write the markdown table here (and .json beside it)")
+    ap.add_argument("--models", nargs="*", default=list(MODELS))
+    ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--reps", type=int, default=20)
+    args = ap.parse_args()
+
+    ours = {}
+    if args.ours:
+        with open(args.ours) as f:
+            ours = {r["model"]: r for r in json.load(f)["results"]}
+
+    dev = torch.cuda.get_device_name()
+    bw = copy_bandwidth()
+    print(f"device: {dev}; torch {torch.__version__}; copy bandwidth {bw / 1e12:.2f} TB/s", flush=True)
+    rows = []
+    with torch.no_grad():
+        for name in args.models:
+            cls, init, shapes, gemm = MODELS[name]
+            torch.manual_seed(0)
+            model = cls(*init).cuda()
+            inputs = [torch.rand(s, device="cuda") for s in shapes]
+            eager = time_ms(lambda: model(*inputs), reps=args.reps)
+            comp = (float("nan"),) * 3
+            if not args.no_compile:
+                cmodel = torch.compile(model)
+                comp = time_ms(lambda: cmodel(*inputs), warmup=5, reps=args.reps)
+                torch._dynamo.reset()
+            gemm_ms = float("nan")
+            flops = 0
+            if gemm:
+                m, n, k = gemm
+                w = next(model.parameters())  # the Linear weight [N, K]
+                x = inputs[0]
+                gemm_ms = time_ms(lambda: x @ w.t(), reps=args.reps)[0]
+                flops = 2.0 * m * n * k
+            nbytes = sum(t.numel() * 4 for t in inputs) + sum(p.numel() * 4 for p in model.parameters())
+            out_bytes = model(*inputs).numel() * 4
+            floor_ms = (nbytes + out_bytes) / bw * 1e3
+            row = {"model": name, "eager_ms": eager[0], "compile_ms": comp[0], "gemm_ms": gemm_ms,
+                   "floor_ms": floor_ms, "gflop": flops / 1e9,
+                   "ours_ms": ours.get(name, {}).get("median_ms", float("nan")),
+                   "ours_p10": ours.get(name, {}).get("p10_ms", float("nan")),
+                   "ours_p90": ours.get(name, {}).get("p90_ms", float("nan"))}
+            rows.append(row)
+            print(f"  {name}: eager {eager[0]:.3f} compile {comp[0]:.3f} gemm {gemm_ms:.3f} "
+                  f"ours {row['ours_ms']:.3f}", flush=True)
+            del model, inputs
+            torch.cuda.empty_cache()
+
+    lines = [f"Device: {dev}, torch {torch.__version__}, copy bandwidth {bw / 1e12:.2f} TB/s "
+             "(read+write). Medians of CUDA-event timings, L2 flushed before each repetition, "
+             "float32, TF32 off.", "",
+             "| model | ours ms (p10-p90) | eager ms | compile ms | GEMM-only ms | memory floor ms "
+             "| ours/eager | ours/compile | ours/GEMM | ours/floor |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        floor = r["gemm_ms"] if r["gemm_ms"] == r["gemm_ms"] else r["floor_ms"]
+        lines.append(
+            f"| {r['model']} | {r['ours_ms']:.3f} ({r['ours_p10']:.3f}-{r['ours_p90']:.3f}) | "
+            f"{r['eager_ms']:.3f} | {r['compile_ms']:.3f} | {r['gemm_ms']:.3f} | {r['floor_ms']:.3f} | "
+            f"{r['ours_ms'] / r['eager_ms']:.3f} | {r['ours_ms'] / r['compile_ms']:.3f} | "
+            f"{r['ours_ms'] / r['gemm_ms']:.3f} | {r['ours_ms'] / r['floor_ms']:.2f} |")
+    table = "\n".join(lines)
+    print(table)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(table + "\n")
+        with open(args.out.rsplit(".", 1)[0] + ".json", "w") as f:
+            json.dump({"device": dev, "copy_bandwidth": bw, "rows": rows}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: build, test, sanitize, compare, tune and benchmark.
+# Usage: tools/device/check.sh [STAGE...]   (default: every stage)
+# Stages: build test sanitize check compare tune bench
+# Logs go to $OUT (or ./device-out); a short summary table is printed last.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/device-out}
+LOGS=${LOGS:-/tmp/tt-logs}  # every log; packed into $OUT/logs.tgz at the end
+mkdir -p "$OUT" "$LOGS"
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(build test sanitize check compare tune bench)
+build=${TT_BUILD_DIR:-build-device}
+tt="$build/tools/tt"
+summary=()
+want() { [[ " ${stages[*]} " == *" $1 "* ]]; }
+step() {  # step NAME LOG CMD...: runs, records pass/fail and seconds
+  local name=$1 log=$2
+  shift 2
+  local t0=$SECONDS
+  "$@" >"$LOGS/$log" 2>&1
+  local rc=$?
+  summary+=("$(printf '%-10s rc=%-3s %4ss  %s' "$name" "$rc" $((SECONDS - t0)) "$log")")
+  return $rc
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv \
+  >"$LOGS/gpu.txt" 2>&1
+cat "$LOGS/gpu.txt"
+
+if want build; then
+  step configure configure.log cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DTT_CUDA_ARCHITECTURES=90 -DTT_BUILD_TESTS=ON -G Ninja
+  step build build.log cmake --build "$build" -j 16 || { tail -50 "$LOGS/build.log"; }
+fi
+if want test; then
+  step test ctest.log ctest --test-dir "$build" --output-on-failure -j 4 --timeout 600
+  grep -E "tests passed|FAILED|Failed|\*\*\*" "$LOGS/ctest.log" | tail -25
+fi
+if want sanitize; then
+  for exe in "$build"/tests/cuda_*_test; do
+    n=$(basename "$exe")
+    step "memcheck" "memcheck_$n.log" compute-sanitizer --tool memcheck --error-exitcode 9 "$exe"
+    step "racecheck" "racecheck_$n.log" compute-sanitizer --tool racecheck --error-exitcode 9 \
+      "$exe"
+  done
+fi
+if want check; then
+  step check check_cuda.log "$tt" check --device cuda tests/data/*.safetensors
+  cat "$LOGS/check_cuda.log"
+fi
+if want compare; then
+  step compare compare_full.log "$tt" compare --all --shape full
+  cat "$LOGS/compare_full.log"
+fi
+if want tune; then
+  export TT_TUNING_DB="$OUT/tuning.yaml"
+  step tune tune_full.log "$tt" tune --all --shape full --db "$OUT/tuning.yaml" --report "$LOGS/report"
+  tail -30 "$LOGS/tune_full.log"
+fi
+if want bench; then
+  step bench bench_ours.log "$tt" bench --all --shape full --json "$OUT/ours.json"
+  step bench bench_pytorch.log python3 tools/device/bench_pytorch.py --ours "$OUT/ours.json" \
+    --out "$OUT/benchmarks.md"
+  cat "$LOGS/bench_ours.log" | tail -20
+  cat "$OUT/benchmarks.md"
+fi
+tar czf "$OUT/logs.tgz" -C "$LOGS" . 2>/dev/null
+echo
+echo "== summary"
+printf '%s\n' "${summary[@]}" | tee "$OUT/summary.txt"
