@@ -7,20 +7,14 @@
 
 #include "autotune/space.h"
 #include "core/error.h"
+#include "support/test_util.h"
 
 namespace tt::autotune {
 namespace {
 
 using ::testing::HasSubstr;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using tt::test::error_of;
 
 // 3 * 3 * 2 * 3 = 54 points for impl=own; counted independently (Python): 27 break
 // the divisibility rule, 1 more (threads=128,bm=64,bk=8,vec=4) breaks the vec rule,

@@ -32,15 +32,7 @@ using tt::Tensor;
 
 namespace {
 
-template <typename Fn>
-std::string error_of(Fn fn) {
-  try {
-    fn();
-  } catch (const tt::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using tt::test::error_of;
 
 }  // namespace
 

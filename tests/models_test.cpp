@@ -23,14 +23,7 @@ std::map<std::string, Shape> shapes_of(const NamedTensors& named) {
   return out;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using tt::test::error_of;
 
 // ---- parameter and buffer names, as PyTorch's state_dict has them ----
 

@@ -1,6 +1,7 @@
 // tt::Module: dotted names in registration order, state dicts, strict and
 // non-strict loading with exact messages, train/eval, device moves, name checks.
 #include "core/module.h"
+#include "support/test_util.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -100,15 +101,7 @@ void fill_distinct(Module& m, float base) {
   }
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no tt::Error was thrown";
-  return "";
-}
+using tt::test::error_of;
 
 TEST(ModuleTest, NamesAreDottedInPyTorchOrder) {
   Net net;

@@ -7,6 +7,7 @@
 
 #include "core/tensor.h"
 #include "ops/ops.h"
+#include "support/test_util.h"
 #if TT_CUDA
 #include "core/cuda/runtime.h"
 #endif
@@ -15,15 +16,7 @@ namespace tt {
 namespace {
 
 // The message of the tt::Error that `fn` throws, or a marker when it throws none.
-template <typename Fn>
-std::string error_of(Fn fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no tt::Error thrown>";
-}
+using tt::test::error_of;
 
 Tensor f32(const Shape& s) { return Tensor::zeros(s); }
 

@@ -8,11 +8,12 @@
 
 #include "core/philox.h"
 #include "core/tensor.h"
+#include "support/test_util.h"
 
+using ::testing::HasSubstr;
 using tt::DType;
 using tt::Shape;
 using tt::Tensor;
-using ::testing::HasSubstr;
 
 namespace {
 
@@ -22,15 +23,7 @@ Tensor arange(int64_t n, const Shape& shape) {
   return Tensor::from_vector(v, shape);
 }
 
-template <typename Fn>
-std::string error_of(Fn fn) {
-  try {
-    fn();
-  } catch (const tt::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using tt::test::error_of;
 
 }  // namespace
 
@@ -71,11 +64,13 @@ TEST(Tensor, ReshapeIsAViewWhenPossible) {
   EXPECT_EQ(r.sizes(), (Shape{6, 4}));
   Tensor p = t.permute({2, 0, 1});
   EXPECT_TRUE(p.reshape({4, 6}).shares_storage_with(t));  // dims 1,2 still merge
-  Tensor q = p.reshape({24});  // not viewable: copies
+  Tensor q = p.reshape({24});                             // not viewable: copies
   EXPECT_FALSE(q.shares_storage_with(t));
   EXPECT_EQ(q.to_vector<float>()[1], 4.0f);
   EXPECT_THAT(error_of([&] { p.view({24}); }), HasSubstr("cannot be viewed as [24]"));
-  EXPECT_EQ(error_of([&] { t.reshape({5, -1}); }),
+  EXPECT_EQ(error_of([&] {
+              t.reshape({5, -1});
+            }),
             "view/reshape: shape [5, -1] is invalid for a tensor of shape [2, 3, 4] (24 elements)");
 }
 
@@ -96,8 +91,7 @@ TEST(Tensor, NarrowOffsetsAndWritesThrough) {
   Tensor n = t.narrow(1, 1, 2);
   EXPECT_EQ(n.to_vector<float>(), (std::vector<float>{1, 2, 5, 6, 9, 10}));
   n.copy_(Tensor::full({3, 2}, -1.0));
-  EXPECT_EQ(t.to_vector<float>(),
-            (std::vector<float>{0, -1, -1, 3, 4, -1, -1, 7, 8, -1, -1, 11}));
+  EXPECT_EQ(t.to_vector<float>(), (std::vector<float>{0, -1, -1, 3, 4, -1, -1, 7, 8, -1, -1, 11}));
   EXPECT_EQ(error_of([&] { t.narrow(0, 2, 2); }),
             "narrow: range [2, 4) is out of bounds for dimension 0 of size 3");
 }
@@ -109,7 +103,9 @@ TEST(Tensor, PermuteErrors) {
 }
 
 TEST(Tensor, RankLimitAndUndefined) {
-  EXPECT_EQ(error_of([&] { Tensor::empty({1, 1, 1, 1, 1, 1, 1, 1, 1}); }),
+  EXPECT_EQ(error_of([&] {
+              Tensor::empty({1, 1, 1, 1, 1, 1, 1, 1, 1});
+            }),
             "tensor rank 9 exceeds the maximum of 8");
   Tensor u;
   EXPECT_FALSE(u.defined());
@@ -135,11 +131,13 @@ TEST(Tensor, SetDataRebindsEveryHandle) {
 
 TEST(Tensor, PrintsSummary) {
   Tensor t = arange(6, {2, 3});
-  EXPECT_EQ(t.str(), "tensor(shape=[2, 3], dtype=float32, device=cpu)\n"
-                     "[[0.0000, 1.0000, 2.0000],\n [3.0000, 4.0000, 5.0000]]");
+  EXPECT_EQ(t.str(),
+            "tensor(shape=[2, 3], dtype=float32, device=cpu)\n"
+            "[[0.0000, 1.0000, 2.0000],\n [3.0000, 4.0000, 5.0000]]");
   Tensor big = arange(10, {10});
-  EXPECT_EQ(big.str(4), "tensor(shape=[10], dtype=float32, device=cpu)\n"
-                        "[0.0000, 1.0000, ..., 8.0000, 9.0000]");
+  EXPECT_EQ(big.str(4),
+            "tensor(shape=[10], dtype=float32, device=cpu)\n"
+            "[0.0000, 1.0000, ..., 8.0000, 9.0000]");
 }
 
 TEST(Tensor, DeviceParse) {

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "core/error.h"
 #include "core/tensor.h"
 
 namespace tt::test {
@@ -17,6 +18,18 @@ bool cuda_available();
 double rel_l2(const Tensor& a, const Tensor& b);
 double max_abs_diff(const Tensor& a, const Tensor& b);
 
+// The message of the tt::Error that fn() throws; "(no tt::Error thrown)" (which no
+// expected message equals) when it throws none.
+template <typename Fn>
+std::string error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const tt::Error& e) {
+    return e.what();
+  }
+  return "(no tt::Error thrown)";
+}
+
 // Runs a shell command, returns its exit code and captured stdout+stderr.
 struct CommandResult {
   int exit_code;
@@ -26,7 +39,7 @@ CommandResult run_command(const std::string& command);
 
 }  // namespace tt::test
 
-#define TT_REQUIRE_CUDA()                                                  \
-  do {                                                                     \
-    if (!::tt::test::cuda_available()) GTEST_SKIP() << "no CUDA device";   \
+#define TT_REQUIRE_CUDA()                                                \
+  do {                                                                   \
+    if (!::tt::test::cuda_available()) GTEST_SKIP() << "no CUDA device"; \
   } while (0)
