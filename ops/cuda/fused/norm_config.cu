@@ -30,6 +30,8 @@ const char* kind_name(SegmentKind k) {
       return "cluster";
     case SegmentKind::kPipe:
       return "pipe";
+    case SegmentKind::kSplit:
+      return "split";
   }
   return "?";
 }
@@ -91,7 +93,7 @@ int vec_align(std::initializer_list<const void*> ptrs) {
 
 // ---------------------------------------------------------------------------
 int64_t SegmentConfig::capacity() const {
-  if (kind == SegmentKind::kStream) return 0;
+  if (kind == SegmentKind::kStream || kind == SegmentKind::kSplit) return 0;
   return int64_t(lanes) * vec * items * cluster;
 }
 
@@ -117,10 +119,10 @@ bool SegmentConfig::valid(const SegmentProblem& p) const {
   int64_t blocks = p.segments;
   if (kind == SegmentKind::kSubwarp)
     blocks = (p.segments + threads / lanes - 1) / (threads / lanes);
-  if (kind == SegmentKind::kCluster) blocks = p.segments * cluster;
+  if (kind == SegmentKind::kCluster || kind == SegmentKind::kSplit) blocks = p.segments * cluster;
   if (kind == SegmentKind::kPipe) blocks = 0;  // persistent: one cluster per free GPC slot
   if (blocks > INT_MAX) return false;
-  return kind == SegmentKind::kStream || capacity() >= p.length;
+  return kind == SegmentKind::kStream || kind == SegmentKind::kSplit || capacity() >= p.length;
 }
 
 std::vector<SegmentConfig> SegmentConfig::candidates(const SegmentProblem& p) {
@@ -129,7 +131,7 @@ std::vector<SegmentConfig> SegmentConfig::candidates(const SegmentProblem& p) {
   // Streaming variants only pay off for long segments, or when nothing else fits.
   int64_t tightest[5] = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
   for (const auto& c : all())
-    if (c.valid(p) && c.kind != SegmentKind::kStream)
+    if (c.valid(p) && c.kind != SegmentKind::kStream && c.kind != SegmentKind::kSplit)
       tightest[c.vec] = std::min(tightest[c.vec], c.capacity());
   const bool on_chip = *std::min_element(tightest, tightest + 5) != INT64_MAX;
   std::vector<SegmentConfig> out;
@@ -137,6 +139,9 @@ std::vector<SegmentConfig> SegmentConfig::candidates(const SegmentProblem& p) {
     if (!c.valid(p)) continue;
     if (c.kind == SegmentKind::kStream) {
       if (p.length >= 1024 || !on_chip) out.push_back(c);
+    } else if (c.kind == SegmentKind::kSplit) {
+      // Only worth a cluster when every CTA gets at least one full tile.
+      if (p.length >= int64_t(c.cluster) * c.threads * c.vec * c.items) out.push_back(c);
     } else if (c.capacity() < 4 * p.length || c.capacity() == tightest[c.vec]) {
       out.push_back(c);
     }
@@ -192,10 +197,11 @@ SegmentConfig SegmentConfig::parse(const std::string& text) {
   SegmentConfig c;
   bool known = false;
   for (SegmentKind k : {SegmentKind::kSubwarp, SegmentKind::kBlock, SegmentKind::kStream,
-                        SegmentKind::kCluster, SegmentKind::kPipe}) {
+                        SegmentKind::kCluster, SegmentKind::kPipe, SegmentKind::kSplit}) {
     if (f["kind"] == kind_name(k)) c.kind = k, known = true;
   }
-  TT_CHECK(known, "{} config: kind must be subwarp, block, stream, cluster or pipe but got \"{}\"",
+  TT_CHECK(known,
+           "{} config: kind must be subwarp, block, stream, cluster, pipe or split but got \"{}\"",
            what, f["kind"]);
   c.threads = parse_int(what, "threads", f["threads"]);
   c.lanes = parse_int(what, "lanes", f["lanes"]);

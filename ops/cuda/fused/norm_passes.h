@@ -49,6 +49,10 @@ enum class SegmentKind : int {
                  // the copy engine (cp.async.bulk) prefetches the next `buffers`
                  // segments' parts into shared memory while the current one is
                  // normalised from registers: one read, loads and stores overlapped
+  kSplit = 5,    // a cluster of `cluster` CTAs per segment, each streaming its 1/cluster
+                 // part twice (statistics, then normalise) with the partial statistics
+                 // merged through distributed shared memory: the parts in flight are
+                 // small enough that the second read hits L2, so HBM sees one read
 };
 
 struct SegmentConfig {

@@ -90,7 +90,13 @@
   X(kPipe, 512, 512, 4, 8, 16, 2)       \
   X(kPipe, 512, 512, 4, 8, 16, 3)       \
   X(kPipe, 256, 256, 4, 16, 8, 2)       \
-  X(kPipe, 256, 256, 4, 16, 4, 2)
+  X(kPipe, 256, 256, 4, 16, 4, 2)       \
+  X(kSplit, 512, 512, 4, 4, 16, 0)      \
+  X(kSplit, 256, 256, 4, 8, 16, 0)      \
+  X(kSplit, 512, 512, 4, 4, 8, 0)       \
+  X(kSplit, 256, 256, 4, 4, 8, 0)       \
+  X(kSplit, 1024, 1024, 4, 2, 16, 0)    \
+  X(kSplit, 256, 256, 4, 4, 4, 0)
 
 // X(threads, col_threads, vec, items, chunk_rows)
 #define TT_NORM_COLUMN_STATS_VARIANTS(X) \

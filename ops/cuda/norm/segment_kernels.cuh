@@ -16,6 +16,13 @@
 //             (cp.async.bulk into shared memory, completing on an mbarrier), so that
 //             loads and stores overlap across segments (the plain cluster kernel
 //             serialises them: all of a cluster's loads, then a barrier, then stores).
+//  - split:   a cluster of `kCluster` CTAs per segment, each streaming its
+//             1/kCluster part twice (Chan-merged register tiles for the statistics,
+//             merged across the cluster through distributed shared memory, then a
+//             second read to normalise). Only the resident CTAs' parts are in flight
+//             (a few tens of MB for 1 MiB slices), so the second read hits L2 and
+//             HBM sees one read and one write, while many small CTAs per SM keep
+//             loads and stores of different clusters overlapped.
 // The on-chip kinds read the input once: statistics are exact two-pass (sum, then
 // sum of squared deviations from the mean) over the registers.
 #pragma once
@@ -282,6 +289,77 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+template <int kCluster, int kThreads, int kVec, int kItems, class Pro, class Epi>
+__global__ void __launch_bounds__(kThreads)
+    segment_norm_split_kernel(const SegmentLaunch<Pro, Epi> a) {
+  namespace cg = cooperative_groups;
+  constexpr int kWarps = kThreads / 32;
+  constexpr int64_t kTile = int64_t(kThreads) * kVec * kItems;
+  __shared__ double scratch[3 * kWarps];
+  __shared__ double mine[3];
+  __shared__ float merged[2];
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank());
+  const int t = threadIdx.x;
+  const int64_t seg = blockIdx.x / kCluster;
+  const int64_t L = a.length;
+  // CTA `rank` owns [begin, end): parts are whole vectors, so every access stays
+  // aligned; the last CTAs may own nothing for short segments.
+  const int64_t part = (L + int64_t(kCluster) * kVec - 1) / (int64_t(kCluster) * kVec) * kVec;
+  const int64_t begin = std::min<int64_t>(L, rank * part);
+  const int64_t end = std::min<int64_t>(L, begin + part);
+  const float* xs = a.x + seg * L;
+  const auto pro = a.pro.bind(seg);
+  const float shift = detail::segment_shift(xs, pro);
+
+  // Pass 1 (HBM): exact two-pass statistics of each register tile, Chan-merged.
+  float n = 0.f, m = 0.f, m2 = 0.f;
+  for (int64_t base = begin; base < end; base += kTile) {
+    const detail::Share<kThreads, kVec, kItems> sh(base, end, t);
+    float v[kItems][kVec];
+    detail::load_tile(v, xs, sh, pro, shift);
+    if (sh.count > 0) {
+      const float nt = static_cast<float>(sh.count * kVec);
+      const float mt = detail::thread_sum(v) / nt;
+      chan_merge(n, m, m2, nt, mt, detail::thread_sqdev(v, mt, sh));
+    }
+  }
+  double dn = n, dm = m, dm2 = m2;
+  block_chan<kThreads>(dn, dm, dm2, scratch);
+  if (t == 0) mine[0] = dn, mine[1] = dm, mine[2] = dm2;
+  cluster.sync();  // every CTA's `mine` is written and visible
+  if (t == 0) {
+    // Merged in rank order by every CTA: bit-identical statistics cluster-wide.
+    double cn = 0, cm = 0, cm2 = 0;
+    for (int r = 0; r < kCluster; ++r) {
+      const double* theirs = cluster.map_shared_rank(mine, r);
+      chan_merge<double>(cn, cm, cm2, theirs[0], theirs[1], theirs[2]);
+    }
+    merged[0] = static_cast<float>(cm);
+    merged[1] = static_cast<float>(cm2);
+  }
+  // Done reading the other CTAs' shared memory: they may exit once all arrived.
+  cluster.barrier_arrive();
+  __syncthreads();
+  const float mean = merged[0];
+  const float rstd = rsqrtf(merged[1] / static_cast<float>(L) + a.eps);
+  if (rank == 0 && t == 0) {
+    if (a.seg_mean) a.seg_mean[seg] = shift + mean;
+    if (a.seg_m2) a.seg_m2[seg] = merged[1];
+  }
+  if (a.epi.stores()) {
+    // Pass 2 (L2): read the part again, normalise, store.
+    const auto epi = a.epi.bind(seg);
+    for (int64_t base = begin; base < end; base += kTile) {
+      const detail::Share<kThreads, kVec, kItems> sh(base, end, t);
+      float v[kItems][kVec];
+      detail::load_tile(v, xs, sh, pro, shift);
+      detail::store_tile(v, sh, epi, mean, rstd);
+    }
+  }
+  cluster.barrier_wait();
+}
+
 namespace detail {
 
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {
@@ -490,7 +568,12 @@ void launch_segment_variant(const SegmentLaunch<Pro, Epi>& a, cudaStream_t strea
     config.gridDim = dim3(static_cast<unsigned>(grid));
     TT_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, a));
   } else {
-    auto* kernel = segment_norm_block_kernel<kCluster, kThreads, kVec, kItems, Pro, Epi>;
+    auto* kernel = [] {
+      if constexpr (kKind == SegmentKind::kSplit)
+        return segment_norm_split_kernel<kCluster, kThreads, kVec, kItems, Pro, Epi>;
+      else
+        return segment_norm_block_kernel<kCluster, kThreads, kVec, kItems, Pro, Epi>;
+    }();
     // Clusters above 8 CTAs are "non-portable" and must be allowed explicitly.
     if constexpr (kCluster > 8)
       TT_CUDA_CHECK(
