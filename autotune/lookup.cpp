@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "autotune/database.h"
+#include "autotune/lookup_override.h"
 #include "autotune/problem_key.h"
 #include "core/error.h"
 
@@ -51,6 +52,19 @@ class LookupState {
     const auto fallback = [&] {
       return default_config ? *default_config : space->default_config();
     };
+    const detail::ForcedConfig forced = detail::forced_config(kernel, problem);
+    if (forced.kind != detail::ForcedConfig::Kind::kNone) {
+      LookupResult result;
+      if (forced.kind == detail::ForcedConfig::Kind::kDefault) {
+        result.config = fallback();
+      } else {
+        if (space != nullptr) space->check(forced.config);
+        result.config = forced.config;
+        result.source = ConfigSource::Override;
+      }
+      record(kernel, problem, result);
+      return result;
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     if (!loaded_) load();
     const std::string device_kernel = join_key(device.key(), kernel);
@@ -225,6 +239,8 @@ const char* to_string(ConfigSource source) {
       return "nearest";
     case ConfigSource::Default:
       return "default";
+    case ConfigSource::Override:
+      return "override";
   }
   return "unknown";
 }

@@ -31,8 +31,14 @@
 // space rejects (the kernel changed since tuning) is ignored with one warning and the
 // default is used. (A space without a valid default is a bug in the kernel, not a
 // miss: that overload throws ParamSpace::default_config()'s tt::Error.)
+//
+// Scopes force configs without touching any file (the sweep, `tt bench --configs
+// default`): while a ScopedConfigOverride or ScopedForceDefaults lives, lookup()
+// answers from the newest scope that matches before it looks at any database (see
+// the classes below).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -42,8 +48,9 @@
 
 namespace tt::autotune {
 
-enum class ConfigSource { Exact, Nearest, Default };
-const char* to_string(ConfigSource source);  // "exact", "nearest", "default"
+enum class ConfigSource { Exact, Nearest, Default, Override };
+// "exact", "nearest", "default", "override"
+const char* to_string(ConfigSource source);
 
 struct LookupResult {
   Config config;
@@ -56,6 +63,38 @@ LookupResult lookup(const std::string& kernel, const std::string& problem,
                     const DeviceIdentity& device, const Config& default_config);
 LookupResult lookup(const std::string& kernel, const std::string& problem,
                     const DeviceIdentity& device, const ParamSpace& space);
+
+// ---- forcing configs for a scope ----
+// Scopes nest; the newest one that matches a lookup decides it. Neither is tied to a
+// thread: the tuner and `tt bench` launch from one thread.
+//
+// While alive, lookup(kernel, problem, ...) returns `config` with source Override, for
+// that problem only or, when `problem` is "", for every problem of the kernel. With a
+// ParamSpace, a config the space rejects throws the space's tt::Error: an override is
+// the caller's explicit choice (a sweep records the error as the variant's rejection).
+class ScopedConfigOverride {
+ public:
+  ScopedConfigOverride(std::string kernel, Config config, std::string problem = "");
+  ~ScopedConfigOverride();
+  ScopedConfigOverride(const ScopedConfigOverride&) = delete;
+  ScopedConfigOverride& operator=(const ScopedConfigOverride&) = delete;
+
+ private:
+  uint64_t id_;
+};
+
+// While alive, every lookup returns the kernel's default config (source Default) and
+// no database is read; overrides created inside it still win.
+class ScopedForceDefaults {
+ public:
+  ScopedForceDefaults();
+  ~ScopedForceDefaults();
+  ScopedForceDefaults(const ScopedForceDefaults&) = delete;
+  ScopedForceDefaults& operator=(const ScopedForceDefaults&) = delete;
+
+ private:
+  uint64_t id_;
+};
 
 // ---- where databases come from ----
 struct DatabaseSource {

@@ -7,6 +7,7 @@
 #include "core/cuda/stream.h"
 #include "ops/cuda/cuda_ops.h"
 #include "ops/cuda/fused/norm_passes.h"
+#include "ops/cuda/tuning/choose.h"
 
 namespace tt::ops::cuda {
 namespace {
@@ -22,7 +23,8 @@ void batch_stats(const Tensor& in, int64_t n, int64_t c, int64_t inner, const Te
   Tensor scratch;
   if (inner == 1) {
     const norm::ColumnProblem p{n, c, norm::vec_align({x})};
-    const auto cfg = norm::ColumnStatsConfig::default_for(p);
+    const auto cfg =
+        tuning::choose_column_stats(tuning::kBatchNormColumnStats, p, in.device().index);
     parts = norm::column_stats_parts(cfg, n);
     part_count = cfg.chunk_rows;
     scratch = Tensor::empty({2, parts, c}, DType::F32, in.device());
@@ -44,7 +46,8 @@ void batch_stats(const Tensor& in, int64_t n, int64_t c, int64_t inner, const Te
     a.seg_mean = s;
     a.seg_m2 = s + parts * c;
     const norm::SegmentProblem p{a.segments, a.length, norm::vec_align({x})};
-    norm::launch_segment_norm(norm::SegmentConfig::default_for(p), a, stream);
+    norm::launch_segment_norm(
+        tuning::choose_segment(tuning::kBatchNormSegmentStats, p, in.device().index), a, stream);
   }
   const float* s = scratch.data<float>();
   norm::launch_batch_norm_finalize(s, s + parts * c, parts, part_count, n * inner, c, nullptr,
@@ -92,9 +95,9 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   if (out.numel() == 0) return out;
   const norm::AffineProblem p{out.numel(), c, inner,
                               norm::vec_align({in.data<float>(), out.data<float>()})};
-  norm::launch_channel_affine(norm::AffineConfig::default_for(p), in.data<float>(),
-                              out.data<float>(), affine.data<float>(), out.numel(), c, inner,
-                              stream);
+  norm::launch_channel_affine(tuning::choose_affine(tuning::kBatchNormAffine, p, device),
+                              in.data<float>(), out.data<float>(), affine.data<float>(),
+                              out.numel(), c, inner, stream);
   return out;
 }
 

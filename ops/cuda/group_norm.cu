@@ -4,6 +4,7 @@
 #include "core/cuda/stream.h"
 #include "ops/cuda/cuda_ops.h"
 #include "ops/cuda/fused/norm_passes.h"
+#include "ops/cuda/tuning/choose.h"
 
 namespace tt::ops::cuda {
 
@@ -36,7 +37,8 @@ Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const T
 
   const int device = x.device().index;
   tt::cuda::DeviceGuard guard(device);
-  norm::launch_segment_norm(norm::SegmentConfig::default_for(p), a, tt::cuda::stream(device));
+  norm::launch_segment_norm(tuning::choose_segment(tuning::kGroupNorm, p, device), a,
+                            tt::cuda::stream(device));
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include "core/cuda/stream.h"
 #include "ops/cuda/cuda_ops.h"
 #include "ops/cuda/fused/norm_passes.h"
+#include "ops/cuda/tuning/choose.h"
 
 namespace tt::ops::cuda {
 
@@ -32,7 +33,8 @@ Tensor instance_norm(const Tensor& x, double eps, const Tensor& weight, const Te
 
   const int device = x.device().index;
   tt::cuda::DeviceGuard guard(device);
-  norm::launch_segment_norm(norm::SegmentConfig::default_for(p), a, tt::cuda::stream(device));
+  norm::launch_segment_norm(tuning::choose_segment(tuning::kInstanceNorm, p, device), a,
+                            tt::cuda::stream(device));
   return out;
 }
 

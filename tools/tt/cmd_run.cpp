@@ -1,10 +1,13 @@
 // `tt run MODEL`: builds a registered model with random (seeded) weights, feeds it
 // random inputs of its small or full shape on the chosen device, and prints a
-// summary of the output and the time of one forward after a warm-up run.
+// summary of the output and the time of one forward after a warm-up run; with
+// --show-configs, also the config each tunable GPU kernel used and where it came
+// from (autotune/lookup.h).
 #include <chrono>
 #include <iostream>
 #include <string>
 
+#include "autotune/lookup.h"
 #include "core/cuda/runtime.h"
 #include "models/registry.h"
 #include "tools/tt/command.h"
@@ -20,6 +23,8 @@ struct RunOptions {
   uint64_t seed = 0;
   int iterations = 1;
   bool eval = false;
+  bool show_configs = false;
+  std::string db_path;
 };
 
 // Kernels launch asynchronously; the clock may only stop once the device is done.
@@ -35,6 +40,8 @@ void run_model(const RunOptions& opt) {
   const models::ModelInfo& info = models::find_model(opt.model);
   const models::ShapePreset& preset = info.preset(opt.shape);
   const Device device = resolve_device(opt.device);
+  if (!opt.db_path.empty()) autotune::set_database_path(opt.db_path);
+  autotune::clear_configs_used();
 
   std::shared_ptr<Module> model = models::build_model(info.name, preset.init, opt.seed);
   model->train(!opt.eval);
@@ -60,6 +67,11 @@ void run_model(const RunOptions& opt) {
   std::cout << "forward: " << fmt::format("{:.3f}", elapsed.count() / opt.iterations) << " ms ("
             << (opt.iterations == 1 ? "one run" : fmt::format("mean of {} runs", opt.iterations))
             << " after one warm-up)\n";
+  if (opt.show_configs) {
+    const std::string used = autotune::format_configs_used();
+    std::cout << "configs:"
+              << (used.empty() ? " none (no tunable kernel ran on this device)\n" : "\n" + used);
+  }
 }
 
 void add_run_command(CLI::App& app) {
@@ -82,6 +94,11 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--eval", opt->eval, "Run in eval mode (default: train mode, as PyTorch)");
+  cmd->add_flag("--show-configs", opt->show_configs,
+                "Print the config each tunable kernel used and where it came from");
+  cmd->add_option("--db", opt->db_path,
+                  "Tuning database to read first (else TT_TUNING_DB, the user cache, the shipped "
+                  "ones)");
   cmd->callback([opt] { run_model(*opt); });
 }
 

@@ -14,7 +14,7 @@ Tensor gemm_bias_relu(const Tensor& x, const Tensor& weight, const Tensor& bias)
   const Tensor xd = dense(x), wd = dense(weight), bd = dense(bias);
   const GemmProblem p = problem_of(xd, wd);
   Tensor out = Tensor::empty({p.m, p.n}, DType::F32, x.device());
-  const GemmConfig cfg = choose_config(GemmKernel::kBiasRelu, p);
+  const GemmConfig cfg = choose_config(GemmKernel::kBiasRelu, p, device);
   gemm_bias_relu_forward(cfg, {fp(xd), fp(wd), fp(bd), mfp(out), p.m, p.n, p.k}, device,
                          tt::cuda::stream(device));
   return out;

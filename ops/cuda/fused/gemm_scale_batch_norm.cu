@@ -7,6 +7,7 @@
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_models.h"
 #include "ops/cuda/gemm/gemm_tensor.h"
+#include "ops/cuda/tuning/choose.h"
 
 namespace tt::ops::cuda {
 
@@ -24,9 +25,10 @@ Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor
   Tensor out = Tensor::empty({p.m, p.n}, DType::F32, x.device());
   const GemmKernel kernel =
       training ? GemmKernel::kScaleBatchNormTrain : GemmKernel::kScaleBatchNormEval;
-  const GemmConfig cfg = choose_config(kernel, p);
+  const GemmConfig cfg = choose_config(kernel, p, device);
+  const PassConfigs passes = tuning::pass_configs(kernel, device);
   const Tensor work =
-      scratch(gemm_scale_batch_norm_scratch_floats(cfg, p.m, p.n, training), x.device());
+      scratch(gemm_scale_batch_norm_scratch_floats(cfg, p.m, p.n, training, &passes), x.device());
   GemmScaleBatchNormArgs a;
   a.x = fp(xd), a.w = fp(wd), a.b = fp(bd), a.scale = fp(sd);
   a.running_mean = rm.data(), a.running_var = rv.data();
@@ -36,6 +38,7 @@ Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor
   a.momentum = static_cast<float>(momentum);
   a.eps = static_cast<float>(eps);
   a.scratch = work.defined() ? mfp(work) : nullptr;
+  a.passes = &passes;
   gemm_scale_batch_norm_forward(cfg, a, device, tt::cuda::stream(device));
   if (training) {
     rm.write_back();

@@ -7,6 +7,7 @@
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_models.h"
 #include "ops/cuda/gemm/gemm_tensor.h"
+#include "ops/cuda/tuning/choose.h"
 
 namespace tt::ops::cuda {
 
@@ -20,7 +21,7 @@ Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const T
   const Tensor gd = dense(gn_weight), betad = dense(gn_bias);
   const GemmProblem p = problem_of(xd, wd);
   Tensor out = Tensor::empty({p.m, p.n}, DType::F32, x.device());
-  const GemmConfig cfg = choose_config(GemmKernel::kSwishBiasGroupNorm, p);
+  const GemmConfig cfg = choose_config(GemmKernel::kSwishBiasGroupNorm, p, device, groups);
   const Tensor work =
       scratch(gemm_swish_bias_group_norm_scratch_floats(cfg, p.m, p.n, p.k, groups), x.device());
   GemmSwishBiasGroupNormArgs a;
@@ -30,6 +31,8 @@ Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const T
   a.groups = groups;
   a.eps = static_cast<float>(eps);
   a.scratch = work.defined() ? mfp(work) : nullptr;
+  const PassConfigs passes = tuning::pass_configs(GemmKernel::kSwishBiasGroupNorm, device);
+  a.passes = &passes;
   gemm_swish_bias_group_norm_forward(cfg, a, device, tt::cuda::stream(device));
   return out;
 }

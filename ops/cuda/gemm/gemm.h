@@ -21,9 +21,10 @@ enum class GemmKernel : int {
 };
 const char* kernel_name(GemmKernel kernel);  // "gemm_bias_relu", ...
 
-// The config for a fused op's GEMM stage: today the untuned default
-// (GemmConfig::default_for); the autotuner's lookup goes here.
-GemmConfig choose_config(GemmKernel kernel, const GemmProblem& p);
+// The config for a fused op's GEMM stage on `device`: the tuning database's config
+// for this device and problem, else GemmConfig::default_for(p) (ops/cuda/tuning/
+// choose.h). `groups`: model 3's GroupNorm groups (part of its problem key), else 0.
+GemmConfig choose_config(GemmKernel kernel, const GemmProblem& p, int device, int64_t groups = 0);
 
 // Whether cuBLASLt can apply the epilogue itself (pointwise: no bias, bias, or
 // bias + ReLU; nothing after the activation, no affine).

@@ -22,12 +22,23 @@ void check_scratch(const float* scratch, int64_t needed, const char* op) {
            needed);
 }
 
+// The pass configs: the caller's choice (the tuning lookup) or the launcher's default.
+norm::SegmentConfig segment_config(const PassConfigs* passes, const norm::SegmentProblem& p) {
+  return passes && passes->segment ? passes->segment(p) : norm::SegmentConfig::default_for(p);
+}
+
+norm::AffineConfig affine_config(const PassConfigs* passes, const norm::AffineProblem& p) {
+  return passes && passes->affine ? passes->affine(p) : norm::AffineConfig::default_for(p);
+}
+
 // Model 4 training with the cuBLASLt stage: the column statistics come from a pass.
 // Its config fixes the number of partials, so it must be the same when the scratch is
-// sized (no pointer yet) and when it runs: the scratch is 16-byte aligned (checked),
-// so width 4 is always allowed.
-norm::ColumnStatsConfig column_stats_config(int64_t m, int64_t n) {
-  return norm::ColumnStatsConfig::default_for({m, n, 4});
+// sized (no pointer yet) and when it runs (the same PassConfigs): the scratch is
+// 16-byte aligned (checked), so width 4 is always allowed.
+norm::ColumnStatsConfig column_stats_config(const PassConfigs* passes, int64_t m, int64_t n) {
+  const norm::ColumnProblem p{m, n, 4};
+  return passes && passes->column_stats ? passes->column_stats(p)
+                                        : norm::ColumnStatsConfig::default_for(p);
 }
 
 }  // namespace
@@ -52,8 +63,8 @@ void gemm_instance_norm_add_mul_forward(const GemmConfig& cfg, const GemmInstanc
   float* y_lin = a.scratch;
   run_gemm(cfg, {a.x, a.w, y_lin, a.m, a.n, a.k}, bias_only(a.b), device, stream);
   const norm::SegmentProblem sp{a.m, a.n, norm::vec_align({y_lin, a.y, a.out})};
-  norm::launch_row_norm_add_mul(norm::SegmentConfig::default_for(sp), y_lin, a.y, a.out, a.m, a.n,
-                                a.eps, stream);
+  norm::launch_row_norm_add_mul(segment_config(a.passes, sp), y_lin, a.y, a.out, a.m, a.n, a.eps,
+                                stream);
 }
 
 // ---- model 3 ----
@@ -102,8 +113,8 @@ void gemm_swish_bias_group_norm_forward(const GemmConfig& cfg, const GemmSwishBi
   const auto pass = [&](const float* y_lin, float* out, int64_t rows, cudaStream_t s) {
     const norm::SegmentProblem sp{rows * a.groups, a.n / a.groups,
                                   norm::vec_align({y_lin, a.bias, a.gamma, a.beta, out})};
-    norm::launch_swish_bias_group_norm(norm::SegmentConfig::default_for(sp), y_lin, a.bias, a.gamma,
-                                       a.beta, out, rows, a.n, a.groups, a.eps, s);
+    norm::launch_swish_bias_group_norm(segment_config(a.passes, sp), y_lin, a.bias, a.gamma, a.beta,
+                                       out, rows, a.n, a.groups, a.eps, s);
   };
   if (cfg.chunk_rows > 0) {
     // Each chunk's GEMM writes into `out` and its pass normalises it there (each
@@ -139,7 +150,7 @@ struct BatchNormScratch {
 };
 
 BatchNormScratch batch_norm_scratch(const GemmConfig& cfg, int64_t m, int64_t n, bool training,
-                                    float* base) {
+                                    const PassConfigs* passes, float* base) {
   BatchNormScratch s;
   const bool own = cfg.impl == GemmImpl::kOwn;
   // Eval with our own kernel applies the affine in the epilogue, and chunked eval
@@ -150,7 +161,7 @@ BatchNormScratch batch_norm_scratch(const GemmConfig& cfg, int64_t m, int64_t n,
       s.parts = own_column_stat_parts(cfg, m);
       s.part_count = cfg.bm;
     } else {
-      const norm::ColumnStatsConfig cs = column_stats_config(m, n);
+      const norm::ColumnStatsConfig cs = column_stats_config(passes, m, n);
       s.parts = norm::column_stats_parts(cs, m);
       s.part_count = cs.chunk_rows;
     }
@@ -174,14 +185,14 @@ BatchNormScratch batch_norm_scratch(const GemmConfig& cfg, int64_t m, int64_t n,
 }  // namespace
 
 int64_t gemm_scale_batch_norm_scratch_floats(const GemmConfig& cfg, int64_t m, int64_t n,
-                                             bool training) {
-  return batch_norm_scratch(cfg, m, n, training, nullptr).floats;
+                                             bool training, const PassConfigs* passes) {
+  return batch_norm_scratch(cfg, m, n, training, passes, nullptr).floats;
 }
 
 void gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleBatchNormArgs& a,
                                    int device, cudaStream_t stream) {
   if (a.n == 0) return;
-  const BatchNormScratch s = batch_norm_scratch(cfg, a.m, a.n, a.training, a.scratch);
+  const BatchNormScratch s = batch_norm_scratch(cfg, a.m, a.n, a.training, a.passes, a.scratch);
   check_scratch(a.scratch, s.floats, "gemm_scale_batch_norm");
   TT_CHECK(reinterpret_cast<uintptr_t>(a.scratch) % 16 == 0,
            "gemm_scale_batch_norm: the scratch buffer must be 16-byte aligned");
@@ -207,15 +218,15 @@ void gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleBatchNo
         run_gemm(cfg, {a.x + r0 * a.k, a.w, chunk, rows, a.n, a.k}, bias_only(a.b), device, stream);
         side.fork();
         const norm::AffineProblem cp{rows * a.n, a.n, 1, norm::vec_align({chunk})};
-        norm::launch_channel_affine(norm::AffineConfig::default_for(cp), chunk, chunk, s.affine,
-                                    rows * a.n, a.n, 1, side.side());
+        norm::launch_channel_affine(affine_config(a.passes, cp), chunk, chunk, s.affine, rows * a.n,
+                                    a.n, 1, side.side());
       }
       side.join();
       return;
     }
     run_gemm(cfg, {a.x, a.w, s.y_lin, a.m, a.n, a.k}, bias_only(a.b), device, stream);
-    norm::launch_channel_affine(norm::AffineConfig::default_for(ap), s.y_lin, a.out, s.affine,
-                                a.m * a.n, a.n, 1, stream);
+    norm::launch_channel_affine(affine_config(a.passes, ap), s.y_lin, a.out, s.affine, a.m * a.n,
+                                a.n, 1, stream);
     return;
   }
   TT_CHECK(a.m > 0, "gemm_scale_batch_norm: training needs at least one row");
@@ -229,7 +240,7 @@ void gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleBatchNo
     // Each chunk's statistics pass overlaps the next chunk's GEMM. Chunks are whole
     // multiples of the pass's rows per partial, so the partials land where one pass
     // over all rows would put them.
-    const norm::ColumnStatsConfig cs = column_stats_config(a.m, a.n);
+    const norm::ColumnStatsConfig cs = column_stats_config(a.passes, a.m, a.n);
     const int64_t chunk = (cfg.chunk_rows + cs.chunk_rows - 1) / cs.chunk_rows * cs.chunk_rows;
     SideStream side(device, stream);
     for (int64_t r0 = 0; r0 < a.m; r0 += chunk) {
@@ -244,14 +255,14 @@ void gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleBatchNo
     side.join();
   } else {
     run_gemm(cfg, {a.x, a.w, s.y_lin, a.m, a.n, a.k}, bias_only(a.b), device, stream);
-    norm::launch_column_stats(column_stats_config(a.m, a.n), s.y_lin, a.m, a.n, s.part_mean,
-                              s.part_m2, stream);
+    norm::launch_column_stats(column_stats_config(a.passes, a.m, a.n), s.y_lin, a.m, a.n,
+                              s.part_mean, s.part_m2, stream);
   }
   norm::launch_batch_norm_finalize(s.part_mean, s.part_m2, s.parts, s.part_count, a.m, a.n, a.scale,
                                    a.gamma, a.beta, a.running_mean, a.running_var, a.momentum,
                                    a.eps, s.affine, stream);
-  norm::launch_channel_affine(norm::AffineConfig::default_for(ap), s.y_lin, a.out, s.affine,
-                              a.m * a.n, a.n, 1, stream);
+  norm::launch_channel_affine(affine_config(a.passes, ap), s.y_lin, a.out, s.affine, a.m * a.n, a.n,
+                              1, stream);
 }
 
 }  // namespace tt::ops::cuda::gemm

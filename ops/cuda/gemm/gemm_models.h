@@ -21,10 +21,22 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <functional>
 
+#include "ops/cuda/fused/norm_passes.h"
 #include "ops/cuda/gemm/gemm_config.h"
 
 namespace tt::ops::cuda::gemm {
+
+// The configs of the memory passes after the GEMM stage, chosen per pass problem (a
+// chunked forward asks per chunk). An unset chooser, or no PassConfigs at all, means
+// the launcher's default_for(problem), which is what the device harness gets; the
+// Tensor-level ops pass the tuning lookup (ops/cuda/tuning/choose.h: pass_configs).
+struct PassConfigs {
+  std::function<norm::SegmentConfig(const norm::SegmentProblem&)> segment;
+  std::function<norm::ColumnStatsConfig(const norm::ColumnProblem&)> column_stats;
+  std::function<norm::AffineConfig(const norm::AffineProblem&)> affine;
+};
 
 struct GemmBiasReluArgs {
   const float* x = nullptr;     // [m, k]
@@ -45,6 +57,7 @@ struct GemmInstanceNormAddMulArgs {
   int64_t m = 0, n = 0, k = 0;
   float eps = 1e-5f;
   float* scratch = nullptr;
+  const PassConfigs* passes = nullptr;
 };
 int64_t gemm_instance_norm_add_mul_scratch_floats(const GemmConfig& cfg, int64_t m, int64_t n);
 void gemm_instance_norm_add_mul_forward(const GemmConfig& cfg, const GemmInstanceNormAddMulArgs& a,
@@ -62,6 +75,7 @@ struct GemmSwishBiasGroupNormArgs {
   int64_t groups = 1;
   float eps = 1e-5f;
   float* scratch = nullptr;
+  const PassConfigs* passes = nullptr;
 };
 // Whether cfg runs model 3 as one fused kernel.
 bool gemm_swish_bias_group_norm_fuses(const GemmConfig& cfg, int64_t m, int64_t n, int64_t k,
@@ -86,9 +100,10 @@ struct GemmScaleBatchNormArgs {
   float momentum = 0.1f;
   float eps = 1e-5f;
   float* scratch = nullptr;
+  const PassConfigs* passes = nullptr;  // must be what sized the scratch
 };
 int64_t gemm_scale_batch_norm_scratch_floats(const GemmConfig& cfg, int64_t m, int64_t n,
-                                             bool training);
+                                             bool training, const PassConfigs* passes = nullptr);
 void gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleBatchNormArgs& a,
                                    int device, cudaStream_t stream);
 

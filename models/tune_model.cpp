@@ -1,0 +1,320 @@
+// The GPU side of the sweep for one registered model (see the header).
+#include "models/tune_model.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "autotune/lookup.h"
+#include "autotune/tolerance.h"
+#include "core/error.h"
+#include "models/fixture_check.h"
+#if TT_CUDA
+#include "autotune/device_identity.h"
+#include "autotune/relative_error.h"
+#include "core/cuda/runtime.h"
+#include "core/cuda/stream.h"
+#include "core/cuda/timing.h"
+#include "ops/cuda/tuning/choose.h"
+#endif
+
+namespace tt::models {
+
+int64_t longest_reduction(const ModelInfo& info, const ShapePreset& preset) {
+  const nlohmann::json init = nlohmann::json::parse(preset.init, nullptr, false);
+  const auto arg = [&](size_t i) -> int64_t {
+    return init.is_array() && i < init.size() && init[i].is_number_integer()
+               ? init[i].get<int64_t>()
+               : 1;
+  };
+  const Shape& x = preset.input_shapes.at(0);
+  if (info.name == "GemmInstanceNormAddMul") return std::max(arg(0), arg(1));
+  if (info.name == "InstanceNorm2dModel") return x.size() == 4 ? x[2] * x[3] : shape_numel(x);
+  if (info.name == "GemmSwishBiasGroupNorm")
+    return std::max(arg(0), arg(1) / std::max<int64_t>(arg(2), 1));
+  if (info.name == "GemmScaleBatchNorm") return std::max(arg(0), x.at(0));
+  if (info.name == "GemmBiasReLU") return arg(0);
+  return x.empty() ? 1 : shape_numel(x) / std::max<int64_t>(x[0], 1);
+}
+
+#if TT_CUDA
+namespace {
+
+using autotune::Config;
+using Pair = std::pair<std::string, std::string>;  // (kernel, problem)
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The device side of one model's sweeps: forces configs through lookup scopes, runs
+// and checks the forward, times it.
+class ModelTarget : public autotune::SweepTarget {
+ public:
+  ModelTarget(Module& model, const std::vector<Tensor>& inputs, Tensor reference,
+              std::vector<std::pair<std::string, Tensor>> reference_buffers, int device)
+      : model_(model),
+        inputs_(inputs),
+        reference_(std::move(reference)),
+        reference_buffers_(std::move(reference_buffers)),
+        device_(device) {
+    for (const auto& named : model_.named_buffers())
+      initial_buffers_.push_back(named.second.clone());
+  }
+
+  // The pair being swept; nullopt between sweeps.
+  void set_current(std::optional<Pair> pair) { current_ = std::move(pair); }
+  void set_winner(const Pair& pair, const Config& config) { winners_[pair] = config; }
+  const std::map<Pair, Config>& winners() const { return winners_; }
+
+  autotune::VerifyResult verify(const Config& config) override {
+    Scopes scopes(*this, &config);
+    return check();
+  }
+
+  std::vector<double> time(const Config& config, int warmup, int reps) override {
+    Scopes scopes(*this, &config);
+    return time_forward(warmup, reps);
+  }
+
+  // One checked forward with the winners forced and every other kernel at its default.
+  autotune::VerifyResult check_winners() {
+    Scopes scopes(*this, nullptr);
+    return check();
+  }
+
+  // The (kernel, problem) pairs one forward looks up with the winners forced, GEMM
+  // stages first, and the median time of that forward.
+  std::vector<Pair> discover(double* median_ms) {
+    Scopes scopes(*this, nullptr);
+    autotune::clear_configs_used();
+    restore_buffers();
+    model_.forward(inputs_);
+    cuda::synchronize(device_);
+    std::vector<Pair> pairs;
+    for (const autotune::UsedConfig& u : autotune::configs_used())
+      pairs.push_back({u.kernel, u.problem});
+    const auto gemm_first = [&](const Pair& p) {
+      return ops::cuda::tuning::space_for(p.first, p.second, device_).gemm_stage ? 0 : 1;
+    };
+    std::stable_sort(pairs.begin(), pairs.end(),
+                     [&](const Pair& a, const Pair& b) { return gemm_first(a) < gemm_first(b); });
+    if (median_ms) {
+      const std::vector<double> samples = time_forward(1, 3);
+      *median_ms = autotune::summarize(samples).median_ms;
+    }
+    return pairs;
+  }
+
+ private:
+  // Every kernel at its default, the winners so far, then the candidate for the pair
+  // being swept: the newest scope that matches wins (autotune/lookup.h).
+  struct Scopes {
+    Scopes(const ModelTarget& t, const Config* candidate) {
+      for (const auto& [pair, config] : t.winners_) {
+        overrides.push_back(
+            std::make_unique<autotune::ScopedConfigOverride>(pair.first, config, pair.second));
+      }
+      if (candidate && t.current_) {
+        overrides.push_back(std::make_unique<autotune::ScopedConfigOverride>(
+            t.current_->first, *candidate, t.current_->second));
+      }
+    }
+    autotune::ScopedForceDefaults defaults;
+    std::vector<std::unique_ptr<autotune::ScopedConfigOverride>> overrides;
+  };
+
+  void restore_buffers() {
+    auto buffers = model_.named_buffers();
+    for (size_t i = 0; i < buffers.size(); ++i) buffers[i].second.copy_(initial_buffers_[i]);
+  }
+
+  // Leaves two NaN-filled blocks of the output's size at the top of the caching
+  // allocator's free list, so that the forward's output very likely lands in one: a
+  // variant that leaves part of its output unwritten then fails with a NaN instead of
+  // passing on the previous variant's values.
+  void poison_output_block() {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    Tensor a = Tensor::full(reference_.sizes(), nan, DType::F32, reference_.device());
+    Tensor b = Tensor::full(reference_.sizes(), nan, DType::F32, reference_.device());
+  }
+
+  autotune::VerifyResult check() {
+    restore_buffers();
+    poison_output_block();
+    const Tensor out = model_.forward(inputs_).at(0).contiguous();
+    TT_CHECK(out.sizes() == reference_.sizes(), "the output has shape {} but the reference has {}",
+             shape_str(out.sizes()), shape_str(reference_.sizes()));
+    autotune::VerifyResult r{autotune::device_relative_l2_error(out, reference_), "the output"};
+    const auto buffers = model_.named_buffers();
+    for (size_t i = 0; i < buffers.size() && i < reference_buffers_.size(); ++i) {
+      const DType dtype = buffers[i].second.dtype();
+      if (dtype != DType::F32 && dtype != DType::F64) continue;  // counters, not results
+      const double e = relative_l2_error(buffers[i].second, reference_buffers_[i].second);
+      if (!(e <= r.rel_err)) r = {e, buffers[i].first};
+    }
+    return r;
+  }
+
+  std::vector<double> time_forward(int warmup, int reps) {
+    cuda::TimingOptions timing;
+    timing.warmup = warmup;
+    timing.reps = reps;
+    timing.max_total_ms = std::numeric_limits<double>::infinity();
+    return cuda::time_gpu([&] { model_.forward(inputs_); }, device_, timing).samples_ms;
+  }
+
+  Module& model_;
+  const std::vector<Tensor>& inputs_;
+  Tensor reference_;
+  std::vector<std::pair<std::string, Tensor>> reference_buffers_;
+  std::vector<Tensor> initial_buffers_;
+  int device_;
+  std::optional<Pair> current_;
+  std::map<Pair, Config> winners_;
+};
+
+// Repetitions sized to the forward's time: short forwards get more samples (their
+// noise is relatively larger and each costs little).
+void size_repetitions(double forward_ms, autotune::SweepOptions& o) {
+  const int reps = forward_ms < 0.1 ? 15 : forward_ms < 1.0 ? 10 : 5;
+  o.screen_reps = reps;
+  o.final_reps = reps;
+}
+
+void run_model(const ModelInfo& info, const TuneOptions& opt, autotune::Database& updates,
+               ModelTuneResult& result, std::chrono::steady_clock::time_point start) {
+  const auto log = [&](const std::string& line) {
+    if (opt.log) opt.log(line);
+  };
+  const ShapePreset& preset = info.preset(opt.shape);
+  const Device gpu = Device::cuda(opt.device);
+  result.longest_reduction = longest_reduction(info, preset);
+  result.tolerance = autotune::verification_tolerance(opt.precision, result.longest_reduction);
+
+  log(fmt::format("{}: building the model and inputs ({} shape, seed {})", info.name, opt.shape,
+                  opt.seed));
+  std::shared_ptr<Module> gpu_model = build_model(info.name, preset.init, opt.seed);
+  gpu_model->train(true);
+  gpu_model->to(gpu);
+  // Drawn on the GPU (Philox gives the same values on either side) and copied to the
+  // host, which is faster than drawing billions of values on the CPU.
+  const std::vector<Tensor> inputs = random_inputs(preset.input_shapes, opt.seed, gpu);
+
+  log(fmt::format("{}: computing the CPU reference", info.name));
+  Tensor reference;
+  std::vector<std::pair<std::string, Tensor>> reference_buffers;
+  {
+    std::shared_ptr<Module> cpu_model = build_model(info.name, preset.init, opt.seed);
+    cpu_model->train(true);
+    std::vector<Tensor> cpu_inputs;
+    for (const Tensor& t : inputs) cpu_inputs.push_back(t.cpu());
+    const Tensor cpu_out = cpu_model->forward(cpu_inputs).at(0);
+    cpu_inputs.clear();
+    reference = cpu_out.contiguous().to(gpu);
+    reference_buffers = cpu_model->named_buffers();
+  }
+  log(fmt::format("{}: reference ready after {:.1f} s; tolerance {:.2e} (longest reduction {})",
+                  info.name, seconds_since(start), result.tolerance, result.longest_reduction));
+
+  ModelTarget target(*gpu_model, inputs, reference, reference_buffers, opt.device);
+  const autotune::DeviceIdentity& identity = autotune::current_device_identity(opt.device);
+  std::set<Pair> done;
+  while (true) {
+    double forward_ms = 0;
+    const std::vector<Pair> pairs = target.discover(&forward_ms);
+    std::vector<Pair> pending;
+    for (const Pair& p : pairs) {
+      if (!done.count(p)) pending.push_back(p);
+    }
+    if (pending.empty()) break;
+    const double left = opt.budget_s - seconds_since(start);
+    if (left <= 0) {
+      for (const Pair& p : pending) result.untuned.push_back(p.first + " " + p.second);
+      break;
+    }
+    const Pair pair = pending.front();
+    const ops::cuda::tuning::TunableSpace ts =
+        ops::cuda::tuning::space_for(pair.first, pair.second, opt.device);
+    autotune::SweepOptions so;
+    so.tolerance = result.tolerance;
+    so.budget_s = left / static_cast<double>(pending.size());
+    so.seed = opt.seed;
+    so.unsupported = ts.unsupported;
+    size_repetitions(forward_ms, so);
+    if (opt.progress) {
+      so.progress = [&](const autotune::SweepProgress& p) { opt.progress(info.name, p); };
+    }
+    target.set_current(pair);
+    autotune::SweepResult r = autotune::run_sweep(pair.first, pair.second, *ts.space, target, so);
+    target.set_current(std::nullopt);
+    done.insert(pair);
+    if (r.has_winner) target.set_winner(pair, r.winner);
+    log(fmt::format("{}: {} {}: {} ({} of {} configs run, {})", info.name, pair.first, pair.second,
+                    r.has_winner ? "winner " + r.winner.str() : r.error, r.entry.variants_tried,
+                    r.space_size, r.choice.why));
+    result.kernels.push_back(std::move(r));
+  }
+
+  // The winners together: each was verified with the others at their winner or
+  // default, so this normally passes; it guards what gets saved.
+  const std::vector<Pair> used = target.discover(nullptr);
+  const autotune::VerifyResult combined = target.check_winners();
+  result.combined_rel_err = combined.rel_err;
+  if (!(combined.rel_err <= result.tolerance)) {
+    result.error = fmt::format(
+        "the forward with every winner forced has a relative L2 error of {:.3e} in {} (tolerance "
+        "{:.2e}); nothing was saved",
+        combined.rel_err, combined.what, result.tolerance);
+    return;
+  }
+  for (autotune::SweepResult& r : result.kernels) {
+    if (!r.has_winner) continue;
+    if (std::find(used.begin(), used.end(), Pair(r.kernel, r.problem)) == used.end()) continue;
+    autotune::TuningEntry entry = r.entry;
+    entry.stamp_provenance(identity);
+    updates.put(identity, r.kernel, r.problem, std::move(entry));
+  }
+  result.saved = true;
+}
+
+}  // namespace
+
+ModelTuneResult tune_model(const ModelInfo& info, const TuneOptions& options,
+                           autotune::Database& updates) {
+  TT_CHECK(options.budget_s > 0, "tune: the time budget must be positive but is {} s",
+           options.budget_s);
+  cuda::check_device(options.device);
+  const auto start = std::chrono::steady_clock::now();
+  ModelTuneResult result;
+  result.model = info.name;
+  result.shape = options.shape;
+  try {
+    run_model(info, options, updates, result, start);
+  } catch (const Error& e) {
+    result.error = e.what();
+  }
+  autotune::clear_configs_used();
+  cuda::empty_cache(options.device);
+  result.seconds = seconds_since(start);
+  return result;
+}
+
+#else
+
+ModelTuneResult tune_model(const ModelInfo&, const TuneOptions&, autotune::Database&) {
+  TT_FAIL("tune: tensortune was built without CUDA (TT_CUDA=OFF), so there is no GPU to tune");
+}
+
+#endif
+
+}  // namespace tt::models

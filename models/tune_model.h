@@ -1,0 +1,79 @@
+// Tuning a registered model on a GPU: the device side of the sweep (autotune/sweep.h)
+// for `tt tune` and the GPU tests.
+//
+// tune_model() builds the model on the GPU with seeded weights and inputs
+// (models/registry.h), computes the CPU reference output once (same seeds, CPU
+// model; in training mode batch norm's running statistics too) and moves it to the
+// GPU. It then discovers which (kernel, problem) pairs the forward looks up (one
+// forward with every kernel at its default, autotune::configs_used) and sweeps them
+// one at a time, GEMM stages first, because the GEMM's config decides which passes
+// run; every later discovery runs with the winners so far forced, so a pass is tuned
+// for the problem it really gets. During a sweep every kernel not yet tuned runs its
+// default (autotune::ScopedForceDefaults), tuned ones their winner, and the swept
+// kernel the candidate (autotune::ScopedConfigOverride); an old database never
+// influences the result.
+//
+// Verification of a candidate: the model's buffers are reset to their initial state,
+// the output's likely memory block is poisoned with NaN (the caching allocator hands
+// the most recently freed block of a size out first), one forward runs, and its
+// output is compared on the GPU (autotune/relative_error.h) and its buffers on the
+// CPU with the reference; the tolerance is autotune/tolerance.h's rule for the
+// model's longest reduction. Timing: core/cuda/timing.h (L2 flushed before each
+// repetition, CUDA events on the tt stream).
+//
+// Budget: options.budget_s of wall clock for the whole model, the CPU reference
+// included; each pair gets the time left divided by the pairs left. Pairs the budget
+// does not reach are listed as untuned. At the end one forward with every winner
+// forced is verified again, and the entries of the pairs that forward still uses are
+// put into `updates` (provenance stamped for this device).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "autotune/database.h"
+#include "autotune/sweep.h"
+#include "models/registry.h"
+
+namespace tt::models {
+
+struct TuneOptions {
+  std::string shape = "small";
+  double budget_s = 34;
+  uint64_t seed = 0;
+  int device = 0;
+  std::string precision = "strict";
+  // Called for every step of every sweep (the model's name first).
+  std::function<void(const std::string& model, const autotune::SweepProgress&)> progress;
+  // Called with one line per phase ("computing the CPU reference", ...).
+  std::function<void(const std::string& line)> log;
+};
+
+struct ModelTuneResult {
+  std::string model;
+  std::string shape;
+  int64_t longest_reduction = 0;
+  double tolerance = 0;
+  std::vector<autotune::SweepResult> kernels;  // in the order swept
+  std::vector<std::string> untuned;            // "kernel problem" of pairs the budget did not reach
+  double combined_rel_err = 0;                 // the final forward with every winner forced
+  bool saved = false;                          // entries went into `updates`
+  std::string error;                           // what stopped the model ("" when it finished)
+  double seconds = 0;
+};
+
+// The longest reduction of the model's computation at the preset's shapes (K of the
+// tolerance rule): the Linear's inner dimension, the norm's segment (features for
+// model 1, H*W for model 2, channels per group for model 3, the batch for model 4);
+// for a model this file does not know, every element of the first input but the batch.
+int64_t longest_reduction(const ModelInfo& info, const ShapePreset& preset);
+
+// Tunes the model as described above. A failure inside (a CUDA error, out of memory)
+// is caught and returned in `error`; tt::Error is thrown only without CUDA or for a
+// device that does not exist.
+ModelTuneResult tune_model(const ModelInfo& info, const TuneOptions& options,
+                           autotune::Database& updates);
+
+}  // namespace tt::models

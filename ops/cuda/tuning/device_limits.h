@@ -1,0 +1,28 @@
+// What a device allows a kernel launch, as the parameter spaces' device constraints
+// need it (threads per block, shared memory per block, thread-block clusters). The
+// spaces take it as a plain struct so that CPU tests can state a device by hand;
+// `known == false` means "no device constraints" (the portable space).
+#pragma once
+
+#include <cstdint>
+
+namespace tt::ops::cuda::tuning {
+
+struct DeviceLimits {
+  bool known = false;
+  int cc_major = 0;
+  int cc_minor = 0;
+  int max_threads_per_block = 1024;
+  int64_t max_shared_per_block = 48 * 1024;  // bytes, with the opt-in for large carve-outs
+  int max_cluster = 0;                       // CTAs per cluster; 0: no clusters (before sm_90)
+};
+
+// The limits of CUDA device `device`, read once and cached. Throws tt::Error for a
+// device that does not exist.
+const DeviceLimits& device_limits(int device);
+
+// An H100/H200 (sm_90: 1024 threads, 227 KiB opt-in shared memory, clusters of up
+// to 16 CTAs with the non-portable size), for tests.
+DeviceLimits hopper_limits();
+
+}  // namespace tt::ops::cuda::tuning

@@ -1,0 +1,323 @@
+// The parameter spaces of every tunable CUDA kernel (ops/cuda/tuning), checked on the
+// CPU: each enumerates, has at least three axes, its default is valid and is today's
+// default_for(), Config <-> launcher config round trips, the space holds exactly the
+// launcher's candidates, constraints name their reason, device limits prune, and the
+// problem keys are spelled as documented. Built with CUDA (the launchers' config code
+// is CUDA-only), run without a GPU.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "autotune/space.h"
+#include "core/error.h"
+
+#if TT_CUDA
+#include "ops/cuda/gemm/gemm.h"
+#include "ops/cuda/gemm/gemm_config.h"
+#include "ops/cuda/tuning/choose.h"
+#include "ops/cuda/tuning/gemm_space.h"
+#include "ops/cuda/tuning/norm_spaces.h"
+
+namespace tt::ops::cuda::tuning {
+namespace {
+
+using autotune::Config;
+using autotune::ParamSpace;
+using gemm::GemmConfig;
+using gemm::GemmImpl;
+using gemm::GemmKernel;
+using gemm::GemmProblem;
+using ::testing::HasSubstr;
+
+const GemmKernel kGemmKernels[] = {
+    GemmKernel::kBiasRelu, GemmKernel::kInstanceNormAddMul, GemmKernel::kSwishBiasGroupNorm,
+    GemmKernel::kScaleBatchNormTrain, GemmKernel::kScaleBatchNormEval};
+
+// The seed models' GEMM problems at the small and full shapes, and awkward ones.
+const GemmProblem kGemmProblems[] = {
+    {16, 80, 64, 4}, {1024, 8192, 8192, 4},  {32, 128, 48, 4},  {32768, 4096, 1024, 4},
+    {64, 72, 40, 4}, {16384, 4096, 4096, 4}, {100, 100, 63, 4}, {7, 9, 6, 2}};
+
+std::string reason(const ParamSpace& space, const std::string& config) {
+  const auto why = space.why_invalid(Config::parse(config));
+  return why ? *why : "(valid)";
+}
+
+size_t axis_count(const Config& c) { return c.values().size() + (c.impl().empty() ? 0 : 1); }
+
+// ---- GEMM stages ----
+
+TEST(GemmSpace, NamesAndKeys) {
+  EXPECT_EQ(gemm_stage_name(GemmKernel::kBiasRelu), "gemm_bias_relu");
+  EXPECT_EQ(gemm_stage_name(GemmKernel::kInstanceNormAddMul), "gemm_instance_norm_add_mul.gemm");
+  EXPECT_EQ(gemm_stage_name(GemmKernel::kSwishBiasGroupNorm), "gemm_swish_bias_group_norm.gemm");
+  EXPECT_EQ(gemm_stage_name(GemmKernel::kScaleBatchNormTrain), "gemm_scale_batch_norm_train.gemm");
+  EXPECT_EQ(gemm_stage_name(GemmKernel::kScaleBatchNormEval), "gemm_scale_batch_norm_eval.gemm");
+  EXPECT_EQ(gemm_problem_key(GemmKernel::kBiasRelu, {1024, 8192, 8192, 4}),
+            "m=1024,n=8192,k=8192,align=16B,precision=strict");
+  EXPECT_EQ(gemm_problem_key(GemmKernel::kSwishBiasGroupNorm, {32768, 4096, 1024, 4}, 64),
+            "m=32768,n=4096,k=1024,groups=64,align=16B,precision=strict");
+  // K = 63 allows no vector loads whatever the pointers; K = 6 allows pairs.
+  EXPECT_EQ(gemm_problem_key(GemmKernel::kBiasRelu, {100, 100, 63, 4}),
+            "m=100,n=100,k=63,align=4B,precision=strict");
+  EXPECT_EQ(gemm_load_align({7, 9, 6, 4}), 2);
+  EXPECT_EQ(gemm_load_align({7, 9, 8, 1}), 1);
+}
+
+TEST(GemmSpace, EverySpaceEnumeratesTheCompiledVariantsAndCublasLtWithTodaysDefault) {
+  for (GemmKernel kernel : kGemmKernels) {
+    for (const GemmProblem& p : kGemmProblems) {
+      const ParamSpace space = gemm_space(kernel, p, DeviceLimits{});
+      const std::string what = gemm_stage_name(kernel) + " " + p.str();
+      EXPECT_EQ(space.default_config(),
+                gemm_to_config(GemmConfig::default_for(p), gemm_stage_chunks(kernel)))
+          << what;
+      const std::vector<Config> all = space.enumerate();
+      size_t own = 0, lt = 0;
+      std::set<std::string> seen;
+      for (const Config& c : all) {
+        EXPECT_TRUE(seen.insert(c.str()).second) << what;
+        const GemmConfig g = gemm_from_config(c);
+        EXPECT_TRUE(g.valid(p)) << what << " " << c.str();
+        EXPECT_EQ(gemm_to_config(g, gemm_stage_chunks(kernel)), c) << what;
+        if (g.impl == GemmImpl::kOwn) {
+          ++own;
+          EXPECT_EQ(axis_count(c), 8u);  // impl + 7 tile parameters
+          EXPECT_LE(g.vec, gemm_load_align(p));
+        } else {
+          ++lt;
+          EXPECT_GE(axis_count(c), 2u);
+        }
+      }
+      size_t own_expected = 0;
+      for (const GemmConfig& g : gemm::own_variants()) own_expected += g.vec <= gemm_load_align(p);
+      EXPECT_EQ(own, own_expected) << what;
+      size_t chunks = 1;
+      if (gemm_stage_chunks(kernel)) {
+        for (int64_t c : {1024, 2048, 4096, 8192}) chunks += 2 * c <= p.m && c * 16 >= p.m;
+      }
+      EXPECT_EQ(lt, kCublasAlgoCandidates * chunks) << what;
+    }
+  }
+}
+
+TEST(GemmSpace, EveryOwnVariantRoundTrips) {
+  for (const GemmConfig& g : gemm::own_variants()) {
+    EXPECT_EQ(gemm_from_config(gemm_to_config(g, false)), g) << g.str();
+  }
+  EXPECT_EQ(gemm_from_config(Config::parse("impl=cublaslt,algo=3,chunk=4096")),
+            GemmConfig::cublaslt(3, 4096));
+  EXPECT_EQ(gemm_to_config(GemmConfig::cublaslt(3, 4096), true).str(),
+            "impl=cublaslt,algo=3,chunk=4096");
+  EXPECT_EQ(gemm_to_config(GemmConfig::cublaslt(3), false).str(), "impl=cublaslt,algo=3");
+  EXPECT_THROW(gemm_from_config(Config::parse("impl=tf32,algo=0")), Error);
+  EXPECT_THROW(gemm_from_config(Config::parse("impl=own,bm=128")), Error);
+}
+
+TEST(GemmSpace, ConstraintsNameTheirReason) {
+  const ParamSpace aligned =
+      gemm_space(GemmKernel::kScaleBatchNormTrain, {16384, 4096, 4096, 4}, DeviceLimits{});
+  EXPECT_EQ(reason(aligned, "impl=own,bm=64,bn=256,bk=8,tm=8,tn=8,vec=4,stages=2"),
+            "the tile must be one of the compiled own variants "
+            "(ops/cuda/gemm/tiled_gemm_variants.h)");
+  EXPECT_EQ(reason(aligned, "impl=cublaslt,algo=0,chunk=8192"), "(valid)");
+  EXPECT_EQ(reason(aligned, "impl=cublaslt,algo=9,chunk=0"),
+            "algo=9 is not a candidate (0|1|2|3|4|5|6|7)");
+  const ParamSpace odd = gemm_space(GemmKernel::kScaleBatchNormTrain, {1024, 64, 63, 4}, {});
+  EXPECT_EQ(reason(odd, "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=4,stages=2"),
+            "vec must not exceed the 1 floats that the addresses of X and W and K = 63 allow");
+  EXPECT_EQ(reason(odd, "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=1,stages=2"), "(valid)");
+  EXPECT_EQ(reason(odd, "impl=cublaslt,algo=0,chunk=1024"),
+            "chunk must be 0 or split the 1024 rows into 2 to 16 chunks");
+  const ParamSpace relu = gemm_space(GemmKernel::kBiasRelu, {1024, 64, 64, 4}, {});
+  EXPECT_THAT(reason(relu, "impl=cublaslt,algo=0,chunk=0"),
+              HasSubstr("parameter 'chunk' is not an axis"));
+}
+
+TEST(GemmSpace, DeviceLimitsPrune) {
+  DeviceLimits small = hopper_limits();
+  small.max_threads_per_block = 128;
+  small.max_shared_per_block = 12 * 1024;
+  const auto count = [](int64_t rows) { return rows >= 4096 ? 5 : 2; };
+  const ParamSpace space =
+      gemm_space(GemmKernel::kScaleBatchNormTrain, {16384, 4096, 4096, 4}, small, count);
+  EXPECT_EQ(reason(space, "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=4,stages=2"),
+            "(bm/tm)*(bn/tn) threads must not exceed the device's 128 per block");
+  EXPECT_EQ(reason(space, "impl=own,bm=64,bn=64,bk=8,tm=8,tn=8,vec=4,stages=2"), "(valid)");
+  // 128 threads, but 2 * 8 * (128 + 64 + 8) floats = 12800 bytes of shared memory.
+  EXPECT_EQ(reason(space, "impl=own,bm=128,bn=64,bk=8,tm=8,tn=8,vec=4,stages=2"),
+            "the tile's 2*bk*(bm+bn+8) floats of shared memory must fit the device's 12288 "
+            "bytes per block");
+  EXPECT_EQ(reason(space, "impl=cublaslt,algo=4,chunk=0"), "(valid)");
+  EXPECT_EQ(reason(space, "impl=cublaslt,algo=5,chunk=0"),
+            "algo must index cuBLASLt's heuristic list for the GEMM (or chunk) shape on this "
+            "device (5 algorithms for m=16384)");
+  EXPECT_THAT(reason(space, "impl=cublaslt,algo=4,chunk=2048"), HasSubstr("heuristic list"));
+  EXPECT_EQ(reason(space, "impl=cublaslt,algo=4,chunk=4096"), "(valid)");
+  DeviceLimits tiny = hopper_limits();
+  tiny.max_shared_per_block = 16 * 1024;
+  const ParamSpace shared = gemm_space(GemmKernel::kBiasRelu, {1024, 64, 64, 4}, tiny);
+  EXPECT_THAT(reason(shared, "impl=own,bm=128,bn=256,bk=8,tm=8,tn=16,vec=4,stages=2"),
+              HasSubstr("shared memory must fit the device's 16384 bytes"));
+  // On a real H100/H200 nothing compiled is out of reach.
+  const ParamSpace hopper = gemm_space(GemmKernel::kBiasRelu, {1024, 8192, 8192, 4},
+                                       hopper_limits(), [](int64_t) { return 8; });
+  EXPECT_EQ(hopper.enumerate().size(),
+            gemm_space(GemmKernel::kBiasRelu, {1024, 8192, 8192, 4}, {}).enumerate().size());
+}
+
+// ---- segment norm ----
+
+const norm::SegmentProblem kSegmentProblems[] = {{16, 96, 4},   {1024, 8192, 4},  // model 1's pass
+                                                 {32, 1024, 4}, {7168, 262144, 4},  // model 2
+                                                 {256, 16, 4},  {2097152, 64, 4},  // model 3's pass
+                                                 {10, 7, 1},    {3, 100000, 2}};
+
+template <class C>
+std::set<std::string> texts(const std::vector<C>& configs) {
+  std::set<std::string> out;
+  for (const C& c : configs) out.insert(c.str());
+  return out;
+}
+
+TEST(SegmentSpace, HoldsExactlyTheCandidatesWithTodaysDefault) {
+  for (const norm::SegmentProblem& p : kSegmentProblems) {
+    const std::string what = segment_problem_key(p);
+    const ParamSpace space = segment_space(kInstanceNorm, p, DeviceLimits{});
+    EXPECT_EQ(space.default_config(), segment_to_config(norm::SegmentConfig::default_for(p)))
+        << what;
+    std::vector<norm::SegmentConfig> got;
+    for (const Config& c : space.enumerate()) {
+      got.push_back(segment_from_config(c));
+      EXPECT_GE(axis_count(c), 4u) << c.str();  // kind, threads, vec, items (+ lanes, ...)
+    }
+    EXPECT_EQ(texts(got), texts(norm::SegmentConfig::candidates(p))) << what;
+    EXPECT_EQ(got.size(), norm::SegmentConfig::candidates(p).size()) << what;
+  }
+}
+
+TEST(SegmentSpace, EveryCompiledVariantRoundTripsAndEveryKindIsNamed) {
+  for (const norm::SegmentConfig& c : norm::SegmentConfig::all()) {
+    const Config config = segment_to_config(c);
+    EXPECT_EQ(segment_from_config(config), c) << c.str();
+    EXPECT_THAT(c.str(), HasSubstr("kind=" + config.impl() + ",")) << c.str();
+  }
+  EXPECT_EQ(segment_kind_name(norm::SegmentKind::kBlock), "block");
+  EXPECT_THROW(segment_from_config(Config::parse("impl=warp,threads=256,vec=4,items=1")), Error);
+}
+
+TEST(SegmentSpace, ConstraintsNameTheirReason) {
+  const ParamSpace space = segment_space(kRowNormAddMul, {1024, 8192, 4}, DeviceLimits{});
+  EXPECT_EQ(reason(space, "impl=block,threads=256,vec=4,items=8"), "(valid)");
+  EXPECT_EQ(reason(space, "impl=block,threads=256,vec=4,items=4"),
+            "a kind that keeps the segment on chip must hold all 8192 floats in "
+            "lanes*vec*items*cluster");
+  EXPECT_EQ(reason(space, "impl=block,threads=128,vec=4,items=16"),
+            "the config must be one of the compiled segment variants "
+            "(ops/cuda/norm/norm_variants.h)");
+  EXPECT_THAT(reason(space, "impl=block,threads=1024,vec=4,items=8"),
+              HasSubstr("the config must be one of SegmentConfig::candidates()"));  // 4x too big
+  const ParamSpace odd = segment_space(kInstanceNorm, {10, 7, 1}, DeviceLimits{});
+  EXPECT_EQ(reason(odd, "impl=stream,threads=256,vec=4,items=4"),
+            "vec must divide the segment length 7 and not exceed the pointers' alignment of 1 "
+            "floats");
+}
+
+TEST(SegmentSpace, DeviceLimitsPruneClustersAndSharedMemory) {
+  const norm::SegmentProblem p{7168, 262144, 4};
+  const ParamSpace portable = segment_space(kInstanceNorm, p, DeviceLimits{});
+  std::string clustered;  // a cluster-16 config the problem allows
+  for (const Config& c : portable.enumerate()) {
+    if (c.get_or("cluster", 1) == 16) clustered = c.str();
+  }
+  ASSERT_FALSE(clustered.empty());
+  EXPECT_EQ(reason(segment_space(kInstanceNorm, p, hopper_limits()), clustered), "(valid)");
+  DeviceLimits eight = hopper_limits();
+  eight.max_cluster = 8;
+  EXPECT_EQ(reason(segment_space(kInstanceNorm, p, eight), clustered),
+            "cluster must not exceed the device's 8 CTAs per cluster");
+  DeviceLimits ampere = hopper_limits();
+  ampere.cc_major = 8;
+  ampere.max_cluster = 0;
+  ampere.max_shared_per_block = 163 * 1024;
+  const ParamSpace old = segment_space(kInstanceNorm, p, ampere);
+  EXPECT_EQ(reason(old, clustered), "thread-block clusters need compute capability 9.0 or newer");
+  EXPECT_TRUE(old.is_valid(old.default_config()));
+  for (const Config& c : old.enumerate()) EXPECT_EQ(c.get_or("cluster", 1), 1) << c.str();
+  DeviceLimits little = hopper_limits();
+  little.max_shared_per_block = 64 * 1024;
+  const ParamSpace small_shared = segment_space(kInstanceNorm, p, little);
+  for (const Config& c : portable.enumerate()) {
+    if (c.get_or("buffers", 0) * c.get("threads") * c.get("vec") * c.get("items") * 4 > 64 * 1024) {
+      EXPECT_THAT(reason(small_shared, c.str()), HasSubstr("floats of shared memory must fit"));
+    }
+  }
+}
+
+// ---- column statistics and channel affine ----
+
+TEST(ColumnStatsSpace, HoldsExactlyTheCandidatesWithTodaysDefault) {
+  for (const norm::ColumnProblem& p :
+       {norm::ColumnProblem{64, 72, 4}, norm::ColumnProblem{16384, 4096, 4},
+        norm::ColumnProblem{5, 3, 1}, norm::ColumnProblem{1000, 6, 2}}) {
+    const ParamSpace space = column_stats_space(kBatchNormColumnStats, p, hopper_limits());
+    EXPECT_EQ(space.default_config(),
+              column_stats_to_config(norm::ColumnStatsConfig::default_for(p)));
+    std::vector<norm::ColumnStatsConfig> got;
+    for (const Config& c : space.enumerate()) {
+      got.push_back(column_stats_from_config(c));
+      EXPECT_EQ(axis_count(c), 5u);
+    }
+    EXPECT_EQ(texts(got), texts(norm::ColumnStatsConfig::candidates(p))) << column_problem_key(p);
+  }
+  for (const norm::ColumnStatsConfig& c : norm::ColumnStatsConfig::all()) {
+    EXPECT_EQ(column_stats_from_config(column_stats_to_config(c)), c) << c.str();
+  }
+  EXPECT_EQ(column_problem_key({16384, 4096, 4}),
+            "rows=16384,cols=4096,align=16B,precision=strict");
+  const ParamSpace odd = column_stats_space(kBatchNormColumnStats, {5, 3, 1}, DeviceLimits{});
+  EXPECT_EQ(reason(odd, "threads=256,col_threads=32,vec=4,items=4,chunk_rows=256"),
+            "vec must divide the 3 columns and not exceed the pointers' alignment of 1 floats");
+  DeviceLimits few = hopper_limits();
+  few.max_threads_per_block = 256;
+  EXPECT_EQ(reason(column_stats_space(kBatchNormColumnStats, {64, 72, 4}, few),
+                   "threads=512,col_threads=32,vec=4,items=4,chunk_rows=512"),
+            "threads must not exceed the device's 256 per block");
+}
+
+TEST(AffineSpace, HoldsExactlyTheCandidatesWithTodaysDefault) {
+  for (const norm::AffineProblem& p :
+       {norm::AffineProblem{64 * 72, 72, 1, 4}, norm::AffineProblem{16384 * 4096, 4096, 1, 4},
+        norm::AffineProblem{2 * 3 * 5, 3, 5, 1}, norm::AffineProblem{4 * 6 * 10, 6, 10, 2}}) {
+    const ParamSpace space = affine_space(kBatchNormAffine, p, hopper_limits());
+    EXPECT_EQ(space.default_config(), affine_to_config(norm::AffineConfig::default_for(p)));
+    std::vector<norm::AffineConfig> got;
+    for (const Config& c : space.enumerate()) {
+      got.push_back(affine_from_config(c));
+      EXPECT_EQ(axis_count(c), 3u);
+    }
+    EXPECT_EQ(texts(got), texts(norm::AffineConfig::candidates(p))) << affine_problem_key(p);
+  }
+  for (const norm::AffineConfig& c : norm::AffineConfig::all()) {
+    EXPECT_EQ(affine_from_config(affine_to_config(c)), c) << c.str();
+  }
+  EXPECT_EQ(affine_problem_key({30, 3, 5, 1}),
+            "total=30,channels=3,inner=5,align=4B,precision=strict");
+  const ParamSpace odd = affine_space(kBatchNormAffine, {30, 3, 5, 4}, DeviceLimits{});
+  EXPECT_EQ(reason(odd, "threads=256,vec=4,items=4"),
+            "vec must divide the 5 contiguous floats of one channel run and not exceed the "
+            "pointers' alignment of 4 floats");
+}
+
+}  // namespace
+}  // namespace tt::ops::cuda::tuning
+
+#else
+
+TEST(TuningSpaces, NeedCuda) { GTEST_SKIP() << "built without CUDA"; }
+
+#endif
