@@ -40,9 +40,11 @@ fi
 if want sanitize; then
   for exe in "$build"/tests/cuda_*_test; do
     n=$(basename "$exe")
-    step "memcheck" "memcheck_$n.log" compute-sanitizer --tool memcheck --error-exitcode 9 "$exe"
-    step "racecheck" "racecheck_$n.log" compute-sanitizer --tool racecheck --error-exitcode 9 \
-      "$exe"
+    step "memcheck" "memcheck_$n.log" timeout 240 compute-sanitizer --tool memcheck \
+      --error-exitcode 9 "$exe"
+    step "racecheck" "racecheck_$n.log" timeout 240 compute-sanitizer --tool racecheck \
+      --error-exitcode 9 "$exe"
+    grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$LOGS/memcheck_$n.log" "$LOGS/racecheck_$n.log"
   done
 fi
 if want check; then
@@ -56,7 +58,8 @@ fi
 if want tune; then
   export TT_TUNING_DB="$OUT/tuning.yaml"
   step tune tune_full.log "$tt" tune --all --shape full --db "$OUT/tuning.yaml" --report "$LOGS/report"
-  tail -30 "$LOGS/tune_full.log"
+  tail -40 "$LOGS/tune_full.log"
+  "$tt" db show --db "$OUT/tuning.yaml" >"$LOGS/db_show.log" 2>&1
 fi
 if want bench; then
   step bench bench_ours.log "$tt" bench --all --shape full --json "$OUT/ours.json"
