@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, test, sanitize, compare, tune and benchmark.
 # Usage: tools/device/check.sh [STAGE...]   (default: every stage)
-# Stages: build test sanitize check compare tune bench
+# Stages: build test sanitize check compare tune configs bench
 # Logs go to $OUT (or ./device-out); a short summary table is printed last.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -60,6 +60,11 @@ if want tune; then
   step tune tune_full.log "$tt" tune --all --shape full --db "$OUT/tuning.yaml" --report "$LOGS/report"
   tail -40 "$LOGS/tune_full.log"
   "$tt" db show --db "$OUT/tuning.yaml" >"$LOGS/db_show.log" 2>&1
+fi
+if want configs; then
+  # Which config each kernel runs with from the shipped databases (no --db given).
+  step configs configs.log "$tt" bench --all --shape small --reps 3 --configs tuned
+  cat "$LOGS/configs.log"
 fi
 if want bench; then
   step bench bench_ours.log "$tt" bench --all --shape full --json "$OUT/ours.json"
