@@ -77,12 +77,15 @@ class LookupState {
     if (r.candidate == nullptr) {
       result.config = fallback();
     } else if (space != nullptr && !space->is_valid(r.candidate->entry->config)) {
-      warn_once(
-          "stale:" + memo_key,
-          fmt::format("the tuned config {} for {} {} in {} is not valid for the current "
-                      "kernel ({}); using the default",
-                      r.candidate->entry->config.str(), kernel, r.candidate->problem,
-                      *r.candidate->database, *space->why_invalid(r.candidate->entry->config)));
+      // A nearest problem's config often does not fit this one (a chunking or tile
+      // size of a larger shape): expected, so only a stale exact entry is worth a word.
+      if (r.source == ConfigSource::Exact)
+        warn_once(
+            "stale:" + memo_key,
+            fmt::format("the tuned config {} for {} {} in {} is not valid for the current "
+                        "kernel ({}); using the default",
+                        r.candidate->entry->config.str(), kernel, r.candidate->problem,
+                        *r.candidate->database, *space->why_invalid(r.candidate->entry->config)));
       result.config = fallback();
     } else {
       result.config = r.candidate->entry->config;

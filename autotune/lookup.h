@@ -29,8 +29,10 @@
 //   default: otherwise the kernel's default config.
 // Entries of other devices are never used. With a ParamSpace, a stored config that the
 // space rejects (the kernel changed since tuning) is ignored with one warning and the
-// default is used. (A space without a valid default is a bug in the kernel, not a
-// miss: that overload throws ParamSpace::default_config()'s tt::Error.)
+// default is used; a nearest entry whose config the space rejects for this problem
+// (a chunking or tile of a larger shape) falls back to the default silently. (A space
+// without a valid default is a bug in the kernel, not a miss: that overload throws
+// ParamSpace::default_config()'s tt::Error.)
 //
 // Scopes force configs without touching any file (the sweep, `tt bench --configs
 // default`): while a ScopedConfigOverride or ScopedForceDefaults lives, lookup()

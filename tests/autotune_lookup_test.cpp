@@ -219,6 +219,24 @@ TEST_F(ConfigLookup, WithASpaceAStaleConfigFallsBackToTheDefault) {
   EXPECT_EQ(r.config.str(), "threads=128");
 }
 
+TEST_F(ConfigLookup, ANearestConfigThatDoesNotFitFallsBackQuietly) {
+  Database db;
+  db.put(test_gpu(), "norm", "n=4096", entry("threads=512"));
+  save_database(path("db.yaml"), db);
+  set_database_path(path("db.yaml"));
+  ParamSpace space("norm");
+  // A problem of 64 elements cannot use 512 threads; the tuned entry is for 4096.
+  space.axis("threads", {128, 256, 512})
+      .constraint("threads must not exceed n",
+                  [](const Config& c) { return c.get("threads") <= 256; })
+      .set_default(Config::parse("threads=128"));
+  ::testing::internal::CaptureStderr();
+  LookupResult r = lookup("norm", "n=64", test_gpu(), space);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(r.source, ConfigSource::Default);
+  EXPECT_EQ(r.config.str(), "threads=128");
+}
+
 TEST_F(ConfigLookup, RecordsTheConfigEachKernelUsed) {
   save_database(path("db.yaml"), gemm_database());
   set_database_path(path("db.yaml"));

@@ -38,14 +38,27 @@ if want test; then
   grep -E "tests passed|FAILED|Failed|\*\*\*" "$LOGS/ctest.log" | tail -25
 fi
 if want sanitize; then
-  for exe in "$build"/tests/cuda_*_test; do
+  # Every GPU test suite under memcheck and racecheck, all at once (the tools only
+  # slow the kernels; the GPU has room for all of them): SANITIZE_LIMIT seconds each.
+  t0=$SECONDS
+  pids=()
+  for exe in "$build"/tests/cuda_*_test "$build"/tests/fixtures_test "$build"/tests/tune_gpu_test; do
     n=$(basename "$exe")
-    step "memcheck" "memcheck_$n.log" timeout 240 compute-sanitizer --tool memcheck \
-      --error-exitcode 9 "$exe"
-    step "racecheck" "racecheck_$n.log" timeout 240 compute-sanitizer --tool racecheck \
-      --error-exitcode 9 "$exe"
-    grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$LOGS/memcheck_$n.log" "$LOGS/racecheck_$n.log"
+    for tool in memcheck racecheck; do
+      timeout "${SANITIZE_LIMIT:-400}" compute-sanitizer --tool $tool --error-exitcode 9 "$exe" \
+        >"$LOGS/${tool}_$n.log" 2>&1 &
+      pids+=("$!:$tool:$n")
+    done
   done
+  for p in "${pids[@]}"; do
+    IFS=: read -r pid tool n <<<"$p"
+    wait "$pid"
+    rc=$?
+    line=$(grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$LOGS/${tool}_$n.log" | tail -1)
+    tests=$(grep -hE "^\[  (PASSED|FAILED|SKIPPED) \]" "$LOGS/${tool}_$n.log" | head -2 | tr '\n' ' ')
+    summary+=("$(printf '%-10s rc=%-3s %-22s %s %s' "$tool" "$rc" "$n" "$line" "$tests")")
+  done
+  summary+=("sanitize took $((SECONDS - t0))s")
 fi
 if want check; then
   step check check_cuda.log "$tt" check --device cuda tests/data/*.safetensors
