@@ -45,8 +45,12 @@ if want sanitize; then
   for exe in "$build"/tests/cuda_*_test "$build"/tests/fixtures_test "$build"/tests/tune_gpu_test; do
     n=$(basename "$exe")
     for tool in memcheck racecheck; do
+      # The allocator test asks for 1 PiB on purpose; memcheck would count that
+      # failed cudaMalloc (an API error the test expects) as an error.
+      filter=()
+      [ "$tool $n" = "memcheck cuda_runtime_test" ] && filter=(--gtest_filter=-*OutOfMemory*)
       timeout "${SANITIZE_LIMIT:-400}" compute-sanitizer --tool $tool --error-exitcode 9 "$exe" \
-        >"$LOGS/${tool}_$n.log" 2>&1 &
+        "${filter[@]}" >"$LOGS/${tool}_$n.log" 2>&1 &
       pids+=("$!:$tool:$n")
     done
   done
