@@ -14,7 +14,7 @@
 #include "autotune/lookup.h"
 #include "models/registry.h"
 #include "tools/tt/command.h"
-#include "tools/tt/device_arg.h"
+#include "tools/tt/model_selection.h"
 #if TT_CUDA
 #include "core/cuda/runtime.h"
 #include "core/cuda/timing.h"
@@ -61,16 +61,10 @@ nlohmann::json configs_json(const std::vector<autotune::UsedConfig>& used) {
 #endif
 
 void run_bench(const BenchOptions& opt) {
-  TT_CHECK(opt.all != !opt.model.empty(), "bench: give either a model name or --all");
   TT_CHECK(opt.reps >= 1 && opt.warmup >= 0, "bench: --reps must be >= 1 and --warmup >= 0");
-  std::vector<const models::ModelInfo*> selected;
-  if (opt.all) {
-    for (const auto& info : models::registered_models()) selected.push_back(&info);
-  } else {
-    selected.push_back(&models::find_model(opt.model));
-  }
-  const Device gpu = resolve_device(opt.device);
-  TT_CHECK(gpu.is_cuda(), "bench: --device must be a CUDA device, got '{}'", opt.device);
+  const std::vector<const models::ModelInfo*> selected =
+      selected_models("bench", opt.model, opt.all);
+  [[maybe_unused]] const Device gpu = resolve_gpu("bench", opt.device);
   if (!opt.db_path.empty()) autotune::set_database_path(opt.db_path);
 #if TT_CUDA
   const bool tuned_run = opt.configs != "default";
@@ -162,11 +156,7 @@ void add_bench_command(CLI::App& app) {
       "give this GPU (`tt tune` writes them) and with every kernel at its default config; the "
       "speedup is default / tuned. Below each model, the config each kernel used and where it "
       "came from (exact, nearest, default). Exit code 3 when there is no CUDA device.");
-  cmd->add_option("model", opt->model, "Model name, as listed by `tt models`");
-  cmd->add_flag("--all", opt->all, "Time every registered model");
-  cmd->add_option("--shape", opt->shape, "Problem size: small or full (KernelBench)")
-      ->check(CLI::IsMember({"small", "full"}))
-      ->capture_default_str();
+  add_model_selection(cmd, &opt->model, &opt->all, &opt->shape, "Time every registered model");
   cmd->add_option("--device", opt->device, "CUDA device: cuda or cuda:N")->capture_default_str();
   cmd->add_option("--seed", opt->seed, "Seed of the weights and inputs")->capture_default_str();
   cmd->add_option("--reps", opt->reps, "Timed repetitions")->capture_default_str();

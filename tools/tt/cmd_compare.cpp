@@ -12,7 +12,7 @@
 #include "models/fixture_check.h"
 #include "models/registry.h"
 #include "tools/tt/command.h"
-#include "tools/tt/device_arg.h"
+#include "tools/tt/model_selection.h"
 #if TT_CUDA
 #include "core/cuda/timing.h"
 #endif
@@ -89,11 +89,11 @@ bool compare_model(const models::ModelInfo& info, const CompareOptions& opt, Dev
       cuda::time_gpu([&] { gpu_model->forward(gpu_inputs); }, gpu.index, timing);
 
   const bool pass = out.rel_l2 <= opt.tolerance && worst_buffer <= opt.tolerance;
-  std::cout << fmt::format("{:<24} {:<6} {:>11.3e} {:>10.3e} {:>14} {:>11.2f} {:>10.3f}  {}",
-                           info.name, opt.shape, out.max_abs, out.rel_l2,
-                           out.not_close == 0 ? std::string("yes")
-                                              : fmt::format("no ({})", out.not_close),
-                           cpu_ms.count(), gpu_time.median_ms, pass ? "PASS" : "FAIL");
+  std::cout << fmt::format(
+      "{:<24} {:<6} {:>11.3e} {:>10.3e} {:>14} {:>11.2f} {:>10.3f}  {}", info.name, opt.shape,
+      out.max_abs, out.rel_l2,
+      out.not_close == 0 ? std::string("yes") : fmt::format("no ({})", out.not_close),
+      cpu_ms.count(), gpu_time.median_ms, pass ? "PASS" : "FAIL");
   if (!buffer_note.empty()) std::cout << "  buffers:" << buffer_note;
   std::cout << std::endl;
   return pass;
@@ -101,23 +101,17 @@ bool compare_model(const models::ModelInfo& info, const CompareOptions& opt, Dev
 #endif
 
 void run_compare(const CompareOptions& opt) {
-  TT_CHECK(opt.all != !opt.model.empty(), "compare: give either a model name or --all");
   TT_CHECK(opt.precision == "strict",
            "compare: precision '{}' is not available; the supported precision is 'strict'",
            opt.precision);
-  std::vector<const models::ModelInfo*> selected;
-  if (opt.all) {
-    for (const auto& info : models::registered_models()) selected.push_back(&info);
-  } else {
-    selected.push_back(&models::find_model(opt.model));
-  }
-  const Device gpu = resolve_device(opt.device);
-  TT_CHECK(gpu.is_cuda(), "compare: --device must be a CUDA device, got '{}'", opt.device);
+  const std::vector<const models::ModelInfo*> selected =
+      selected_models("compare", opt.model, opt.all);
+  [[maybe_unused]] const Device gpu = resolve_gpu("compare", opt.device);
 #if TT_CUDA
-  std::cout << fmt::format("CPU reference vs {} ({} precision, {} mode, seed {}); verdict: "
-                           "relative L2 <= {:g}; allclose at atol={:g} rtol={:g}\n",
-                           gpu.str(), opt.precision, opt.mode, opt.seed, opt.tolerance, opt.atol,
-                           opt.rtol);
+  std::cout << fmt::format(
+      "CPU reference vs {} ({} precision, {} mode, seed {}); verdict: "
+      "relative L2 <= {:g}; allclose at atol={:g} rtol={:g}\n",
+      gpu.str(), opt.precision, opt.mode, opt.seed, opt.tolerance, opt.atol, opt.rtol);
   std::cout << fmt::format("{:<24} {:<6} {:>11} {:>10} {:>14} {:>11} {:>10}  {}\n", "model",
                            "shape", "max abs err", "rel L2", "allclose", "cpu ms", "gpu ms",
                            "verdict");
@@ -149,11 +143,7 @@ void add_compare_command(CLI::App& app) {
       "beside it with the number of elements outside. Times: one CPU forward (wall clock) and "
       "the median GPU forward (CUDA events, L2 flushed). Exit codes: 0 all agree, 1 a "
       "disagreement or error, 3 no CUDA device.");
-  cmd->add_option("model", opt->model, "Model name, as listed by `tt models`");
-  cmd->add_flag("--all", opt->all, "Compare every registered model");
-  cmd->add_option("--shape", opt->shape, "Problem size: small or full (KernelBench)")
-      ->check(CLI::IsMember({"small", "full"}))
-      ->capture_default_str();
+  add_model_selection(cmd, &opt->model, &opt->all, &opt->shape, "Compare every registered model");
   cmd->add_option("--precision", opt->precision, "Precision mode (strict: IEEE float32)")
       ->capture_default_str();
   cmd->add_option("--mode", opt->mode, "train or eval (batch norm statistics)")

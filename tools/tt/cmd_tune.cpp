@@ -20,7 +20,7 @@
 #include "models/registry.h"
 #include "models/tune_model.h"
 #include "tools/tt/command.h"
-#include "tools/tt/device_arg.h"
+#include "tools/tt/model_selection.h"
 #include "tools/tt/table.h"
 
 namespace tt::cli {
@@ -102,17 +102,11 @@ void print_results(const std::vector<models::ModelTuneResult>& results) {
 }
 
 void run_tune(const TuneOptions& opt) {
-  TT_CHECK(opt.all != !opt.model.empty(), "tune: give either a model name or --all");
   TT_CHECK(opt.budget_s >= 0, "tune: --budget must be a positive number of seconds but is {}",
            opt.budget_s);
-  std::vector<const models::ModelInfo*> selected;
-  if (opt.all) {
-    for (const auto& info : models::registered_models()) selected.push_back(&info);
-  } else {
-    selected.push_back(&models::find_model(opt.model));
-  }
-  const Device gpu = resolve_device(opt.device);
-  TT_CHECK(gpu.is_cuda(), "tune: --device must be a CUDA device, got '{}'", opt.device);
+  const std::vector<const models::ModelInfo*> selected =
+      selected_models("tune", opt.model, opt.all);
+  [[maybe_unused]] const Device gpu = resolve_gpu("tune", opt.device);
   const std::string db_path =
       opt.db_path.empty() ? autotune::user_cache_database_path() : opt.db_path;
   const double budget =
@@ -192,11 +186,7 @@ void add_tune_command(CLI::App& app) {
       "unless beaten beyond the noise. Winners are saved with their provenance to the "
       "database (--db, default: the user cache) that `tt run` and `tt bench` read. Exit codes: "
       "0 done, 1 a model failed, 3 no CUDA device.");
-  cmd->add_option("model", opt->model, "Model name, as listed by `tt models`");
-  cmd->add_flag("--all", opt->all, "Tune every registered model");
-  cmd->add_option("--shape", opt->shape, "Problem size: small or full (KernelBench)")
-      ->check(CLI::IsMember({"small", "full"}))
-      ->capture_default_str();
+  add_model_selection(cmd, &opt->model, &opt->all, &opt->shape, "Tune every registered model");
   cmd->add_option(
       "--db", opt->db_path,
       fmt::format("Database to save into (default: {})", autotune::user_cache_database_path()));

@@ -11,8 +11,8 @@
 namespace tt::cli {
 
 // Exit codes shared by the commands.
-constexpr int kExitFailure = 1;      // a check failed / bad input
-constexpr int kExitNoGpu = 3;        // the command needs a GPU and there is none
+constexpr int kExitFailure = 1;  // a check failed / bad input
+constexpr int kExitNoGpu = 3;    // the command needs a GPU and there is none
 
 using AddCommand = std::function<void(CLI::App& app)>;
 

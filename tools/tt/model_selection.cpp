@@ -1,0 +1,35 @@
+#include "tools/tt/model_selection.h"
+
+#include "core/error.h"
+#include "tools/tt/device_arg.h"
+
+namespace tt::cli {
+
+void add_model_selection(CLI::App* cmd, std::string* model, bool* all, std::string* shape,
+                         const std::string& all_help) {
+  cmd->add_option("model", *model, "Model name, as listed by `tt models`");
+  cmd->add_flag("--all", *all, all_help);
+  cmd->add_option("--shape", *shape, "Problem size: small or full (KernelBench)")
+      ->check(CLI::IsMember({"small", "full"}))
+      ->capture_default_str();
+}
+
+std::vector<const models::ModelInfo*> selected_models(const std::string& command,
+                                                      const std::string& model, bool all) {
+  TT_CHECK(all != !model.empty(), "{}: give either a model name or --all", command);
+  std::vector<const models::ModelInfo*> selected;
+  if (all) {
+    for (const auto& info : models::registered_models()) selected.push_back(&info);
+  } else {
+    selected.push_back(&models::find_model(model));
+  }
+  return selected;
+}
+
+Device resolve_gpu(const std::string& command, const std::string& device_text) {
+  const Device gpu = resolve_device(device_text);
+  TT_CHECK(gpu.is_cuda(), "{}: --device must be a CUDA device, got '{}'", command, device_text);
+  return gpu;
+}
+
+}  // namespace tt::cli

@@ -1,0 +1,27 @@
+// What the GPU model commands (compare, bench, tune) share: the `MODEL|--all` and
+// `--shape` arguments, the models they select, and a --device that must be CUDA.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/device.h"
+#include "models/registry.h"
+
+namespace tt::cli {
+
+// Adds the positional MODEL, --all (with `all_help`) and --shape small|full.
+void add_model_selection(CLI::App* cmd, std::string* model, bool* all, std::string* shape,
+                         const std::string& all_help);
+
+// Every registered model for --all, else the one named; "<command>: give either a
+// model name or --all" when both or neither are given.
+std::vector<const models::ModelInfo*> selected_models(const std::string& command,
+                                                      const std::string& model, bool all);
+
+// resolve_device(), and a tt::Error unless the device is a CUDA device.
+Device resolve_gpu(const std::string& command, const std::string& device_text);
+
+}  // namespace tt::cli
