@@ -15,7 +15,9 @@ struct Device {
   static Device cuda(int i = 0) { return {DeviceKind::CUDA, i}; }
   bool is_cpu() const { return kind == DeviceKind::CPU; }
   bool is_cuda() const { return kind == DeviceKind::CUDA; }
-  bool operator==(const Device& o) const { return kind == o.kind && (is_cpu() || index == o.index); }
+  bool operator==(const Device& o) const {
+    return kind == o.kind && (is_cpu() || index == o.index);
+  }
   bool operator!=(const Device& o) const { return !(*this == o); }
 
   // "cpu", "cuda:0"

@@ -24,8 +24,8 @@ class OutOfMemoryError : public Error {
 }  // namespace tt
 
 // TT_CHECK(cond, "fmt {}", args...): throws tt::Error with the formatted message.
-#define TT_CHECK(cond, ...)                               \
-  do {                                                    \
+#define TT_CHECK(cond, ...)                                     \
+  do {                                                          \
     if (!(cond)) throw ::tt::Error(::fmt::format(__VA_ARGS__)); \
   } while (0)
 

@@ -41,8 +41,9 @@ TT_HD U4 philox4x32_10(U4 c, uint32_t k0, uint32_t k1) {
 // The 32 random bits for element `index` of stream `stream` (0: uniform, 1: normal).
 TT_HD uint32_t bits(uint64_t seed, uint64_t index, uint32_t stream, uint32_t* partner) {
   uint64_t group = index >> 2;
-  U4 r = philox4x32_10(U4{static_cast<uint32_t>(group), static_cast<uint32_t>(group >> 32), stream, 0},
-                       static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
+  U4 r =
+      philox4x32_10(U4{static_cast<uint32_t>(group), static_cast<uint32_t>(group >> 32), stream, 0},
+                    static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
   uint32_t v[4] = {r.x, r.y, r.z, r.w};
   unsigned lane = static_cast<unsigned>(index & 3);
   if (partner) *partner = v[lane ^ 1];
@@ -124,10 +125,22 @@ TT_HD void sincos_2pi_(double t, double* s, double* c) {
   }
   double sa = ps * a, ca = pc;
   switch (k & 3) {
-    case 0: *s = sa; *c = ca; break;
-    case 1: *s = ca; *c = -sa; break;
-    case 2: *s = -sa; *c = -ca; break;
-    default: *s = -ca; *c = sa; break;
+    case 0:
+      *s = sa;
+      *c = ca;
+      break;
+    case 1:
+      *s = ca;
+      *c = -sa;
+      break;
+    case 2:
+      *s = -sa;
+      *c = -ca;
+      break;
+    default:
+      *s = -ca;
+      *c = sa;
+      break;
   }
 }
 

@@ -25,7 +25,8 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
     size_t rounded = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
     if (rounded == 0) rounded = kCpuAlignment;
     data = std::aligned_alloc(kCpuAlignment, rounded);
-    if (!data) throw OutOfMemoryError(fmt::format("out of CPU memory: tried to allocate {} bytes", nbytes));
+    if (!data)
+      throw OutOfMemoryError(fmt::format("out of CPU memory: tried to allocate {} bytes", nbytes));
   } else {
 #if TT_CUDA
     data = cuda::allocate(nbytes, device.index);

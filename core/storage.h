@@ -22,7 +22,8 @@ class Storage {
   Device device() const { return device_; }
 
  private:
-  Storage(void* data, size_t nbytes, Device device) : data_(data), nbytes_(nbytes), device_(device) {}
+  Storage(void* data, size_t nbytes, Device device)
+      : data_(data), nbytes_(nbytes), device_(device) {}
   void* data_;
   size_t nbytes_;
   Device device_;

@@ -90,9 +90,8 @@ bool compute_view_strides(const Shape& old_sizes, const Shape& old_strides, cons
   int64_t tensor_numel = 1, view_numel = 1;
   for (int64_t tensor_d = static_cast<int64_t>(old_sizes.size()) - 1; tensor_d >= 0; --tensor_d) {
     tensor_numel *= old_sizes[tensor_d];
-    if (tensor_d == 0 ||
-        (old_sizes[tensor_d - 1] != 1 &&
-         old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+    if (tensor_d == 0 || (old_sizes[tensor_d - 1] != 1 &&
+                          old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
       while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
         new_strides[view_d] = view_numel * chunk_base_stride;
         view_numel *= new_sizes[view_d];
@@ -156,11 +155,20 @@ bool is_convertible(DType t) {
 template <typename Dst>
 void convert_from(DType src_type, const void* src, void* dst, int64_t n) {
   switch (src_type) {
-    case DType::F32: convert<float, Dst>(src, dst, n); break;
-    case DType::F64: convert<double, Dst>(src, dst, n); break;
-    case DType::I64: convert<int64_t, Dst>(src, dst, n); break;
-    case DType::I32: convert<int32_t, Dst>(src, dst, n); break;
-    default: TT_FAIL("cannot convert from {}", dtype_name(src_type));
+    case DType::F32:
+      convert<float, Dst>(src, dst, n);
+      break;
+    case DType::F64:
+      convert<double, Dst>(src, dst, n);
+      break;
+    case DType::I64:
+      convert<int64_t, Dst>(src, dst, n);
+      break;
+    case DType::I32:
+      convert<int32_t, Dst>(src, dst, n);
+      break;
+    default:
+      TT_FAIL("cannot convert from {}", dtype_name(src_type));
   }
 }
 
@@ -176,7 +184,8 @@ TensorImpl& Tensor::impl() const {
 Tensor Tensor::empty(const Shape& sizes, DType dtype, Device device) {
   check_shape(sizes);
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = Storage::allocate(static_cast<size_t>(shape_numel(sizes)) * dtype_size(dtype), device);
+  impl->storage =
+      Storage::allocate(static_cast<size_t>(shape_numel(sizes)) * dtype_size(dtype), device);
   impl->sizes = sizes;
   impl->strides = contiguous_strides(sizes);
   impl->dtype = dtype;
@@ -192,12 +201,29 @@ Tensor Tensor::full(const Shape& sizes, double value, DType dtype, Device device
   int64_t n = t.numel();
   unsigned char elem[8] = {};
   switch (dtype) {
-    case DType::F32: { float v = static_cast<float>(value); std::memcpy(elem, &v, 4); break; }
-    case DType::F64: std::memcpy(elem, &value, 8); break;
-    case DType::I64: { int64_t v = static_cast<int64_t>(value); std::memcpy(elem, &v, 8); break; }
-    case DType::I32: { int32_t v = static_cast<int32_t>(value); std::memcpy(elem, &v, 4); break; }
-    case DType::U8: elem[0] = static_cast<unsigned char>(value); break;
-    default: TT_CHECK(value == 0.0, "full: only zeros are supported for {}", dtype_name(dtype));
+    case DType::F32: {
+      float v = static_cast<float>(value);
+      std::memcpy(elem, &v, 4);
+      break;
+    }
+    case DType::F64:
+      std::memcpy(elem, &value, 8);
+      break;
+    case DType::I64: {
+      int64_t v = static_cast<int64_t>(value);
+      std::memcpy(elem, &v, 8);
+      break;
+    }
+    case DType::I32: {
+      int32_t v = static_cast<int32_t>(value);
+      std::memcpy(elem, &v, 4);
+      break;
+    }
+    case DType::U8:
+      elem[0] = static_cast<unsigned char>(value);
+      break;
+    default:
+      TT_CHECK(value == 0.0, "full: only zeros are supported for {}", dtype_name(dtype));
   }
   size_t es = dtype_size(dtype);
   if (device.is_cpu()) {
@@ -444,11 +470,20 @@ Tensor Tensor::to(DType target) const {
   Tensor out = empty(sizes(), target, Device::cpu());
   int64_t n = numel();
   switch (target) {
-    case DType::F32: convert_from<float>(dtype(), src.data_ptr(), out.data_ptr(), n); break;
-    case DType::F64: convert_from<double>(dtype(), src.data_ptr(), out.data_ptr(), n); break;
-    case DType::I64: convert_from<int64_t>(dtype(), src.data_ptr(), out.data_ptr(), n); break;
-    case DType::I32: convert_from<int32_t>(dtype(), src.data_ptr(), out.data_ptr(), n); break;
-    default: break;
+    case DType::F32:
+      convert_from<float>(dtype(), src.data_ptr(), out.data_ptr(), n);
+      break;
+    case DType::F64:
+      convert_from<double>(dtype(), src.data_ptr(), out.data_ptr(), n);
+      break;
+    case DType::I64:
+      convert_from<int64_t>(dtype(), src.data_ptr(), out.data_ptr(), n);
+      break;
+    case DType::I32:
+      convert_from<int32_t>(dtype(), src.data_ptr(), out.data_ptr(), n);
+      break;
+    default:
+      break;
   }
   return out.to(device());
 }
@@ -466,9 +501,8 @@ void Tensor::copy_(const Tensor& src) {
            device().str());
   auto* base = static_cast<char*>(storage()->data());
   const auto* from = static_cast<const char*>(s.data_ptr());
-  for_each_offset(sizes(), strides(), offset(), [&](int64_t i, int64_t off) {
-    std::memcpy(base + off * es, from + i * es, es);
-  });
+  for_each_offset(sizes(), strides(), offset(),
+                  [&](int64_t i, int64_t off) { std::memcpy(base + off * es, from + i * es, es); });
 }
 
 void Tensor::set_data(const Tensor& other) {

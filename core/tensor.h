@@ -27,7 +27,7 @@ Shape contiguous_strides(const Shape& s);
 struct TensorImpl {
   std::shared_ptr<Storage> storage;
   Shape sizes;
-  Shape strides;  // in elements
+  Shape strides;       // in elements
   int64_t offset = 0;  // in elements
   DType dtype = DType::F32;
 };
@@ -62,7 +62,7 @@ class Tensor {
   int64_t dim() const { return static_cast<int64_t>(impl().sizes.size()); }
   const Shape& sizes() const { return impl().sizes; }
   const Shape& strides() const { return impl().strides; }
-  int64_t size(int64_t d) const;    // negative d counts from the end
+  int64_t size(int64_t d) const;  // negative d counts from the end
   int64_t stride(int64_t d) const;
   int64_t offset() const { return impl().offset; }
   int64_t numel() const { return shape_numel(impl().sizes); }
@@ -82,16 +82,16 @@ class Tensor {
   Tensor view(const Shape& sizes) const;     // needs compatible strides; -1 infers one size
   Tensor reshape(const Shape& sizes) const;  // a view when possible, else a contiguous copy
   Tensor unsqueeze(int64_t d) const;
-  Tensor squeeze(int64_t d) const;           // no-op if size(d) != 1, like PyTorch
-  Tensor squeeze() const;                    // drops every size-1 dimension
+  Tensor squeeze(int64_t d) const;  // no-op if size(d) != 1, like PyTorch
+  Tensor squeeze() const;           // drops every size-1 dimension
   Tensor permute(const std::vector<int64_t>& dims) const;
   Tensor transpose(int64_t a, int64_t b) const;
   Tensor narrow(int64_t d, int64_t start, int64_t length) const;
   Tensor flatten() const { return reshape({-1}); }
 
   // ---- copies ----
-  Tensor contiguous() const;  // self when already contiguous
-  Tensor clone() const;       // always a new contiguous copy
+  Tensor contiguous() const;       // self when already contiguous
+  Tensor clone() const;            // always a new contiguous copy
   Tensor to(Device device) const;  // self when already there
   Tensor to(DType dtype) const;    // converts between float32/float64/int64
   Tensor cpu() const { return to(Device::cpu()); }

@@ -30,10 +30,9 @@ void run_model(benchmark::State& state, const std::string& name, bool medium) {
 void register_all() {
   for (const auto& info : tt::models::registered_models()) {
     for (bool medium : {false, true}) {
-      benchmark::RegisterBenchmark((info.name + (medium ? "/medium" : "/small")).c_str(),
-                                   [name = info.name, medium](benchmark::State& s) {
-                                     run_model(s, name, medium);
-                                   })
+      benchmark::RegisterBenchmark(
+          (info.name + (medium ? "/medium" : "/small")).c_str(),
+          [name = info.name, medium](benchmark::State& s) { run_model(s, name, medium); })
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime()
           ->MinTime(medium ? 2.0 : 0.5);
