@@ -129,12 +129,17 @@ Device Module::device() const {
   return Device::cpu();
 }
 
+// Parameters, buffers and submodules share one namespace of local names.
+void Module::check_name_unused(const char* caller, const std::string& name) const {
+  TT_CHECK(!has_name(params_, name), "{}: '{}' is already a parameter", caller, name);
+  TT_CHECK(!has_name(buffers_, name), "{}: '{}' is already a buffer", caller, name);
+  TT_CHECK(!has_name(children_, name), "{}: '{}' is already a submodule", caller, name);
+}
+
 Tensor Module::register_parameter(const std::string& name, Tensor t) {
   check_local_name("register_parameter", name);
   TT_CHECK(t.defined(), "register_parameter: the tensor for '{}' is undefined", name);
-  TT_CHECK(!has_name(params_, name), "register_parameter: '{}' is already a parameter", name);
-  TT_CHECK(!has_name(buffers_, name), "register_parameter: '{}' is already a buffer", name);
-  TT_CHECK(!has_name(children_, name), "register_parameter: '{}' is already a submodule", name);
+  check_name_unused("register_parameter", name);
   params_.emplace_back(name, t);
   return t;
 }
@@ -142,9 +147,7 @@ Tensor Module::register_parameter(const std::string& name, Tensor t) {
 Tensor Module::register_buffer(const std::string& name, Tensor t) {
   check_local_name("register_buffer", name);
   TT_CHECK(t.defined(), "register_buffer: the tensor for '{}' is undefined", name);
-  TT_CHECK(!has_name(params_, name), "register_buffer: '{}' is already a parameter", name);
-  TT_CHECK(!has_name(buffers_, name), "register_buffer: '{}' is already a buffer", name);
-  TT_CHECK(!has_name(children_, name), "register_buffer: '{}' is already a submodule", name);
+  check_name_unused("register_buffer", name);
   buffers_.emplace_back(name, t);
   return t;
 }
@@ -153,9 +156,7 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> m) {
   check_local_name("register_module", name);
   TT_CHECK(m != nullptr, "register_module: the submodule '{}' is null", name);
   TT_CHECK(m.get() != this, "register_module: a module cannot be its own submodule '{}'", name);
-  TT_CHECK(!has_name(params_, name), "register_module: '{}' is already a parameter", name);
-  TT_CHECK(!has_name(buffers_, name), "register_module: '{}' is already a buffer", name);
-  TT_CHECK(!has_name(children_, name), "register_module: '{}' is already a submodule", name);
+  check_name_unused("register_module", name);
   children_.emplace_back(name, std::move(m));
 }
 

@@ -56,6 +56,7 @@ class Module {
 
  private:
   void add_child(const std::string& name, std::shared_ptr<Module> m);
+  void check_name_unused(const char* caller, const std::string& name) const;
   void collect(const std::string& prefix, bool params, NamedTensors& out) const;
   NamedTensors params_;
   NamedTensors buffers_;
