@@ -51,6 +51,12 @@ Device common_device(const char* op, std::initializer_list<NamedTensor> tensors)
   return first ? first->tensor.device() : Device::cpu();
 }
 
+// Every tensor is required (check_required, in order), then on one device.
+Device required_on_one_device(const char* op, std::initializer_list<NamedTensor> tensors) {
+  for (const NamedTensor& nt : tensors) check_required(op, nt.name, nt.tensor);
+  return common_device(op, tensors);
+}
+
 // A per-feature vector (bias, scale, norm weight, running stat): 1-D of `length`
 // elements. `why` says where the length comes from ("the input has 6 channels").
 void check_vector(const char* op, const char* name, const Tensor& t, int64_t length,
@@ -103,9 +109,7 @@ std::string output_features(int64_t n) { return fmt::format("weight has {} outpu
 std::string input_channels(int64_t n) { return fmt::format("the input has {} channels", n); }
 
 void check_binary(const char* op, const Tensor& a, const Tensor& b) {
-  check_required(op, "a", a);
-  check_required(op, "b", b);
-  common_device(op, {{"a", a}, {"b", b}});
+  required_on_one_device(op, {{"a", a}, {"b", b}});
   TT_CHECK(a.dim() <= kMaxRank && b.dim() <= kMaxRank,
            "{}: inputs have ranks {} and {} but at most {} dimensions are supported", op, a.dim(),
            b.dim(), kMaxRank);
@@ -266,10 +270,8 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
 
 Tensor gemm_bias_relu(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const char* op = "gemm_bias_relu";
-  check_required(op, "input", x);
-  check_required(op, "weight", weight);
-  check_required(op, "bias", bias);
-  const Device device = common_device(op, {{"input", x}, {"weight", weight}, {"bias", bias}});
+  const Device device =
+      required_on_one_device(op, {{"input", x}, {"weight", weight}, {"bias", bias}});
   check_fused_input(op, x);
   const int64_t out = check_linear_shapes(op, x, weight);
   check_vector(op, "bias", bias, out, output_features(out));
@@ -281,18 +283,12 @@ Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const T
                                   const Tensor& bias, int64_t groups, const Tensor& gn_weight,
                                   const Tensor& gn_bias, double eps) {
   const char* op = "gemm_swish_bias_group_norm";
-  check_required(op, "input", x);
-  check_required(op, "weight", weight);
-  check_required(op, "b", b);
-  check_required(op, "bias", bias);
-  check_required(op, "gn_weight", gn_weight);
-  check_required(op, "gn_bias", gn_bias);
-  const Device device = common_device(op, {{"input", x},
-                                           {"weight", weight},
-                                           {"b", b},
-                                           {"bias", bias},
-                                           {"gn_weight", gn_weight},
-                                           {"gn_bias", gn_bias}});
+  const Device device = required_on_one_device(op, {{"input", x},
+                                                    {"weight", weight},
+                                                    {"b", b},
+                                                    {"bias", bias},
+                                                    {"gn_weight", gn_weight},
+                                                    {"gn_bias", gn_bias}});
   check_fused_input(op, x);
   const int64_t out = check_linear_shapes(op, x, weight);
   const std::string why = output_features(out);
@@ -318,22 +314,14 @@ Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor
                              const Tensor& running_var, const Tensor& bn_weight,
                              const Tensor& bn_bias, bool training, double momentum, double eps) {
   const char* op = "gemm_scale_batch_norm";
-  check_required(op, "input", x);
-  check_required(op, "weight", weight);
-  check_required(op, "b", b);
-  check_required(op, "scale", scale);
-  check_required(op, "running_mean", running_mean);
-  check_required(op, "running_var", running_var);
-  check_required(op, "bn_weight", bn_weight);
-  check_required(op, "bn_bias", bn_bias);
-  const Device device = common_device(op, {{"input", x},
-                                           {"weight", weight},
-                                           {"b", b},
-                                           {"scale", scale},
-                                           {"running_mean", running_mean},
-                                           {"running_var", running_var},
-                                           {"bn_weight", bn_weight},
-                                           {"bn_bias", bn_bias}});
+  const Device device = required_on_one_device(op, {{"input", x},
+                                                    {"weight", weight},
+                                                    {"b", b},
+                                                    {"scale", scale},
+                                                    {"running_mean", running_mean},
+                                                    {"running_var", running_var},
+                                                    {"bn_weight", bn_weight},
+                                                    {"bn_bias", bn_bias}});
   check_fused_input(op, x);
   const int64_t out = check_linear_shapes(op, x, weight);
   const std::string why = output_features(out);
@@ -357,11 +345,8 @@ Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor
 Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor& weight,
                                   const Tensor& b, double eps) {
   const char* op = "gemm_instance_norm_add_mul";
-  check_required(op, "input", x);
-  check_required(op, "y", y);
-  check_required(op, "weight", weight);
-  check_required(op, "b", b);
-  const Device device = common_device(op, {{"input", x}, {"y", y}, {"weight", weight}, {"b", b}});
+  const Device device =
+      required_on_one_device(op, {{"input", x}, {"y", y}, {"weight", weight}, {"b", b}});
   check_fused_input(op, x);
   const int64_t out = check_linear_shapes(op, x, weight);
   check_vector(op, "b", b, out, output_features(out));
