@@ -2,14 +2,15 @@
 // x [N, C, *] is one segment of the segment-norm launcher
 // (ops/cuda/fused/norm_passes.h), the per-channel affine in its epilogue.
 #include "core/cuda/stream.h"
+#include "ops/cuda/channel_group_norm.h"
 #include "ops/cuda/cuda_ops.h"
 #include "ops/cuda/fused/norm_passes.h"
 #include "ops/cuda/tuning/choose.h"
 
 namespace tt::ops::cuda {
 
-Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
-                  double eps) {
+Tensor channel_group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
+                          double eps, const char* kernel) {
   const Tensor in = x.contiguous();
   const Tensor w = weight.defined() ? weight.contiguous() : Tensor();
   const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
@@ -37,9 +38,13 @@ Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const T
 
   const int device = x.device().index;
   tt::cuda::DeviceGuard guard(device);
-  norm::launch_segment_norm(tuning::choose_segment(tuning::kGroupNorm, p, device), a,
-                            tt::cuda::stream(device));
+  norm::launch_segment_norm(tuning::choose_segment(kernel, p, device), a, tt::cuda::stream(device));
   return out;
+}
+
+Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  return channel_group_norm(x, groups, weight, bias, eps, tuning::kGroupNorm);
 }
 
 }  // namespace tt::ops::cuda
