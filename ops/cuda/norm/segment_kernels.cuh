@@ -244,11 +244,51 @@ __global__ void __launch_bounds__(kThreads)
   if constexpr (kCluster > 1) cg::this_cluster().barrier_wait();
 }
 
+namespace detail {
+
+// Statistics of [begin, end) of a segment, streamed in register tiles of
+// kThreads * kVec * kItems floats: exact two-pass statistics of each tile, merged
+// with Chan's formula in double across the block (every thread gets the result).
+template <int kThreads, int kVec, int kItems, class ProB>
+__device__ __forceinline__ void stream_block_stats(const float* xs, int64_t begin, int64_t end,
+                                                   const ProB& pro, float shift, double& dn,
+                                                   double& dm, double& dm2, double* scratch) {
+  constexpr int64_t kTile = int64_t(kThreads) * kVec * kItems;
+  float n = 0.f, m = 0.f, m2 = 0.f;
+  for (int64_t base = begin; base < end; base += kTile) {
+    const Share<kThreads, kVec, kItems> sh(base, end, threadIdx.x);
+    float v[kItems][kVec];
+    load_tile(v, xs, sh, pro, shift);
+    if (sh.count > 0) {
+      const float nt = static_cast<float>(sh.count * kVec);
+      const float mt = thread_sum(v) / nt;
+      chan_merge(n, m, m2, nt, mt, thread_sqdev(v, mt, sh));
+    }
+  }
+  dn = n, dm = m, dm2 = m2;
+  block_chan<kThreads>(dn, dm, dm2, scratch);
+}
+
+// Reads [begin, end) of a segment again and stores it normalised.
+template <int kThreads, int kVec, int kItems, class ProB, class EpiB>
+__device__ __forceinline__ void stream_normalize(const float* xs, int64_t begin, int64_t end,
+                                                 const ProB& pro, float shift, const EpiB& epi,
+                                                 float mean, float rstd) {
+  constexpr int64_t kTile = int64_t(kThreads) * kVec * kItems;
+  for (int64_t base = begin; base < end; base += kTile) {
+    const Share<kThreads, kVec, kItems> sh(base, end, threadIdx.x);
+    float v[kItems][kVec];
+    load_tile(v, xs, sh, pro, shift);
+    store_tile(v, sh, epi, mean, rstd);
+  }
+}
+
+}  // namespace detail
+
 template <int kThreads, int kVec, int kItems, class Pro, class Epi>
 __global__ void __launch_bounds__(kThreads)
     segment_norm_stream_kernel(const SegmentLaunch<Pro, Epi> a) {
   constexpr int kWarps = kThreads / 32;
-  constexpr int64_t kTile = int64_t(kThreads) * kVec * kItems;
   __shared__ double scratch[3 * kWarps];
   const int t = threadIdx.x;
   const int64_t seg = blockIdx.x;
@@ -257,20 +297,9 @@ __global__ void __launch_bounds__(kThreads)
   const auto pro = a.pro.bind(seg);
   const float shift = detail::segment_shift(xs, pro);
 
-  // Pass 1: exact two-pass statistics of each register tile, Chan-merged.
-  float n = 0.f, m = 0.f, m2 = 0.f;
-  for (int64_t base = 0; base < L; base += kTile) {
-    const detail::Share<kThreads, kVec, kItems> sh(base, L, t);
-    float v[kItems][kVec];
-    detail::load_tile(v, xs, sh, pro, shift);
-    if (sh.count > 0) {
-      const float nt = static_cast<float>(sh.count * kVec);
-      const float mt = detail::thread_sum(v) / nt;
-      chan_merge(n, m, m2, nt, mt, detail::thread_sqdev(v, mt, sh));
-    }
-  }
-  double dn = n, dm = m, dm2 = m2;
-  block_chan<kThreads>(dn, dm, dm2, scratch);
+  // Pass 1: the whole segment's statistics.
+  double dn, dm, dm2;
+  detail::stream_block_stats<kThreads, kVec, kItems>(xs, 0, L, pro, shift, dn, dm, dm2, scratch);
   const float mean = static_cast<float>(dm);
   const float rstd = rsqrtf(static_cast<float>(dm2 / dn) + a.eps);
   if (t == 0) {
@@ -280,13 +309,8 @@ __global__ void __launch_bounds__(kThreads)
   if (!a.epi.stores()) return;
 
   // Pass 2: read again, normalise, store.
-  const auto epi = a.epi.bind(seg);
-  for (int64_t base = 0; base < L; base += kTile) {
-    const detail::Share<kThreads, kVec, kItems> sh(base, L, t);
-    float v[kItems][kVec];
-    detail::load_tile(v, xs, sh, pro, shift);
-    detail::store_tile(v, sh, epi, mean, rstd);
-  }
+  detail::stream_normalize<kThreads, kVec, kItems>(xs, 0, L, pro, shift, a.epi.bind(seg), mean,
+                                                   rstd);
 }
 
 template <int kCluster, int kThreads, int kVec, int kItems, class Pro, class Epi>
@@ -294,7 +318,6 @@ __global__ void __launch_bounds__(kThreads)
     segment_norm_split_kernel(const SegmentLaunch<Pro, Epi> a) {
   namespace cg = cooperative_groups;
   constexpr int kWarps = kThreads / 32;
-  constexpr int64_t kTile = int64_t(kThreads) * kVec * kItems;
   __shared__ double scratch[3 * kWarps];
   __shared__ double mine[3];
   __shared__ float merged[2];
@@ -312,20 +335,10 @@ __global__ void __launch_bounds__(kThreads)
   const auto pro = a.pro.bind(seg);
   const float shift = detail::segment_shift(xs, pro);
 
-  // Pass 1 (HBM): exact two-pass statistics of each register tile, Chan-merged.
-  float n = 0.f, m = 0.f, m2 = 0.f;
-  for (int64_t base = begin; base < end; base += kTile) {
-    const detail::Share<kThreads, kVec, kItems> sh(base, end, t);
-    float v[kItems][kVec];
-    detail::load_tile(v, xs, sh, pro, shift);
-    if (sh.count > 0) {
-      const float nt = static_cast<float>(sh.count * kVec);
-      const float mt = detail::thread_sum(v) / nt;
-      chan_merge(n, m, m2, nt, mt, detail::thread_sqdev(v, mt, sh));
-    }
-  }
-  double dn = n, dm = m, dm2 = m2;
-  block_chan<kThreads>(dn, dm, dm2, scratch);
+  // Pass 1 (HBM): this CTA's part's statistics.
+  double dn, dm, dm2;
+  detail::stream_block_stats<kThreads, kVec, kItems>(xs, begin, end, pro, shift, dn, dm, dm2,
+                                                     scratch);
   if (t == 0) mine[0] = dn, mine[1] = dm, mine[2] = dm2;
   cluster.sync();  // every CTA's `mine` is written and visible
   if (t == 0) {
@@ -349,13 +362,8 @@ __global__ void __launch_bounds__(kThreads)
   }
   if (a.epi.stores()) {
     // Pass 2 (L2): read the part again, normalise, store.
-    const auto epi = a.epi.bind(seg);
-    for (int64_t base = begin; base < end; base += kTile) {
-      const detail::Share<kThreads, kVec, kItems> sh(base, end, t);
-      float v[kItems][kVec];
-      detail::load_tile(v, xs, sh, pro, shift);
-      detail::store_tile(v, sh, epi, mean, rstd);
-    }
+    detail::stream_normalize<kThreads, kVec, kItems>(xs, begin, end, pro, shift, a.epi.bind(seg),
+                                                     mean, rstd);
   }
   cluster.barrier_wait();
 }
