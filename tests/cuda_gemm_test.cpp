@@ -43,10 +43,8 @@ namespace g = tt::ops::cuda::gemm;
 const Device kGpu = Device::cuda(0);
 
 cudaStream_t gpu_stream() { return tt::cuda::stream(0); }
-float* ptr(const Tensor& t) { return t.defined() ? t.data<float>() : nullptr; }
-Tensor nan_gpu(const Shape& s) {
-  return Tensor::full(s, std::numeric_limits<double>::quiet_NaN(), DType::F32, kGpu);
-}
+float* ptr(const Tensor& t) { return tt::test::float_ptr(t); }
+Tensor nan_gpu(const Shape& s) { return tt::test::nan_filled(s, kGpu); }
 Tensor from_doubles(const std::vector<double>& v, const Shape& s) {
   return Tensor::from_vector(v, s);
 }

@@ -36,10 +36,8 @@ namespace norm = tt::ops::cuda::norm;
 const Device kGpu = Device::cuda(0);
 
 cudaStream_t gpu_stream() { return tt::cuda::stream(0); }
-float* ptr(const Tensor& t) { return t.defined() ? t.data<float>() : nullptr; }
-Tensor nan_like(const Shape& s) {
-  return Tensor::full(s, std::numeric_limits<double>::quiet_NaN(), DType::F32, kGpu);
-}
+float* ptr(const Tensor& t) { return tt::test::float_ptr(t); }
+Tensor nan_like(const Shape& s) { return tt::test::nan_filled(s, kGpu); }
 
 // ---- building blocks through the op front end ----
 

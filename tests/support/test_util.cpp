@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #if TT_CUDA
 #include "core/cuda/runtime.h"
@@ -44,6 +45,12 @@ double max_abs_diff(const Tensor& a, const Tensor& b) {
     m = std::max(m, d);
   }
   return m;
+}
+
+float* float_ptr(const Tensor& t) { return t.defined() ? t.data<float>() : nullptr; }
+
+Tensor nan_filled(const Shape& shape, Device device) {
+  return Tensor::full(shape, std::numeric_limits<double>::quiet_NaN(), DType::F32, device);
 }
 
 CommandResult run_command(const std::string& command) {

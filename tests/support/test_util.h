@@ -30,6 +30,12 @@ std::string error_of(Fn&& fn) {
   return "(no tt::Error thrown)";
 }
 
+// Raw-pointer kernel tests: the float data of a tensor (nullptr when undefined),
+// and an output poisoned with NaN so that an element a kernel forgets to write fails
+// the comparison.
+float* float_ptr(const Tensor& t);
+Tensor nan_filled(const Shape& shape, Device device);
+
 // Runs a shell command, returns its exit code and captured stdout+stderr.
 struct CommandResult {
   int exit_code;
