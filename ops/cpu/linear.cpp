@@ -7,6 +7,7 @@
 
 #include "ops/cpu/cpu_ops.h"
 #include "ops/cpu/parallel.h"
+#include "ops/linear_problem.h"
 
 namespace tt::ops::cpu {
 namespace {
@@ -16,15 +17,12 @@ using RowMajorMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eige
 }  // namespace
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  const Tensor xc = x.contiguous();
-  const Tensor wc = weight.contiguous();
-  const int64_t in_features = wc.size(1);
-  const int64_t out_features = wc.size(0);
-  Shape out_shape = x.sizes();
-  out_shape.back() = out_features;
-  const int64_t rows = shape_numel(Shape(out_shape.begin(), out_shape.end() - 1));
+  const LinearProblem p = linear_problem(x, weight);
+  const Tensor& xc = p.x;
+  const Tensor& wc = p.weight;
+  const int64_t in_features = p.in_features, out_features = p.out_features, rows = p.rows;
 
-  Tensor out = Tensor::empty(out_shape, DType::F32, Device::cpu());
+  Tensor out = Tensor::empty(p.out_shape, DType::F32, Device::cpu());
   if (out.numel() == 0) return out;
 
   Eigen::Map<RowMajorMatrix> y(out.data<float>(), rows, out_features);

@@ -21,6 +21,7 @@
 #include "core/cuda/launch.h"
 #include "core/cuda/stream.h"
 #include "ops/cuda/cuda_ops.h"
+#include "ops/linear_problem.h"
 
 namespace tt::ops::cuda {
 namespace {
@@ -66,15 +67,12 @@ void add_bias_rows(float* y, const float* bias, int64_t rows, int64_t cols, cuda
 }  // namespace
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  const Tensor xc = x.contiguous();
-  const Tensor wc = weight.contiguous();
-  const int64_t in_features = wc.size(1);
-  const int64_t out_features = wc.size(0);
-  Shape out_shape = x.sizes();
-  out_shape.back() = out_features;
-  const int64_t rows = shape_numel(Shape(out_shape.begin(), out_shape.end() - 1));
+  const LinearProblem p = linear_problem(x, weight);
+  const Tensor& xc = p.x;
+  const Tensor& wc = p.weight;
+  const int64_t in_features = p.in_features, out_features = p.out_features, rows = p.rows;
 
-  Tensor out = Tensor::empty(out_shape, DType::F32, x.device());
+  Tensor out = Tensor::empty(p.out_shape, DType::F32, x.device());
   if (out.numel() == 0) return out;
 
   constexpr int64_t kIntMax = std::numeric_limits<int>::max();
