@@ -527,6 +527,49 @@ __global__ void __launch_bounds__(kThreads, 1)
   cluster.sync();  // no CTA leaves while another may still read its `mine`
 }
 
+// A launch with clusters of `cluster` CTAs along x. Checks up front that such a
+// cluster can be co-scheduled on this device (otherwise the launch would fail with an
+// obscure error; the autotuner skips such variants) and keeps the launch attribute
+// alive beside the config that points to it.
+struct ClusterLaunch {
+  cudaLaunchConfig_t config = {};
+  cudaLaunchAttribute attr[1] = {};
+  int max_active_clusters = 0;
+
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+  template <class Kernel>
+  ClusterLaunch(Kernel kernel, int cluster, int threads, int smem, int64_t grid,
+                cudaStream_t stream) {
+    // Clusters above 8 CTAs are "non-portable" and must be allowed explicitly.
+    if (cluster > 8)
+      TT_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    config.gridDim = dim3(static_cast<unsigned>(grid));
+    config.blockDim = dim3(threads);
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
+    TT_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&max_active_clusters, kernel, &config));
+    if (smem > 0) {
+      TT_CHECK(max_active_clusters > 0,
+               "segment norm: a cluster of {} CTAs of {} threads and {} bytes of shared memory "
+               "cannot be scheduled on this device",
+               cluster, threads, smem);
+    } else {
+      TT_CHECK(max_active_clusters > 0,
+               "segment norm: a cluster of {} CTAs of {} threads cannot be scheduled on this "
+               "device",
+               cluster, threads);
+    }
+  }
+};
+
 // Launches the instantiation of one variant.
 template <SegmentKind kKind, int kThreads, int kLanes, int kVec, int kItems, int kCluster,
           int kBuffers, class Pro, class Epi>
@@ -550,31 +593,11 @@ void launch_segment_variant(const SegmentLaunch<Pro, Epi>& a, cudaStream_t strea
     auto* kernel = segment_norm_pipe_kernel<kCluster, kThreads, kItems, kBuffers, Pro, Epi>;
     const int smem = static_cast<int>(kBuffers * int64_t(kThreads) * kVec * kItems * 4);
     TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    if constexpr (kCluster > 8)
-      TT_CUDA_CHECK(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    cudaLaunchConfig_t config = {};
-    config.blockDim = dim3(kThreads);
-    config.dynamicSmemBytes = smem;
-    config.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = kCluster;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    config.attrs = attr;
-    config.numAttrs = 1;
-    config.gridDim = dim3(kCluster);
-    int clusters = 0;
-    TT_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
-    TT_CHECK(clusters > 0,
-             "segment norm: a cluster of {} CTAs of {} threads and {} bytes of shared memory "
-             "cannot be scheduled on this device",
-             kCluster, kThreads, smem);
+    ClusterLaunch launch(kernel, kCluster, kThreads, smem, kCluster, stream);
     // Persistent: as many clusters as fit at once, never more than segments.
-    const int64_t grid = std::min<int64_t>(clusters, a.segments) * kCluster;
-    config.gridDim = dim3(static_cast<unsigned>(grid));
-    TT_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, a));
+    const int64_t grid = std::min<int64_t>(launch.max_active_clusters, a.segments) * kCluster;
+    launch.config.gridDim = dim3(static_cast<unsigned>(grid));
+    TT_CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel, a));
   } else {
     auto* kernel = [] {
       if constexpr (kKind == SegmentKind::kSplit)
@@ -582,31 +605,8 @@ void launch_segment_variant(const SegmentLaunch<Pro, Epi>& a, cudaStream_t strea
       else
         return segment_norm_block_kernel<kCluster, kThreads, kVec, kItems, Pro, Epi>;
     }();
-    // Clusters above 8 CTAs are "non-portable" and must be allowed explicitly.
-    if constexpr (kCluster > 8)
-      TT_CUDA_CHECK(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(static_cast<unsigned>(a.segments * kCluster));
-    config.blockDim = dim3(kThreads);
-    config.dynamicSmemBytes = 0;
-    config.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = kCluster;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    config.attrs = attr;
-    config.numAttrs = 1;
-    // A cluster that cannot be co-scheduled on this device would fail at launch with
-    // an obscure error; say so plainly (the autotuner skips such variants).
-    int clusters = 0;
-    TT_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
-    TT_CHECK(clusters > 0,
-             "segment norm: a cluster of {} CTAs of {} threads cannot be scheduled on this "
-             "device",
-             kCluster, kThreads);
-    TT_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, a));
+    ClusterLaunch launch(kernel, kCluster, kThreads, 0, a.segments * kCluster, stream);
+    TT_CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel, a));
   }
 }
 
