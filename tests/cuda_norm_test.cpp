@@ -151,21 +151,34 @@ void check_segment_configs(const Shape& shape, int64_t groups) {
   }
 }
 
+// Every kernel kind and code path at the smallest shapes that reach it, so that the
+// test stays quick under compute-sanitizer racecheck (tools/device/check.sh).
 TEST(CudaNorm, SegmentNormEveryConfig) {
   TT_REQUIRE_CUDA();
   check_segment_configs({3, 5, 7, 13}, 0);
   check_segment_configs({4, 6, 1, 1}, 0);
   check_segment_configs({2, 3, 64}, 0);
-  check_segment_configs({2, 3, 1028}, 0);    // just above a warp's 1024
-  check_segment_configs({1, 2, 32772}, 0);   // just above a block's 32768
-  check_segment_configs({1, 1, 262148}, 0);  // just above a 16-CTA cluster's 262144
-  check_segment_configs({1, 2, 512, 512}, 0);
-  check_segment_configs({5, 8, 512, 512}, 0);  // pipe variants loop over several slices
-  check_segment_configs({4, 50, 256, 256}, 0);
+  check_segment_configs({2, 3, 1028}, 0);   // just above a warp's 1024
+  check_segment_configs({1, 2, 32772}, 0);  // just above a block's 32768
+  // More slices than the persistent pipe grid has clusters, so each cluster loops
+  // over several (with a partly filled last slice per CTA): 40 slices just above a
+  // quarter of the 262144-float variants, 80 just above a quarter of the 65536 one.
+  check_segment_configs({4, 10, 65540}, 0);
+  check_segment_configs({2, 40, 16388}, 0);
   check_segment_configs({5, 12}, 3);
   check_segment_configs({5, 12}, 1);
   check_segment_configs({5, 12}, 12);
   check_segment_configs({2, 6, 7, 13}, 2);
+}
+
+// Model 2's 1 MiB slices and the largest segment a cluster holds, at full size (too
+// slow for racecheck, which SegmentNormEveryConfig covers; memcheck runs this too).
+TEST(CudaNorm, SegmentNormEveryConfigFullSizeSlices) {
+  TT_REQUIRE_CUDA();
+  check_segment_configs({1, 1, 262148}, 0);  // just above a 16-CTA cluster's 262144
+  check_segment_configs({1, 2, 512, 512}, 0);
+  check_segment_configs({5, 8, 512, 512}, 0);  // pipe variants loop over several slices
+  check_segment_configs({4, 50, 256, 256}, 0);
 }
 
 TEST(CudaNorm, SegmentNormStatisticsOnly) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, test, sanitize, compare, tune and benchmark.
 # Usage: tools/device/check.sh [STAGE...]   (default: every stage)
-# Stages: build test sanitize check compare tune configs bench
+# Stages: build test overlap sanitize check compare tune configs bench
 # Logs go to $OUT (or ./device-out); a short summary table is printed last.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -9,7 +9,7 @@ OUT=${OUT:-$PWD/device-out}
 LOGS=${LOGS:-/tmp/tt-logs}  # every log; packed into $OUT/logs.tgz at the end
 mkdir -p "$OUT" "$LOGS"
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(build test sanitize check compare tune bench)
+[ ${#stages[@]} -gt 0 ] || stages=(build test overlap sanitize check compare tune bench)
 build=${TT_BUILD_DIR:-build-device}
 tt="$build/tools/tt"
 summary=()
@@ -37,6 +37,18 @@ if want test; then
   step test ctest.log ctest --test-dir "$build" --output-on-failure -j 4 --timeout 600
   grep -E "tests passed|FAILED|Failed|\*\*\*" "$LOGS/ctest.log" | tail -25
 fi
+if want overlap; then
+  # Model 3's GEMM + pass schedules side by side, and the kernels' launch resources.
+  step overlap overlap.log "$build/tools/overlap_harness"
+  grep -E "^(INFO|TIME|SKIP|FAIL)" "$LOGS/overlap.log"
+  sed -n '/==== summary/,$p' "$LOGS/overlap.log"
+  if command -v ncu >/dev/null; then
+    step ncu ncu_overlap.log ncu --clock-control none --section LaunchStats --section Occupancy \
+      "$build/tools/overlap_harness" ncu
+    grep -E "^  [a-zA-Z_].*\(|Registers Per Thread|Block Size|Grid Size|Shared Memory Per Block|Theoretical Occupancy|Block Limit (Registers|Shared Mem|Warps)" \
+      "$LOGS/ncu_overlap.log" | cut -c1-150
+  fi
+fi
 if want sanitize; then
   # Every GPU test suite under memcheck and racecheck, all at once (the tools only
   # slow the kernels; the GPU has room for all of them): SANITIZE_LIMIT seconds each.
@@ -47,8 +59,12 @@ if want sanitize; then
     for tool in memcheck racecheck; do
       # The allocator test asks for 1 PiB on purpose; memcheck would count that
       # failed cudaMalloc (an API error the test expects) as an error.
+      # Racecheck tracks every shared-memory access and is far too slow for the
+      # full-size norm slices; SegmentNormEveryConfig takes every code path at small
+      # sizes, and memcheck runs the full-size test.
       filter=()
       [ "$tool $n" = "memcheck cuda_runtime_test" ] && filter=(--gtest_filter=-*OutOfMemory*)
+      [ "$tool $n" = "racecheck cuda_norm_test" ] && filter=(--gtest_filter=-*FullSizeSlices*)
       timeout "${SANITIZE_LIMIT:-400}" compute-sanitizer --tool $tool --error-exitcode 9 "$exe" \
         "${filter[@]}" >"$LOGS/${tool}_$n.log" 2>&1 &
       pids+=("$!:$tool:$n")

@@ -1,0 +1,294 @@
+// Model 3 (GemmSwishBiasGroupNorm) at full shape: how the swish + bias + GroupNorm pass
+// is best scheduled around the cuBLASLt GEMM. For each cuBLASLt algorithm and row
+// chunk it times (CUDA events, L2 flushed before each rep, median):
+//   gemm     the chunked GEMM alone (what chunking costs the GEMM),
+//   serial   each chunk's pass right after its GEMM on the same stream (L2-hot, no overlap),
+//   side     each chunk's pass on a side stream of default priority (overlaps the next GEMM),
+//   side-hi  the same with the side stream at the highest priority,
+// next to cublasSgemm alone (what PyTorch's GEMM-only runs) and the pass alone. Every
+// scheduled output is compared with the unchunked serial one (a race shows as a large
+// difference). `overlap_harness ncu` runs each kernel once, for Nsight Compute.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/cuda/check.h"
+#include "core/cuda/stream.h"
+#include "ops/cuda/fused/norm_passes.h"
+#include "ops/cuda/gemm/cublaslt_gemm.h"
+
+using namespace tt::ops::cuda;
+using gemm::LtEpilogue;
+using gemm::LtProblem;
+
+namespace {
+
+constexpr int64_t kM = 32768, kN = 4096, kK = 1024, kGroups = 64;
+constexpr float kEps = 1e-5f;
+
+struct DevBuf {
+  float* p = nullptr;
+  explicit DevBuf(size_t count) { TT_CUDA_CHECK(cudaMalloc(&p, count * sizeof(float))); }
+  ~DevBuf() { cudaFree(p); }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+};
+
+__global__ void fill_kernel(float* p, size_t n, unsigned seed, float lo, float hi) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ (seed * 0x9E3779B9u);
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    h ^= h >> 16;
+    p[i] = lo + (hi - lo) * ((h >> 8) * (1.0f / 16777216.0f));
+  }
+}
+
+void fill(float* p, size_t n, unsigned seed, float lo, float hi) {
+  fill_kernel<<<1024, 256>>>(p, n, seed, lo, hi);
+  TT_CUDA_CHECK(cudaGetLastError());
+}
+
+struct Model3 {
+  DevBuf x{size_t(kM * kK)}, w{size_t(kN * kK)}, b{size_t(kN)}, bias{size_t(kN)};
+  DevBuf gamma{size_t(kN)}, beta{size_t(kN)}, out{size_t(kM * kN)}, scratch{size_t(kM * kN)};
+  Model3() {
+    const float bound = 1.f / std::sqrt(float(kK));
+    fill(x.p, kM * kK, 1, -1.f, 1.f);
+    fill(w.p, kN * kK, 2, -bound, bound);
+    fill(b.p, kN, 3, -bound, bound);
+    fill(bias.p, kN, 4, -0.1f, 0.1f);
+    fill(gamma.p, kN, 5, 0.5f, 1.5f);
+    fill(beta.p, kN, 6, -0.5f, 0.5f);
+    TT_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+};
+
+LtProblem lt_problem(int64_t rows) { return LtProblem{rows, kN, kK, LtEpilogue::kBias, 0, 16}; }
+
+void pass(const Model3& d, const float* y, float* out, int64_t rows, cudaStream_t s) {
+  const norm::SegmentConfig cfg =
+      norm::SegmentConfig::default_for({rows * kGroups, kN / kGroups, 4});
+  norm::launch_swish_bias_group_norm(cfg, y, d.bias.p, d.gamma.p, d.beta.p, out, rows, kN, kGroups,
+                                     kEps, s);
+}
+
+enum class Mode { kGemm, kSerial, kSide, kSideHigh };
+const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::kGemm:
+      return "gemm";
+    case Mode::kSerial:
+      return "serial";
+    case Mode::kSide:
+      return "side";
+    case Mode::kSideHigh:
+      return "side-hi";
+  }
+  return "?";
+}
+
+struct Streams {
+  cudaStream_t main = tt::cuda::stream(0);
+  cudaStream_t side = nullptr, side_high = nullptr;
+  cudaEvent_t forked = nullptr, joined = nullptr;
+  Streams() {
+    int least = 0, greatest = 0;
+    TT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    TT_CUDA_CHECK(cudaStreamCreateWithPriority(&side, cudaStreamNonBlocking, least));
+    TT_CUDA_CHECK(cudaStreamCreateWithPriority(&side_high, cudaStreamNonBlocking, greatest));
+    TT_CUDA_CHECK(cudaEventCreateWithFlags(&forked, cudaEventDisableTiming));
+    TT_CUDA_CHECK(cudaEventCreateWithFlags(&joined, cudaEventDisableTiming));
+    std::printf("INFO stream priorities: least %d, greatest %d\n", least, greatest);
+  }
+};
+
+// One forward of model 3 under (algo, chunk, mode); chunk 0 = one GEMM into scratch.
+void forward(const Model3& d, const Streams& st, int algo, int64_t chunk, Mode mode) {
+  if (chunk == 0) {
+    gemm::cublaslt_gemm_on(lt_problem(kM), d.x.p, d.w.p, d.b.p, d.scratch.p, algo, st.main);
+    if (mode != Mode::kGemm) pass(d, d.scratch.p, d.out.p, kM, st.main);
+    return;
+  }
+  cudaStream_t side = mode == Mode::kSideHigh ? st.side_high : st.side;
+  for (int64_t r0 = 0; r0 < kM; r0 += chunk) {
+    const int64_t rows = std::min(chunk, kM - r0);
+    float* c = d.out.p + r0 * kN;
+    gemm::cublaslt_gemm_on(lt_problem(rows), d.x.p + r0 * kK, d.w.p, d.b.p, c, algo, st.main);
+    if (mode == Mode::kGemm) continue;
+    if (mode == Mode::kSerial) {
+      pass(d, c, c, rows, st.main);
+      continue;
+    }
+    TT_CUDA_CHECK(cudaEventRecord(st.forked, st.main));
+    TT_CUDA_CHECK(cudaStreamWaitEvent(side, st.forked, 0));
+    pass(d, c, c, rows, side);
+  }
+  if (mode == Mode::kSide || mode == Mode::kSideHigh) {
+    TT_CUDA_CHECK(cudaEventRecord(st.joined, side));
+    TT_CUDA_CHECK(cudaStreamWaitEvent(st.main, st.joined, 0));
+  }
+}
+
+// Median of `reps` timed runs after `warm` untimed ones; L2 flushed before each.
+float time_ms(const std::function<void()>& f, cudaStream_t s, float* flush, size_t flush_bytes,
+              int warm = 2, int reps = 9) {
+  for (int i = 0; i < warm; ++i) f();
+  cudaEvent_t a, b;
+  TT_CUDA_CHECK(cudaEventCreate(&a));
+  TT_CUDA_CHECK(cudaEventCreate(&b));
+  std::vector<float> t(reps);
+  for (int i = 0; i < reps; ++i) {
+    TT_CUDA_CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, s));
+    TT_CUDA_CHECK(cudaEventRecord(a, s));
+    f();
+    TT_CUDA_CHECK(cudaEventRecord(b, s));
+    TT_CUDA_CHECK(cudaEventSynchronize(b));
+    TT_CUDA_CHECK(cudaEventElapsedTime(&t[i], a, b));
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[reps / 2];
+}
+
+std::vector<float> to_host(const float* p, size_t n) {
+  std::vector<float> h(n);
+  TT_CUDA_CHECK(cudaMemcpy(h.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  double m = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double d = std::fabs(double(a[i]) - double(b[i]));
+    if (!(d <= m)) m = d;  // NaN propagates as a failure
+  }
+  return m;
+}
+
+int run_for_ncu(const Model3& d, const Streams& st) {
+  forward(d, st, 0, 0, Mode::kGemm);
+  forward(d, st, 1, 0, Mode::kGemm);
+  gemm::cublaslt_gemm_on(lt_problem(2048), d.x.p, d.w.p, d.b.p, d.out.p, 1, st.main);
+  pass(d, d.scratch.p, d.out.p, kM, st.main);
+  TT_CUDA_CHECK(cudaDeviceSynchronize());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    cudaDeviceProp prop{};
+    TT_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    std::printf("INFO %s, %d SMs, L2 %d MB, persisting L2 max %d MB\n", prop.name,
+                prop.multiProcessorCount, prop.l2CacheSize >> 20,
+                prop.persistingL2CacheMaxSize >> 20);
+    Model3 d;
+    Streams st;
+    if (argc > 1 && std::strcmp(argv[1], "ncu") == 0) return run_for_ncu(d, st);
+
+    const size_t flush_bytes = size_t(256) << 20;
+    DevBuf flush(flush_bytes / sizeof(float));
+    const double gflop = 2.0 * kM * kN * kK * 1e-9;
+    auto t = [&](const std::function<void()>& f) {
+      return time_ms(f, st.main, flush.p, flush_bytes);
+    };
+
+    cublasHandle_t blas;
+    TT_CUBLAS_CHECK(cublasCreate(&blas));
+    TT_CUBLAS_CHECK(cublasSetStream(blas, st.main));
+    const float one = 1.f, zero = 0.f;
+    const float t_sgemm = t([&] {
+      TT_CUBLAS_CHECK(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, int(kN), int(kM), int(kK), &one,
+                                  d.w.p, int(kK), d.x.p, int(kK), &zero, d.scratch.p, int(kN)));
+    });
+    std::printf("TIME cublasSgemm alone %.3f ms (%.1f TFLOP/s)\n", t_sgemm, gflop / t_sgemm);
+    const float t_pass = t([&] { pass(d, d.scratch.p, d.out.p, kM, st.main); });
+    const float t_pass_inplace = t([&] { pass(d, d.out.p, d.out.p, kM, st.main); });
+    std::printf("TIME pass alone %.3f ms out-of-place (%.2f TB/s), %.3f ms in place\n", t_pass,
+                2.0 * kM * kN * 4 / t_pass * 1e-9, t_pass_inplace);
+
+    const std::vector<int64_t> chunks = {0, 1024, 1056, 2048, 2112, 3168, 4096, 4224, 8192, 8448};
+    for (int64_t c : chunks) {
+      if (c == 0) continue;
+      std::printf("INFO chunk %5lld waves by algo:", static_cast<long long>(c));
+      for (const auto& a : gemm::heuristic_algorithms(lt_problem(c), 4))
+        std::printf(" %.3f", a.waves);
+      std::printf("\n");
+    }
+    const auto full_algos = gemm::heuristic_algorithms(lt_problem(kM), 4);
+    std::printf("INFO full waves by algo:");
+    for (const auto& a : full_algos) std::printf(" %.3f", a.waves);
+    std::printf("\n");
+
+    forward(d, st, 0, 0, Mode::kSerial);
+    TT_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<float> ref = to_host(d.out.p, size_t(kM * kN));
+
+    struct Row {
+      int algo;
+      int64_t chunk;
+      float ms[4];
+      double diff;
+    };
+    std::vector<Row> rows;
+    const Mode modes[] = {Mode::kGemm, Mode::kSerial, Mode::kSide, Mode::kSideHigh};
+    for (const auto& a : full_algos) {
+      for (int64_t c : chunks) {
+        Row r{a.index, c, {0, 0, 0, 0}, 0};
+        bool ok = true;
+        for (int i = 0; i < 4 && ok; ++i) {
+          if (c == 0 && (modes[i] == Mode::kSide || modes[i] == Mode::kSideHigh)) continue;
+          try {
+            r.ms[i] = t([&] { forward(d, st, a.index, c, modes[i]); });
+          } catch (const std::exception& e) {  // the algorithm may not exist for a chunk
+            std::printf("SKIP algo %d chunk %lld: %s\n", a.index, static_cast<long long>(c),
+                        e.what());
+            ok = false;
+          }
+          if (ok && modes[i] != Mode::kGemm) {
+            TT_CUDA_CHECK(cudaDeviceSynchronize());
+            r.diff = std::max(r.diff, max_abs_diff(ref, to_host(d.out.p, size_t(kM * kN))));
+          }
+        }
+        if (!ok) continue;
+        rows.push_back(r);
+        std::printf(
+            "TIME algo %d chunk %5lld  gemm %.3f  serial %.3f  side %.3f  side-hi %.3f  "
+            "maxdiff %.2e\n",
+            r.algo, static_cast<long long>(c), r.ms[0], r.ms[1], r.ms[2], r.ms[3], r.diff);
+        std::fflush(stdout);
+      }
+    }
+    // Summary: best schedule per mode, as a ratio of cublasSgemm alone.
+    std::printf("\n==== summary (ms, x of cublasSgemm alone %.3f)\n", t_sgemm);
+    for (int i = 0; i < 4; ++i) {
+      const Row* best = nullptr;
+      for (const auto& r : rows)
+        if (r.ms[i] > 0 && (!best || r.ms[i] < best->ms[i])) best = &r;
+      if (best)
+        std::printf("%-8s best %.3f ms x%.3f (algo %d, chunk %lld, maxdiff %.1e)\n",
+                    mode_name(modes[i]), best->ms[i], best->ms[i] / t_sgemm, best->algo,
+                    static_cast<long long>(best->chunk), best->diff);
+    }
+    bool bad = false;
+    for (const auto& r : rows) bad |= !(r.diff < 1e-3);
+    std::printf("outputs %s\n", bad ? "DIFFER (race?)" : "agree within 1e-3");
+    return bad ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::printf("FAIL %s\n", e.what());
+    return 2;
+  }
+}
