@@ -117,8 +117,10 @@ bool SegmentConfig::valid(const SegmentProblem& p) const {
   if (p.length < 1 || p.segments < 0) return false;
   if (vec > p.align || p.length % vec != 0) return false;
   int64_t blocks = p.segments;
-  if (kind == SegmentKind::kSubwarp)
-    blocks = (p.segments + threads / lanes - 1) / (threads / lanes);
+  if (kind == SegmentKind::kSubwarp) {
+    const int64_t per_block = int64_t(threads / lanes) * std::max(buffers, 1);
+    blocks = (p.segments + per_block - 1) / per_block;
+  }
   if (kind == SegmentKind::kCluster || kind == SegmentKind::kSplit) blocks = p.segments * cluster;
   if (kind == SegmentKind::kPipe) blocks = 0;  // persistent: one cluster per free GPC slot
   if (blocks > INT_MAX) return false;

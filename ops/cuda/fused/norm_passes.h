@@ -62,7 +62,8 @@ struct SegmentConfig {
   int vec = 4;        // floats per load/store: 1, 2 or 4
   int items = 8;      // vectors per thread held in registers (kStream: per tile in flight)
   int cluster = 1;    // CTAs per segment (kCluster, kPipe)
-  int buffers = 0;    // shared-memory stages of `lanes * vec * items` floats (kPipe only)
+  int buffers = 0;    // kPipe: shared-memory stages of `lanes * vec * items` floats;
+                      // kSubwarp: segments per subgroup, loaded together (0, 1: one)
 
   // Floats of one segment held on chip: lanes * vec * items * cluster (0 for kStream).
   int64_t capacity() const;

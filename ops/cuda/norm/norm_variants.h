@@ -17,9 +17,17 @@
 // 7.6-19.6 ms with clusters of 16 or 512+ threads (dropped): the pipe kernel (4.50
 // ms) wins there. Register budgets: threads * vec * items floats per CTA must stay in the
 // 64K-register file with room for addresses (at most 64 floats per thread, and 32 at
-// 1024 threads).
+// 1024 threads). Subwarp variants with buffers = b > 1 give each subgroup b segments
+// whose loads are all in flight together (more bytes in flight per thread for short
+// segments; b segments' registers count against the same budget).
 #define TT_NORM_SEGMENT_VARIANTS(X)     \
   X(kSubwarp, 256, 8, 4, 2, 1, 0)       \
+  X(kSubwarp, 256, 8, 4, 2, 1, 2)       \
+  X(kSubwarp, 256, 8, 4, 2, 1, 4)       \
+  X(kSubwarp, 256, 8, 4, 2, 1, 8)       \
+  X(kSubwarp, 128, 8, 4, 2, 1, 4)       \
+  X(kSubwarp, 256, 16, 4, 1, 1, 4)      \
+  X(kSubwarp, 256, 4, 4, 4, 1, 4)       \
   X(kSubwarp, 256, 8, 4, 4, 1, 0)       \
   X(kSubwarp, 256, 8, 4, 1, 1, 0)       \
   X(kSubwarp, 256, 16, 4, 1, 1, 0)      \

@@ -224,9 +224,11 @@ ParamSpace segment_space(const std::string& kernel, const norm::SegmentProblem& 
         [max_cluster](const Config& c) { return c.get_or("cluster", 1) <= max_cluster; });
     const int64_t max_shared = limits.max_shared_per_block;
     space.constraint(fmt::format("buffers*threads*vec*items floats of shared memory must fit the "
-                                 "device's {} bytes per block",
+                                 "device's {} bytes per block (pipe)",
                                  max_shared),
                      [max_shared](const Config& c) {
+                       // Subwarp buffers are segments held in registers, not shared memory.
+                       if (segment_from_config(c).kind != SegmentKind::kPipe) return true;
                        const int64_t floats = c.get_or("buffers", 0) * c.get("threads") *
                                               c.get("vec") * c.get("items");
                        return floats * static_cast<int64_t>(sizeof(float)) <= max_shared;

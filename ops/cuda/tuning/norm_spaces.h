@@ -10,7 +10,8 @@
 // pipe | split: every kind the table has); threads, vec, items for every kind; lanes
 // (threads per segment) for the kinds whose table entries set it apart from threads
 // (subwarp); cluster (CTAs per segment) for the kinds with clusters (cluster, pipe,
-// split); buffers (shared-memory stages) for the kinds with buffers (pipe). Constraints: compiled;
+// split); buffers for the kinds with buffers (pipe: shared-memory stages; subwarp: segments
+// per subgroup). Constraints: compiled;
 // vec divides the segment and fits the alignment; the on-chip kinds hold the whole segment; valid
 // for the problem (grid limits); one of SegmentConfig::candidates() (variants far larger than the
 // segment are left out); device: threads per block, clusters (sm_90, at most 16 CTAs), the buffers'
