@@ -115,8 +115,35 @@ struct Streams {
   }
 };
 
-// One forward of model 3 under (algo, chunk, mode); chunk 0 = one GEMM into scratch.
+// Tail split (chunk < 0, tail = -chunk rows): the GEMM over the head rows, then the
+// GEMM over the last `tail` rows on a second stream while the head's pass runs. The
+// tail's few CTAs take the SMs that the head GEMM's last, partial wave would leave
+// idle; modes: gemm = head and tail GEMMs only, serial = all on one stream, side /
+// side-hi = the tail GEMM on the default / highest priority stream.
+void forward_tail(const Model3& d, const Streams& st, int algo, int64_t tail, Mode mode) {
+  const int64_t head = kM - tail;
+  float* tail_out = d.out.p + head * kN;
+  gemm::cublaslt_gemm_on(lt_problem(head), d.x.p, d.w.p, d.b.p, d.out.p, algo, st.main);
+  cudaStream_t u = mode == Mode::kSideHigh ? st.side_high : mode == Mode::kSide ? st.side : st.main;
+  if (u != st.main) {
+    TT_CUDA_CHECK(cudaEventRecord(st.forked, st.main));
+    TT_CUDA_CHECK(cudaStreamWaitEvent(u, st.forked, 0));
+  }
+  // The tail's own first pick: its heuristic list differs from the head's.
+  gemm::cublaslt_gemm_on(lt_problem(tail), d.x.p + head * kK, d.w.p, d.b.p, tail_out, 0, u);
+  if (mode == Mode::kGemm) return;
+  pass(d, d.out.p, d.out.p, head, st.main);
+  pass(d, tail_out, tail_out, tail, u);
+  if (u != st.main) {
+    TT_CUDA_CHECK(cudaEventRecord(st.joined, u));
+    TT_CUDA_CHECK(cudaStreamWaitEvent(st.main, st.joined, 0));
+  }
+}
+
+// One forward of model 3 under (algo, chunk, mode); chunk 0 = one GEMM into scratch,
+// chunk < 0 = the tail split of -chunk rows.
 void forward(const Model3& d, const Streams& st, int algo, int64_t chunk, Mode mode) {
+  if (chunk < 0) return forward_tail(d, st, algo, -chunk, mode);
   if (chunk == 0) {
     gemm::cublaslt_gemm_on(lt_problem(kM), d.x.p, d.w.p, d.b.p, d.scratch.p, algo, st.main);
     if (mode != Mode::kGemm) pass(d, d.scratch.p, d.out.p, kM, st.main);
@@ -234,9 +261,11 @@ int main(int argc, char** argv) {
         "TIME pass best %s: %.3f ms out of place (floor %.3f ms at 4.28 TB/s), %.3f ms in place\n",
         g_pass.str().c_str(), best_pass, bytes / 4.28e9f, t_pass_inplace);
 
-    const std::vector<int64_t> chunks = {0, 1024, 1536, 2048, 2560, 3072, 4096, 8192};
+    // Negative: tail splits of that many rows.
+    const std::vector<int64_t> chunks = {0,    2048, 4096, 8192, -64,  -128,
+                                         -192, -256, -384, -512, -1024};
     for (int64_t c : chunks) {
-      if (c == 0) continue;
+      if (c <= 0) continue;
       std::printf("INFO chunk %5lld waves by algo:", static_cast<long long>(c));
       for (const auto& a : gemm::heuristic_algorithms(lt_problem(c), 4))
         std::printf(" %.3f", a.waves);
@@ -280,9 +309,10 @@ int main(int argc, char** argv) {
         if (!ok) continue;
         rows.push_back(r);
         std::printf(
-            "TIME algo %d chunk %5lld  gemm %.3f  serial %.3f  side %.3f  side-hi %.3f  "
+            "TIME algo %d %s %5lld  gemm %.3f  serial %.3f  side %.3f  side-hi %.3f  "
             "maxdiff %.2e\n",
-            r.algo, static_cast<long long>(c), r.ms[0], r.ms[1], r.ms[2], r.ms[3], r.diff);
+            r.algo, c < 0 ? "tail " : "chunk", static_cast<long long>(c < 0 ? -c : c), r.ms[0],
+            r.ms[1], r.ms[2], r.ms[3], r.diff);
         std::fflush(stdout);
       }
     }
@@ -293,9 +323,10 @@ int main(int argc, char** argv) {
       for (const auto& r : rows)
         if (r.ms[i] > 0 && (!best || r.ms[i] < best->ms[i])) best = &r;
       if (best)
-        std::printf("%-8s best %.3f ms x%.3f (algo %d, chunk %lld, maxdiff %.1e)\n",
-                    mode_name(modes[i]), best->ms[i], best->ms[i] / t_sgemm, best->algo,
-                    static_cast<long long>(best->chunk), best->diff);
+        std::printf(
+            "%-8s best %.3f ms x%.3f (algo %d, %s %lld, maxdiff %.1e)\n", mode_name(modes[i]),
+            best->ms[i], best->ms[i] / t_sgemm, best->algo, best->chunk < 0 ? "tail" : "chunk",
+            static_cast<long long>(best->chunk < 0 ? -best->chunk : best->chunk), best->diff);
     }
     bool bad = false;
     for (const auto& r : rows) bad |= !(r.diff < 1e-3);
