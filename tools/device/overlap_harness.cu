@@ -115,29 +115,49 @@ struct Streams {
   }
 };
 
-// Tail split (chunk < 0, tail = -chunk rows): the GEMM over the head rows, then the
-// GEMM over the last `tail` rows on a second stream while the head's pass runs. The
-// tail's few CTAs take the SMs that the head GEMM's last, partial wave would leave
-// idle; modes: gemm = head and tail GEMMs only, serial = all on one stream, side /
-// side-hi = the tail GEMM on the default / highest priority stream.
+// Tail split (chunk < 0, tail = -chunk rows): the GEMM over the head rows and the
+// GEMM over the last `tail` rows, each followed by its pass. Modes: gemm = the two
+// GEMMs only, serial = all on one stream; side = the tail GEMM after the head GEMM on
+// a second stream, beside the head's pass; side-hi = the head (GEMM, pass) on the
+// highest-priority stream and the tail (GEMM, pass) launched at once on the main
+// stream, which has the lowest priority: the tail's CTAs only get the SMs that the
+// head GEMM's last, partial wave leaves idle, and are running before the head's pass
+// can start.
 void forward_tail(const Model3& d, const Streams& st, int algo, int64_t tail, Mode mode) {
   const int64_t head = kM - tail;
   float* tail_out = d.out.p + head * kN;
-  gemm::cublaslt_gemm_on(lt_problem(head), d.x.p, d.w.p, d.b.p, d.out.p, algo, st.main);
-  cudaStream_t u = mode == Mode::kSideHigh ? st.side_high : mode == Mode::kSide ? st.side : st.main;
-  if (u != st.main) {
-    TT_CUDA_CHECK(cudaEventRecord(st.forked, st.main));
-    TT_CUDA_CHECK(cudaStreamWaitEvent(u, st.forked, 0));
-  }
   // The tail's own first pick: its heuristic list differs from the head's.
-  gemm::cublaslt_gemm_on(lt_problem(tail), d.x.p + head * kK, d.w.p, d.b.p, tail_out, 0, u);
+  auto gemm_head = [&](cudaStream_t s) {
+    gemm::cublaslt_gemm_on(lt_problem(head), d.x.p, d.w.p, d.b.p, d.out.p, algo, s);
+  };
+  auto gemm_tail = [&](cudaStream_t s) {
+    gemm::cublaslt_gemm_on(lt_problem(tail), d.x.p + head * kK, d.w.p, d.b.p, tail_out, 0, s);
+  };
+  auto fork = [&](cudaStream_t from, cudaStream_t to) {
+    TT_CUDA_CHECK(cudaEventRecord(st.forked, from));
+    TT_CUDA_CHECK(cudaStreamWaitEvent(to, st.forked, 0));
+  };
+  auto join = [&](cudaStream_t from, cudaStream_t to) {
+    TT_CUDA_CHECK(cudaEventRecord(st.joined, from));
+    TT_CUDA_CHECK(cudaStreamWaitEvent(to, st.joined, 0));
+  };
+  if (mode == Mode::kSideHigh) {
+    fork(st.main, st.side_high);
+    gemm_head(st.side_high);
+    gemm_tail(st.main);
+    pass(d, d.out.p, d.out.p, head, st.side_high);
+    pass(d, tail_out, tail_out, tail, st.main);
+    join(st.side_high, st.main);
+    return;
+  }
+  gemm_head(st.main);
+  cudaStream_t u = mode == Mode::kSide ? st.side : st.main;
+  if (u != st.main) fork(st.main, u);
+  gemm_tail(u);
   if (mode == Mode::kGemm) return;
   pass(d, d.out.p, d.out.p, head, st.main);
   pass(d, tail_out, tail_out, tail, u);
-  if (u != st.main) {
-    TT_CUDA_CHECK(cudaEventRecord(st.joined, u));
-    TT_CUDA_CHECK(cudaStreamWaitEvent(st.main, st.joined, 0));
-  }
+  if (u != st.main) join(u, st.main);
 }
 
 // One forward of model 3 under (algo, chunk, mode); chunk 0 = one GEMM into scratch,
@@ -262,8 +282,7 @@ int main(int argc, char** argv) {
         g_pass.str().c_str(), best_pass, bytes / 4.28e9f, t_pass_inplace);
 
     // Negative: tail splits of that many rows.
-    const std::vector<int64_t> chunks = {0,    2048, 4096, 8192, -64,  -128,
-                                         -192, -256, -384, -512, -1024};
+    const std::vector<int64_t> chunks = {0, 4096, -32, -64, -96, -128, -192, -256, -384};
     for (int64_t c : chunks) {
       if (c <= 0) continue;
       std::printf("INFO chunk %5lld waves by algo:", static_cast<long long>(c));
