@@ -62,6 +62,15 @@ TEST(GemmConfig, TextRoundTripsAndRejectsMalformed) {
   EXPECT_THROW(g::GemmConfig::parse("impl=own,bm=128"), tt::Error);
   EXPECT_THROW(g::GemmConfig::parse("impl=cublaslt,algo=x"), tt::Error);
   EXPECT_THROW(g::GemmConfig::parse("garbage"), tt::Error);
+  const g::GemmConfig split = g::GemmConfig::cublaslt(1, 0, 64);
+  EXPECT_EQ(split.str(), "impl=cublaslt,algo=1,tail=64");
+  EXPECT_EQ(g::GemmConfig::parse(split.str()), split);
+  EXPECT_NE(split, g::GemmConfig::cublaslt(1));
+  EXPECT_EQ(tt::test::error_of([] { g::GemmConfig::parse("impl=cublaslt,algo=0,tail=-1"); }),
+            "gemm config \"impl=cublaslt,algo=0,tail=-1\": tail must be >= 0");
+  const std::string own_tail = "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=4,stages=2,tail=64";
+  EXPECT_EQ(tt::test::error_of([&] { g::GemmConfig::parse(own_tail); }),
+            "gemm config \"" + own_tail + "\": tail splits are for cuBLASLt only");
 }
 
 TEST(GemmConfig, ValidityFollowsAlignmentAndTable) {
@@ -75,6 +84,10 @@ TEST(GemmConfig, ValidityFollowsAlignmentAndTable) {
   EXPECT_TRUE(g::GemmConfig::own_default_for({4096, 4096, 64, 4}).valid({4096, 4096, 64, 4}));
   for (const g::GemmConfig& c : g::candidates({100, 100, 12, 4}))
     EXPECT_TRUE(c.valid({100, 100, 12, 4}));
+  // A tail split needs as many head rows as tail rows and no chunking.
+  EXPECT_TRUE(g::GemmConfig::cublaslt(0, 0, 64).valid({128, 64, 64, 4}));
+  EXPECT_FALSE(g::GemmConfig::cublaslt(0, 0, 64).valid({127, 64, 64, 4}));
+  EXPECT_FALSE(g::GemmConfig::cublaslt(0, 1024, 64).valid({32768, 64, 64, 4}));
 }
 
 // ---- raw GEMM stage vs float64 ----
@@ -407,7 +420,12 @@ TEST(CudaGemmFused, GemmSwishBiasGroupNormMatchesCpuWithEveryPlan) {
     const Tensor x = gpu(l.x), w = gpu(l.w), b = gpu(l.b), bg = gpu(bias), gwg = gpu(gw),
                  gbg = gpu(gb);
     int fused = 0;
-    for (const g::GemmConfig& cfg : plans(c.m)) {
+    // Tail splits too: of one row, of half the rows, and longer than the problem (one
+    // GEMM then).
+    std::vector<g::GemmConfig> configs = plans(c.m);
+    for (int64_t tail : {int64_t{1}, std::max<int64_t>(1, c.m / 2), int64_t{64}})
+      configs.push_back(g::GemmConfig::cublaslt(0, 0, tail));
+    for (const g::GemmConfig& cfg : configs) {
       SCOPED_TRACE(cfg.str());
       fused += g::gemm_swish_bias_group_norm_fuses(cfg, c.m, c.n, c.k, c.groups);
       const Tensor out = nan_gpu({c.m, c.n});

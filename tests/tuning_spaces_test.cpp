@@ -73,8 +73,9 @@ TEST(GemmSpace, EverySpaceEnumeratesTheCompiledVariantsAndCublasLtWithTodaysDefa
     for (const GemmProblem& p : kGemmProblems) {
       const ParamSpace space = gemm_space(kernel, p, DeviceLimits{});
       const std::string what = gemm_stage_name(kernel) + " " + p.str();
+      const bool chunks_axis = gemm_stage_chunks(kernel), tails_axis = gemm_stage_tails(kernel);
       EXPECT_EQ(space.default_config(),
-                gemm_to_config(GemmConfig::default_for(p), gemm_stage_chunks(kernel)))
+                gemm_to_config(GemmConfig::default_for(p), chunks_axis, tails_axis))
           << what;
       const std::vector<Config> all = space.enumerate();
       size_t own = 0, lt = 0;
@@ -83,7 +84,7 @@ TEST(GemmSpace, EverySpaceEnumeratesTheCompiledVariantsAndCublasLtWithTodaysDefa
         EXPECT_TRUE(seen.insert(c.str()).second) << what;
         const GemmConfig g = gemm_from_config(c);
         EXPECT_TRUE(g.valid(p)) << what << " " << c.str();
-        EXPECT_EQ(gemm_to_config(g, gemm_stage_chunks(kernel)), c) << what;
+        EXPECT_EQ(gemm_to_config(g, chunks_axis, tails_axis), c) << what;
         if (g.impl == GemmImpl::kOwn) {
           ++own;
           EXPECT_EQ(axis_count(c), 8u);  // impl + 7 tile parameters
@@ -96,11 +97,16 @@ TEST(GemmSpace, EverySpaceEnumeratesTheCompiledVariantsAndCublasLtWithTodaysDefa
       size_t own_expected = 0;
       for (const GemmConfig& g : gemm::own_variants()) own_expected += g.vec <= gemm_load_align(p);
       EXPECT_EQ(own, own_expected) << what;
-      size_t chunks = 1;
-      if (gemm_stage_chunks(kernel)) {
-        for (int64_t c : {1024, 2048, 4096, 8192}) chunks += 2 * c <= p.m && c * 16 >= p.m;
+      // One GEMM, each chunk size that splits the rows 2 to 16 ways, each tail of at
+      // most half the rows (model 3).
+      size_t plans = 1;
+      if (chunks_axis) {
+        for (int64_t c : {1024, 2048, 4096, 8192}) plans += 2 * c <= p.m && c * 16 >= p.m;
       }
-      EXPECT_EQ(lt, kCublasAlgoCandidates * chunks) << what;
+      if (tails_axis) {
+        for (int64_t t : {64, 128, 192}) plans += 2 * t <= p.m;
+      }
+      EXPECT_EQ(lt, kCublasAlgoCandidates * plans) << what;
     }
   }
 }
@@ -114,6 +120,10 @@ TEST(GemmSpace, EveryOwnVariantRoundTrips) {
   EXPECT_EQ(gemm_to_config(GemmConfig::cublaslt(3, 4096), true).str(),
             "impl=cublaslt,algo=3,chunk=4096");
   EXPECT_EQ(gemm_to_config(GemmConfig::cublaslt(3), false).str(), "impl=cublaslt,algo=3");
+  EXPECT_EQ(gemm_to_config(GemmConfig::cublaslt(1, 0, 64), true, true).str(),
+            "impl=cublaslt,algo=1,chunk=0,tail=64");
+  EXPECT_EQ(gemm_from_config(Config::parse("impl=cublaslt,algo=1,chunk=0,tail=64")),
+            GemmConfig::cublaslt(1, 0, 64));
   EXPECT_THROW(gemm_from_config(Config::parse("impl=tf32,algo=0")), Error);
   EXPECT_THROW(gemm_from_config(Config::parse("impl=own,bm=128")), Error);
 }
@@ -133,6 +143,15 @@ TEST(GemmSpace, ConstraintsNameTheirReason) {
   EXPECT_EQ(reason(odd, "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=1,stages=2"), "(valid)");
   EXPECT_EQ(reason(odd, "impl=cublaslt,algo=0,chunk=1024"),
             "chunk must be 0 or split the 1024 rows into 2 to 16 chunks");
+  const ParamSpace swish =
+      gemm_space(GemmKernel::kSwishBiasGroupNorm, {32768, 4096, 1024, 4}, DeviceLimits{});
+  EXPECT_EQ(reason(swish, "impl=cublaslt,algo=1,chunk=0,tail=64"), "(valid)");
+  EXPECT_EQ(reason(swish, "impl=cublaslt,algo=1,chunk=2048,tail=64"),
+            "tail must be 0 or at most half the 32768 rows, and not combined with chunk");
+  const ParamSpace short_swish =
+      gemm_space(GemmKernel::kSwishBiasGroupNorm, {100, 64, 32, 4}, DeviceLimits{});
+  EXPECT_EQ(reason(short_swish, "impl=cublaslt,algo=0,chunk=0,tail=64"),
+            "tail must be 0 or at most half the 100 rows, and not combined with chunk");
   const ParamSpace relu = gemm_space(GemmKernel::kBiasRelu, {1024, 64, 64, 4}, {});
   EXPECT_THAT(reason(relu, "impl=cublaslt,algo=0,chunk=0"),
               HasSubstr("parameter 'chunk' is not an axis"));

@@ -282,7 +282,7 @@ int main(int argc, char** argv) {
         g_pass.str().c_str(), best_pass, bytes / 4.28e9f, t_pass_inplace);
 
     // Negative: tail splits of that many rows.
-    const std::vector<int64_t> chunks = {0, 4096, -32, -64, -96, -128, -192, -256, -384};
+    const std::vector<int64_t> chunks = {0, 4096, -64, -128, -192};
     for (int64_t c : chunks) {
       if (c <= 0) continue;
       std::printf("INFO chunk %5lld waves by algo:", static_cast<long long>(c));

@@ -1,5 +1,5 @@
 // cuBLASLt in strict float32 with a row-major view, cached descriptors and a
-// per-device workspace.
+// per-device workspaces.
 #include "ops/cuda/gemm/cublaslt_gemm.h"
 
 #include <cublasLt.h>
@@ -36,7 +36,10 @@ struct Plan {
 
 struct DeviceState {
   cublasLtHandle_t handle = nullptr;
-  void* workspace = nullptr;
+  // [0] for the device's own stream, [1] for any other: model 3's tail split runs a
+  // GEMM on a side stream while one on the main stream still runs, and two running
+  // GEMMs must not share a workspace.
+  void* workspace[2] = {nullptr, nullptr};
   std::mutex mutex;  // guards plans and the bias attribute between set and launch
   std::map<LtProblem, std::unique_ptr<Plan>> plans;
 };
@@ -54,7 +57,7 @@ DeviceState& state(int device) {
     auto fresh = std::make_unique<DeviceState>();
     TT_CUBLAS_CHECK(cublasLtCreate(&fresh->handle));
     // A plain cudaMalloc, not the caching allocator: it lives as long as the process.
-    TT_CUDA_CHECK(cudaMalloc(&fresh->workspace, kWorkspaceBytes));
+    for (void*& w : fresh->workspace) TT_CUDA_CHECK(cudaMalloc(&w, kWorkspaceBytes));
     s = std::move(fresh);
   }
   return *s;
@@ -165,9 +168,9 @@ void cublaslt_gemm_on(const LtProblem& problem, const float* x, const float* w, 
   }
   const float alpha = 1.f, beta = 0.f;
   const cublasLtMatmulHeuristicResult_t& algo = plan.algos[algo_index];
-  TT_CUBLAS_CHECK(cublasLtMatmul(st.handle, plan.desc, &alpha, w, plan.a, x, plan.b, &beta, c,
-                                 plan.c, c, plan.c, &algo.algo, st.workspace, kWorkspaceBytes,
-                                 stream));
+  TT_CUBLAS_CHECK(cublasLtMatmul(
+      st.handle, plan.desc, &alpha, w, plan.a, x, plan.b, &beta, c, plan.c, c, plan.c, &algo.algo,
+      st.workspace[stream == tt::cuda::stream(p.device) ? 0 : 1], kWorkspaceBytes, stream));
 }
 
 void cublaslt_gemm(const LtProblem& p, const float* x, const float* w, const float* bias, float* c,

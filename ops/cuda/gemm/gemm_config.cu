@@ -27,8 +27,11 @@ const std::vector<GemmConfig>& own_variants() {
 }
 
 bool GemmConfig::valid(const GemmProblem& p) const {
-  if (chunk_rows < 0) return false;
-  if (impl == GemmImpl::kCublasLt) return cublas_algo_index >= 0;
+  if (chunk_rows < 0 || tail_rows < 0) return false;
+  if (impl == GemmImpl::kCublasLt) {
+    return cublas_algo_index >= 0 && (tail_rows == 0 || (chunk_rows == 0 && 2 * tail_rows <= p.m));
+  }
+  if (tail_rows > 0) return false;
   if (vec > p.align) return false;
   GemmConfig tile = *this;
   tile.chunk_rows = 0;  // the table lists tile shapes; chunking is orthogonal
@@ -39,14 +42,15 @@ bool GemmConfig::valid(const GemmProblem& p) const {
 }
 
 bool GemmConfig::operator==(const GemmConfig& o) const {
-  if (impl != o.impl || chunk_rows != o.chunk_rows) return false;
+  if (impl != o.impl || chunk_rows != o.chunk_rows || tail_rows != o.tail_rows) return false;
   if (impl == GemmImpl::kCublasLt) return cublas_algo_index == o.cublas_algo_index;
   return bm == o.bm && bn == o.bn && bk == o.bk && tm == o.tm && tn == o.tn && vec == o.vec &&
          stages == o.stages;
 }
 
 std::string GemmConfig::str() const {
-  const std::string chunk = chunk_rows > 0 ? fmt::format(",chunk={}", chunk_rows) : "";
+  const std::string chunk = (chunk_rows > 0 ? fmt::format(",chunk={}", chunk_rows) : "") +
+                            (tail_rows > 0 ? fmt::format(",tail={}", tail_rows) : "");
   if (impl == GemmImpl::kCublasLt) {
     return fmt::format("impl=cublaslt,algo={}{}", cublas_algo_index, chunk);
   }
@@ -80,7 +84,10 @@ GemmConfig GemmConfig::parse(const std::string& text) {
   TT_CHECK(impl != kv.end(), "gemm config \"{}\" has no \"impl\"", text);
   const int64_t chunk = kv.count("chunk") ? number("chunk") : 0;
   TT_CHECK(chunk >= 0, "gemm config \"{}\": chunk must be >= 0", text);
-  if (impl->second == "cublaslt") return cublaslt(number("algo"), chunk);
+  const int64_t tail = kv.count("tail") ? number("tail") : 0;
+  TT_CHECK(tail >= 0, "gemm config \"{}\": tail must be >= 0", text);
+  if (impl->second == "cublaslt") return cublaslt(number("algo"), chunk, tail);
+  TT_CHECK(tail == 0, "gemm config \"{}\": tail splits are for cuBLASLt only", text);
   TT_CHECK(impl->second == "own", "gemm config \"{}\": impl must be own or cublaslt but is \"{}\"",
            text, impl->second);
   return GemmConfig{GemmImpl::kOwn, number("bm"),     number("bn"),
@@ -89,11 +96,12 @@ GemmConfig GemmConfig::parse(const std::string& text) {
                     chunk};
 }
 
-GemmConfig GemmConfig::cublaslt(int algo_index, int64_t chunk_rows) {
+GemmConfig GemmConfig::cublaslt(int algo_index, int64_t chunk_rows, int64_t tail_rows) {
   GemmConfig c;
   c.impl = GemmImpl::kCublasLt;
   c.cublas_algo_index = algo_index;
   c.chunk_rows = chunk_rows;
+  c.tail_rows = tail_rows;
   return c;
 }
 

@@ -38,22 +38,29 @@ struct GemmConfig {
   // chunks of this many, each chunk's pass on a side stream overlapping the next
   // chunk's GEMM (side_stream.h). 0: one GEMM, then one pass.
   int64_t chunk_rows = 0;
+  // Model 3's tail split, when > 0 (cuBLASLt only, never with chunk_rows): the GEMM
+  // over the first m - tail_rows rows runs on a high-priority side stream and the GEMM
+  // over the last tail_rows rows (cuBLASLt's first pick for that shape) on the main
+  // stream beside it, so the tail's few CTAs fill the SMs that the head's last, partial
+  // wave leaves idle; each part's pass follows its GEMM (gemm_models.h).
+  int64_t tail_rows = 0;
 
   int threads() const { return impl == GemmImpl::kOwn ? (bm / tm) * (bn / tn) : 0; }
   // Whether the config can run the problem: an own config must be a compiled variant
   // whose vector width the problem's alignment allows; a cuBLASLt index must be >= 0
   // (whether cuBLASLt has that many algorithms is only known at run time: the
-  // launcher throws tt::Error when it has not).
+  // launcher throws tt::Error when it has not); a tail split needs cuBLASLt, no
+  // chunking, and at least as many head rows as tail rows.
   bool valid(const GemmProblem& p) const;
   // "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=4,stages=2" or "impl=cublaslt,algo=0",
-  // with ",chunk=4096" appended when chunk_rows > 0; parse() is its inverse and throws
-  // tt::Error on malformed text.
+  // with ",chunk=4096" appended when chunk_rows > 0 and ",tail=64" when tail_rows > 0;
+  // parse() is its inverse and throws tt::Error on malformed text.
   std::string str() const;
   static GemmConfig parse(const std::string& text);
   bool operator==(const GemmConfig& o) const;
   bool operator!=(const GemmConfig& o) const { return !(*this == o); }
 
-  static GemmConfig cublaslt(int algo_index = 0, int64_t chunk_rows = 0);
+  static GemmConfig cublaslt(int algo_index = 0, int64_t chunk_rows = 0, int64_t tail_rows = 0);
   // The default when nothing is tuned: cuBLASLt's own first heuristic pick, which
   // is within a few percent of the best we measured at the seed shapes.
   static GemmConfig default_for(const GemmProblem& p);

@@ -70,6 +70,9 @@ void gemm_instance_norm_add_mul_forward(const GemmConfig& cfg, const GemmInstanc
 // ---- model 3 ----
 namespace {
 
+// A tail split needs head rows; with fewer rows than the tail there is one GEMM.
+bool tail_split(const GemmConfig& cfg, int64_t m) { return cfg.tail_rows > 0 && cfg.tail_rows < m; }
+
 EpilogueParams group_norm_epilogue(const GemmSwishBiasGroupNormArgs& a) {
   EpilogueParams e;
   e.kind = EpilogueKind::kGroupNorm;
@@ -97,7 +100,10 @@ bool gemm_swish_bias_group_norm_fuses(const GemmConfig& cfg, int64_t m, int64_t 
 
 int64_t gemm_swish_bias_group_norm_scratch_floats(const GemmConfig& cfg, int64_t m, int64_t n,
                                                   int64_t k, int64_t groups) {
-  if (gemm_swish_bias_group_norm_fuses(cfg, m, n, k, groups) || cfg.chunk_rows > 0) return 0;
+  if (gemm_swish_bias_group_norm_fuses(cfg, m, n, k, groups) || cfg.chunk_rows > 0 ||
+      tail_split(cfg, m)) {
+    return 0;
+  }
   return m * n;
 }
 
@@ -116,6 +122,27 @@ void gemm_swish_bias_group_norm_forward(const GemmConfig& cfg, const GemmSwishBi
     norm::launch_swish_bias_group_norm(segment_config(a.passes, sp), y_lin, a.bias, a.gamma, a.beta,
                                        out, rows, a.n, a.groups, a.eps, s);
   };
+  if (tail_split(cfg, a.m)) {
+    // The head GEMM on the high-priority stream, the tail GEMM on the main stream at
+    // once (independent rows): the GPU dispatches the head's CTAs first, so the tail's
+    // only take the SMs that the head's last wave leaves idle, and are running when
+    // the head's pass starts. Both write into `out`, normalised there in place.
+    // Measured on an H200 at the full shape: head + tail GEMMs 5.36 ms against 5.41 ms
+    // for one GEMM, whose last wave (8192 CTAs over 264 slots) is nearly empty.
+    const int64_t head = a.m - cfg.tail_rows;
+    float* tail_out = a.out + head * a.n;
+    GemmConfig head_cfg = cfg;
+    head_cfg.tail_rows = 0;
+    SideStream urgent(device, stream, SidePriority::kHighest);
+    urgent.fork();
+    run_gemm(head_cfg, {a.x, a.w, a.out, head, a.n, a.k}, bias_only(a.b), device, urgent.side());
+    run_gemm(GemmConfig::cublaslt(0), {a.x + head * a.k, a.w, tail_out, cfg.tail_rows, a.n, a.k},
+             bias_only(a.b), device, stream);
+    pass(a.out, a.out, head, urgent.side());
+    pass(tail_out, tail_out, cfg.tail_rows, stream);
+    urgent.join();
+    return;
+  }
   if (cfg.chunk_rows > 0) {
     // Each chunk's GEMM writes into `out` and its pass normalises it there (each
     // group is read whole before it is written), overlapping the next chunk's GEMM.

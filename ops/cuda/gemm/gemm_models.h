@@ -8,7 +8,9 @@
 //   model 1 gemm_instance_norm_add_mul: GEMM + bias, then one row-norm/add/mul pass.
 //   model 3 gemm_swish_bias_group_norm: own config whose tile holds whole groups: one
 //            kernel (GEMM, swish, bias, GroupNorm in the epilogue); otherwise
-//            GEMM + bias, then one swish/bias/GroupNorm pass.
+//            GEMM + bias, then one swish/bias/GroupNorm pass (in row chunks that
+//            overlap the next chunk's GEMM, or as a head and a tail split: see
+//            GemmConfig::chunk_rows and tail_rows).
 //   model 4 gemm_scale_batch_norm, training: own config: GEMM + bias with per-tile
 //            column statistics in the epilogue, finalize, one affine pass; cuBLASLt:
 //            GEMM + bias, one statistics pass, finalize, one affine pass. Running

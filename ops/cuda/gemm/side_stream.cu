@@ -19,15 +19,19 @@ struct SideState {
   cudaEvent_t joined = nullptr;
 };
 
-const SideState& side_state(int device) {
+const SideState& side_state(int device, SidePriority priority) {
   tt::cuda::check_device(device);
   static std::mutex mutex;
-  static auto* states = new std::vector<SideState>(tt::cuda::device_count());
+  // Per device: [default priority, highest priority].
+  static auto* states = new std::vector<SideState>(2 * tt::cuda::device_count());
   std::lock_guard<std::mutex> lock(mutex);
-  SideState& s = (*states)[device];
+  SideState& s = (*states)[2 * device + (priority == SidePriority::kHighest ? 1 : 0)];
   if (s.stream == nullptr) {
     tt::cuda::DeviceGuard guard(device);
-    TT_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+    int least = 0, greatest = 0;
+    TT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    TT_CUDA_CHECK(cudaStreamCreateWithPriority(
+        &s.stream, cudaStreamNonBlocking, priority == SidePriority::kHighest ? greatest : least));
     // An event may be recorded again once a wait on it has been queued: a wait uses
     // the record that precedes it, so two events serve every fork and join in order.
     TT_CUDA_CHECK(cudaEventCreateWithFlags(&s.forked, cudaEventDisableTiming));
@@ -38,8 +42,8 @@ const SideState& side_state(int device) {
 
 }  // namespace
 
-SideStream::SideStream(int device, cudaStream_t main) : main_(main) {
-  const SideState& s = side_state(device);
+SideStream::SideStream(int device, cudaStream_t main, SidePriority priority) : main_(main) {
+  const SideState& s = side_state(device, priority);
   side_ = s.stream;
   forked_ = s.forked;
   joined_ = s.joined;

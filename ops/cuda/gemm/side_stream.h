@@ -11,9 +11,15 @@
 
 namespace tt::ops::cuda::gemm {
 
+// kHighest: a stream whose pending CTAs the GPU dispatches before those of the main
+// stream (which has the default, lowest priority); model 3's tail split runs its big
+// GEMM there so that the small tail GEMM on the main stream only takes the SMs that
+// the big one's last wave leaves idle.
+enum class SidePriority { kDefault, kHighest };
+
 class SideStream {
  public:
-  SideStream(int device, cudaStream_t main);
+  SideStream(int device, cudaStream_t main, SidePriority priority = SidePriority::kDefault);
   cudaStream_t side() const { return side_; }
   void fork();
   void join();

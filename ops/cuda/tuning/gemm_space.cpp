@@ -22,6 +22,9 @@ using gemm::GemmKernel;
 // Rows per chunk offered with cuBLASLt (0: one GEMM, then one pass).
 const std::vector<int64_t> kChunkCandidates = {0, 1024, 2048, 4096, 8192};
 constexpr int64_t kMaxChunks = 16;
+// Tail rows offered for model 3's tail split (0: none). On a 132-SM H200 the full
+// GEMM's last wave holds 8 of 8192 CTAs: a tail of a few row tiles removes it.
+const std::vector<int64_t> kTailCandidates = {0, 64, 128, 192};
 
 // The distinct values of one field over the compiled own variants, in table order.
 std::vector<int64_t> own_values(int GemmConfig::*field) {
@@ -65,6 +68,8 @@ std::string gemm_stage_name(GemmKernel kernel) {
   return std::string(gemm::kernel_name(kernel)) + ".gemm";
 }
 
+bool gemm_stage_tails(GemmKernel kernel) { return kernel == GemmKernel::kSwishBiasGroupNorm; }
+
 bool gemm_stage_chunks(GemmKernel kernel) {
   return kernel == GemmKernel::kSwishBiasGroupNorm || kernel == GemmKernel::kScaleBatchNormTrain ||
          kernel == GemmKernel::kScaleBatchNormEval;
@@ -87,6 +92,7 @@ std::string gemm_problem_key(GemmKernel kernel, const gemm::GemmProblem& p, int6
 ParamSpace gemm_space(GemmKernel kernel, const gemm::GemmProblem& p, const DeviceLimits& limits,
                       AlgoCount algo_count) {
   const bool chunks = gemm_stage_chunks(kernel);
+  const bool tails = gemm_stage_tails(kernel);
   const int align = gemm_load_align(p);
   const int64_t m = p.m;
   ParamSpace space(gemm_stage_name(kernel));
@@ -102,6 +108,7 @@ ParamSpace gemm_space(GemmKernel kernel, const gemm::GemmProblem& p, const Devic
   for (int i = 0; i < kCublasAlgoCandidates; ++i) algos.push_back(i);
   space.axis("algo", algos, {"cublaslt"});
   if (chunks) space.axis("chunk", kChunkCandidates, {"cublaslt"});
+  if (tails) space.axis("tail", kTailCandidates, {"cublaslt"});
 
   space.constraint(
       "the tile must be one of the compiled own variants (ops/cuda/gemm/tiled_gemm_variants.h)",
@@ -116,6 +123,15 @@ ParamSpace gemm_space(GemmKernel kernel, const gemm::GemmProblem& p, const Devic
         [m](const Config& c) {
           const int64_t chunk = c.get("chunk");
           return chunk == 0 || (2 * chunk <= m && chunk * kMaxChunks >= m);
+        },
+        {"cublaslt"});
+  }
+  if (tails) {
+    space.constraint(
+        fmt::format("tail must be 0 or at most half the {} rows, and not combined with chunk", m),
+        [m](const Config& c) {
+          const int64_t tail = c.get("tail");
+          return tail == 0 || (2 * tail <= m && c.get_or("chunk", 0) == 0);
         },
         {"cublaslt"});
   }
@@ -142,7 +158,10 @@ ParamSpace gemm_space(GemmKernel kernel, const gemm::GemmProblem& p, const Devic
                       count(m), m),
           [count, m, chunks](const Config& c) {
             const int64_t chunk = chunks ? c.get("chunk") : 0;
+            const int64_t tail = c.get_or("tail", 0);
             const int64_t a = c.get("algo");
+            // A tail split runs the index on the head, the first pick on the tail.
+            if (tail > 0 && tail < m) return a < count(m - tail) && count(tail) > 0;
             if (chunk == 0) return a < count(m);
             if (a >= count(std::min(chunk, m))) return false;
             return m % chunk == 0 || a < count(m % chunk);
@@ -150,16 +169,17 @@ ParamSpace gemm_space(GemmKernel kernel, const gemm::GemmProblem& p, const Devic
           {"cublaslt"});
     }
   }
-  space.set_default(gemm_to_config(GemmConfig::default_for(p), chunks));
+  space.set_default(gemm_to_config(GemmConfig::default_for(p), chunks, tails));
   return space;
 }
 
-Config gemm_to_config(const GemmConfig& c, bool with_chunk) {
+Config gemm_to_config(const GemmConfig& c, bool with_chunk, bool with_tail) {
   Config out;
   if (c.impl == GemmImpl::kCublasLt) {
     out.set_impl("cublaslt");
     out.set("algo", c.cublas_algo_index);
     if (with_chunk) out.set("chunk", c.chunk_rows);
+    if (with_tail) out.set("tail", c.tail_rows);
     return out;
   }
   out.set_impl("own");
@@ -170,7 +190,8 @@ Config gemm_to_config(const GemmConfig& c, bool with_chunk) {
 
 GemmConfig gemm_from_config(const Config& c) {
   if (c.impl() == "cublaslt") {
-    return GemmConfig::cublaslt(static_cast<int>(c.get("algo")), c.get_or("chunk", 0));
+    return GemmConfig::cublaslt(static_cast<int>(c.get("algo")), c.get_or("chunk", 0),
+                                c.get_or("tail", 0));
   }
   TT_CHECK(c.impl() == "own", "gemm config {}: impl must be own or cublaslt",
            c.str().empty() ? "(empty)" : c.str());

@@ -9,9 +9,11 @@
 //   impl=cublaslt: algo, the index into cuBLASLt's heuristic list for the problem,
 //                  0..7; and, for the ops that can overlap the GEMM with their memory
 //                  pass in row chunks (models 3 and 4), chunk = rows per chunk (0: no
-//                  chunking).
+//                  chunking); for model 3, tail = rows of its tail split (0: none;
+//                  GemmConfig::tail_rows).
 // Constraints: compiled own tile; vec no wider than X, W and K allow (problem);
-// chunk 0 or 2 to 16 chunks (problem); with a known device, the own kernel's threads
+// chunk 0 or 2 to 16 chunks (problem); tail 0 or at most half the rows, never with a
+// chunk; with a known device, the own kernel's threads
 // and shared memory within the device's limits and algo within the number of
 // algorithms cuBLASLt offers for the (chunk) shape on this device.
 // The default is GemmConfig::default_for(p): cuBLASLt's first pick, no chunking.
@@ -43,6 +45,8 @@ inline constexpr int kCublasAlgoCandidates = 8;
 std::string gemm_stage_name(gemm::GemmKernel kernel);
 // Whether the op can run its cuBLASLt GEMM in row chunks overlapped with its pass.
 bool gemm_stage_chunks(gemm::GemmKernel kernel);
+// Whether the op can split its cuBLASLt GEMM into a head and a tail (model 3).
+bool gemm_stage_tails(gemm::GemmKernel kernel);
 // The widest load (4, 2, 1 floats) that the addresses of X and W (p.align) and the
 // row length K allow.
 int gemm_load_align(const gemm::GemmProblem& p);
@@ -58,9 +62,10 @@ using AlgoCount = std::function<int(int64_t rows)>;
 autotune::ParamSpace gemm_space(gemm::GemmKernel kernel, const gemm::GemmProblem& p,
                                 const DeviceLimits& limits, AlgoCount algo_count = nullptr);
 
-// Config <-> GemmConfig. with_chunk: whether the space has the chunk axis (an own
-// config never has it). gemm_from_config throws tt::Error for a config of neither impl.
-autotune::Config gemm_to_config(const gemm::GemmConfig& c, bool with_chunk);
+// Config <-> GemmConfig. with_chunk, with_tail: whether the space has the chunk and
+// tail axes (an own config never has them). gemm_from_config throws tt::Error for a
+// config of neither impl.
+autotune::Config gemm_to_config(const gemm::GemmConfig& c, bool with_chunk, bool with_tail = false);
 gemm::GemmConfig gemm_from_config(const autotune::Config& c);
 
 }  // namespace tt::ops::cuda::tuning
