@@ -102,15 +102,17 @@ const char* mode_name(Mode m) {
 
 struct Streams {
   cudaStream_t main = tt::cuda::stream(0);
-  cudaStream_t side = nullptr, side_high = nullptr;
-  cudaEvent_t forked = nullptr, joined = nullptr;
+  cudaStream_t side = nullptr, side_high = nullptr, side_next = nullptr;
+  cudaEvent_t forked = nullptr, joined = nullptr, joined2 = nullptr;
   Streams() {
     int least = 0, greatest = 0;
     TT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     TT_CUDA_CHECK(cudaStreamCreateWithPriority(&side, cudaStreamNonBlocking, least));
     TT_CUDA_CHECK(cudaStreamCreateWithPriority(&side_high, cudaStreamNonBlocking, greatest));
+    TT_CUDA_CHECK(cudaStreamCreateWithPriority(&side_next, cudaStreamNonBlocking, greatest + 1));
     TT_CUDA_CHECK(cudaEventCreateWithFlags(&forked, cudaEventDisableTiming));
     TT_CUDA_CHECK(cudaEventCreateWithFlags(&joined, cudaEventDisableTiming));
+    TT_CUDA_CHECK(cudaEventCreateWithFlags(&joined2, cudaEventDisableTiming));
     std::printf("INFO stream priorities: least %d, greatest %d\n", least, greatest);
   }
 };
@@ -118,11 +120,11 @@ struct Streams {
 // Tail split (chunk < 0, tail = -chunk rows): the GEMM over the head rows and the
 // GEMM over the last `tail` rows, each followed by its pass. Modes: gemm = the two
 // GEMMs only, serial = all on one stream; side = the tail GEMM after the head GEMM on
-// a second stream, beside the head's pass; side-hi = the head (GEMM, pass) on the
-// highest-priority stream and the tail (GEMM, pass) launched at once on the main
-// stream, which has the lowest priority: the tail's CTAs only get the SMs that the
-// head GEMM's last, partial wave leaves idle, and are running before the head's pass
-// can start.
+// a second stream, beside the head's pass; side-hi = the head GEMM on the
+// highest-priority stream, the tail GEMM at once on the next priority (no dependency:
+// its CTAs follow the head's without a gap), both passes on the main stream, the
+// lowest priority: they only get SMs that no GEMM CTA is waiting for, i.e. the last,
+// partial wave of the GEMMs.
 void forward_tail(const Model3& d, const Streams& st, int algo, int64_t tail, Mode mode) {
   const int64_t head = kM - tail;
   float* tail_out = d.out.p + head * kN;
@@ -133,23 +135,23 @@ void forward_tail(const Model3& d, const Streams& st, int algo, int64_t tail, Mo
   auto gemm_tail = [&](cudaStream_t s) {
     gemm::cublaslt_gemm_on(lt_problem(tail), d.x.p + head * kK, d.w.p, d.b.p, tail_out, 0, s);
   };
-  auto fork = [&](cudaStream_t from, cudaStream_t to) {
-    TT_CUDA_CHECK(cudaEventRecord(st.forked, from));
-    TT_CUDA_CHECK(cudaStreamWaitEvent(to, st.forked, 0));
-  };
-  auto join = [&](cudaStream_t from, cudaStream_t to) {
-    TT_CUDA_CHECK(cudaEventRecord(st.joined, from));
-    TT_CUDA_CHECK(cudaStreamWaitEvent(to, st.joined, 0));
+  auto record_wait = [&](cudaEvent_t e, cudaStream_t from, cudaStream_t to) {
+    TT_CUDA_CHECK(cudaEventRecord(e, from));
+    TT_CUDA_CHECK(cudaStreamWaitEvent(to, e, 0));
   };
   if (mode == Mode::kSideHigh) {
-    fork(st.main, st.side_high);
+    record_wait(st.forked, st.main, st.side_high);
+    record_wait(st.forked, st.main, st.side_next);
     gemm_head(st.side_high);
-    gemm_tail(st.main);
-    pass(d, d.out.p, d.out.p, head, st.side_high);
+    gemm_tail(st.side_next);
+    record_wait(st.joined, st.side_high, st.main);
+    pass(d, d.out.p, d.out.p, head, st.main);
+    record_wait(st.joined2, st.side_next, st.main);
     pass(d, tail_out, tail_out, tail, st.main);
-    join(st.side_high, st.main);
     return;
   }
+  auto fork = [&](cudaStream_t from, cudaStream_t to) { record_wait(st.forked, from, to); };
+  auto join = [&](cudaStream_t from, cudaStream_t to) { record_wait(st.joined, from, to); };
   gemm_head(st.main);
   cudaStream_t u = mode == Mode::kSide ? st.side : st.main;
   if (u != st.main) fork(st.main, u);
@@ -282,7 +284,7 @@ int main(int argc, char** argv) {
         g_pass.str().c_str(), best_pass, bytes / 4.28e9f, t_pass_inplace);
 
     // Negative: tail splits of that many rows.
-    const std::vector<int64_t> chunks = {0, 4096, -64, -128, -192};
+    const std::vector<int64_t> chunks = {0, -64, -128, -512, -2048, -4096, -8192, -16384};
     for (int64_t c : chunks) {
       if (c <= 0) continue;
       std::printf("INFO chunk %5lld waves by algo:", static_cast<long long>(c));

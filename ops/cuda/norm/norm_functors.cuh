@@ -19,7 +19,13 @@ struct ChannelMap {
   int64_t groups = 1;
   int64_t cpg = 1;
   int64_t inner = 1;
-  __device__ __forceinline__ int64_t first(int64_t seg) const { return (seg % groups) * cpg; }
+  __device__ __forceinline__ int64_t first(int64_t seg) const {
+    // 32-bit remainder when it fits: a 64-bit one is a long software sequence, paid
+    // per segment and functor (model 3's pass has one segment per 16 floats a thread).
+    if ((static_cast<uint64_t>(seg) | static_cast<uint64_t>(groups)) <= 0xffffffffu)
+      return static_cast<int64_t>(static_cast<uint32_t>(seg) % static_cast<uint32_t>(groups)) * cpg;
+    return (seg % groups) * cpg;
+  }
 };
 
 struct IdentityPro {
@@ -104,8 +110,9 @@ struct AffineEpi {
     bd.b = beta ? beta + c0 : nullptr;
     bd.inner = map.inner;
     bd.mode = map.cpg == 1 ? 0 : (map.inner == 1 ? 1 : 2);
-    bd.g0 = gamma ? __ldg(gamma + c0) : 1.f;
-    bd.b0 = beta ? __ldg(beta + c0) : 0.f;
+    // Only the one-channel mode reads these; the others load gamma/beta per vector.
+    bd.g0 = gamma && bd.mode == 0 ? __ldg(gamma + c0) : 1.f;
+    bd.b0 = beta && bd.mode == 0 ? __ldg(beta + c0) : 0.f;
     return bd;
   }
   __device__ __forceinline__ bool stores() const { return out != nullptr; }
