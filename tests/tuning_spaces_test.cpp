@@ -104,7 +104,7 @@ TEST(GemmSpace, EverySpaceEnumeratesTheCompiledVariantsAndCublasLtWithTodaysDefa
         for (int64_t c : {1024, 2048, 4096, 8192}) plans += 2 * c <= p.m && c * 16 >= p.m;
       }
       if (tails_axis) {
-        for (int64_t t : {64, 128, 192}) plans += 2 * t <= p.m;
+        for (int64_t t : {64, 2048, 4096, 8192}) plans += 2 * t <= p.m;
       }
       EXPECT_EQ(lt, kCublasAlgoCandidates * plans) << what;
     }

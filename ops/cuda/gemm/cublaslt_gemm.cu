@@ -1,5 +1,5 @@
 // cuBLASLt in strict float32 with a row-major view, cached descriptors and a
-// per-device workspaces.
+// workspace per stream.
 #include "ops/cuda/gemm/cublaslt_gemm.h"
 
 #include <cublasLt.h>
@@ -36,10 +36,12 @@ struct Plan {
 
 struct DeviceState {
   cublasLtHandle_t handle = nullptr;
-  // [0] for the device's own stream, [1] for any other: model 3's tail split runs a
-  // GEMM on a side stream while one on the main stream still runs, and two running
-  // GEMMs must not share a workspace.
-  void* workspace[2] = {nullptr, nullptr};
+  // One workspace per stream that has run a GEMM: model 3's tail split runs GEMMs on
+  // two side streams at once, and two running GEMMs must not share a workspace.
+  // tensortune's streams live as long as the process; a caller of cublaslt_gemm_on
+  // must not destroy a stream with GEMMs still queued and create another (CUDA may
+  // hand out the same handle).
+  std::map<cudaStream_t, void*> workspaces;
   std::mutex mutex;  // guards plans and the bias attribute between set and launch
   std::map<LtProblem, std::unique_ptr<Plan>> plans;
 };
@@ -56,8 +58,6 @@ DeviceState& state(int device) {
     tt::cuda::DeviceGuard guard(device);
     auto fresh = std::make_unique<DeviceState>();
     TT_CUBLAS_CHECK(cublasLtCreate(&fresh->handle));
-    // A plain cudaMalloc, not the caching allocator: it lives as long as the process.
-    for (void*& w : fresh->workspace) TT_CUDA_CHECK(cudaMalloc(&w, kWorkspaceBytes));
     s = std::move(fresh);
   }
   return *s;
@@ -166,11 +166,14 @@ void cublaslt_gemm_on(const LtProblem& problem, const float* x, const float* w, 
     TT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
                                                    &bias, sizeof(bias)));
   }
+  void*& workspace = st.workspaces[stream];
+  // A plain cudaMalloc, not the caching allocator: it lives as long as the process.
+  if (workspace == nullptr) TT_CUDA_CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
   const float alpha = 1.f, beta = 0.f;
   const cublasLtMatmulHeuristicResult_t& algo = plan.algos[algo_index];
-  TT_CUBLAS_CHECK(cublasLtMatmul(
-      st.handle, plan.desc, &alpha, w, plan.a, x, plan.b, &beta, c, plan.c, c, plan.c, &algo.algo,
-      st.workspace[stream == tt::cuda::stream(p.device) ? 0 : 1], kWorkspaceBytes, stream));
+  TT_CUBLAS_CHECK(cublasLtMatmul(st.handle, plan.desc, &alpha, w, plan.a, x, plan.b, &beta, c,
+                                 plan.c, c, plan.c, &algo.algo, workspace, kWorkspaceBytes,
+                                 stream));
 }
 
 void cublaslt_gemm(const LtProblem& p, const float* x, const float* w, const float* bias, float* c,

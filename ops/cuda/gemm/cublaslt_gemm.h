@@ -3,10 +3,9 @@
 //
 // cuBLASLt is column-major, so we ask it for C^T[N,M] = op_T(W viewed as col-major
 // K x N) * (X viewed as col-major K x M): no copies, and the bias runs along the rows
-// of C^T, i.e. over the N output features. One handle per device and two 32 MiB
-// workspaces, one for tt::cuda::stream(device) and one for GEMMs on any other stream
-// (so that a side-stream GEMM may run beside a main-stream one); the matmul
-// descriptor, layouts and heuristic list are cached per problem.
+// of C^T, i.e. over the N output features. One handle per device and a 32 MiB
+// workspace per stream (so that GEMMs on different streams may run at once); the
+// matmul descriptor, layouts and heuristic list are cached per problem.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -39,10 +39,11 @@ struct GemmConfig {
   // chunk's GEMM (side_stream.h). 0: one GEMM, then one pass.
   int64_t chunk_rows = 0;
   // Model 3's tail split, when > 0 (cuBLASLt only, never with chunk_rows): the GEMM
-  // over the first m - tail_rows rows runs on a high-priority side stream and the GEMM
-  // over the last tail_rows rows (cuBLASLt's first pick for that shape) on the main
-  // stream beside it, so the tail's few CTAs fill the SMs that the head's last, partial
-  // wave leaves idle; each part's pass follows its GEMM (gemm_models.h).
+  // over the first m - tail_rows rows and the GEMM over the last tail_rows rows
+  // (cuBLASLt's first pick for that shape) run at once on two high-priority side
+  // streams, each part's pass after it on the main stream, whose lower priority lets
+  // the passes fill the SMs that the GEMMs' last, partial wave leaves idle
+  // (gemm_models.cu).
   int64_t tail_rows = 0;
 
   int threads() const { return impl == GemmImpl::kOwn ? (bm / tm) * (bn / tn) : 0; }

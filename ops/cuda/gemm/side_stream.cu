@@ -2,6 +2,7 @@
 // life of the process (as the main streams are).
 #include "ops/cuda/gemm/side_stream.h"
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -22,16 +23,19 @@ struct SideState {
 const SideState& side_state(int device, SidePriority priority) {
   tt::cuda::check_device(device);
   static std::mutex mutex;
-  // Per device: [default priority, highest priority].
-  static auto* states = new std::vector<SideState>(2 * tt::cuda::device_count());
+  // Per device, one state per SidePriority.
+  constexpr int kLevels = 3;
+  static auto* states = new std::vector<SideState>(kLevels * tt::cuda::device_count());
   std::lock_guard<std::mutex> lock(mutex);
-  SideState& s = (*states)[2 * device + (priority == SidePriority::kHighest ? 1 : 0)];
+  SideState& s = (*states)[kLevels * device + static_cast<int>(priority)];
   if (s.stream == nullptr) {
     tt::cuda::DeviceGuard guard(device);
-    int least = 0, greatest = 0;
+    int least = 0, greatest = 0;  // numerically: greatest <= least
     TT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    TT_CUDA_CHECK(cudaStreamCreateWithPriority(
-        &s.stream, cudaStreamNonBlocking, priority == SidePriority::kHighest ? greatest : least));
+    const int level = priority == SidePriority::kHighest  ? greatest
+                      : priority == SidePriority::kSecond ? std::min(greatest + 1, least)
+                                                          : least;
+    TT_CUDA_CHECK(cudaStreamCreateWithPriority(&s.stream, cudaStreamNonBlocking, level));
     // An event may be recorded again once a wait on it has been queued: a wait uses
     // the record that precedes it, so two events serve every fork and join in order.
     TT_CUDA_CHECK(cudaEventCreateWithFlags(&s.forked, cudaEventDisableTiming));

@@ -11,11 +11,11 @@
 
 namespace tt::ops::cuda::gemm {
 
-// kHighest: a stream whose pending CTAs the GPU dispatches before those of the main
-// stream (which has the default, lowest priority); model 3's tail split runs its big
-// GEMM there so that the small tail GEMM on the main stream only takes the SMs that
-// the big one's last wave leaves idle.
-enum class SidePriority { kDefault, kHighest };
+// The side stream's priority. The main stream has the default, lowest one; the GPU
+// dispatches pending CTAs of a higher-priority stream first. Model 3's tail split runs
+// its head GEMM at kHighest and its tail GEMM at kSecond, both above the main stream
+// that runs the passes (gemm_models.cu says why).
+enum class SidePriority { kDefault, kHighest, kSecond };
 
 class SideStream {
  public:
