@@ -134,14 +134,14 @@ TEST(GemmSpace, ConstraintsNameTheirReason) {
   EXPECT_EQ(reason(aligned, "impl=own,bm=64,bn=256,bk=8,tm=8,tn=8,vec=4,stages=2"),
             "the tile must be one of the compiled own variants "
             "(ops/cuda/gemm/tiled_gemm_variants.h)");
-  EXPECT_EQ(reason(aligned, "impl=cublaslt,algo=0,chunk=8192"), "(valid)");
+  EXPECT_EQ(reason(aligned, "impl=cublaslt,algo=0,chunk=8192,tail=0"), "(valid)");
   EXPECT_EQ(reason(aligned, "impl=cublaslt,algo=9,chunk=0"),
             "algo=9 is not a candidate (0|1|2|3|4|5|6|7)");
   const ParamSpace odd = gemm_space(GemmKernel::kScaleBatchNormTrain, {1024, 64, 63, 4}, {});
   EXPECT_EQ(reason(odd, "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=4,stages=2"),
             "vec must not exceed the 1 floats that the addresses of X and W and K = 63 allow");
   EXPECT_EQ(reason(odd, "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=1,stages=2"), "(valid)");
-  EXPECT_EQ(reason(odd, "impl=cublaslt,algo=0,chunk=1024"),
+  EXPECT_EQ(reason(odd, "impl=cublaslt,algo=0,chunk=1024,tail=0"),
             "chunk must be 0 or split the 1024 rows into 2 to 16 chunks");
   const ParamSpace swish =
       gemm_space(GemmKernel::kSwishBiasGroupNorm, {32768, 4096, 1024, 4}, DeviceLimits{});
@@ -171,12 +171,14 @@ TEST(GemmSpace, DeviceLimitsPrune) {
   EXPECT_EQ(reason(space, "impl=own,bm=128,bn=64,bk=8,tm=8,tn=8,vec=4,stages=2"),
             "the tile's 2*bk*(bm+bn+8) floats of shared memory must fit the device's 12288 "
             "bytes per block");
-  EXPECT_EQ(reason(space, "impl=cublaslt,algo=4,chunk=0"), "(valid)");
-  EXPECT_EQ(reason(space, "impl=cublaslt,algo=5,chunk=0"),
+  EXPECT_EQ(reason(space, "impl=cublaslt,algo=4,chunk=0,tail=0"), "(valid)");
+  EXPECT_EQ(reason(space, "impl=cublaslt,algo=5,chunk=0,tail=0"),
             "algo must index cuBLASLt's heuristic list for the GEMM (or chunk) shape on this "
             "device (5 algorithms for m=16384)");
-  EXPECT_THAT(reason(space, "impl=cublaslt,algo=4,chunk=2048"), HasSubstr("heuristic list"));
-  EXPECT_EQ(reason(space, "impl=cublaslt,algo=4,chunk=4096"), "(valid)");
+  EXPECT_THAT(reason(space, "impl=cublaslt,algo=4,chunk=2048,tail=0"), HasSubstr("heuristic list"));
+  EXPECT_EQ(reason(space, "impl=cublaslt,algo=4,chunk=4096,tail=0"), "(valid)");
+  // A tail split indexes the head's list (16384 - 64 rows: 5) and runs the tail's first.
+  EXPECT_EQ(reason(space, "impl=cublaslt,algo=4,chunk=0,tail=64"), "(valid)");
   DeviceLimits tiny = hopper_limits();
   tiny.max_shared_per_block = 16 * 1024;
   const ParamSpace shared = gemm_space(GemmKernel::kBiasRelu, {1024, 64, 64, 4}, tiny);

@@ -38,7 +38,8 @@ struct GemmConfig {
   // chunks of this many, each chunk's pass on a side stream overlapping the next
   // chunk's GEMM (side_stream.h). 0: one GEMM, then one pass.
   int64_t chunk_rows = 0;
-  // Model 3's tail split, when > 0 (cuBLASLt only, never with chunk_rows): the GEMM
+  // The tail split of models 3 and 4 (training), when > 0 (cuBLASLt only, never with
+  // chunk_rows): the GEMM
   // over the first m - tail_rows rows and the GEMM over the last tail_rows rows
   // (cuBLASLt's first pick for that shape) run at once on two high-priority side
   // streams, each part's pass after it on the main stream, whose lower priority lets

@@ -41,6 +41,35 @@ norm::ColumnStatsConfig column_stats_config(const PassConfigs* passes, int64_t m
                                         : norm::ColumnStatsConfig::default_for(p);
 }
 
+// A tail split needs head rows; with fewer rows than the tail there is one GEMM.
+bool tail_split(const GemmConfig& cfg, int64_t m) { return cfg.tail_rows > 0 && cfg.tail_rows < m; }
+
+// The GEMMs of a tail split (GemmConfig::tail_rows): rows [0, head) on the
+// highest-priority side stream and rows [head, m) at once on the second one
+// (independent rows: the GPU dispatches the head's CTAs, then the tail's, without the
+// gap that a second launch on one stream leaves). Then, on the main stream, which has
+// the lowest priority, on_head() queues the head's pass after the head's GEMM and
+// on_tail() the tail's after the tail's: their blocks only take SMs that no GEMM CTA
+// is waiting for, i.e. the SMs that the GEMMs' last, partial wave leaves idle.
+template <class OnHead, class OnTail>
+void split_gemm(const GemmConfig& cfg, const GemmArgs& g, int64_t head, const float* bias,
+                int device, cudaStream_t stream, OnHead on_head, OnTail on_tail) {
+  GemmConfig head_cfg = cfg;
+  head_cfg.tail_rows = 0;
+  SideStream first(device, stream, SidePriority::kHighest);
+  SideStream second(device, stream, SidePriority::kSecond);
+  first.fork();
+  second.fork();
+  run_gemm(head_cfg, {g.x, g.w, g.c, head, g.n, g.k}, bias_only(bias), device, first.side());
+  // The tail runs cuBLASLt's first pick for its own shape.
+  run_gemm(GemmConfig::cublaslt(0), {g.x + head * g.k, g.w, g.c + head * g.n, g.m - head, g.n, g.k},
+           bias_only(bias), device, second.side());
+  first.join();
+  on_head();
+  second.join();
+  on_tail();
+}
+
 }  // namespace
 
 // ---- model 5 ----
@@ -69,9 +98,6 @@ void gemm_instance_norm_add_mul_forward(const GemmConfig& cfg, const GemmInstanc
 
 // ---- model 3 ----
 namespace {
-
-// A tail split needs head rows; with fewer rows than the tail there is one GEMM.
-bool tail_split(const GemmConfig& cfg, int64_t m) { return cfg.tail_rows > 0 && cfg.tail_rows < m; }
 
 EpilogueParams group_norm_epilogue(const GemmSwishBiasGroupNormArgs& a) {
   EpilogueParams e;
@@ -123,28 +149,15 @@ void gemm_swish_bias_group_norm_forward(const GemmConfig& cfg, const GemmSwishBi
                                        out, rows, a.n, a.groups, a.eps, s);
   };
   if (tail_split(cfg, a.m)) {
-    // The head GEMM on the highest-priority stream and the tail GEMM at once on the
-    // next one (independent rows): the GPU dispatches the head's CTAs, then the
-    // tail's, without the gap that a second launch on one stream leaves. Both passes
-    // run on the main stream, the lowest priority, so their blocks only take SMs that
-    // no GEMM CTA is waiting for: the GEMMs' last, partial wave (8192 CTAs over 264
-    // slots on an H200 leaves a wave of 8) runs beside the head's pass. H200, full
-    // shape: 5.64 ms against 5.77 ms for one GEMM then the pass (overlap harness).
+    // 8192 CTAs over 264 slots on an H200 leave a last wave of 8 for the head's pass.
+    // H200, full shape: 5.64 ms against 5.77 ms for one GEMM then the pass (overlap
+    // harness, tools/device/overlap_harness.cu).
     const int64_t head = a.m - cfg.tail_rows;
     float* tail_out = a.out + head * a.n;
-    GemmConfig head_cfg = cfg;
-    head_cfg.tail_rows = 0;
-    SideStream first(device, stream, SidePriority::kHighest);
-    SideStream second(device, stream, SidePriority::kSecond);
-    first.fork();
-    second.fork();
-    run_gemm(head_cfg, {a.x, a.w, a.out, head, a.n, a.k}, bias_only(a.b), device, first.side());
-    run_gemm(GemmConfig::cublaslt(0), {a.x + head * a.k, a.w, tail_out, cfg.tail_rows, a.n, a.k},
-             bias_only(a.b), device, second.side());
-    first.join();
-    pass(a.out, a.out, head, stream);
-    second.join();
-    pass(tail_out, tail_out, cfg.tail_rows, stream);
+    split_gemm(
+        cfg, {a.x, a.w, a.out, a.m, a.n, a.k}, head, a.b, device, stream,
+        [&] { pass(a.out, a.out, head, stream); },
+        [&] { pass(tail_out, tail_out, cfg.tail_rows, stream); });
     return;
   }
   if (cfg.chunk_rows > 0) {
@@ -261,17 +274,31 @@ void gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleBatchNo
     return;
   }
   TT_CHECK(a.m > 0, "gemm_scale_batch_norm: training needs at least one row");
+  // The statistics pass's config (own kernels compute the statistics in the epilogue).
+  const norm::ColumnStatsConfig cs = column_stats_config(a.passes, a.m, a.n);
+  // A tail split's head is a whole number of the pass's rows per partial, so that the
+  // partials land where one pass over all rows would put them (as chunks below).
+  const int64_t head = (a.m - cfg.tail_rows) / cs.chunk_rows * cs.chunk_rows;
   if (own) {
     EpilogueParams e = bias_only(a.b);
     e.kind = EpilogueKind::kColumnStats;
     e.part_mean = s.part_mean;
     e.part_m2 = s.part_m2;
     launch_tiled_gemm(cfg, {a.x, a.w, s.y_lin, a.m, a.n, a.k}, e, stream);
+  } else if (tail_split(cfg, a.m) && head > 0) {
+    // Each part's statistics pass fills the GEMMs' last, partial wave (split_gemm;
+    // 16384 x 4096 in 128 x 128 tiles is 15.5 waves on an H200).
+    const int64_t head_parts = head / cs.chunk_rows;
+    split_gemm(
+        cfg, {a.x, a.w, s.y_lin, a.m, a.n, a.k}, head, a.b, device, stream,
+        [&] { norm::launch_column_stats(cs, s.y_lin, head, a.n, s.part_mean, s.part_m2, stream); },
+        [&] {
+          norm::launch_column_stats(cs, s.y_lin + head * a.n, a.m - head, a.n,
+                                    s.part_mean + head_parts * a.n, s.part_m2 + head_parts * a.n,
+                                    stream);
+        });
   } else if (cfg.chunk_rows > 0) {
-    // Each chunk's statistics pass overlaps the next chunk's GEMM. Chunks are whole
-    // multiples of the pass's rows per partial, so the partials land where one pass
-    // over all rows would put them.
-    const norm::ColumnStatsConfig cs = column_stats_config(a.passes, a.m, a.n);
+    // Each chunk's statistics pass overlaps the next chunk's GEMM.
     const int64_t chunk = (cfg.chunk_rows + cs.chunk_rows - 1) / cs.chunk_rows * cs.chunk_rows;
     SideStream side(device, stream);
     for (int64_t r0 = 0; r0 < a.m; r0 += chunk) {
@@ -286,8 +313,7 @@ void gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleBatchNo
     side.join();
   } else {
     run_gemm(cfg, {a.x, a.w, s.y_lin, a.m, a.n, a.k}, bias_only(a.b), device, stream);
-    norm::launch_column_stats(column_stats_config(a.passes, a.m, a.n), s.y_lin, a.m, a.n,
-                              s.part_mean, s.part_m2, stream);
+    norm::launch_column_stats(cs, s.y_lin, a.m, a.n, s.part_mean, s.part_m2, stream);
   }
   norm::launch_batch_norm_finalize(s.part_mean, s.part_m2, s.parts, s.part_count, a.m, a.n, a.scale,
                                    a.gamma, a.beta, a.running_mean, a.running_var, a.momentum,

@@ -13,8 +13,8 @@
 //            GemmConfig::chunk_rows and tail_rows).
 //   model 4 gemm_scale_batch_norm, training: own config: GEMM + bias with per-tile
 //            column statistics in the epilogue, finalize, one affine pass; cuBLASLt:
-//            GEMM + bias, one statistics pass, finalize, one affine pass. Running
-//            statistics are updated in place.
+//            GEMM + bias, one statistics pass (in chunks or a tail split, as model 3),
+//            finalize, one affine pass. Running statistics are updated in place.
 //   model 4, eval: own config: the whole scale + batch norm as a per-column affine in
 //            the GEMM epilogue (1 kernel after a tiny [N] prologue); cuBLASLt: GEMM +
 //            bias, then one affine pass.

@@ -68,7 +68,9 @@ std::string gemm_stage_name(GemmKernel kernel) {
   return std::string(gemm::kernel_name(kernel)) + ".gemm";
 }
 
-bool gemm_stage_tails(GemmKernel kernel) { return kernel == GemmKernel::kSwishBiasGroupNorm; }
+bool gemm_stage_tails(GemmKernel kernel) {
+  return kernel == GemmKernel::kSwishBiasGroupNorm || kernel == GemmKernel::kScaleBatchNormTrain;
+}
 
 bool gemm_stage_chunks(GemmKernel kernel) {
   return kernel == GemmKernel::kSwishBiasGroupNorm || kernel == GemmKernel::kScaleBatchNormTrain ||

@@ -9,8 +9,8 @@
 //   impl=cublaslt: algo, the index into cuBLASLt's heuristic list for the problem,
 //                  0..7; and, for the ops that can overlap the GEMM with their memory
 //                  pass in row chunks (models 3 and 4), chunk = rows per chunk (0: no
-//                  chunking); for model 3, tail = rows of its tail split (0: none;
-//                  GemmConfig::tail_rows).
+//                  chunking); for model 3 and model 4 in training, tail = rows of
+//                  the tail split (0: none; GemmConfig::tail_rows).
 // Constraints: compiled own tile; vec no wider than X, W and K allow (problem);
 // chunk 0 or 2 to 16 chunks (problem); tail 0 or at most half the rows, never with a
 // chunk; with a known device, the own kernel's threads
@@ -45,7 +45,8 @@ inline constexpr int kCublasAlgoCandidates = 8;
 std::string gemm_stage_name(gemm::GemmKernel kernel);
 // Whether the op can run its cuBLASLt GEMM in row chunks overlapped with its pass.
 bool gemm_stage_chunks(gemm::GemmKernel kernel);
-// Whether the op can split its cuBLASLt GEMM into a head and a tail (model 3).
+// Whether the op can split its cuBLASLt GEMM into a head and a tail (model 3, model 4
+// in training).
 bool gemm_stage_tails(gemm::GemmKernel kernel);
 // The widest load (4, 2, 1 floats) that the addresses of X and W (p.align) and the
 // row length K allow.
