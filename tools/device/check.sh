@@ -55,9 +55,11 @@ if want sanitize; then
   # slow the kernels; the GPU has room for all of them): SANITIZE_LIMIT seconds each.
   t0=$SECONDS
   pids=()
+  # SANITIZE_SUITES / SANITIZE_TOOLS narrow the run (default: every suite, both tools).
   for exe in "$build"/tests/cuda_*_test "$build"/tests/fixtures_test "$build"/tests/tune_gpu_test; do
     n=$(basename "$exe")
-    for tool in memcheck racecheck; do
+    [ -z "${SANITIZE_SUITES:-}" ] || [[ " $SANITIZE_SUITES " == *" $n "* ]] || continue
+    for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
       # The allocator test asks for 1 PiB on purpose; memcheck would count that
       # failed cudaMalloc (an API error the test expects) as an error.
       # Racecheck tracks every shared-memory access and is far too slow for the
