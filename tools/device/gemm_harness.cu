@@ -24,6 +24,7 @@
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_config.h"
 #include "ops/cuda/gemm/tiled_gemm.h"
+#include "tools/device/hash_fill.cuh"
 #if GEMM_HARNESS_MODELS
 #include "ops/cuda/fused/norm_passes.h"
 #include "ops/cuda/gemm/gemm_models.h"
@@ -66,23 +67,8 @@ std::vector<float> uniform(size_t n, float lo, float hi, unsigned seed) {
   return v;
 }
 
-// Deterministic fill on the device for the big shapes (host RNG would take seconds).
-__global__ void fill_kernel(float* p, size_t n, unsigned seed, float lo, float hi) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ (seed * 0x9E3779B9u) ^
-                 static_cast<uint32_t>(i >> 32) * 0x85EBCA6Bu;
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    p[i] = lo + (hi - lo) * ((h >> 8) * (1.0f / 16777216.0f));
-  }
-}
 void fill(float* p, size_t n, unsigned seed, float lo, float hi) {
-  fill_kernel<<<1024, 256>>>(p, n, seed, lo, hi);
-  CK(cudaGetLastError());
+  tt::device_tools::hash_fill(p, n, seed, lo, hi);
 }
 
 // ---- CPU float64 references ----

@@ -23,6 +23,7 @@
 #include "core/cuda/stream.h"
 #include "ops/cuda/fused/norm_passes.h"
 #include "ops/cuda/gemm/cublaslt_gemm.h"
+#include "tools/device/hash_fill.cuh"
 
 using namespace tt::ops::cuda;
 using gemm::LtEpilogue;
@@ -41,22 +42,8 @@ struct DevBuf {
   DevBuf& operator=(const DevBuf&) = delete;
 };
 
-__global__ void fill_kernel(float* p, size_t n, unsigned seed, float lo, float hi) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ (seed * 0x9E3779B9u);
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    p[i] = lo + (hi - lo) * ((h >> 8) * (1.0f / 16777216.0f));
-  }
-}
-
 void fill(float* p, size_t n, unsigned seed, float lo, float hi) {
-  fill_kernel<<<1024, 256>>>(p, n, seed, lo, hi);
-  TT_CUDA_CHECK(cudaGetLastError());
+  tt::device_tools::hash_fill(p, n, seed, lo, hi);
 }
 
 struct Model3 {
