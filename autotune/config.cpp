@@ -4,16 +4,11 @@
 #include <cctype>
 #include <charconv>
 
+#include "autotune/name_values.h"
 #include "core/error.h"
 
 namespace tt::autotune {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 bool is_identifier(std::string_view s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s.front()))) return false;
@@ -32,22 +27,13 @@ Config::Config(std::initializer_list<Value> values, std::string impl) {
 Config Config::parse(std::string_view text) {
   Config config;
   bool impl_seen = false;
-  std::string_view rest = text;
-  while (!trim(rest).empty()) {
-    const size_t comma = rest.find(',');
-    const std::string_view token = trim(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    const size_t eq = token.find('=');
-    TT_CHECK(eq != std::string_view::npos, "config '{}': expected name=value but got '{}'", text,
-             token);
-    const std::string_view name = trim(token.substr(0, eq));
-    const std::string_view value = trim(token.substr(eq + 1));
+  for_each_name_value(text, "config", [&](std::string_view name, std::string_view value) {
     if (name == "impl") {
       TT_CHECK(!impl_seen, "config '{}': impl is given twice", text);
       TT_CHECK(!value.empty(), "config '{}': impl must not be empty", text);
       impl_seen = true;
       config.set_impl(std::string(value));
-      continue;
+      return;
     }
     TT_CHECK(is_identifier(name),
              "config '{}': parameter name '{}' is not an identifier (letters, digits, _)", text,
@@ -58,7 +44,7 @@ Config Config::parse(std::string_view text) {
     TT_CHECK(ec == std::errc() && end == value.data() + value.size() && !value.empty(),
              "config '{}': value of '{}' must be an integer but got '{}'", text, name, value);
     config.set(std::string(name), number);
-  }
+  });
   return config;
 }
 

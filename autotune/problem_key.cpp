@@ -5,16 +5,11 @@
 #include <charconv>
 #include <cmath>
 
+#include "autotune/name_values.h"
 #include "core/error.h"
 
 namespace tt::autotune {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 std::optional<int64_t> as_integer(std::string_view text) {
   int64_t value = 0;
@@ -52,16 +47,9 @@ ProblemKey& ProblemKey::add(const std::string& name, const std::string& value) {
 
 ProblemKey ProblemKey::parse(std::string_view text) {
   ProblemKey key;
-  std::string_view rest = text;
-  while (!trim(rest).empty()) {
-    const size_t comma = rest.find(',');
-    const std::string_view token = trim(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    const size_t eq = token.find('=');
-    TT_CHECK(eq != std::string_view::npos, "problem key '{}': expected name=value but got '{}'",
-             text, token);
-    key.add(std::string(trim(token.substr(0, eq))), std::string(trim(token.substr(eq + 1))));
-  }
+  for_each_name_value(text, "problem key", [&](std::string_view name, std::string_view value) {
+    key.add(std::string(name), std::string(value));
+  });
   return key;
 }
 
