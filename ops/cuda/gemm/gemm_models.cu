@@ -70,6 +70,23 @@ void split_gemm(const GemmConfig& cfg, const GemmArgs& g, int64_t head, const fl
   on_tail();
 }
 
+// Row chunks of `chunk` rows: each chunk's GEMM on the main stream, then
+// on_chunk(r0, rows, side) queues the chunk's pass on the side stream, where it
+// overlaps the next chunk's GEMM; the main stream waits for the side stream at the end.
+template <class OnChunk>
+void chunked_gemm(const GemmConfig& cfg, const GemmArgs& g, int64_t chunk, const float* bias,
+                  int device, cudaStream_t stream, OnChunk on_chunk) {
+  SideStream side(device, stream);
+  for (int64_t r0 = 0; r0 < g.m; r0 += chunk) {
+    const int64_t rows = std::min(chunk, g.m - r0);
+    run_gemm(cfg, {g.x + r0 * g.k, g.w, g.c + r0 * g.n, rows, g.n, g.k}, bias_only(bias), device,
+             stream);
+    side.fork();
+    on_chunk(r0, rows, side.side());
+  }
+  side.join();
+}
+
 }  // namespace
 
 // ---- model 5 ----
@@ -163,15 +180,11 @@ void gemm_swish_bias_group_norm_forward(const GemmConfig& cfg, const GemmSwishBi
   if (cfg.chunk_rows > 0) {
     // Each chunk's GEMM writes into `out` and its pass normalises it there (each
     // group is read whole before it is written), overlapping the next chunk's GEMM.
-    SideStream side(device, stream);
-    for (int64_t r0 = 0; r0 < a.m; r0 += cfg.chunk_rows) {
-      const int64_t rows = std::min(cfg.chunk_rows, a.m - r0);
-      float* chunk = a.out + r0 * a.n;
-      run_gemm(cfg, {a.x + r0 * a.k, a.w, chunk, rows, a.n, a.k}, bias_only(a.b), device, stream);
-      side.fork();
-      pass(chunk, chunk, rows, side.side());
-    }
-    side.join();
+    chunked_gemm(cfg, {a.x, a.w, a.out, a.m, a.n, a.k}, cfg.chunk_rows, a.b, device, stream,
+                 [&](int64_t r0, int64_t rows, cudaStream_t side) {
+                   float* chunk = a.out + r0 * a.n;
+                   pass(chunk, chunk, rows, side);
+                 });
     return;
   }
   check_scratch(a.scratch, a.m * a.n, "gemm_swish_bias_group_norm");
@@ -255,17 +268,13 @@ void gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleBatchNo
     if (cfg.chunk_rows > 0) {
       // The affine is known before the GEMM: each chunk's pass runs in place on the
       // side stream while the next chunk's GEMM runs.
-      SideStream side(device, stream);
-      for (int64_t r0 = 0; r0 < a.m; r0 += cfg.chunk_rows) {
-        const int64_t rows = std::min(cfg.chunk_rows, a.m - r0);
-        float* chunk = a.out + r0 * a.n;
-        run_gemm(cfg, {a.x + r0 * a.k, a.w, chunk, rows, a.n, a.k}, bias_only(a.b), device, stream);
-        side.fork();
-        const norm::AffineProblem cp{rows * a.n, a.n, 1, norm::vec_align({chunk})};
-        norm::launch_channel_affine(affine_config(a.passes, cp), chunk, chunk, s.affine, rows * a.n,
-                                    a.n, 1, side.side());
-      }
-      side.join();
+      chunked_gemm(cfg, {a.x, a.w, a.out, a.m, a.n, a.k}, cfg.chunk_rows, a.b, device, stream,
+                   [&](int64_t r0, int64_t rows, cudaStream_t side) {
+                     float* chunk = a.out + r0 * a.n;
+                     const norm::AffineProblem cp{rows * a.n, a.n, 1, norm::vec_align({chunk})};
+                     norm::launch_channel_affine(affine_config(a.passes, cp), chunk, chunk,
+                                                 s.affine, rows * a.n, a.n, 1, side);
+                   });
       return;
     }
     run_gemm(cfg, {a.x, a.w, s.y_lin, a.m, a.n, a.k}, bias_only(a.b), device, stream);
@@ -300,17 +309,13 @@ void gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleBatchNo
   } else if (cfg.chunk_rows > 0) {
     // Each chunk's statistics pass overlaps the next chunk's GEMM.
     const int64_t chunk = (cfg.chunk_rows + cs.chunk_rows - 1) / cs.chunk_rows * cs.chunk_rows;
-    SideStream side(device, stream);
-    for (int64_t r0 = 0; r0 < a.m; r0 += chunk) {
-      const int64_t rows = std::min(chunk, a.m - r0);
-      float* y_chunk = s.y_lin + r0 * a.n;
-      run_gemm(cfg, {a.x + r0 * a.k, a.w, y_chunk, rows, a.n, a.k}, bias_only(a.b), device, stream);
-      side.fork();
-      const int64_t part0 = r0 / cs.chunk_rows;
-      norm::launch_column_stats(cs, y_chunk, rows, a.n, s.part_mean + part0 * a.n,
-                                s.part_m2 + part0 * a.n, side.side());
-    }
-    side.join();
+    chunked_gemm(cfg, {a.x, a.w, s.y_lin, a.m, a.n, a.k}, chunk, a.b, device, stream,
+                 [&](int64_t r0, int64_t rows, cudaStream_t side) {
+                   const int64_t part0 = r0 / cs.chunk_rows;
+                   norm::launch_column_stats(cs, s.y_lin + r0 * a.n, rows, a.n,
+                                             s.part_mean + part0 * a.n, s.part_m2 + part0 * a.n,
+                                             side);
+                 });
   } else {
     run_gemm(cfg, {a.x, a.w, s.y_lin, a.m, a.n, a.k}, bias_only(a.b), device, stream);
     norm::launch_column_stats(cs, s.y_lin, a.m, a.n, s.part_mean, s.part_m2, stream);
