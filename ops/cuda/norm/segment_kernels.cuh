@@ -172,6 +172,27 @@ __device__ __forceinline__ void store_tile(const float (&v)[kItems][kVec],
     if (k < sh.count) epi(v[k], sh.at(k), mean, rstd);
 }
 
+// Warp 0's part of merging a cluster's per-CTA (count, mean, M2) statistics: lane r
+// fetches CTA r's `mine` through distributed shared memory and lane 0 merges them in
+// rank order, in double, so that every CTA of the cluster gets bit-identical results,
+// writing (mean, M2) to its `merged`. Call from threads t < 32 after a cluster barrier
+// that made every CTA's `mine` visible.
+template <int kCluster>
+__device__ __forceinline__ void merge_cluster_stats(cooperative_groups::cluster_group& cluster,
+                                                    float* mine, float* merged, int t) {
+  float r[3] = {0.f, 0.f, 0.f};
+  if (t < kCluster) {
+    const float* theirs = cluster.map_shared_rank(mine, t);
+    r[0] = theirs[0], r[1] = theirs[1], r[2] = theirs[2];
+  }
+  double n = 0, dm = 0, dm2 = 0;
+#pragma unroll
+  for (int k = 0; k < kCluster; ++k)
+    chan_merge<double>(n, dm, dm2, __shfl_sync(0xffffffffu, r[0], k),
+                       __shfl_sync(0xffffffffu, r[1], k), __shfl_sync(0xffffffffu, r[2], k));
+  if (t == 0) merged[0] = static_cast<float>(dm), merged[1] = static_cast<float>(dm2);
+}
+
 }  // namespace detail
 
 // Each subgroup of kLanes threads normalises kSegs segments (the block's segments
@@ -250,21 +271,7 @@ __global__ void __launch_bounds__(kThreads)
     __shared__ float merged[2];
     if (t == 0) mine[0] = static_cast<float>(n_cta), mine[1] = cta_mean, mine[2] = cta_m2;
     cluster.sync();  // every CTA's `mine` is written and visible
-    if (t < 32) {
-      // Lane r fetches CTA r's statistics; lane 0 merges them in rank order, in
-      // double, so that every CTA of the cluster gets bit-identical results.
-      float r[3] = {0.f, 0.f, 0.f};
-      if (t < kCluster) {
-        const float* theirs = cluster.map_shared_rank(mine, t);
-        r[0] = theirs[0], r[1] = theirs[1], r[2] = theirs[2];
-      }
-      double n = 0, dm = 0, dm2 = 0;
-#pragma unroll
-      for (int k = 0; k < kCluster; ++k)
-        chan_merge<double>(n, dm, dm2, __shfl_sync(0xffffffffu, r[0], k),
-                           __shfl_sync(0xffffffffu, r[1], k), __shfl_sync(0xffffffffu, r[2], k));
-      if (t == 0) merged[0] = static_cast<float>(dm), merged[1] = static_cast<float>(dm2);
-    }
+    if (t < 32) detail::merge_cluster_stats<kCluster>(cluster, mine, merged, t);
     // Done reading the other CTAs' shared memory: they may exit once all arrived.
     cluster.barrier_arrive();
     __syncthreads();
@@ -536,20 +543,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (t == 0)
       mine[slot][0] = static_cast<float>(n_cta), mine[slot][1] = cta_mean, mine[slot][2] = cta_m2;
     cluster.sync();
-    if (t < 32) {
-      float r[3] = {0.f, 0.f, 0.f};
-      if (t < kCluster) {
-        const float* theirs = cluster.map_shared_rank(&mine[slot][0], t);
-        r[0] = theirs[0], r[1] = theirs[1], r[2] = theirs[2];
-      }
-      double n = 0, dm = 0, dm2 = 0;
-#pragma unroll
-      for (int k = 0; k < kCluster; ++k)
-        chan_merge<double>(n, dm, dm2, __shfl_sync(0xffffffffu, r[0], k),
-                           __shfl_sync(0xffffffffu, r[1], k), __shfl_sync(0xffffffffu, r[2], k));
-      if (t == 0)
-        merged[slot][0] = static_cast<float>(dm), merged[slot][1] = static_cast<float>(dm2);
-    }
+    if (t < 32) detail::merge_cluster_stats<kCluster>(cluster, mine[slot], merged[slot], t);
     __syncthreads();
     const float mean = merged[slot][0];
     const float m2 = merged[slot][1];
