@@ -19,13 +19,7 @@ struct ChannelMap {
   int64_t groups = 1;
   int64_t cpg = 1;
   int64_t inner = 1;
-  __device__ __forceinline__ int64_t first(int64_t seg) const {
-    // 32-bit remainder when it fits: a 64-bit one is a long software sequence, paid
-    // per segment and functor (model 3's pass has one segment per 16 floats a thread).
-    if ((static_cast<uint64_t>(seg) | static_cast<uint64_t>(groups)) <= 0xffffffffu)
-      return static_cast<int64_t>(static_cast<uint32_t>(seg) % static_cast<uint32_t>(groups)) * cpg;
-    return (seg % groups) * cpg;
-  }
+  __device__ __forceinline__ int64_t first(int64_t seg) const { return (seg % groups) * cpg; }
 };
 
 struct IdentityPro {
