@@ -158,12 +158,16 @@ Tensor run_softmax(reduce::RowMap m, const Tensor& x, int64_t dim) {
   const int64_t last = x.dim() - 1;
   if (x.numel() == 0) return Tensor::empty(x.sizes(), DType::F32, x.device());
   if (x.dim() == 0) return run_softmax(m, x.reshape({1}), 0).reshape({});
-  // Softmax over a dim that is not innermost runs on a transposed copy (two extra
-  // passes over memory; a column kernel would avoid them).
-  const bool moved = dim != last && x.size(dim) != 1;
+  // Rows are the normalised dim made innermost: in place when nothing follows it (or
+  // it has size 1: every element is its own row); otherwise on a transposed copy (two
+  // extra passes over memory; a column kernel would avoid them).
+  int64_t inner = 1;
+  for (int64_t d = dim + 1; d < x.dim(); ++d) inner *= x.size(d);
+  const int64_t n = x.size(dim);
+  const bool moved = inner > 1 && n > 1;
   const Tensor src = (moved ? x.transpose(dim, last) : x).contiguous();
   Tensor out = Tensor::empty(src.sizes(), DType::F32, x.device());
-  const int64_t cols = src.size(last);
+  const int64_t cols = moved ? src.size(last) : n;
   const reduce::RowProblem p{
       src.numel() / cols, cols,
       std::min(reduce::ptr_align(src.data<float>()), reduce::ptr_align(out.data<float>()))};
