@@ -278,6 +278,62 @@ struct ReduceCase {
   std::vector<int64_t> dims;
 };
 
+// ---- the spaces (no GPU needed) ----
+
+TEST(CudaReduceSpaces, ProblemKeysAndDefaults) {
+  EXPECT_EQ(red::inner_problem_key(red::Op::kArgmax, {8192, 4096, 4}),
+            "op=argmax,rows=8192,cols=4096,align=16B,precision=strict");
+  EXPECT_EQ(red::outer_problem_key(red::Op::kMean, {2, 100, 6, 2}),
+            "op=mean,outer=2,rows=100,inner=6,align=8B,precision=strict");
+  EXPECT_EQ(red::row_problem_key({32768, 512, 4}),
+            "rows=32768,cols=512,align=16B,precision=strict");
+  // The attention rows fit one warp's registers, the 4096-float rows one block's,
+  // longer rows stream.
+  EXPECT_EQ(red::RowConfig::default_for({32768, 512, 4}).to_config().str(),
+            "impl=reg,threads=128,lanes=32,vec=4,items=4");
+  EXPECT_EQ(red::RowConfig::default_for({8192, 4096, 4}).to_config().str(),
+            "impl=reg,threads=256,lanes=256,vec=4,items=4");
+  EXPECT_EQ(red::RowConfig::default_for({4, 40000, 4}).to_config().str(),
+            "impl=stream,threads=512,lanes=512,vec=4,items=4");
+  EXPECT_EQ(red::RowConfig::default_for({3, 7, 4}).vec, 1);
+}
+
+TEST(CudaReduceSpaces, EveryEnumeratedConfigIsValidAndDefaultsAreInTheSpace) {
+  const auto limits = tt::ops::cuda::tuning::hopper_limits();
+  for (int64_t rows : {1, 3, 8192}) {
+    for (int64_t cols : {1, 2, 3, 7, 64, 100, 512, 4096, 5000, 16384, 40001, 1 << 20}) {
+      for (int align : {1, 2, 4}) {
+        SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " align " +
+                     std::to_string(align));
+        const red::InnerProblem ip{rows, cols, align};
+        const auto is = red::inner_space(ip, limits);
+        EXPECT_TRUE(is.is_valid(is.default_config()));
+        for (const auto& c : is.enumerate())
+          EXPECT_TRUE(red::InnerConfig::from_config(c).valid(ip));
+        const red::OuterProblem op{rows, cols, cols % 5 + 1, align};
+        const auto os = red::outer_space(op, limits);
+        EXPECT_TRUE(os.is_valid(os.default_config()));
+        for (const auto& c : os.enumerate())
+          EXPECT_TRUE(red::OuterConfig::from_config(c).valid(op));
+        const red::RowProblem rp{rows, cols, align};
+        const auto rs = red::row_space(red::RowMap::kSoftmax, rp, limits);
+        EXPECT_TRUE(rs.is_valid(rs.default_config()));
+        const auto all = rs.enumerate();
+        EXPECT_FALSE(all.empty());
+        for (const auto& c : all) {
+          const red::RowConfig rc = red::RowConfig::from_config(c);
+          EXPECT_TRUE(rc.valid(rp));
+          EXPECT_EQ(red::RowConfig::from_config(rc.to_config()), rc);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(tt::test::error_of([] {
+              red::RowConfig::from_config(tt::autotune::Config::parse("impl=own,threads=1"));
+            }),
+            "row map config impl=own,threads=1 names impl 'own', expected reg or stream");
+}
+
 const Red kAllOps[] = {Red::kSum, Red::kMean, Red::kVar, Red::kStd, Red::kAmax, Red::kAmin};
 
 TEST(CudaReduce, ReductionsMatchReference) {
