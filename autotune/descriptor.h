@@ -38,6 +38,8 @@
 //
 // Descriptors are built once (a function-local static) and then only read; the
 // spaces they build share the table, so a space may outlive the Descriptor object.
+// A copy may be extended (more fields, constraints) without changing the original:
+//   auto scheduled = Descriptor<GemmConfig>(gemm_descriptor()).field("chunk", ...);
 #pragma once
 
 #include <fmt/format.h>
@@ -98,6 +100,8 @@ class Descriptor {
     std::string reason;  // the rule, as a sentence: what a rejected config reports
     Predicate holds;
     std::vector<std::string> impls = {};  // empty: every impl
+    // Set by compiled(): holds when the config equals an entry (then `holds` is unset).
+    std::shared_ptr<const std::vector<C>> table = nullptr;
   };
 
   // `family` names the config in error messages ("segment norm config ...").
@@ -109,20 +113,21 @@ class Descriptor {
   // order the space lists them. Declare it before fields and constraints that name impls.
   template <class E>
   Descriptor& impl(E C::*member, std::vector<std::pair<std::string, E>> names) {
-    TT_CHECK(d_->impl_names.empty(), "{}: the impl member is declared twice", d_->family);
+    Data& d = data();
+    TT_CHECK(d.impl_names.empty(), "{}: the impl member is declared twice", d.family);
     TT_CHECK(!names.empty(), "{}: impl() needs at least one implementation", d_->family);
     std::vector<E> values;
     for (auto& [name, value] : names) {
       TT_CHECK(std::find(values.begin(), values.end(), value) == values.end(),
                "{}: impl '{}' reuses the value of another impl", d_->family, name);
-      d_->impl_names.push_back(name);
+      d.impl_names.push_back(name);
       values.push_back(value);
     }
-    d_->impl_index = [member, values](const C& c) -> int {
+    d.impl_index = [member, values](const C& c) -> int {
       const auto it = std::find(values.begin(), values.end(), c.*member);
       return it == values.end() ? -1 : static_cast<int>(it - values.begin());
     };
-    d_->set_impl = [member, values](C& c, int i) { c.*member = values[static_cast<size_t>(i)]; };
+    d.set_impl = [member, values](C& c, int i) { c.*member = values[static_cast<size_t>(i)]; };
     return *this;
   }
 
@@ -151,7 +156,7 @@ class Descriptor {
     f.fits = [](int64_t v) { return fits<T>(v); };
     f.implied = implied ? std::move(implied)
                         : Implied([member](const C&) { return static_cast<int64_t>(C{}.*member); });
-    d_->fields.push_back(std::move(f));
+    data().fields.push_back(std::move(f));
     return *this;
   }
 
@@ -159,20 +164,21 @@ class Descriptor {
     TT_CHECK(!reason.empty() && holds, "{}: a constraint needs a reason and a predicate",
              d_->family);
     detail::check_impls_declared(d_->family, "constraint '" + reason + "'", impls, d_->impl_names);
-    d_->constraints.push_back({std::move(reason), std::move(holds), std::move(impls)});
+    data().constraints.push_back({std::move(reason), std::move(holds), std::move(impls)});
     return *this;
   }
 
   // The common constraint "must be one of the compiled variants": equal() to an entry
-  // of `table` (only the fields each impl reads are compared).
-  Descriptor& compiled(std::string reason, std::vector<C> table) {
-    // A raw pointer: the table owns this constraint, so it outlives it (a shared_ptr
-    // here would be a cycle).
-    const Data* d = d_.get();
-    return constraint(std::move(reason), [d, table = std::move(table)](const C& c) {
-      return std::any_of(table.begin(), table.end(),
-                         [&](const C& t) { return equal_in(*d, c, t); });
-    });
+  // of `table` (only the fields the config's impl reads are compared).
+  Descriptor& compiled(std::string reason, std::vector<C> table,
+                       std::vector<std::string> impls = {}) {
+    TT_CHECK(!reason.empty() && !table.empty(), "{}: compiled() needs a reason and a table",
+             d_->family);
+    detail::check_impls_declared(d_->family, "constraint '" + reason + "'", impls, d_->impl_names);
+    Constraint k{std::move(reason), nullptr, std::move(impls)};
+    k.table = std::make_shared<const std::vector<C>>(std::move(table));
+    data().constraints.push_back(std::move(k));
+    return *this;
   }
 
   const std::string& family() const { return d_->family; }
@@ -269,7 +275,7 @@ class Descriptor {
     const std::vector<Constraint>& own = d_->constraints;
     for (const std::vector<Constraint>* list : {&own, &extra}) {
       for (const Constraint& k : *list) {
-        if (detail::applies_to(k.impls, impl) && !k.holds(c)) return k.reason;
+        if (detail::applies_to(k.impls, impl) && !holds_in(*d_, k, c)) return k.reason;
       }
     }
     return std::nullopt;
@@ -299,8 +305,8 @@ class Descriptor {
     const auto add = [&](const Constraint& k) {
       space.constraint(
           k.reason,
-          [view = Descriptor(d_), holds = k.holds](const Config& c) {
-            return holds(view.from_config(c));
+          [view = Descriptor(d_), k](const Config& c) {
+            return holds_in(*view.d_, k, view.from_config(c));
           },
           k.impls);
     };
@@ -342,6 +348,20 @@ class Descriptor {
                   "descriptor fields are integers that int64_t holds");
     return v >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
            v <= static_cast<int64_t>(std::numeric_limits<T>::max());
+  }
+
+  static bool holds_in(const Data& d, const Constraint& k, const C& c) {
+    if (!k.table) return k.holds(c);
+    return std::any_of(k.table->begin(), k.table->end(),
+                       [&](const C& t) { return equal_in(d, c, t); });
+  }
+
+  // The table to modify: copied first when another Descriptor or a space shares it, so
+  // extending a copy (a family's descriptor plus a plan's schedule fields) leaves the
+  // original and the spaces built from it unchanged.
+  Data& data() {
+    if (d_.use_count() > 1) d_ = std::make_shared<Data>(*d_);
+    return *d_;
   }
 
   static bool equal_in(const Data& d, const C& a, const C& b) {

@@ -175,6 +175,22 @@ TEST(Descriptor, CompiledKeepsTheTableEntries) {
             (std::vector<int64_t>{64, 128}));
 }
 
+// A plan extends a family's descriptor with its schedule fields; the family's own
+// descriptor and the spaces built from it are unchanged.
+TEST(Descriptor, ACopyExtendsWithoutChangingTheOriginal) {
+  const ParamSpace before = desc().space("op", {}, Cfg{});
+  auto scheduled = Descriptor<Cfg>(desc()).compiled("block configs must be compiled",
+                                                    {Cfg{Kind::kBlock, 256, 256, 4, 0}}, {"block"});
+  EXPECT_EQ(desc().why_invalid(Cfg{Kind::kBlock, 128, 128, 4, 0}), std::nullopt);
+  EXPECT_EQ(*scheduled.why_invalid(Cfg{Kind::kBlock, 128, 128, 4, 0}),
+            "block configs must be compiled");
+  EXPECT_EQ(scheduled.why_invalid(Cfg{Kind::kWarp, 128, 4, 4, 0}), std::nullopt);  // not block
+  EXPECT_EQ(before.enumerate().size(), desc().space("op", {}, Cfg{}).enumerate().size());
+  const ParamSpace after = scheduled.space("op", {}, Cfg{});
+  EXPECT_EQ(*after.why_invalid(Config::parse("impl=block,threads=128,vec=4")),
+            "block configs must be compiled");
+}
+
 TEST(Descriptor, DeclarationMistakesThrow) {
   EXPECT_EQ(error_of([] {
               Descriptor<Cfg>("d").field("vec", &Cfg::vec, {1}).field("vec", &Cfg::vec, {2});
