@@ -331,7 +331,7 @@ TEST(CudaReduceSpaces, EveryEnumeratedConfigIsValidAndDefaultsAreInTheSpace) {
   EXPECT_EQ(tt::test::error_of([] {
               red::RowConfig::from_config(tt::autotune::Config::parse("impl=own,threads=1"));
             }),
-            "row map config impl=own,threads=1 names impl 'own', expected reg or stream");
+            "row map config impl=own,threads=1: impl must be one of reg|stream but got 'own'");
 }
 
 const Red kAllOps[] = {Red::kSum, Red::kMean, Red::kVar, Red::kStd, Red::kAmax, Red::kAmin};

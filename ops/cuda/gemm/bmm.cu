@@ -30,6 +30,7 @@
 #include "core/error.h"
 #include "ops/cuda/cuda_ops_reduce.h"
 #include "ops/cuda/tuning/choose.h"
+#include "ops/cuda/tuning/device_limits.h"
 
 namespace tt::ops::cuda {
 namespace {

@@ -34,6 +34,11 @@
 #include "autotune/space.h"
 #include "ops/cuda/tuning/device_limits.h"
 
+namespace tt::autotune {
+template <class C>
+class Descriptor;  // autotune/descriptor.h
+}  // namespace tt::autotune
+
 namespace tt::ops::cuda::reduce {
 
 inline constexpr const char* kInnerKernel = "reduce.inner";
@@ -65,6 +70,9 @@ struct InnerConfig {
   static const std::vector<InnerConfig>& all();  // the compiled variants
   autotune::Config to_config() const;
   static InnerConfig from_config(const autotune::Config& c);
+  // The family's descriptor: fields, candidates (the compiled table's values), the
+  // compiled table as a constraint.
+  static const autotune::Descriptor<InnerConfig>& descriptor();
   bool operator==(const InnerConfig& o) const;
 };
 
@@ -87,6 +95,9 @@ struct OuterConfig {
   static const std::vector<OuterConfig>& all();
   autotune::Config to_config() const;
   static OuterConfig from_config(const autotune::Config& c);
+  // The family's descriptor: fields, candidates (the compiled table's values), the
+  // compiled table as a constraint.
+  static const autotune::Descriptor<OuterConfig>& descriptor();
   bool operator==(const OuterConfig& o) const;
 };
 
@@ -128,6 +139,9 @@ struct RowConfig {
   static const std::vector<RowConfig>& all();
   autotune::Config to_config() const;  // impl=reg|stream,threads=..,lanes=..,vec=..,items=..
   static RowConfig from_config(const autotune::Config& c);
+  // The family's descriptor: fields, candidates (the compiled table's values), the
+  // compiled table as a constraint.
+  static const autotune::Descriptor<RowConfig>& descriptor();
   bool operator==(const RowConfig& o) const;
 };
 

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 #include <tuple>
 
+#include "autotune/descriptor.h"
 #include "autotune/problem_key.h"
 #include "core/error.h"
 #include "ops/cuda/reduce/reduce.h"
@@ -35,21 +35,6 @@ int widest_vec(int64_t n, int align) {
 
 std::string align_text(int align) { return fmt::format("{}B", align * 4); }
 
-template <class C>
-std::vector<int64_t> distinct(const std::vector<C>& table, int C::*field) {
-  std::set<int64_t> values;
-  for (const C& c : table) values.insert(c.*field);
-  return {values.begin(), values.end()};
-}
-
-template <class C>
-bool compiled(const C& c) {
-  const auto& t = C::all();
-  return std::find(t.begin(), t.end(), c) != t.end();
-}
-
-// Variants whose first load already covers far more than the data are left out of
-// the spaces: they only waste lanes (the tuner need not time them).
 bool inner_oversized(const InnerConfig& c, const InnerProblem& p) {
   return int64_t{c.lanes} * c.vec > std::max<int64_t>(round_up(p.cols, 128), 128);
 }
@@ -61,11 +46,16 @@ bool row_oversized(const RowConfig& c, const RowProblem& p) {
   return int64_t{c.lanes} * c.vec > floor || (c.reg && c.capacity() > 4 * floor);
 }
 
-void device_threads(ParamSpace& space, const tuning::DeviceLimits& limits) {
+template <class C>
+using Rule = typename autotune::Descriptor<C>::Constraint;
+
+// The device's threads-per-block limit, for a known device.
+template <class C>
+void device_threads(std::vector<Rule<C>>& rules, const tuning::DeviceLimits& limits) {
   if (!limits.known) return;
   const int max_threads = limits.max_threads_per_block;
-  space.constraint(fmt::format("threads must not exceed the device's {} per block", max_threads),
-                   [max_threads](const Config& c) { return c.get("threads") <= max_threads; });
+  rules.push_back({fmt::format("threads must not exceed the device's {} per block", max_threads),
+                   [max_threads](const C& c) { return c.threads <= max_threads; }});
 }
 
 }  // namespace
@@ -87,8 +77,23 @@ bool InnerConfig::operator==(const InnerConfig& o) const {
   return std::tie(threads, lanes, vec, items) == std::tie(o.threads, o.lanes, o.vec, o.items);
 }
 
+const autotune::Descriptor<InnerConfig>& InnerConfig::descriptor() {
+  static const auto d = [] {
+    const auto& t = all();
+    return autotune::Descriptor<InnerConfig>("reduce.inner")
+        .field("threads", &InnerConfig::threads,
+               autotune::distinct_values(t, &InnerConfig::threads))
+        .field("lanes", &InnerConfig::lanes, autotune::distinct_values(t, &InnerConfig::lanes))
+        .field("vec", &InnerConfig::vec, autotune::distinct_values(t, &InnerConfig::vec))
+        .field("items", &InnerConfig::items, autotune::distinct_values(t, &InnerConfig::items))
+        .compiled("the variant must be compiled (ops/cuda/reduce/reduce_variants.h)", t);
+  }();
+  return d;
+}
+
 bool InnerConfig::valid(const InnerProblem& p) const {
-  return compiled(*this) && p.rows >= 1 && p.cols >= 1 && p.cols % vec == 0 && vec <= p.align;
+  return descriptor().valid(*this) && p.rows >= 1 && p.cols >= 1 && p.cols % vec == 0 &&
+         vec <= p.align;
 }
 
 InnerConfig InnerConfig::default_for(const InnerProblem& p) {
@@ -110,14 +115,8 @@ InnerConfig InnerConfig::default_for(const InnerProblem& p) {
   return c;
 }
 
-Config InnerConfig::to_config() const {
-  return Config({{"threads", threads}, {"lanes", lanes}, {"vec", vec}, {"items", items}});
-}
-
-InnerConfig InnerConfig::from_config(const Config& c) {
-  return {static_cast<int>(c.get("threads")), static_cast<int>(c.get("lanes")),
-          static_cast<int>(c.get("vec")), static_cast<int>(c.get("items"))};
-}
+Config InnerConfig::to_config() const { return descriptor().to_config(*this); }
+InnerConfig InnerConfig::from_config(const Config& c) { return descriptor().from_config(c); }
 
 // ---- outer ----
 
@@ -137,9 +136,24 @@ bool OuterConfig::operator==(const OuterConfig& o) const {
          std::tie(o.threads, o.col_threads, o.vec, o.items);
 }
 
+const autotune::Descriptor<OuterConfig>& OuterConfig::descriptor() {
+  static const auto d = [] {
+    const auto& t = all();
+    return autotune::Descriptor<OuterConfig>("reduce.outer")
+        .field("threads", &OuterConfig::threads,
+               autotune::distinct_values(t, &OuterConfig::threads))
+        .field("col_threads", &OuterConfig::col_threads,
+               autotune::distinct_values(t, &OuterConfig::col_threads))
+        .field("vec", &OuterConfig::vec, autotune::distinct_values(t, &OuterConfig::vec))
+        .field("items", &OuterConfig::items, autotune::distinct_values(t, &OuterConfig::items))
+        .compiled("the variant must be compiled (ops/cuda/reduce/reduce_variants.h)", t);
+  }();
+  return d;
+}
+
 bool OuterConfig::valid(const OuterProblem& p) const {
-  return compiled(*this) && p.outer >= 1 && p.rows >= 1 && p.inner >= 1 && p.inner % vec == 0 &&
-         vec <= p.align;
+  return descriptor().valid(*this) && p.outer >= 1 && p.rows >= 1 && p.inner >= 1 &&
+         p.inner % vec == 0 && vec <= p.align;
 }
 
 OuterConfig OuterConfig::default_for(const OuterProblem& p) {
@@ -156,15 +170,8 @@ OuterConfig OuterConfig::default_for(const OuterProblem& p) {
                          : OuterConfig{256, 4, 1, 8};
 }
 
-Config OuterConfig::to_config() const {
-  return Config(
-      {{"threads", threads}, {"col_threads", col_threads}, {"vec", vec}, {"items", items}});
-}
-
-OuterConfig OuterConfig::from_config(const Config& c) {
-  return {static_cast<int>(c.get("threads")), static_cast<int>(c.get("col_threads")),
-          static_cast<int>(c.get("vec")), static_cast<int>(c.get("items"))};
-}
+Config OuterConfig::to_config() const { return descriptor().to_config(*this); }
+OuterConfig OuterConfig::from_config(const Config& c) { return descriptor().from_config(c); }
 
 // ---- row maps ----
 
@@ -196,9 +203,23 @@ bool RowConfig::operator==(const RowConfig& o) const {
          std::tie(o.reg, o.threads, o.lanes, o.vec, o.items);
 }
 
+const autotune::Descriptor<RowConfig>& RowConfig::descriptor() {
+  static const auto d = [] {
+    const auto& t = all();
+    return autotune::Descriptor<RowConfig>("row map")
+        .impl(&RowConfig::reg, {{"reg", true}, {"stream", false}})
+        .field("threads", &RowConfig::threads, autotune::distinct_values(t, &RowConfig::threads))
+        .field("lanes", &RowConfig::lanes, autotune::distinct_values(t, &RowConfig::lanes))
+        .field("vec", &RowConfig::vec, autotune::distinct_values(t, &RowConfig::vec))
+        .field("items", &RowConfig::items, autotune::distinct_values(t, &RowConfig::items))
+        .compiled("the variant must be compiled (ops/cuda/reduce/reduce_variants.h)", t);
+  }();
+  return d;
+}
+
 bool RowConfig::valid(const RowProblem& p) const {
-  return compiled(*this) && p.rows >= 1 && p.cols >= 1 && p.cols % vec == 0 && vec <= p.align &&
-         (!reg || capacity() >= p.cols);
+  return descriptor().valid(*this) && p.rows >= 1 && p.cols >= 1 && p.cols % vec == 0 &&
+         vec <= p.align && (!reg || capacity() >= p.cols);
 }
 
 RowConfig RowConfig::default_for(const RowProblem& p) {
@@ -217,17 +238,8 @@ RowConfig RowConfig::default_for(const RowProblem& p) {
                                          : RowConfig{false, 1024, 1024, 1, 4};
 }
 
-Config RowConfig::to_config() const {
-  return Config({{"threads", threads}, {"lanes", lanes}, {"vec", vec}, {"items", items}},
-                reg ? "reg" : "stream");
-}
-
-RowConfig RowConfig::from_config(const Config& c) {
-  TT_CHECK(c.impl() == "reg" || c.impl() == "stream",
-           "row map config {} names impl '{}', expected reg or stream", c.str(), c.impl());
-  return {c.impl() == "reg", static_cast<int>(c.get("threads")), static_cast<int>(c.get("lanes")),
-          static_cast<int>(c.get("vec")), static_cast<int>(c.get("items"))};
-}
+Config RowConfig::to_config() const { return descriptor().to_config(*this); }
+RowConfig RowConfig::from_config(const Config& c) { return descriptor().from_config(c); }
 
 // ---- problem keys ----
 
@@ -261,79 +273,52 @@ std::string row_problem_key(const RowProblem& p) {
       .str();
 }
 
-// ---- spaces ----
+// ---- spaces: the descriptor's axes and compiled table, the problem's rules ----
 
 ParamSpace inner_space(const InnerProblem& p, const tuning::DeviceLimits& limits) {
-  const auto& t = InnerConfig::all();
-  ParamSpace space(kInnerKernel);
-  space.axis("threads", distinct(t, &InnerConfig::threads))
-      .axis("lanes", distinct(t, &InnerConfig::lanes))
-      .axis("vec", distinct(t, &InnerConfig::vec))
-      .axis("items", distinct(t, &InnerConfig::items));
-  space.constraint("the variant must be compiled (ops/cuda/reduce/reduce_variants.h)",
-                   [](const Config& c) { return compiled(InnerConfig::from_config(c)); });
-  space.constraint(
-      fmt::format("vec must divide the row length {} and not exceed the pointer's "
-                  "alignment of {} floats",
-                  p.cols, p.align),
-      [p](const Config& c) { return p.cols % c.get("vec") == 0 && c.get("vec") <= p.align; });
-  space.constraint(
-      fmt::format("lanes*vec must not exceed the row length {} rounded up to 128", p.cols),
-      [p](const Config& c) { return !inner_oversized(InnerConfig::from_config(c), p); });
-  device_threads(space, limits);
-  space.set_default(InnerConfig::default_for(p).to_config());
-  return space;
+  std::vector<Rule<InnerConfig>> rules = {
+      {fmt::format("vec must divide the row length {} and not exceed the pointer's alignment of "
+                   "{} floats",
+                   p.cols, p.align),
+       [p](const InnerConfig& c) { return p.cols % c.vec == 0 && c.vec <= p.align; }},
+      {fmt::format("lanes*vec must not exceed the row length {} rounded up to 128", p.cols),
+       [p](const InnerConfig& c) { return !inner_oversized(c, p); }},
+  };
+  device_threads<InnerConfig>(rules, limits);
+  return InnerConfig::descriptor().space(kInnerKernel, rules, InnerConfig::default_for(p));
 }
 
 ParamSpace outer_space(const OuterProblem& p, const tuning::DeviceLimits& limits) {
-  const auto& t = OuterConfig::all();
-  ParamSpace space(kOuterKernel);
-  space.axis("threads", distinct(t, &OuterConfig::threads))
-      .axis("col_threads", distinct(t, &OuterConfig::col_threads))
-      .axis("vec", distinct(t, &OuterConfig::vec))
-      .axis("items", distinct(t, &OuterConfig::items));
-  space.constraint("the variant must be compiled (ops/cuda/reduce/reduce_variants.h)",
-                   [](const Config& c) { return compiled(OuterConfig::from_config(c)); });
-  space.constraint(
-      fmt::format("vec must divide the inner size {} and not exceed the pointer's "
-                  "alignment of {} floats",
-                  p.inner, p.align),
-      [p](const Config& c) { return p.inner % c.get("vec") == 0 && c.get("vec") <= p.align; });
-  space.constraint(
-      fmt::format("col_threads*vec must not exceed the inner size {} rounded up to a power of "
-                  "two (at least 64)",
-                  p.inner),
-      [p](const Config& c) { return !outer_oversized(OuterConfig::from_config(c), p); });
-  device_threads(space, limits);
-  space.set_default(OuterConfig::default_for(p).to_config());
-  return space;
+  std::vector<Rule<OuterConfig>> rules = {
+      {fmt::format("vec must divide the inner size {} and not exceed the pointer's alignment of "
+                   "{} floats",
+                   p.inner, p.align),
+       [p](const OuterConfig& c) { return p.inner % c.vec == 0 && c.vec <= p.align; }},
+      {fmt::format("col_threads*vec must not exceed the inner size {} rounded up to a power of "
+                   "two (at least 64)",
+                   p.inner),
+       [p](const OuterConfig& c) { return !outer_oversized(c, p); }},
+  };
+  device_threads<OuterConfig>(rules, limits);
+  return OuterConfig::descriptor().space(kOuterKernel, rules, OuterConfig::default_for(p));
 }
 
 ParamSpace row_space(RowMap m, const RowProblem& p, const tuning::DeviceLimits& limits) {
-  const auto& t = RowConfig::all();
-  ParamSpace space(row_map_name(m));
-  space.impls({"reg", "stream"})
-      .axis("threads", distinct(t, &RowConfig::threads))
-      .axis("lanes", distinct(t, &RowConfig::lanes))
-      .axis("vec", distinct(t, &RowConfig::vec))
-      .axis("items", distinct(t, &RowConfig::items));
-  space.constraint("the variant must be compiled (ops/cuda/reduce/reduce_variants.h)",
-                   [](const Config& c) { return compiled(RowConfig::from_config(c)); });
-  space.constraint(
-      fmt::format("vec must divide the row length {} and not exceed the pointers' "
-                  "alignment of {} floats",
-                  p.cols, p.align),
-      [p](const Config& c) { return p.cols % c.get("vec") == 0 && c.get("vec") <= p.align; });
-  space.constraint(fmt::format("lanes*vec*items must hold the whole row of {} floats", p.cols),
-                   [p](const Config& c) { return RowConfig::from_config(c).capacity() >= p.cols; },
-                   {"reg"});
-  space.constraint(fmt::format("lanes*vec must not exceed the row of {} floats (at least 128) "
-                               "nor a held row 4 times that",
-                               p.cols),
-                   [p](const Config& c) { return !row_oversized(RowConfig::from_config(c), p); });
-  device_threads(space, limits);
-  space.set_default(RowConfig::default_for(p).to_config());
-  return space;
+  std::vector<Rule<RowConfig>> rules = {
+      {fmt::format("vec must divide the row length {} and not exceed the pointers' alignment of "
+                   "{} floats",
+                   p.cols, p.align),
+       [p](const RowConfig& c) { return p.cols % c.vec == 0 && c.vec <= p.align; }},
+      {fmt::format("lanes*vec*items must hold the whole row of {} floats", p.cols),
+       [p](const RowConfig& c) { return c.capacity() >= p.cols; },
+       {"reg"}},
+      {fmt::format("lanes*vec must not exceed the row of {} floats (at least 128) nor a held row "
+                   "4 times that",
+                   p.cols),
+       [p](const RowConfig& c) { return !row_oversized(c, p); }},
+  };
+  device_threads<RowConfig>(rules, limits);
+  return RowConfig::descriptor().space(row_map_name(m), rules, RowConfig::default_for(p));
 }
 
 // ---- lookups ----

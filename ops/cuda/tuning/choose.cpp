@@ -175,12 +175,6 @@ norm::AffineConfig choose_affine(const char* kernel, const norm::AffineProblem& 
   return affine_from_config(lookup_config(device, kernel, problem, space));
 }
 
-autotune::Config choose_config(const std::string& kernel, const std::string& problem, int device,
-                               const SpaceBuilder& build, bool gemm_stage) {
-  const ParamSpace& space = cached_space(device, kernel, problem, gemm_stage, build);
-  return lookup_config(device, kernel, problem, space);
-}
-
 TunableSpace space_for(const std::string& kernel, const std::string& problem, int device) {
   std::lock_guard<std::mutex> lock(cache_mutex());
   const auto it = cache().find(cache_key(device, kernel, problem));
@@ -199,6 +193,12 @@ TunableSpace space_for(const std::string& kernel, const std::string& problem, in
     }
   }
   return out;
+}
+
+autotune::Config choose_config(const std::string& kernel, const std::string& problem, int device,
+                               const SpaceBuilder& build, bool gemm_stage) {
+  const ParamSpace& space = cached_space(device, kernel, problem, gemm_stage, build);
+  return lookup_config(device, kernel, problem, space);
 }
 
 }  // namespace tt::ops::cuda::tuning

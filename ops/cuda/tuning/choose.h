@@ -27,7 +27,6 @@
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_config.h"
 #include "ops/cuda/gemm/gemm_models.h"
-#include "ops/cuda/tuning/device_limits.h"
 
 namespace tt::ops::cuda::tuning {
 
@@ -57,14 +56,6 @@ norm::ColumnStatsConfig choose_column_stats(const char* kernel, const norm::Colu
                                             int device);
 norm::AffineConfig choose_affine(const char* kernel, const norm::AffineProblem& p, int device);
 
-// The lookup of a tunable launch whose space is built elsewhere (the reduce family,
-// rms_norm, bmm): the config autotune::lookup() returns for (kernel, problem) on
-// `device`, validated against the space `build(limits)` makes (built once and kept, so
-// that space_for() and with it `tt tune` see the launch like every launch above).
-using SpaceBuilder = std::function<autotune::ParamSpace(const DeviceLimits&)>;
-autotune::Config choose_config(const std::string& kernel, const std::string& problem, int device,
-                               const SpaceBuilder& build, bool gemm_stage = false);
-
 // What the sweep needs about a (kernel, problem) that a launch in this process looked
 // up on `device`: its space (with the device's constraints), the configs of the
 // portable space that the device constraints reject (with the reason), and whether it
@@ -76,5 +67,14 @@ struct TunableSpace {
   bool gemm_stage = false;
 };
 TunableSpace space_for(const std::string& kernel, const std::string& problem, int device);
+
+// The lookup of a tunable launch whose space is built elsewhere (the reduce family,
+// rms_norm, bmm): the config autotune::lookup() returns for (kernel, problem) on
+// `device`, validated against the space `build(limits)` makes (built once and kept, so
+// that space_for() and with it `tt tune` see the launch like every launch above).
+struct DeviceLimits;  // ops/cuda/tuning/device_limits.h
+using SpaceBuilder = std::function<autotune::ParamSpace(const DeviceLimits&)>;
+autotune::Config choose_config(const std::string& kernel, const std::string& problem, int device,
+                               const SpaceBuilder& build, bool gemm_stage = false);
 
 }  // namespace tt::ops::cuda::tuning
