@@ -82,156 +82,163 @@ __device__ __forceinline__ void write_vec(float* o, const float* w, int64_t pos,
   store_vec<kVec>(o + pos, r);
 }
 
+// One row held in registers: one read, one write. Every lane of the group calls it
+// (inactive ones, past the last row, load nothing and store nothing) so that the
+// group's shuffles see all lanes.
 template <int kMode, int kThreads, int kLanes, int kVec, int kItems>
-__global__ void __launch_bounds__(kThreads)
-    row_reg_kernel(const float* __restrict__ x, float* __restrict__ out,
-                   const float* __restrict__ w, int64_t rows, int64_t cols, float eps) {
-  constexpr int kGroups = kThreads / kLanes;
+__device__ __forceinline__ void row_in_registers(const float* __restrict__ xr,
+                                                 float* __restrict__ orow,
+                                                 const float* __restrict__ w, int64_t cols,
+                                                 float eps, int lane, bool active, float* scratch) {
   constexpr int kStep = kLanes * kVec;
-  __shared__ float scratch[kThreads / 32];
-  const int lane = static_cast<int>(threadIdx.x) % kLanes;
-  const int group = static_cast<int>(threadIdx.x) / kLanes;
-  for (int64_t rb = int64_t{blockIdx.x} * kGroups; rb < rows; rb += int64_t{gridDim.x} * kGroups) {
-    const int64_t row = rb + group;
-    const bool active = row < rows;
-    const float* xr = x + row * cols;
-    float* orow = out + row * cols;
-    float v[kItems][kVec];
+  float v[kItems][kVec];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const int64_t pos = int64_t{j} * kStep + lane * kVec;
+    if (active && pos < cols) {
+      load_vec<kVec>(v[j], xr + pos);
+    } else {
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) v[j][k] = kMode == kRms ? 0.f : kNegInf;
+    }
+  }
+  float a, b;
+  if constexpr (kMode == kRms) {
+    float ss = 0.f;
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) ss = fmaf(v[j][k], v[j][k], ss);
+    }
+    ss = group_all<kThreads, kLanes, false>(ss, scratch);
+    a = rsqrtf(ss / static_cast<float>(cols) + eps);
+    b = 0.f;
+  } else {
+    float m = kNegInf;
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) m = fmaxf(m, v[j][k]);
+    }
+    m = group_all<kThreads, kLanes, true>(m, scratch);
+    float s = 0.f;
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
       const int64_t pos = int64_t{j} * kStep + lane * kVec;
-      if (active && pos < cols) {
+      if (pos < cols) {
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) {
+          const float e = expf(v[j][k] - m);
+          if constexpr (kMode == kSoftmax) v[j][k] = e;
+          s += e;
+        }
+      }
+    }
+    s = group_all<kThreads, kLanes, false>(s, scratch);
+    a = m;
+    b = kMode == kSoftmax ? s : logf(s);
+  }
+  if (active) {
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const int64_t pos = int64_t{j} * kStep + lane * kVec;
+      if (pos < cols) write_vec<kMode, kVec, true>(orow, w, pos, v[j], a, b);
+    }
+  }
+}
+
+// One row of any length, read twice (as row_in_registers for the calling convention).
+template <int kMode, int kThreads, int kLanes, int kVec, int kItems>
+__device__ __forceinline__ void row_streamed(const float* __restrict__ xr, float* __restrict__ orow,
+                                             const float* __restrict__ w, int64_t cols, float eps,
+                                             int lane, bool active, float* scratch) {
+  constexpr int kStep = kLanes * kVec;
+  // Pass 1: per thread, (m, s) = (running max, sum of exp(x - m)) or s = sum of squares.
+  float m = kNegInf, s = 0.f;
+  for (int64_t base = lane * kVec; active && base < cols; base += int64_t{kStep} * kItems) {
+    float v[kItems][kVec];
+    bool ok[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const int64_t pos = base + int64_t{j} * kStep;
+      ok[j] = pos < cols;
+      if (ok[j]) {
         load_vec<kVec>(v[j], xr + pos);
       } else {
 #pragma unroll
         for (int k = 0; k < kVec; ++k) v[j][k] = kMode == kRms ? 0.f : kNegInf;
       }
     }
-    float a, b;
     if constexpr (kMode == kRms) {
-      float ss = 0.f;
 #pragma unroll
       for (int j = 0; j < kItems; ++j) {
 #pragma unroll
-        for (int k = 0; k < kVec; ++k) ss = fmaf(v[j][k], v[j][k], ss);
+        for (int k = 0; k < kVec; ++k) s = fmaf(v[j][k], v[j][k], s);
       }
-      ss = group_all<kThreads, kLanes, false>(ss, scratch);
-      a = rsqrtf(ss / static_cast<float>(cols) + eps);
-      b = 0.f;
     } else {
-      float m = kNegInf;
+      float mt = m;
 #pragma unroll
       for (int j = 0; j < kItems; ++j) {
 #pragma unroll
-        for (int k = 0; k < kVec; ++k) m = fmaxf(m, v[j][k]);
+        for (int k = 0; k < kVec; ++k) mt = fmaxf(mt, v[j][k]);
       }
-      m = group_all<kThreads, kLanes, true>(m, scratch);
-      float s = 0.f;
+      // Rescale the sum to the new max; -inf values add nothing (even while the
+      // running max is still -inf, where x - max would be NaN).
+      if (mt > m) s *= expf(m - mt);
+      m = mt;
 #pragma unroll
       for (int j = 0; j < kItems; ++j) {
-        const int64_t pos = int64_t{j} * kStep + lane * kVec;
-        if (pos < cols) {
 #pragma unroll
-          for (int k = 0; k < kVec; ++k) {
-            const float e = expf(v[j][k] - m);
-            if constexpr (kMode == kSoftmax) v[j][k] = e;
-            s += e;
-          }
-        }
+        for (int k = 0; k < kVec; ++k) s += v[j][k] == kNegInf ? 0.f : expf(v[j][k] - m);
       }
-      s = group_all<kThreads, kLanes, false>(s, scratch);
-      a = m;
-      b = kMode == kSoftmax ? s : logf(s);
     }
-    if (active) {
+  }
+  float a, b;
+  if constexpr (kMode == kRms) {
+    s = group_all<kThreads, kLanes, false>(s, scratch);
+    a = rsqrtf(s / static_cast<float>(cols) + eps);
+    b = 0.f;
+  } else {
+    const float gm = group_all<kThreads, kLanes, true>(m, scratch);
+    s = m == kNegInf ? 0.f : s * expf(m - gm);
+    s = group_all<kThreads, kLanes, false>(s, scratch);
+    a = gm;
+    b = kMode == kSoftmax ? s : logf(s);
+  }
+  // Pass 2: read again (mostly from L2 for rows of a few MB) and write the map.
+  for (int64_t base = lane * kVec; active && base < cols; base += int64_t{kStep} * kItems) {
+    float v[kItems][kVec];
 #pragma unroll
-      for (int j = 0; j < kItems; ++j) {
-        const int64_t pos = int64_t{j} * kStep + lane * kVec;
-        if (pos < cols) write_vec<kMode, kVec, true>(orow, w, pos, v[j], a, b);
-      }
+    for (int j = 0; j < kItems; ++j) {
+      const int64_t pos = base + int64_t{j} * kStep;
+      if (pos < cols) load_vec<kVec>(v[j], xr + pos);
+    }
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const int64_t pos = base + int64_t{j} * kStep;
+      if (pos < cols) write_vec<kMode, kVec>(orow, w, pos, v[j], a, b);
     }
   }
 }
 
-template <int kMode, int kThreads, int kLanes, int kVec, int kItems>
+// Groups of kLanes threads take rows in block-uniform steps.
+template <int kMode, bool kReg, int kThreads, int kLanes, int kVec, int kItems>
 __global__ void __launch_bounds__(kThreads)
-    row_stream_kernel(const float* __restrict__ x, float* __restrict__ out,
-                      const float* __restrict__ w, int64_t rows, int64_t cols, float eps) {
+    row_map_kernel(const float* __restrict__ x, float* __restrict__ out,
+                   const float* __restrict__ w, int64_t rows, int64_t cols, float eps) {
   constexpr int kGroups = kThreads / kLanes;
-  constexpr int kStep = kLanes * kVec;
   __shared__ float scratch[kThreads / 32];
   const int lane = static_cast<int>(threadIdx.x) % kLanes;
   const int group = static_cast<int>(threadIdx.x) / kLanes;
   for (int64_t rb = int64_t{blockIdx.x} * kGroups; rb < rows; rb += int64_t{gridDim.x} * kGroups) {
     const int64_t row = rb + group;
     const bool active = row < rows;
-    const float* xr = x + row * cols;
-    float* orow = out + row * cols;
-    // Pass 1: per thread, (m, s) = (running max, sum of exp(x - m)) or s = sum of squares.
-    float m = kNegInf, s = 0.f;
-    for (int64_t base = lane * kVec; active && base < cols; base += int64_t{kStep} * kItems) {
-      float v[kItems][kVec];
-      bool ok[kItems];
-#pragma unroll
-      for (int j = 0; j < kItems; ++j) {
-        const int64_t pos = base + int64_t{j} * kStep;
-        ok[j] = pos < cols;
-        if (ok[j]) {
-          load_vec<kVec>(v[j], xr + pos);
-        } else {
-#pragma unroll
-          for (int k = 0; k < kVec; ++k) v[j][k] = kMode == kRms ? 0.f : kNegInf;
-        }
-      }
-      if constexpr (kMode == kRms) {
-#pragma unroll
-        for (int j = 0; j < kItems; ++j) {
-#pragma unroll
-          for (int k = 0; k < kVec; ++k) s = fmaf(v[j][k], v[j][k], s);
-        }
-      } else {
-        float mt = m;
-#pragma unroll
-        for (int j = 0; j < kItems; ++j) {
-#pragma unroll
-          for (int k = 0; k < kVec; ++k) mt = fmaxf(mt, v[j][k]);
-        }
-        // Rescale the sum to the new max; -inf values add nothing (even while the
-        // running max is still -inf, where x - max would be NaN).
-        if (mt > m) s *= expf(m - mt);
-        m = mt;
-#pragma unroll
-        for (int j = 0; j < kItems; ++j) {
-#pragma unroll
-          for (int k = 0; k < kVec; ++k) s += v[j][k] == kNegInf ? 0.f : expf(v[j][k] - m);
-        }
-      }
-    }
-    float a, b;
-    if constexpr (kMode == kRms) {
-      s = group_all<kThreads, kLanes, false>(s, scratch);
-      a = rsqrtf(s / static_cast<float>(cols) + eps);
-      b = 0.f;
+    if constexpr (kReg) {
+      row_in_registers<kMode, kThreads, kLanes, kVec, kItems>(x + row * cols, out + row * cols, w,
+                                                              cols, eps, lane, active, scratch);
     } else {
-      const float gm = group_all<kThreads, kLanes, true>(m, scratch);
-      s = m == kNegInf ? 0.f : s * expf(m - gm);
-      s = group_all<kThreads, kLanes, false>(s, scratch);
-      a = gm;
-      b = kMode == kSoftmax ? s : logf(s);
-    }
-    // Pass 2: read again (mostly from L2 for rows of a few MB) and write the map.
-    for (int64_t base = lane * kVec; active && base < cols; base += int64_t{kStep} * kItems) {
-      float v[kItems][kVec];
-#pragma unroll
-      for (int j = 0; j < kItems; ++j) {
-        const int64_t pos = base + int64_t{j} * kStep;
-        if (pos < cols) load_vec<kVec>(v[j], xr + pos);
-      }
-#pragma unroll
-      for (int j = 0; j < kItems; ++j) {
-        const int64_t pos = base + int64_t{j} * kStep;
-        if (pos < cols) write_vec<kMode, kVec>(orow, w, pos, v[j], a, b);
-      }
+      row_streamed<kMode, kThreads, kLanes, kVec, kItems>(x + row * cols, out + row * cols, w, cols,
+                                                          eps, lane, active, scratch);
     }
   }
 }
@@ -241,13 +248,8 @@ void run_row(const RowProblem& p, const float* x, float* out, const float* w, fl
              cudaStream_t stream) {
   constexpr int64_t kGroups = kThreads / kLanes;
   const int64_t blocks = std::min<int64_t>((p.rows + kGroups - 1) / kGroups, int64_t{1} << 30);
-  if constexpr (kReg) {
-    row_reg_kernel<kMode, kThreads, kLanes, kVec, kItems>
-        <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, out, w, p.rows, p.cols, eps);
-  } else {
-    row_stream_kernel<kMode, kThreads, kLanes, kVec, kItems>
-        <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, out, w, p.rows, p.cols, eps);
-  }
+  row_map_kernel<kMode, kReg, kThreads, kLanes, kVec, kItems>
+      <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, out, w, p.rows, p.cols, eps);
   TT_CUDA_CHECK_LAUNCH();
 }
 
