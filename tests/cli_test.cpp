@@ -265,6 +265,10 @@ TEST(CliHabits, UnknownCommandNamesItselfAndTheClosestMatch) {
   r = tt("frobnicate");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.output, "tt: 'frobnicate' is not a tt command; see tt --help.\n");
+  r = tt("--shape small");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.output, "tt: '--shape' is not an option of tt itself; see tt --help.\n");
+  EXPECT_EQ(tt("--version").output, "tensortune 0.1.0\n");
 }
 
 TEST(CliHabits, UsageErrorsExitTwoWithOneShortSentence) {
