@@ -1,0 +1,25 @@
+// The compiled variants of the sm90 tensor-core GEMM family, one X-macro row each:
+//   X(mode, BM, BN, BK, STAGES, CONSUMERS, PROMOTE)
+// tc_gemm.cu instantiates one kernel per row and the variant list is built from the
+// same rows, so a new variant is one line here. Rules each row must keep (checked by
+// static_asserts in tc_gemm_kernel.cuh): BM / CONSUMERS a multiple of 64; BN one of
+// the generated wgmma N (64, 128, 192, 256); BK a multiple of 32; shared memory
+// STAGES * (BM + BN) * BK * 4 bytes (twice that for accurate: the lo halves) within
+// 227 KB; accurate needs PROMOTE a multiple of BK, tf32 takes PROMOTE 0. Registers:
+// a consumer thread holds BM / CONSUMERS / 64 * BN / 2 accumulators, twice that for
+// accurate (tensor-core and promoted sums), within ~232 registers.
+#pragma once
+
+#define TT_TC_GEMM_VARIANTS(X)               \
+  X(tf32, 128, 256, 32, 4, 2, 0)             \
+  X(tf32, 128, 256, 64, 2, 2, 0)             \
+  X(tf32, 128, 192, 32, 5, 2, 0)             \
+  X(tf32, 128, 128, 32, 6, 2, 0)             \
+  X(tf32, 256, 128, 32, 4, 2, 0)             \
+  X(tf32, 64, 256, 32, 5, 1, 0)              \
+  X(accurate, 128, 128, 32, 3, 2, 64)        \
+  X(accurate, 128, 128, 32, 3, 2, 32)        \
+  X(accurate, 128, 128, 32, 3, 2, 128)       \
+  X(accurate, 128, 64, 32, 4, 2, 64)         \
+  X(accurate, 64, 128, 32, 4, 1, 64)         \
+  X(accurate, 128, 192, 32, 2, 2, 64)
