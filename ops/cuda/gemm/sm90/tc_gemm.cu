@@ -20,9 +20,10 @@ namespace tt::ops::cuda::gemm::sm90 {
 const char* to_string(TcMode mode) { return mode == TcMode::accurate ? "accurate" : "tf32"; }
 
 std::string to_string(const TcConfig& cfg) {
-  return fmt::format("{} bm={} bn={} bk={} stages={} consumers={} promote={} group_m={} {}",
+  return fmt::format("{} bm={} bn={} bk={} stages={} consumers={} promote={} {} group_m={} {}",
                      to_string(cfg.mode), cfg.bm, cfg.bn, cfg.bk, cfg.stages, cfg.consumers,
-                     cfg.promote, cfg.group_m, cfg.persistent ? "persistent" : "grid");
+                     cfg.promote, cfg.pingpong ? "pingpong" : "cooperative", cfg.group_m,
+                     cfg.persistent ? "persistent" : "grid");
 }
 
 namespace {
@@ -65,11 +66,12 @@ CUtensorMap make_map(const float* p, int64_t rows, int64_t k, int box_rows) {
   return map;
 }
 
-template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE>
+template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE,
+          bool PP>
 void launch(const TcConfig& cfg, const CUtensorMap& mx, const CUtensorMap& mw,
             const TcParams& p, int sms, cudaStream_t stream) {
-  using T = TcTraits<kAccurate, BM, BN, BK, STAGES, CONSUMERS, PROMOTE>;
-  auto kernel = tc_gemm_kernel<kAccurate, BM, BN, BK, STAGES, CONSUMERS, PROMOTE>;
+  using T = TcTraits<kAccurate, BM, BN, BK, STAGES, CONSUMERS, PROMOTE, PP>;
+  auto kernel = tc_gemm_kernel<kAccurate, BM, BN, BK, STAGES, CONSUMERS, PROMOTE, PP>;
   // Raising the dynamic shared-memory limit is per function and device; once each.
   static std::atomic<uint64_t> raised{0};
   int device = 0;
@@ -95,9 +97,9 @@ constexpr bool is_accurate(TcMode m) { return m == TcMode::accurate; }
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
-#define TT_TC_ENTRY(mode, bm, bn, bk, stages, consumers, promote)                           \
-  Entry{TcConfig{TcMode::mode, bm, bn, bk, stages, consumers, promote},                   \
-        &launch<is_accurate(TcMode::mode), bm, bn, bk, stages, consumers, promote>},
+#define TT_TC_ENTRY(mode, bm, bn, bk, stages, consumers, promote, pingpong)                 \
+  Entry{TcConfig{TcMode::mode, bm, bn, bk, stages, consumers, promote, pingpong},         \
+        &launch<is_accurate(TcMode::mode), bm, bn, bk, stages, consumers, promote, pingpong>},
       TT_TC_GEMM_VARIANTS(TT_TC_ENTRY)
 #undef TT_TC_ENTRY
   };
@@ -106,7 +108,8 @@ const std::vector<Entry>& entries() {
 
 bool same_kernel(const TcConfig& a, const TcConfig& b) {
   return a.mode == b.mode && a.bm == b.bm && a.bn == b.bn && a.bk == b.bk &&
-         a.stages == b.stages && a.consumers == b.consumers && a.promote == b.promote;
+         a.stages == b.stages && a.consumers == b.consumers && a.promote == b.promote &&
+         a.pingpong == b.pingpong;
 }
 
 }  // namespace
@@ -178,14 +181,16 @@ void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int6
   p.m = int(m);
   p.n = int(n);
   p.k = int(k);
-  p.tiles_m = int((m + cfg.bm - 1) / cfg.bm);
+  // A ping-pong consumer owns bm / consumers rows of a tile; the X box is that tall.
+  const int tile_rows = cfg.pingpong ? cfg.bm / cfg.consumers : cfg.bm;
+  p.tiles_m = int((m + tile_rows - 1) / tile_rows);
   p.tiles_n = int((n + cfg.bn - 1) / cfg.bn);
   p.group_m = cfg.group_m;
   p.vec2 = (n % 2 == 0 && reinterpret_cast<uintptr_t>(c) % 8 == 0) ? 1 : 0;
   p.bias = epilogue.bias;
   p.scale = epilogue.scale;
   p.act = static_cast<int>(epilogue.act);
-  const CUtensorMap mx = make_map(x, m, k, cfg.bm);
+  const CUtensorMap mx = make_map(x, m, k, tile_rows);
   const CUtensorMap mw = make_map(w, n, k, cfg.bn);
   hit->fn(cfg, mx, mw, p, sms, stream);
 }

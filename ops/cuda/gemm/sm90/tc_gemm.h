@@ -38,7 +38,7 @@ struct TcEpilogue {
   TcActivation act = TcActivation::none;
 };
 
-// One variant of the family. The first six fields select a compiled kernel (they
+// One variant of the family. The first eight fields select a compiled kernel (they
 // must match a row of the variant table); the last two are free at run time.
 struct TcConfig {
   TcMode mode = TcMode::tf32;
@@ -48,6 +48,7 @@ struct TcConfig {
   int stages = 4;      // shared-memory pipeline depth
   int consumers = 2;   // consumer warpgroups (a producer warpgroup comes on top)
   int promote = 0;     // accurate: promote every this many elements of K (0: never)
+  bool pingpong = false;  // consumers own alternate tiles (epilogue overlaps products)
   int group_m = 8;     // raster: CTAs walk groups of this many tile rows (L2 reuse)
   bool persistent = true;  // one CTA per SM looping over tiles (epilogue overlaps loads)
 };

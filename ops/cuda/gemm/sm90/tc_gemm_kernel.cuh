@@ -24,18 +24,24 @@ struct TcParams {
   int act;  // TcActivation
 };
 
-template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE>
+template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE,
+          bool PP>
 struct TcTraits {
   static constexpr int kWM = BM / CONSUMERS;  // rows per consumer warpgroup
   static constexpr int kMI = kWM / 64;        // wgmma m64 blocks per warpgroup
-  static constexpr int kPanels = BK / 32;     // 128-byte swizzle panels per k-block
-  static constexpr int kABytes = BM * BK * 4;
+  // Rows of one scheduled tile: cooperative consumers share a BM x BN tile; ping-pong
+  // consumers (PP) each own a kWM x BN tile and take turns in the main loop, so one's
+  // epilogue overlaps the other's products.
+  static constexpr int kTM = PP ? kWM : BM;
+  static constexpr int kSplitThreads = PP ? 128 : CONSUMERS * 128;
+  static constexpr int kPanels = BK / 32;  // 128-byte swizzle panels per k-block
+  static constexpr int kABytes = kTM * BK * 4;
   static constexpr int kBBytes = BN * BK * 4;
   static constexpr int kRawBytes = kABytes + kBBytes;  // what TMA brings per stage
   // accurate: the stage holds hi (written over the raw tile) and then lo.
   static constexpr int kStageBytes = kRawBytes * (kAccurate ? 2 : 1);
   static constexpr int kThreads = 128 * (CONSUMERS + 1);
-  static constexpr int kSmemBytes = STAGES * kStageBytes + 1024 + 2 * STAGES * 8;
+  static constexpr int kSmemBytes = STAGES * kStageBytes + 1024 + (2 * STAGES + CONSUMERS) * 8;
   static constexpr int kProducerRegs = 40;
   // What is left of the 64K-register file for each consumer thread, in steps of 8.
   static constexpr int kConsumerRegsRaw = (65536 - 128 * kProducerRegs) / (128 * CONSUMERS);
@@ -194,12 +200,13 @@ __device__ __forceinline__ void store_tile(const float (&a)[MI][R], TcStore s,
 
 }  // namespace detail
 
-template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE>
+template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE,
+          bool PP>
 __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     tc_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x,
                    const __grid_constant__ CUtensorMap tmap_w, const TcParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = TcTraits<kAccurate, BM, BN, BK, STAGES, CONSUMERS, PROMOTE>;
+  using T = TcTraits<kAccurate, BM, BN, BK, STAGES, CONSUMERS, PROMOTE, PP>;
   using namespace detail;
   namespace ptx = ::cuda::ptx;
   extern __shared__ uint8_t smem_raw[];
@@ -208,6 +215,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
   uint8_t* smem = smem_raw + (((raw_addr + 1023u) & ~1023u) - raw_addr);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * T::kStageBytes);
   uint64_t* empty = full + STAGES;
+  uint64_t* order = empty + STAGES;  // PP: consumer c may start its main loop
   const uint32_t smem_addr = smem_u32(smem);
 
   const int wg = threadIdx.x / 128;
@@ -217,9 +225,11 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       ptx::mbarrier_init(&full[s], 1);
-      // One arrival per consumer warp once its wgmma has read the stage.
-      ptx::mbarrier_init(&empty[s], CONSUMERS * 4);
+      // One arrival per consumer warp (of the one consumer, PP) once its wgmma has
+      // read the stage.
+      ptx::mbarrier_init(&empty[s], PP ? 4 : CONSUMERS * 4);
     }
+    for (int c = 0; c < CONSUMERS; ++c) ptx::mbarrier_init(&order[c], 1);
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
   __syncthreads();
@@ -244,8 +254,8 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
           for (int q = 0; q < T::kPanels; ++q) {
             // Rows past M or N and columns past K arrive as zeros (TMA's out-of-bounds
             // fill), so partial tiles need no masking in the main loop.
-            const int32_t ca[2] = {kb * BK + 32 * q, tm * BM};
-            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + q * BM * 128,
+            const int32_t ca[2] = {kb * BK + 32 * q, tm * T::kTM};
+            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + q * T::kTM * 128,
                                       &tmap_x, ca, &full[s]);
             const int32_t cb[2] = {kb * BK + 32 * q, tn * BN};
             ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
@@ -258,6 +268,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     setmaxnreg_inc<T::kConsumerRegs>();
     const int ctid = threadIdx.x - 128;
     const int c = ctid / 128;  // consumer warpgroup
+    const int split_tid = PP ? ctid % 128 : ctid;
     const int warp = (ctid % 128) / 32;
     const int lane = threadIdx.x % 32;
     constexpr int kR = BN / 2;              // accumulator registers per m64 block
@@ -282,17 +293,18 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
         float4* raw = reinterpret_cast<float4*>(st);
         float4* lo = reinterpret_cast<float4*>(st + T::kRawBytes);
 #pragma unroll 4
-        for (int i = ctid; i < T::kRawBytes / 16; i += CONSUMERS * 128) {
+        for (int i = split_tid; i < T::kRawBytes / 16; i += T::kSplitThreads) {
           const float4 v = raw[i];
           const float4 h =
               make_float4(tf32_rna(v.x), tf32_rna(v.y), tf32_rna(v.z), tf32_rna(v.w));
           raw[i] = h;
           lo[i] = make_float4(v.x - h.x, v.y - h.y, v.z - h.z, v.w - h.w);
         }
-        // The tensor cores read through the async proxy: fence, then all consumers
-        // (they share the B tile) must be done before any wgmma reads.
+        // The tensor cores read through the async proxy: fence, then every splitting
+        // thread (all consumers when they share the B tile) must be done before any
+        // wgmma reads.
         ptx::fence_proxy_async(ptx::space_shared);
-        named_barrier_sync(1, CONSUMERS * 128);
+        named_barrier_sync(PP ? 1 + c : 1, T::kSplitThreads);
       }
       const uint32_t st_addr = smem_addr + s * T::kStageBytes;
 #pragma unroll
@@ -306,7 +318,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
 #pragma unroll
         for (int mi = 0; mi < T::kMI; ++mi) {
           const uint64_t da =
-              sw128_desc(st_addr + q * BM * 128 + (c * T::kWM + mi * 64) * 128 + koff);
+              sw128_desc(st_addr + q * T::kTM * 128 + ((PP ? 0 : c * T::kWM) + mi * 64) * 128 + koff);
           WgmmaTf32<BN>::mma(acc[mi], da, db, (fresh && kk == 0) ? 0 : 1);
           if constexpr (kAccurate) {
             WgmmaTf32<BN>::mma(acc[mi], da, db + kLo, 1);
@@ -331,9 +343,18 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
       }
     };
 
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    // Cooperative: every consumer works on each of the CTA's tiles. PP: consumer c
+    // takes the CTA's tiles j = c, c + CONSUMERS, ...; their k-blocks sit in the stage
+    // ring after those of tile j - 1, so it waits for its turn (order[c]) before its
+    // main loop, else a stage two phases behind would pass its parity test.
+    const int j0 = PP ? c : 0, dj = PP ? CONSUMERS : 1;
+    for (int j = j0, t = blockIdx.x + j0 * gridDim.x; t < tiles; j += dj, t += dj * gridDim.x) {
       int tm, tn;
       tile_coords(t, p, tm, tn);
+      idx = j * nkb;
+      if constexpr (PP) {
+        if (j > 0) wait_parity(&order[c], ((j - 1) / CONSUMERS) & 1);
+      }
       if constexpr (kAccurate && kPKB > 0) {
 #pragma unroll
         for (int mi = 0; mi < T::kMI; ++mi)
@@ -373,8 +394,13 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
         for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc0[mi]);
       }
       if (lane == 0) ptx::mbarrier_arrive(&empty[(idx - 1) % STAGES]);
+      if constexpr (PP) {
+        // Every full barrier of this tile has been passed: the next consumer's turn.
+        if (ctid % 128 == 0) ptx::mbarrier_arrive(&order[(c + 1) % CONSUMERS]);
+      }
 
-      const TcStore st{tm * BM + c * T::kWM + warp * 16 + lane / 4, tn * BN + 2 * (lane % 4)};
+      const TcStore st{tm * T::kTM + (PP ? 0 : c * T::kWM) + warp * 16 + lane / 4,
+                       tn * BN + 2 * (lane % 4)};
       if constexpr (kAccurate && kPKB > 0) {
         store_tile(tot, st, p);
       } else {

@@ -1,5 +1,8 @@
 // The compiled variants of the sm90 tensor-core GEMM family, one X-macro row each:
-//   X(mode, BM, BN, BK, STAGES, CONSUMERS, PROMOTE)
+//   X(mode, BM, BN, BK, STAGES, CONSUMERS, PROMOTE, PINGPONG)
+// PINGPONG 1: each consumer warpgroup owns a (BM / CONSUMERS) x BN tile and the
+// consumers take turns in the main loop, so one's epilogue overlaps the other's
+// products; 0: the consumers share one BM x BN tile.
 // tc_gemm.cu instantiates one kernel per row and the variant list is built from the
 // same rows, so a new variant is one line here. Rules each row must keep (checked by
 // static_asserts in tc_gemm_kernel.cuh): BM / CONSUMERS a multiple of 64; BN one of
@@ -8,18 +11,20 @@
 // 227 KB; accurate needs PROMOTE a multiple of BK, tf32 takes PROMOTE 0. Registers:
 // a consumer thread holds BM / CONSUMERS / 64 * BN / 2 accumulators, three times that for
 // accurate (two alternating tensor-core sums and the promoted one), within ~232
-// registers (accurate BM=128 BN=192 spilled 6 KB: not listed).
+// registers (accurate BM=128 BN=192 spilled 6 KB: not listed). Measured and dropped
+// (H100, slower everywhere): tf32 BK=64 with 2 stages, tf32 64x256 with one consumer,
+// accurate 128x64 and 64x128.
 #pragma once
 
-#define TT_TC_GEMM_VARIANTS(X)               \
-  X(tf32, 128, 256, 32, 4, 2, 0)             \
-  X(tf32, 128, 256, 64, 2, 2, 0)             \
-  X(tf32, 128, 192, 32, 5, 2, 0)             \
-  X(tf32, 128, 128, 32, 6, 2, 0)             \
-  X(tf32, 256, 128, 32, 4, 2, 0)             \
-  X(tf32, 64, 256, 32, 5, 1, 0)              \
-  X(accurate, 128, 128, 32, 3, 2, 64)        \
-  X(accurate, 128, 128, 32, 3, 2, 32)        \
-  X(accurate, 128, 128, 32, 3, 2, 128)       \
-  X(accurate, 128, 64, 32, 4, 2, 64)         \
-  X(accurate, 64, 128, 32, 4, 1, 64)
+#define TT_TC_GEMM_VARIANTS(X)            \
+  X(tf32, 128, 256, 32, 4, 2, 0, 0)       \
+  X(tf32, 128, 192, 32, 5, 2, 0, 0)       \
+  X(tf32, 128, 128, 32, 6, 2, 0, 0)       \
+  X(tf32, 256, 128, 32, 4, 2, 0, 0)       \
+  X(tf32, 128, 256, 32, 4, 2, 0, 1)       \
+  X(tf32, 128, 192, 32, 5, 2, 0, 1)       \
+  X(accurate, 128, 128, 32, 3, 2, 64, 0)  \
+  X(accurate, 128, 128, 32, 3, 2, 32, 0)  \
+  X(accurate, 128, 128, 32, 3, 2, 128, 0) \
+  X(accurate, 128, 128, 32, 3, 2, 64, 1)  \
+  X(accurate, 128, 128, 32, 3, 2, 32, 1)
