@@ -30,8 +30,8 @@ using tt::Tensor;
 
 bool sm90_available() { return tt::test::cuda_available() && s9::tc_gemm_device_supported(); }
 
-#define REQUIRE_SM90()                                                           \
-  do {                                                                           \
+#define REQUIRE_SM90()                                                              \
+  do {                                                                              \
     if (!sm90_available()) GTEST_SKIP() << "no sm_90 (Hopper) GPU on this machine"; \
   } while (0)
 
@@ -87,8 +87,8 @@ double run_case(const s9::TcConfig& cfg, const Case& c, uint64_t seed,
   e.bias = with_bias ? tt::test::float_ptr(bg) : nullptr;
   e.scale = with_scale ? tt::test::float_ptr(sg) : nullptr;
   e.act = act;
-  s9::tc_gemm(cfg, tt::test::float_ptr(xg), tt::test::float_ptr(wg), tt::test::float_ptr(out),
-              c.m, c.n, c.k, e, nullptr);
+  s9::tc_gemm(cfg, tt::test::float_ptr(xg), tt::test::float_ptr(wg), tt::test::float_ptr(out), c.m,
+              c.n, c.k, e, nullptr);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   return rel_l2(out.to_vector<float>(),
                 reference(xv, wv, c, with_bias ? &bv : nullptr, with_scale ? &sv : nullptr, act));

@@ -117,8 +117,17 @@ struct Problem {
   Dev<float> x, w, c, bias, scale;
   Dev<double> xd, wd, ref;
   Problem(int64_t m_, int64_t n_, int64_t k_)
-      : m(m_), n(n_), k(k_), x(m * k), w(n * k), c(m * n), bias(n), scale(n), xd(m * k),
-        wd(n * k), ref(m * n) {}
+      : m(m_),
+        n(n_),
+        k(k_),
+        x(m * k),
+        w(n * k),
+        c(m * n),
+        bias(n),
+        scale(n),
+        xd(m * k),
+        wd(n * k),
+        ref(m * n) {}
 };
 
 cublasHandle_t blas() {
@@ -150,8 +159,8 @@ void fill_and_reference(Problem& pr) {
   to_double<<<1024, 256>>>(pr.w.p, pr.wd.p, pr.n * pr.k);
   CK(cudaGetLastError());
   const double one = 1, zero = 0;
-  CB(cublasDgemm(blas(), CUBLAS_OP_T, CUBLAS_OP_N, int(pr.n), int(pr.m), int(pr.k), &one,
-                 pr.wd.p, int(pr.k), pr.xd.p, int(pr.k), &zero, pr.ref.p, int(pr.n)));
+  CB(cublasDgemm(blas(), CUBLAS_OP_T, CUBLAS_OP_N, int(pr.n), int(pr.m), int(pr.k), &one, pr.wd.p,
+                 int(pr.k), pr.xd.p, int(pr.k), &zero, pr.ref.p, int(pr.n)));
   CK(cudaDeviceSynchronize());
 }
 
@@ -213,8 +222,7 @@ struct LtGemm {
   }
   void run(const float* x, const float* w, float* out) {
     const float one = 1, zero = 0;
-    CB(cublasLtMatmul(lt(), op, &one, w, a, x, b, &zero, out, c, out, c, &algo, ws, ws_bytes,
-                      0));
+    CB(cublasLtMatmul(lt(), op, &one, w, a, x, b, &zero, out, c, out, c, &algo, ws, ws_bytes, 0));
   }
 };
 
@@ -274,7 +282,7 @@ void awkward_checks(bool quick) {
   struct S {
     int64_t m, n, k;
   };
-  std::vector<S> shapes = {{1, 1, 4},      {77, 93, 52},    {200, 300, 1004},
+  std::vector<S> shapes = {{1, 1, 4},        {77, 93, 52},     {200, 300, 1004},
                            {129, 257, 8192}, {333, 130, 4100}, {64, 256, 32}};
   if (quick) shapes.resize(3);
   for (const S& s : shapes) {
@@ -346,8 +354,7 @@ void seed_shapes(bool quick) {
       std::snprintf(line, sizeof line,
                     "%-19s %-58s %8.3f ms %6.1f TFLOP/s  rel %.2e  x%.2f of LtTF32  x%.2f of "
                     "SGEMM %s",
-                    shape, name.c_str(), ms, flop / ms / 1e9, rel, tf32_ms / ms, sg_ms / ms,
-                    extra);
+                    shape, name.c_str(), ms, flop / ms / 1e9, rel, tf32_ms / ms, sg_ms / ms, extra);
       std::printf("%s\n", line);
       g_summary.push_back(line);
     };
@@ -375,12 +382,12 @@ void seed_shapes(bool quick) {
         const Err e = run_ours(pr, cfg, {});
         const bool ok = e.nonfinite == 0 && e.rel <= bound_for(cfg.mode);
         if (!ok) ++g_failures;
-        const double ms = time_ms(
-            [&] { tc_gemm(cfg, pr.x.p, pr.w.p, pr.c.p, pr.m, pr.n, pr.k, {}, 0); }, reps);
+        const double ms =
+            time_ms([&] { tc_gemm(cfg, pr.x.p, pr.w.p, pr.c.p, pr.m, pr.n, pr.k, {}, 0); }, reps);
         char extra[64];
-        std::snprintf(extra, sizeof extra, "%s%s", ok ? "" : "FAIL ",
-                      cfg.mode == TcMode::accurate ? (e.rel <= sg_err ? "err<=SGEMM" : "err>SGEMM")
-                                                   : "");
+        std::snprintf(
+            extra, sizeof extra, "%s%s", ok ? "" : "FAIL ",
+            cfg.mode == TcMode::accurate ? (e.rel <= sg_err ? "err<=SGEMM" : "err>SGEMM") : "");
         std::printf("%s %s %s: %.3f ms rel %.3e (SGEMM %.3e, LtTF32 %.3e)\n", ok ? "PASS" : "FAIL",
                     shape, to_string(cfg).c_str(), ms, e.rel, sg_err, t_err);
         const int mi = static_cast<int>(cfg.mode);

@@ -28,8 +28,8 @@ std::string to_string(const TcConfig& cfg) {
 
 namespace {
 
-using LaunchFn = void (*)(const TcConfig&, const CUtensorMap&, const CUtensorMap&,
-                          const TcParams&, int sms, cudaStream_t);
+using LaunchFn = void (*)(const TcConfig&, const CUtensorMap&, const CUtensorMap&, const TcParams&,
+                          int sms, cudaStream_t);
 
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
   // Through the runtime's entry-point query, so that nothing links libcuda directly.
@@ -55,10 +55,10 @@ CUtensorMap make_map(const float* p, int64_t rows, int64_t k, int box_rows) {
   const cuuint64_t strides[1] = {cuuint64_t(k) * sizeof(float)};
   const cuuint32_t box[2] = {32, cuuint32_t(box_rows)};
   const cuuint32_t elem[2] = {1, 1};
-  CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(p),
-                              dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  CUresult r =
+      encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(p), dims, strides,
+                     box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   TT_CHECK(r == CUDA_SUCCESS,
            "tc_gemm: cuTensorMapEncodeTiled refused a [{}, {}] float matrix at {} with a "
            "32 x {} box (CUresult {}).",
@@ -66,10 +66,9 @@ CUtensorMap make_map(const float* p, int64_t rows, int64_t k, int box_rows) {
   return map;
 }
 
-template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE,
-          bool PP>
-void launch(const TcConfig& cfg, const CUtensorMap& mx, const CUtensorMap& mw,
-            const TcParams& p, int sms, cudaStream_t stream) {
+template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE, bool PP>
+void launch(const TcConfig& cfg, const CUtensorMap& mx, const CUtensorMap& mw, const TcParams& p,
+            int sms, cudaStream_t stream) {
   using T = TcTraits<kAccurate, BM, BN, BK, STAGES, CONSUMERS, PROMOTE, PP>;
   auto kernel = tc_gemm_kernel<kAccurate, BM, BN, BK, STAGES, CONSUMERS, PROMOTE, PP>;
   // Raising the dynamic shared-memory limit is per function and device; once each.
@@ -78,8 +77,8 @@ void launch(const TcConfig& cfg, const CUtensorMap& mx, const CUtensorMap& mw,
   TT_CUDA_CHECK(cudaGetDevice(&device));
   const uint64_t bit = uint64_t(1) << (device & 63);
   if (!(raised.load() & bit)) {
-    TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       T::kSmemBytes));
+    TT_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
     raised.fetch_or(bit);
   }
   const int tiles = p.tiles_m * p.tiles_n;
@@ -97,8 +96,8 @@ constexpr bool is_accurate(TcMode m) { return m == TcMode::accurate; }
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
-#define TT_TC_ENTRY(mode, bm, bn, bk, stages, consumers, promote, pingpong)                 \
-  Entry{TcConfig{TcMode::mode, bm, bn, bk, stages, consumers, promote, pingpong},         \
+#define TT_TC_ENTRY(mode, bm, bn, bk, stages, consumers, promote, pingpong)       \
+  Entry{TcConfig{TcMode::mode, bm, bn, bk, stages, consumers, promote, pingpong}, \
         &launch<is_accurate(TcMode::mode), bm, bn, bk, stages, consumers, promote, pingpong>},
       TT_TC_GEMM_VARIANTS(TT_TC_ENTRY)
 #undef TT_TC_ENTRY
@@ -107,9 +106,8 @@ const std::vector<Entry>& entries() {
 }
 
 bool same_kernel(const TcConfig& a, const TcConfig& b) {
-  return a.mode == b.mode && a.bm == b.bm && a.bn == b.bn && a.bk == b.bk &&
-         a.stages == b.stages && a.consumers == b.consumers && a.promote == b.promote &&
-         a.pingpong == b.pingpong;
+  return a.mode == b.mode && a.bm == b.bm && a.bn == b.bn && a.bk == b.bk && a.stages == b.stages &&
+         a.consumers == b.consumers && a.promote == b.promote && a.pingpong == b.pingpong;
 }
 
 }  // namespace
@@ -146,9 +144,10 @@ std::string tc_gemm_unsupported_reason(const float* x, const float* w, int64_t m
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
     return fmt::format("M, N and K must fit in 32 bits, got M={} N={} K={}", m, n, k);
   if (k % 4 != 0)
-    return fmt::format("K must be a multiple of 4 (the TMA needs 16-byte row pitches), got "
-                       "K={}",
-                       k);
+    return fmt::format(
+        "K must be a multiple of 4 (the TMA needs 16-byte row pitches), got "
+        "K={}",
+        k);
   if (reinterpret_cast<uintptr_t>(x) % 16 != 0 || reinterpret_cast<uintptr_t>(w) % 16 != 0)
     return fmt::format("X and W must be 16-byte aligned, got X at {} and W at {}",
                        static_cast<const void*>(x), static_cast<const void*>(w));
@@ -167,14 +166,13 @@ void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int6
            to_string(cfg.mode), device, major, minor);
   TT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const std::string why = tc_gemm_unsupported_reason(x, w, m, n, k);
-  TT_CHECK(why.empty(), "tc_gemm: cannot run C[{}, {}] = X[{}, {}] W[{}, {}]^T: {}.", m, n, m, k,
-           n, k, why);
+  TT_CHECK(why.empty(), "tc_gemm: cannot run C[{}, {}] = X[{}, {}] W[{}, {}]^T: {}.", m, n, m, k, n,
+           k, why);
   TT_CHECK(cfg.group_m >= 1, "tc_gemm: group_m must be at least 1, got {}.", cfg.group_m);
   const Entry* hit = nullptr;
   for (const Entry& e : entries())
     if (same_kernel(e.cfg, cfg)) hit = &e;
-  TT_CHECK(hit != nullptr, "tc_gemm: no compiled variant matches the config '{}'.",
-           to_string(cfg));
+  TT_CHECK(hit != nullptr, "tc_gemm: no compiled variant matches the config '{}'.", to_string(cfg));
 
   TcParams p{};
   p.c = c;

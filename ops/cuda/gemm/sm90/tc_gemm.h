@@ -42,14 +42,14 @@ struct TcEpilogue {
 // must match a row of the variant table); the last two are free at run time.
 struct TcConfig {
   TcMode mode = TcMode::tf32;
-  int bm = 128;        // CTA tile rows (split evenly over the consumer warpgroups)
-  int bn = 256;        // CTA tile columns (the wgmma N)
-  int bk = 32;         // k-block in floats (32 = one 128-byte swizzle row)
-  int stages = 4;      // shared-memory pipeline depth
-  int consumers = 2;   // consumer warpgroups (a producer warpgroup comes on top)
-  int promote = 0;     // accurate: promote every this many elements of K (0: never)
-  bool pingpong = false;  // consumers own alternate tiles (epilogue overlaps products)
-  int group_m = 8;     // raster: CTAs walk groups of this many tile rows (L2 reuse)
+  int bm = 128;            // CTA tile rows (split evenly over the consumer warpgroups)
+  int bn = 256;            // CTA tile columns (the wgmma N)
+  int bk = 32;             // k-block in floats (32 = one 128-byte swizzle row)
+  int stages = 4;          // shared-memory pipeline depth
+  int consumers = 2;       // consumer warpgroups (a producer warpgroup comes on top)
+  int promote = 0;         // accurate: promote every this many elements of K (0: never)
+  bool pingpong = false;   // consumers own alternate tiles (epilogue overlaps products)
+  int group_m = 8;         // raster: CTAs walk groups of this many tile rows (L2 reuse)
   bool persistent = true;  // one CTA per SM looping over tiles (epilogue overlaps loads)
 };
 
@@ -72,7 +72,7 @@ std::string tc_gemm_unsupported_reason(const float* x, const float* w, int64_t m
 // Runs C = X W^T + epilogue with the variant `cfg` on `stream` (current device).
 // Throws tt::Error naming what is wrong for a device without sm_90, a config that is
 // not in the table, or a problem the TMA cannot address.
-void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int64_t m,
-             int64_t n, int64_t k, const TcEpilogue& epilogue, cudaStream_t stream);
+void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int64_t m, int64_t n,
+             int64_t k, const TcEpilogue& epilogue, cudaStream_t stream);
 
 }  // namespace tt::ops::cuda::gemm::sm90

@@ -24,8 +24,7 @@ struct TcParams {
   int act;  // TcActivation
 };
 
-template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE,
-          bool PP>
+template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE, bool PP>
 struct TcTraits {
   static constexpr int kWM = BM / CONSUMERS;  // rows per consumer warpgroup
   static constexpr int kMI = kWM / 64;        // wgmma m64 blocks per warpgroup
@@ -45,8 +44,7 @@ struct TcTraits {
   static constexpr int kProducerRegs = 40;
   // What is left of the 64K-register file for each consumer thread, in steps of 8.
   static constexpr int kConsumerRegsRaw = (65536 - 128 * kProducerRegs) / (128 * CONSUMERS);
-  static constexpr int kConsumerRegs =
-      (kConsumerRegsRaw > 240 ? 240 : kConsumerRegsRaw) / 8 * 8;
+  static constexpr int kConsumerRegs = (kConsumerRegsRaw > 240 ? 240 : kConsumerRegsRaw) / 8 * 8;
   static constexpr int kPromoteBlocks = PROMOTE > 0 ? PROMOTE / BK : 0;
 
   static_assert(kWM % 64 == 0 && kWM > 0, "BM / CONSUMERS must be a multiple of 64");
@@ -184,8 +182,7 @@ __device__ __forceinline__ void store_tile_act(const float (&a)[MI][R], TcStore 
 }
 
 template <int MI, int R>
-__device__ __forceinline__ void store_tile(const float (&a)[MI][R], TcStore s,
-                                           const TcParams& p) {
+__device__ __forceinline__ void store_tile(const float (&a)[MI][R], TcStore s, const TcParams& p) {
   switch (p.act) {
     case 1:
       return store_tile_act<1>(a, s, p);
@@ -200,8 +197,7 @@ __device__ __forceinline__ void store_tile(const float (&a)[MI][R], TcStore s,
 
 }  // namespace detail
 
-template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE,
-          bool PP>
+template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE, bool PP>
 __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     tc_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x,
                    const __grid_constant__ CUtensorMap tmap_w, const TcParams p) {
@@ -295,8 +291,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
 #pragma unroll 4
         for (int i = split_tid; i < T::kRawBytes / 16; i += T::kSplitThreads) {
           const float4 v = raw[i];
-          const float4 h =
-              make_float4(tf32_rna(v.x), tf32_rna(v.y), tf32_rna(v.z), tf32_rna(v.w));
+          const float4 h = make_float4(tf32_rna(v.x), tf32_rna(v.y), tf32_rna(v.z), tf32_rna(v.w));
           raw[i] = h;
           lo[i] = make_float4(v.x - h.x, v.y - h.y, v.z - h.z, v.w - h.w);
         }
@@ -317,8 +312,8 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
         const uint64_t db = sw128_desc(st_addr + T::kABytes + q * BN * 128 + koff);
 #pragma unroll
         for (int mi = 0; mi < T::kMI; ++mi) {
-          const uint64_t da =
-              sw128_desc(st_addr + q * T::kTM * 128 + ((PP ? 0 : c * T::kWM) + mi * 64) * 128 + koff);
+          const uint64_t da = sw128_desc(st_addr + q * T::kTM * 128 +
+                                         ((PP ? 0 : c * T::kWM) + mi * 64) * 128 + koff);
           WgmmaTf32<BN>::mma(acc[mi], da, db, (fresh && kk == 0) ? 0 : 1);
           if constexpr (kAccurate) {
             WgmmaTf32<BN>::mma(acc[mi], da, db + kLo, 1);
