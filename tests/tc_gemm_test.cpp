@@ -19,6 +19,7 @@
 #if TT_CUDA && TT_SM90_GEMM
 #include <cuda_runtime_api.h>
 
+#include "core/cuda/stream.h"
 #include "ops/cuda/gemm/sm90/tc_gemm.h"
 
 namespace {
@@ -28,6 +29,8 @@ using tt::Device;
 using tt::Shape;
 using tt::Tensor;
 
+// Launches go on tensortune's stream of device 0 (non-blocking), where the tensors'
+// fills and copies run.
 bool sm90_available() { return tt::test::cuda_available() && s9::tc_gemm_device_supported(); }
 
 #define REQUIRE_SM90()                                                              \
@@ -88,8 +91,8 @@ double run_case(const s9::TcConfig& cfg, const Case& c, uint64_t seed,
   e.scale = with_scale ? tt::test::float_ptr(sg) : nullptr;
   e.act = act;
   s9::tc_gemm(cfg, tt::test::float_ptr(xg), tt::test::float_ptr(wg), tt::test::float_ptr(out), c.m,
-              c.n, c.k, e, nullptr);
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+              c.n, c.k, e, tt::cuda::stream(0));
+  EXPECT_EQ(cudaStreamSynchronize(tt::cuda::stream(0)), cudaSuccess);
   return rel_l2(out.to_vector<float>(),
                 reference(xv, wv, c, with_bias ? &bv : nullptr, with_scale ? &sv : nullptr, act));
 }
@@ -128,20 +131,22 @@ TEST(TcGemm, RefusesOffDeviceOrOffTable) {
   float* p = tt::test::float_ptr(x);
   if (!s9::tc_gemm_device_supported()) {
     const std::string msg = tt::test::error_of([&] {
-      s9::tc_gemm(s9::tc_gemm_default(s9::TcMode::accurate), p, p, p, 2, 2, 8, {}, nullptr);
+      s9::tc_gemm(s9::tc_gemm_default(s9::TcMode::accurate), p, p, p, 2, 2, 8, {},
+                  tt::cuda::stream(0));
     });
     EXPECT_NE(msg.find("needs an sm_90 GPU"), std::string::npos) << msg;
     return;
   }
   s9::TcConfig bad = s9::tc_gemm_default(s9::TcMode::tf32);
   bad.stages = 17;
-  EXPECT_NE(tt::test::error_of([&] { s9::tc_gemm(bad, p, p, p, 2, 2, 8, {}, nullptr); })
+  EXPECT_NE(tt::test::error_of([&] { s9::tc_gemm(bad, p, p, p, 2, 2, 8, {}, tt::cuda::stream(0)); })
                 .find("no compiled variant matches the config 'tf32 bm=128 bn=256 bk=32 "
                       "stages=17"),
             std::string::npos);
-  EXPECT_EQ(tt::test::error_of([&] { s9::tc_gemm(bad, p, p, p, 2, 2, 6, {}, nullptr); }),
-            "tc_gemm: cannot run C[2, 2] = X[2, 6] W[2, 6]^T: K must be a multiple of 4 (the "
-            "TMA needs 16-byte row pitches), got K=6.");
+  EXPECT_EQ(
+      tt::test::error_of([&] { s9::tc_gemm(bad, p, p, p, 2, 2, 6, {}, tt::cuda::stream(0)); }),
+      "tc_gemm: cannot run C[2, 2] = X[2, 6] W[2, 6]^T: K must be a multiple of 4 (the "
+      "TMA needs 16-byte row pitches), got K=6.");
 }
 
 TEST(TcGemm, EveryVariantMatchesDoubleAtAwkwardShapes) {
