@@ -14,3 +14,11 @@ namespace tt {
 std::string excerpt(std::string_view text, size_t max_chars = 60);
 
 }  // namespace tt
+
+namespace tt {
+
+// True when `text` is well-formed UTF-8 (no overlong forms, surrogates or code points
+// above U+10FFFF).
+bool is_valid_utf8(std::string_view text);
+
+}  // namespace tt

@@ -366,16 +366,22 @@ TEST_F(TuningDatabaseFile, MissingFileIsAnErrorNamingIt) {
               HasSubstr("cannot read the tuning database " + path("absent.yaml")));
 }
 
-TEST_F(TuningDatabaseFile, WriteReplacesTheWholeFile) {
+// `tt db merge A B -o OUT` merges into what OUT holds: a merge racing another write
+// into OUT must not drop that write's entries.
+TEST_F(TuningDatabaseFile, MergeFilesKeepsWhatTheOutputHolds) {
   const std::string file = path("out.yaml");
   Database a;
   a.put(h100(), "gemm_bias_relu", kProblem, entry("impl=cublas", 3.9));
   save_database(file, a);
   Database b;
   b.put(h200(), "gemm_bias_relu", kProblem, entry("impl=own,threads=256", 2.7));
-  write_database(file, b);
+  b.put(h100(), "gemm_bias_relu", kProblem, entry("impl=cublaslt", 3.5));
+  save_database(path("b.yaml"), b);
+  const Database merged = merge_database_files({path("b.yaml")}, file);
+  EXPECT_EQ(merged.entry_count(), 2u);
   const Database back = load_database(file);
-  EXPECT_EQ(back.entry_count(), 1u);
+  EXPECT_EQ(back.entry_count(), 2u);
+  EXPECT_EQ(back.find(h100().key(), "gemm_bias_relu", kProblem)->config.str(), "impl=cublaslt");
   EXPECT_NE(back.find(h200().key(), "gemm_bias_relu", kProblem), nullptr);
 }
 
