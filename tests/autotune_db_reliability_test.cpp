@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -181,13 +182,22 @@ TEST_F(DatabaseReliability, OutputsMustBeRegularFiles) {
     db.put(gpu(), "relu", "n=1", entry("threads=1"));
     return db;
   }());
-  // As root, `-o /dev/null` used to replace the device node with a regular file.
-  EXPECT_EQ(error_of([&] { merge_database_files({path("in.yaml")}, "/dev/null"); }),
-            "refusing to replace the tuning database /dev/null: /dev/null is a character "
-            "device, not a regular file");
+  // As root, `-o /dev/full` used to replace the device node with a regular file. The
+  // nodes here are the test's own, so that a regression cannot break the machine.
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0644), 0);
+  EXPECT_EQ(error_of([&] { merge_database_files({path("in.yaml")}, path("fifo")); }),
+            "refusing to replace the tuning database " + path("fifo") + ": " + path("fifo") +
+                " is a named pipe, not a regular file");
   struct stat info {};
-  ASSERT_EQ(::stat("/dev/null", &info), 0);
-  EXPECT_TRUE(S_ISCHR(info.st_mode));
+  ASSERT_EQ(::stat(path("fifo").c_str(), &info), 0);
+  EXPECT_TRUE(S_ISFIFO(info.st_mode));
+  if (::getuid() == 0 && ::mknod(path("null").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+    EXPECT_EQ(error_of([&] { merge_database_files({path("in.yaml")}, path("null")); }),
+              "refusing to replace the tuning database " + path("null") + ": " + path("null") +
+                  " is a character device, not a regular file");
+    ASSERT_EQ(::stat(path("null").c_str(), &info), 0);
+    EXPECT_TRUE(S_ISCHR(info.st_mode));
+  }
   fs::create_directories(path("adir"));
   EXPECT_EQ(error_of([&] { save_database(path("adir"), Database()); }),
             "refusing to replace the tuning database " + path("adir") + ": " + path("adir") +
@@ -285,7 +295,8 @@ TEST_F(DatabaseReliability, FileSystemErrorsAreSentencesNotExceptions) {
 TEST_F(DatabaseReliability, TheLookupSurvivesAnyDatabase) {
   const Config fallback = Config::parse("threads=256");
   setenv("XDG_CACHE_HOME", path("cache").c_str(), 1);
-  for (const std::string& bad : {std::string("/dev/null"), path("adir"), path("bomb.yaml")}) {
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0644), 0);
+  for (const std::string& bad : {path("fifo"), path("adir"), path("bomb.yaml")}) {
     fs::create_directories(path("adir"));
     write("bomb.yaml", "a: &a [1, 1]\nb: [*a, *a]\n");
     set_database_path(bad);
