@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/file_util.h"
 #include "core/text.h"
 
 // The format stores little-endian bytes and we copy them verbatim into tensors.
@@ -368,6 +369,7 @@ class TempOutputFile {
            std::strerror(errno));
     }
     committed_ = true;
+    files::sync_parent_directory(final_path_);
   }
 
  private:
@@ -476,7 +478,9 @@ void save(const std::string& path, const std::map<std::string, Tensor>& tensors,
     header_size >>= 8;
   }
 
-  TempOutputFile out(path);
+  // A symlinked file is replaced where it points; device nodes, directories and
+  // read-only files are refused rather than replaced.
+  TempOutputFile out(files::output_target(path, "the safetensors file"));
   out.write(length_bytes, kLengthBytes);
   out.write(header_text.data(), header_text.size());
   for (const auto& [name, t] : ordered) {

@@ -5,11 +5,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <string>
 
 #include "core/error.h"
@@ -167,6 +169,23 @@ TEST_F(SafetensorsCrashTest, HeaderLengthAboveTheFormatLimitIsRefused) {
   EXPECT_EQ(error_of([&] { safetensors::load(path); }),
             "safetensors: '" + path +
                 "': header length 4294967296 is above the format's limit of 100000000 bytes");
+}
+
+TEST_F(SafetensorsCrashTest, SaveReplacesOnlyRegularFilesAndFollowsSymlinks) {
+  const std::map<std::string, Tensor> tensors = {{"w", Tensor::ones({2})}};
+  const std::string fifo = (fs::path(dir_) / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  EXPECT_EQ(error_of([&] { safetensors::save(fifo, tensors); }),
+            "refusing to replace the safetensors file " + fifo + ": " + fifo +
+                " is a named pipe, not a regular file");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  const std::string real = (fs::path(dir_) / "real.safetensors").string();
+  const std::string link = (fs::path(dir_) / "link.safetensors").string();
+  safetensors::save(real, {});
+  fs::create_symlink("real.safetensors", link);
+  safetensors::save(link, tensors);
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(safetensors::load(real).tensors.size(), 1u);
 }
 
 TEST(Excerpt, CutsLongTextAndEscapesControlBytes) {

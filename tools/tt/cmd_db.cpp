@@ -170,7 +170,10 @@ void add_db_command(CLI::App& app) {
   merge->add_option("B", merge_b, "Second database, wins on conflicts")
       ->required()
       ->check(CLI::ExistingFile);
-  merge->add_option("-o,--output", merge_out, "Output file; replaced as a whole, atomically")
+  merge
+      ->add_option("-o,--output", merge_out,
+                   "Output file; entries already in it are kept unless A or B has the same one; "
+                   "written under its lock, atomically")
       ->required();
   merge->callback([] { run_merge(merge_a, merge_b, merge_out); });
 
