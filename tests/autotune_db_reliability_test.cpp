@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -333,33 +332,16 @@ TEST_F(DatabaseReliability, TwoHundredConcurrentWritersLoseNothing) {
     own.put(gpu(), "merged", problem(i), entry(fmt::format("threads={}", i)));
     save_database(path(fmt::format("inputs/{}.yaml", i)), own);
   }
-  std::vector<pid_t> children;
-  for (int i = 0; i < kWriters; ++i) {
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      int status = 0;
-      try {
-        if (i % 2 == 0) {
-          Database one;
-          one.put(gpu(), "saved", problem(i), entry(fmt::format("threads={}", i)));
-          save_database(shared, one);
-        } else {
-          merge_database_files({path(fmt::format("inputs/{}.yaml", i))}, shared);
-        }
-      } catch (const std::exception& e) {
-        fmt::print(stderr, "writer {}: {}\n", i, e.what());
-        status = 1;
-      }
-      _exit(status);
+  const int failed = test::run_in_processes(kWriters, [&](int i) {
+    if (i % 2 == 0) {
+      Database one;
+      one.put(gpu(), "saved", problem(i), entry(fmt::format("threads={}", i)));
+      save_database(shared, one);
+    } else {
+      merge_database_files({path(fmt::format("inputs/{}.yaml", i))}, shared);
     }
-    children.push_back(pid);
-  }
-  for (pid_t pid : children) {
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  }
+  });
+  EXPECT_EQ(failed, 0);
   const Database back = load_database(shared);
   EXPECT_EQ(back.entry_count(), static_cast<size_t>(kWriters));
   for (int i = 0; i < kWriters; ++i) {

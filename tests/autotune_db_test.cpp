@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -390,33 +389,16 @@ TEST_F(TuningDatabaseFile, MergeFilesKeepsWhatTheOutputHolds) {
 TEST_F(TuningDatabaseFile, ConcurrentWritersLoseNothing) {
   const std::string file = path("shared/tuning.yaml");
   constexpr int kPerWriter = 50;
-  std::vector<pid_t> children;
-  for (int writer = 0; writer < 2; ++writer) {
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      int status = 0;
-      try {
-        const DeviceIdentity device = writer == 0 ? h200() : h100();
-        for (int i = 0; i < kPerWriter; ++i) {
-          Database one;
-          one.put(device, "gemm_bias_relu", fmt::format("m={},n=64,k=64,precision=strict", i + 1),
-                  entry(fmt::format("impl=own,threads={}", 32 * (writer + 1)), 1.0 + i));
-          save_database(file, one);
-        }
-      } catch (...) {
-        status = 1;
-      }
-      _exit(status);
+  const int failed = test::run_in_processes(2, [&](int writer) {
+    const DeviceIdentity device = writer == 0 ? h200() : h100();
+    for (int i = 0; i < kPerWriter; ++i) {
+      Database one;
+      one.put(device, "gemm_bias_relu", fmt::format("m={},n=64,k=64,precision=strict", i + 1),
+              entry(fmt::format("impl=own,threads={}", 32 * (writer + 1)), 1.0 + i));
+      save_database(file, one);
     }
-    children.push_back(pid);
-  }
-  for (pid_t pid : children) {
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 0);
-  }
+  });
+  EXPECT_EQ(failed, 0);
   const Database back = load_database(file);
   EXPECT_EQ(back.entry_count(), 2u * kPerWriter);
   for (int i = 0; i < kPerWriter; ++i) {
