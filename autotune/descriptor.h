@@ -227,7 +227,8 @@ class Descriptor {
                d_->family, detail::text_of(config), fmt::join(d_->impl_names, "|"), impl);
       d_->set_impl(c, static_cast<int>(it - d_->impl_names.begin()));
     }
-    for (const auto& [name, value] : config.values()) {
+    for (const Config::Value& v : config.values()) {
+      const std::string& name = v.first;
       const auto f = std::find_if(d_->fields.begin(), d_->fields.end(),
                                   [&](const Field& x) { return x.name == name; });
       TT_CHECK(f != d_->fields.end() && detail::applies_to(f->impls, impl),

@@ -1,11 +1,12 @@
 // The CUDA normalisation kernels against the CPU reference ops: the building blocks
 // tt::ops::{instance_norm, group_norm, batch_norm} on GPU tensors, and every
-// candidate config of every raw launcher of ops/cuda/fused/norm_passes.h (the model
+// candidate config of every raw launcher of ops/cuda/norm/norm_passes.h (the model
 // passes against the composition of the unfused CPU ops). Awkward shapes throughout:
 // batch 1, odd lengths (7x13), lengths not a multiple of the vector width, 1x1
 // spatial, groups = 1 and groups = C, segments just above a tile. Outputs are
 // poisoned with NaN before each launch so that a variant that skips an element fails.
 // Tolerance: relative L2 error 1e-5 (the strict-precision bound).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -19,9 +20,11 @@
 
 #if TT_CUDA
 #include "core/cuda/stream.h"
-#include "ops/cuda/fused/norm_passes.h"
+#include "ops/cuda/norm/norm_passes.h"
+#include "ops/cuda/norm/norm_space.h"
 #endif
 
+using ::testing::HasSubstr;
 using tt::Device;
 using tt::DType;
 using tt::Shape;
@@ -309,30 +312,32 @@ TEST(CudaNorm, ScaleBatchNormEveryConfig) {
 }
 
 TEST(CudaNorm, ConfigTextRoundTripsAndRejectsBadConfigs) {
+  // The text form and parsing are the family descriptors' (norm_space.h).
   for (const auto& c : norm::SegmentConfig::all())
-    EXPECT_EQ(norm::SegmentConfig::parse(c.str()), c) << c.str();
+    EXPECT_EQ(norm::segment_descriptor().parse(c.str()), c) << c.str();
   for (const auto& c : norm::ColumnStatsConfig::all())
-    EXPECT_EQ(norm::ColumnStatsConfig::parse(c.str()), c) << c.str();
+    EXPECT_EQ(norm::column_stats_descriptor().parse(c.str()), c) << c.str();
   for (const auto& c : norm::AffineConfig::all())
-    EXPECT_EQ(norm::AffineConfig::parse(c.str()), c) << c.str();
-  EXPECT_THROW(norm::SegmentConfig::parse("kind=block,threads=256"), tt::Error);
-  // Text written before `buffers` existed still parses.
-  EXPECT_EQ(norm::SegmentConfig::parse("kind=block,threads=256,lanes=256,vec=4,items=8,cluster=1"),
+    EXPECT_EQ(norm::affine_descriptor().parse(c.str()), c) << c.str();
+  EXPECT_EQ(tt::test::error_of([] { norm::segment_descriptor().parse("impl=block,threads=256"); }),
+            "segment norm config impl=block,threads=256 has no field 'vec'");
+  EXPECT_EQ(norm::segment_descriptor().parse("impl=block,threads=256,vec=4,items=8"),
             (norm::SegmentConfig{norm::SegmentKind::kBlock, 256, 256, 4, 8, 1, 0}));
-  EXPECT_THROW(
-      norm::SegmentConfig::parse("kind=tile,threads=256,lanes=256,vec=4,items=8,cluster=1"),
-      tt::Error);
+  EXPECT_THAT(
+      tt::test::error_of(
+          [] { norm::segment_descriptor().parse("impl=tile,threads=256,vec=4,items=8"); }),
+      HasSubstr("impl must be one of subwarp|block|stream|cluster|pipe|split but got 'tile'"));
   // Not compiled, or not fitting the problem: invalid, and the launcher says so.
   norm::SegmentConfig odd{norm::SegmentKind::kBlock, 256, 256, 4, 3, 1};
-  EXPECT_FALSE(odd.valid({10, 100, 4}));
+  EXPECT_FALSE(norm::valid(odd, {10, 100, 4}));
   norm::SegmentConfig vec4{norm::SegmentKind::kBlock, 256, 256, 4, 1, 1};
-  EXPECT_FALSE(vec4.valid({10, 91, 4}));    // 91 is not a multiple of 4
-  EXPECT_FALSE(vec4.valid({10, 2048, 4}));  // 1024 floats on chip < 2048
-  EXPECT_FALSE(vec4.valid({10, 1024, 2}));  // pointers aligned to 2 floats only
-  EXPECT_TRUE(vec4.valid({10, 1024, 4}));
+  EXPECT_FALSE(norm::valid(vec4, {10, 91, 4}));    // 91 is not a multiple of 4
+  EXPECT_FALSE(norm::valid(vec4, {10, 2048, 4}));  // 1024 floats on chip < 2048
+  EXPECT_FALSE(norm::valid(vec4, {10, 1024, 2}));  // pointers aligned to 2 floats only
+  EXPECT_TRUE(norm::valid(vec4, {10, 1024, 4}));
   // Every problem has a valid default.
   for (int64_t len : {1, 3, 64, 91, 1000, 8192, 32773, 262144, 262147})
-    EXPECT_TRUE(norm::SegmentConfig::default_for({4, len, 1}).valid({4, len, 1})) << len;
+    EXPECT_TRUE(norm::valid(norm::SegmentConfig::default_for({4, len, 1}), {4, len, 1})) << len;
 }
 
 TEST(CudaNorm, LauncherRejectsMisalignedPointers) {

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "ops/cuda/fused/norm_passes.h"
+#include "ops/cuda/norm/norm_passes.h"
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/side_stream.h"
 

@@ -25,8 +25,8 @@
 #include <cstdint>
 #include <functional>
 
-#include "ops/cuda/fused/norm_passes.h"
 #include "ops/cuda/gemm/gemm_config.h"
+#include "ops/cuda/norm/norm_passes.h"
 
 namespace tt::ops::cuda::gemm {
 

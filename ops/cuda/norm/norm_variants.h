@@ -1,5 +1,5 @@
 // The compiled variants of the normalisation kernels, as X-macro lists: the config
-// code (ops/cuda/fused/norm_config.cu) turns them into the candidate tables, and each
+// code (ops/cuda/norm/norm_config.cu) turns them into the candidate tables, and each
 // launcher instantiates one kernel per entry. To add a variant, add a line here.
 #pragma once
 

@@ -35,7 +35,7 @@
 
 #include "core/cuda/check.h"
 #include "core/error.h"
-#include "ops/cuda/fused/norm_passes.h"
+#include "ops/cuda/norm/norm_passes.h"
 #include "ops/cuda/norm/norm_common.cuh"
 #include "ops/cuda/norm/norm_variants.h"
 
