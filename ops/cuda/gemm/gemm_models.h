@@ -33,7 +33,7 @@ namespace tt::ops::cuda::gemm {
 // The configs of the memory passes after the GEMM stage, chosen per pass problem (a
 // chunked forward asks per chunk). An unset chooser, or no PassConfigs at all, means
 // the launcher's default_for(problem), which is what the device harness gets; the
-// Tensor-level ops pass the tuning lookup (ops/cuda/tuning/choose.h: pass_configs).
+// Tensor-level ops pass the tuning lookup (ops/cuda/fused/fused_stages.h: tuned_passes).
 struct PassConfigs {
   std::function<norm::SegmentConfig(const norm::SegmentProblem&)> segment;
   std::function<norm::ColumnStatsConfig(const norm::ColumnProblem&)> column_stats;
