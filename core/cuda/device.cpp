@@ -66,11 +66,20 @@ DeviceGuard::~DeviceGuard() {
   if (previous_ != device_ && previous_ >= 0) cudaSetDevice(previous_);
 }
 
-DeviceInfo device_info(int device) {
+namespace {
+
+cudaDeviceProp properties(int device) {
   check_device(device);
-  DeviceGuard guard(device);
   cudaDeviceProp prop{};
   TT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  return prop;
+}
+
+}  // namespace
+
+DeviceInfo device_info(int device) {
+  const cudaDeviceProp prop = properties(device);
+  DeviceGuard guard(device);
   DeviceInfo info;
   info.index = device;
   info.name = prop.name;
@@ -106,9 +115,7 @@ const DeviceLimits& device_limits(int device) {
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(device);
   if (it != cache.end()) return it->second;
-  check_device(device);
-  cudaDeviceProp prop{};
-  TT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  const cudaDeviceProp prop = properties(device);
   DeviceLimits l;
   l.known = true;
   l.cc_major = prop.major;

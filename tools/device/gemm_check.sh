@@ -20,14 +20,14 @@ srcs=(tools/device/gemm_harness.cu core/cuda/check.cpp core/cuda/device.cpp
       ops/cuda/gemm/gemm_config.cpp ops/cuda/gemm/gemm_space.cpp autotune/config.cpp
       autotune/name_values.cpp autotune/space.cpp autotune/descriptor.cpp autotune/problem_key.cpp)
 for s in ops/cuda/gemm/*.cu; do
-  [ "$s" = ops/cuda/gemm/gemm_models.cu ] || [ "$s" = ops/cuda/gemm/linear.cu ] || srcs+=("$s")
+  [ "$s" = ops/cuda/fused/plans.cu ] || [ "$s" = ops/cuda/gemm/linear.cu ] || srcs+=("$s")
 done
 models=0
 if grep -qs "void launch_channel_affine(" ops/cuda/norm/*.cu &&
    grep -qs "void launch_batch_norm_finalize(" ops/cuda/norm/*.cu &&
    grep -qs "void launch_column_stats(" ops/cuda/norm/*.cu; then
   models=1
-  srcs+=(ops/cuda/gemm/gemm_models.cu ops/cuda/norm/norm_*.cu ops/cuda/norm/norm_space.cpp)
+  srcs+=(ops/cuda/fused/plans.cu ops/cuda/norm/norm_*.cu ops/cuda/norm/norm_space.cpp)
 fi
 flags=(-O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -I. -I"$FMT_INC" -DFMT_HEADER_ONLY
        --expt-relaxed-constexpr -DGEMM_HARNESS_MODELS=$models)

@@ -26,7 +26,7 @@
 #include "ops/cuda/gemm/tiled_gemm.h"
 #include "tools/device/hash_fill.cuh"
 #if GEMM_HARNESS_MODELS
-#include "ops/cuda/gemm/gemm_models.h"
+#include "ops/cuda/fused/plans.h"
 #include "ops/cuda/norm/norm_passes.h"
 #endif
 

@@ -4,7 +4,7 @@
 // the shipped tuning databases (autotune/db/*.yaml), so they stay as they are.
 #pragma once
 
-#include "ops/cuda/gemm/gemm_models.h"
+#include "ops/cuda/fused/plans.h"
 #include "ops/cuda/gemm/gemm_space.h"
 
 namespace tt::ops::cuda::fused {

@@ -6,7 +6,7 @@
 #include "ops/cuda/cuda_ops.h"
 #include "ops/cuda/fused/fused_stages.h"
 #include "ops/cuda/gemm/gemm.h"
-#include "ops/cuda/gemm/gemm_models.h"
+#include "ops/cuda/fused/plans.h"
 #include "ops/cuda/gemm/gemm_tensor.h"
 
 namespace tt::ops::cuda {

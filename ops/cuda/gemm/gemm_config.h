@@ -1,4 +1,4 @@
-// The GEMM stage of the seed models: C[M,N] = X[M,K] W[N,K]^T (+ an epilogue), X and
+// The GEMM stage of the fused ops: C[M,N] = X[M,K] W[N,K]^T (+ an epilogue), X and
 // W row-major with K contiguous. This header names the problem and the tunable
 // choice: which implementation (our own tiled SIMT kernel or cuBLASLt) and, for our
 // own kernel, its tile shape; for cuBLASLt, the index into its heuristic list. The
@@ -43,7 +43,7 @@ struct GemmConfig {
   // (cuBLASLt's first pick for that shape) run at once on two high-priority side
   // streams, each part's pass after it on the main stream, whose lower priority lets
   // the passes fill the SMs that the GEMMs' last, partial wave leaves idle
-  // (gemm_models.cu).
+  // (ops/cuda/fused/plans.cu).
   int64_t tail_rows = 0;
 
   int threads() const { return impl == GemmImpl::kOwn ? (bm / tm) * (bn / tn) : 0; }

@@ -1,4 +1,4 @@
-// Launchers of batch norm over columns (model 4 and the batch_norm building block):
+// Launchers of batch norm over columns (gemm_scale_batch_norm and the batch_norm building block):
 // column statistics, finalize, eval affine and the channel-affine pass.
 #include <climits>
 

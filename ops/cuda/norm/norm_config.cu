@@ -18,6 +18,26 @@
 namespace tt::ops::cuda::norm {
 namespace {
 
+// The compiled variants valid for p, in table order.
+template <class C, class P>
+std::vector<C> valid_entries(const P& p) {
+  std::vector<C> out;
+  for (const auto& c : C::all())
+    if (valid(c, p)) out.push_back(c);
+  return out;
+}
+
+// The first valid variant of the widest vector (nullptr when none is valid).
+template <class C, class P>
+const C* first_widest(const P& p) {
+  const C* best = nullptr;
+  for (const auto& c : C::all()) {
+    if (!valid(c, p)) continue;
+    if (!best || c.vec > best->vec) best = &c;
+  }
+  return best;
+}
+
 }  // namespace
 
 int vec_align(std::initializer_list<const void*> ptrs) {
@@ -116,18 +136,11 @@ const std::vector<ColumnStatsConfig>& ColumnStatsConfig::all() {
 }
 
 std::vector<ColumnStatsConfig> ColumnStatsConfig::candidates(const ColumnProblem& p) {
-  std::vector<ColumnStatsConfig> out;
-  for (const auto& c : all())
-    if (valid(c, p)) out.push_back(c);
-  return out;
+  return valid_entries<ColumnStatsConfig>(p);
 }
 
 ColumnStatsConfig ColumnStatsConfig::default_for(const ColumnProblem& p) {
-  const ColumnStatsConfig* best = nullptr;
-  for (const auto& c : all()) {
-    if (!valid(c, p)) continue;
-    if (!best || c.vec > best->vec) best = &c;  // first of the widest vector
-  }
+  const ColumnStatsConfig* best = first_widest<ColumnStatsConfig>(p);
   TT_CHECK(best, "column stats: no compiled variant fits [{}, {}] (alignment {})", p.rows, p.cols,
            p.align);
   return *best;
@@ -148,18 +161,11 @@ const std::vector<AffineConfig>& AffineConfig::all() {
 }
 
 std::vector<AffineConfig> AffineConfig::candidates(const AffineProblem& p) {
-  std::vector<AffineConfig> out;
-  for (const auto& c : all())
-    if (valid(c, p)) out.push_back(c);
-  return out;
+  return valid_entries<AffineConfig>(p);
 }
 
 AffineConfig AffineConfig::default_for(const AffineProblem& p) {
-  const AffineConfig* best = nullptr;
-  for (const auto& c : all()) {
-    if (!valid(c, p)) continue;
-    if (!best || c.vec > best->vec) best = &c;  // first of the widest vector
-  }
+  const AffineConfig* best = first_widest<AffineConfig>(p);
   TT_CHECK(best, "channel affine: no compiled variant fits {} floats of {} channels x {}", p.total,
            p.channels, p.inner);
   return *best;

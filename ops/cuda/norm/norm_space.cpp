@@ -146,21 +146,10 @@ Rules<C> one_of(const Descriptor<C>& d, std::string reason, std::vector<C> list)
 }  // namespace
 
 std::string segment_kind_name(SegmentKind kind) {
-  switch (kind) {
-    case SegmentKind::kSubwarp:
-      return "subwarp";
-    case SegmentKind::kBlock:
-      return "block";
-    case SegmentKind::kStream:
-      return "stream";
-    case SegmentKind::kCluster:
-      return "cluster";
-    case SegmentKind::kPipe:
-      return "pipe";
-    case SegmentKind::kSplit:
-      return "split";
-  }
-  return "?";
+  // Indexed by the enum's values (norm_passes.h), in its order.
+  static const char* const names[] = {"subwarp", "block", "stream", "cluster", "pipe", "split"};
+  const auto i = static_cast<size_t>(kind);
+  return i < sizeof(names) / sizeof(names[0]) ? names[i] : "?";
 }
 
 // ---- descriptors ----
