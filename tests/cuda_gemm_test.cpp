@@ -22,10 +22,10 @@
 
 #if TT_CUDA
 #include "core/cuda/stream.h"
+#include "ops/cuda/fused/plans.h"
 #include "ops/cuda/gemm/cublaslt_gemm.h"
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_config.h"
-#include "ops/cuda/gemm/gemm_models.h"
 #include "ops/cuda/gemm/gemm_space.h"
 #include "ops/cuda/gemm/tiled_gemm.h"
 #endif
