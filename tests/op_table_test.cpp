@@ -5,7 +5,10 @@
 // swept at a time, the others at their defaults), and the outputs (and the buffers an
 // op updates in place) must agree to relative L2 1e-5 (strict float32).
 //
-// Adding an op adds a row to op_table() (OpTable.CoversEveryOpOfOpsH fails until it
+// This folds in the per-family "every config" tests (segment norm, the row-norm and
+// group-norm passes, batch norm's column passes): their shapes are cases here, and
+// the configs swept are the spaces' (the launchers' candidates, less what the device
+// cannot run). Adding an op adds a row to op_table() (OpTable.CoversEveryOpOfOpsH fails until it
 // has one). Cases are awkward on purpose: one row, odd sizes, sizes just above a tile,
 // non-contiguous views (made inside `call`, so the same view is taken on each
 // device), broadcasting. The CPU half (case construction, determinism of the
@@ -13,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <regex>
@@ -37,7 +41,17 @@ struct OpCase {
   std::string name;
   std::vector<Tensor> inputs;
   std::function<std::vector<Tensor>(const std::vector<Tensor>&)> call;
+  // Full-size cases: their inputs are made when a run needs them (make_inputs), the
+  // CPU half leaves them out, and so does the GPU half when TT_OP_TABLE_SMALL is set
+  // (the racecheck run of tools/device/check.sh; the small cases take every path).
+  bool large = false;
+  std::function<std::vector<Tensor>()> make_inputs = nullptr;
 };
+
+OpCase large(std::string name, std::function<std::vector<Tensor>()> make_inputs,
+             std::function<std::vector<Tensor>(const std::vector<Tensor>&)> call) {
+  return {std::move(name), {}, std::move(call), true, std::move(make_inputs)};
+}
 
 struct OpRow {
   std::string op;  // the name in ops/ops.h
@@ -121,6 +135,35 @@ const std::vector<OpRow>& op_table() {
              {"non-contiguous", {rn({2, 3, 20}, 48)}, one([](const auto& in) {
                 return ops::instance_norm(in[0].narrow(2, 1, 17));
               })},
+             // Every kernel kind at the smallest shapes that reach it: 1x1 planes, a
+             // warp's 1024 and a block's 32768 just exceeded, more slices than the
+             // persistent pipe grid has clusters (a partly filled last slice per CTA).
+             {"1x1 planes", {rn({4, 6, 1, 1}, 400)}, plain},
+             {"7x13 planes", {rn({3, 5, 7, 13}, 401), rn({5}, 402), rn({5}, 403)}, affine},
+             {"just above a block", {rn({1, 2, 32772}, 404)}, plain},
+             {"pipe loops, 65536-float variants", {rn({4, 10, 65540}, 405)}, plain},
+             {"pipe loops, 16384-float variants", {rn({2, 40, 16388}, 406)}, plain},
+             // Full-size slices: just above a 16-CTA cluster's 262144 floats, 512x512
+             // planes (pipe variants loop over several), 256x256 planes.
+             large(
+                 "just above a cluster",
+                 [] {
+                   return std::vector<Tensor>{rn({1, 1, 262148}, 407)};
+                 },
+                 plain),
+             large(
+                 "512x512 planes",
+                 [] {
+                   return std::vector<Tensor>{rn({5, 8, 512, 512}, 408), rn({8}, 409),
+                                              rn({8}, 410)};
+                 },
+                 affine),
+             large(
+                 "256x256 planes",
+                 [] {
+                   return std::vector<Tensor>{rn({4, 50, 256, 256}, 411)};
+                 },
+                 plain),
          };
        }},
       {"group_norm",
@@ -135,6 +178,8 @@ const std::vector<OpRow>& op_table() {
              {"groups = channels", {rn({2, 5, 3}, 56), rn({5}, 57), rn({5}, 58)}, call(5)},
              {"rank 2, one row", {rn({1, 8}, 59), rn({8}, 60), rn({8}, 61)}, call(2)},
              {"groups of 64", {rn({4, 128}, 62), rn({128}, 63), rn({128}, 64)}, call(2)},
+             {"rank 2, odd groups", {rn({5, 12}, 65), rn({12}, 66), rn({12}, 67)}, call(3)},
+             {"7x13 planes", {rn({2, 6, 7, 13}, 68), rn({6}, 69), rn({6}, 70)}, call(2)},
          };
        }},
       {"batch_norm",
@@ -189,6 +234,10 @@ const std::vector<OpRow>& op_table() {
              {"odd rows and K, groups of 8", inputs(7, 64, 33, 130), call(8)},
              {"just above a tile, groups of 32", inputs(129, 128, 40, 140), call(4)},
              {"one row, one channel per group", inputs(1, 6, 5, 150), call(6)},
+             {"one group", inputs(4, 12, 7, 155), call(1)},
+             {"groups just above a block", inputs(3, 260, 9, 160), call(2)},
+             large(
+                 "groups of 64", [=] { return inputs(33, 4096, 8, 165); }, call(64)),
          };
        }},
       {"gemm_scale_batch_norm",
@@ -210,6 +259,13 @@ const std::vector<OpRow>& op_table() {
              {"odd sizes, eval", inputs(7, 6, 13, 170), call(false)},
              {"just above a tile, training", inputs(257, 130, 20, 180), call(true)},
              {"just above a tile, eval", inputs(129, 72, 40, 190), call(false)},
+             {"two rows, training", inputs(2, 6, 5, 195), call(true)},
+             {"a chunk and a column block just exceeded, eval", inputs(257, 130, 7, 197),
+              call(false)},
+             large(
+                 "wide, training", [=] { return inputs(1000, 4096, 8, 198); }, call(true)),
+             large(
+                 "wide, eval", [=] { return inputs(1000, 4096, 8, 199); }, call(false)),
          };
        }},
       {"gemm_instance_norm_add_mul",
@@ -225,6 +281,10 @@ const std::vector<OpRow>& op_table() {
              {"one row", inputs(1, 7, 5, 200), call},
              {"odd sizes", inputs(13, 29, 37, 210), call},
              {"just above a tile", inputs(129, 130, 64, 220), call},
+             {"one row of 64", inputs(1, 64, 8, 230), call},
+             {"rows just above 8192", inputs(3, 8200, 8, 240), call},
+             large(
+                 "rows of 8192", [=] { return inputs(16, 8192, 8, 250); }, call),
          };
        }},
   };
@@ -241,11 +301,22 @@ std::vector<size_t> row_indices() {
   return out;
 }
 
+// Outputs start as NaN where the caching allocator allows it: NaN-filled blocks of the
+// outputs' sizes are freed just before the op allocates its own, so a variant that
+// skips an element fails instead of passing on the previous variant's result.
+void poison_cache(const std::vector<Tensor>& want, Device device) {
+  std::vector<Tensor> poison;
+  for (const Tensor& t : want) poison.push_back(nan_filled(t.sizes(), device));
+}
+
 // Fresh copies of a case's inputs on `device`, so that in-place updates of one run do
 // not leak into the next.
-std::vector<Tensor> copies(const OpCase& c, Device device) {
+std::vector<Tensor> inputs_of(const OpCase& c) {
+  return c.make_inputs ? c.make_inputs() : c.inputs;
+}
+std::vector<Tensor> copies(const std::vector<Tensor>& inputs, Device device) {
   std::vector<Tensor> out;
-  for (const Tensor& t : c.inputs) out.push_back(device.is_cpu() ? t.clone() : t.to(device));
+  for (const Tensor& t : inputs) out.push_back(device.is_cpu() ? t.clone() : t.to(device));
   return out;
 }
 
@@ -291,12 +362,14 @@ TEST_P(OpTableRow, CpuReferenceIsDeterministic) {
   ASSERT_GE(a.size(), 3u) << row.op << ": give each op at least three awkward cases";
   for (size_t i = 0; i < a.size(); ++i) {
     const std::string what = row.op + " / " + a[i].name;
+    EXPECT_EQ(a[i].name, b[i].name);
+    if (a[i].large) continue;  // the same code builds them; CI time goes to the small ones
     ASSERT_EQ(a[i].inputs.size(), b[i].inputs.size()) << what;
     for (size_t j = 0; j < a[i].inputs.size(); ++j) {
       EXPECT_EQ(max_abs_diff(a[i].inputs[j], b[i].inputs[j]), 0.0) << what << " input " << j;
     }
-    const std::vector<Tensor> first = a[i].call(copies(a[i], Device::cpu()));
-    const std::vector<Tensor> second = b[i].call(copies(b[i], Device::cpu()));
+    const std::vector<Tensor> first = a[i].call(copies(a[i].inputs, Device::cpu()));
+    const std::vector<Tensor> second = b[i].call(copies(b[i].inputs, Device::cpu()));
     ASSERT_EQ(first.size(), second.size()) << what;
     for (size_t j = 0; j < first.size(); ++j) {
       EXPECT_GT(first[j].numel(), 0) << what;
@@ -314,13 +387,18 @@ TEST_P(OpTableRow, CudaMatchesCpuUnderEveryConfig) {
   TT_REQUIRE_CUDA();
   const OpRow& row = op_table()[GetParam()];
   const Device gpu = Device::cuda(0);
+  const bool small_only = std::getenv("TT_OP_TABLE_SMALL") != nullptr;
   for (const OpCase& c : row.cases()) {
+    if (small_only && c.large) continue;
     const std::string what = row.op + " / " + c.name;
-    const std::vector<Tensor> want = c.call(copies(c, Device::cpu()));
+    const std::vector<Tensor> inputs = inputs_of(c);
+    const std::vector<Tensor> want = c.call(copies(inputs, Device::cpu()));
     autotune::clear_configs_used();
     {
       autotune::ScopedForceDefaults defaults;  // no database: the defaults first
-      expect_close(c.call(copies(c, gpu)), want, what + " (default configs)");
+      std::vector<Tensor> in = copies(inputs, gpu);
+      poison_cache(want, gpu);
+      expect_close(c.call(in), want, what + " (default configs)");
     }
     // Every config of every tunable kernel the op launched, one kernel at a time.
     for (const autotune::UsedConfig& used : autotune::configs_used()) {
@@ -328,8 +406,9 @@ TEST_P(OpTableRow, CudaMatchesCpuUnderEveryConfig) {
       for (const autotune::Config& config : ts.space->enumerate()) {
         autotune::ScopedForceDefaults defaults;
         autotune::ScopedConfigOverride force(used.kernel, config, used.problem);
-        expect_close(c.call(copies(c, gpu)), want,
-                     what + " (" + used.kernel + " " + config.str() + ")");
+        std::vector<Tensor> in = copies(inputs, gpu);
+        poison_cache(want, gpu);
+        expect_close(c.call(in), want, what + " (" + used.kernel + " " + config.str() + ")");
       }
     }
   }
