@@ -4,6 +4,7 @@
 // ops/cuda/fused/*.cu. Only compiled when TT_CUDA is on.
 #pragma once
 
+#include "ops/cuda/cuda_ops_reduce.h"
 #include "ops/ops.h"
 
 namespace tt::ops::cuda {
