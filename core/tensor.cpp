@@ -82,7 +82,8 @@ void for_each_offset(const Shape& sizes, const Shape& strides, int64_t offset, F
 bool compute_view_strides(const Shape& old_sizes, const Shape& old_strides, const Shape& new_sizes,
                           Shape& new_strides) {
   new_strides.assign(new_sizes.size(), 0);
-  if (shape_numel(old_sizes) == 0) {
+  // Empty tensors, and 0-d ones (one element: every view of it is valid).
+  if (shape_numel(old_sizes) == 0 || old_sizes.empty()) {
     new_strides = contiguous_strides(new_sizes);
     return true;
   }

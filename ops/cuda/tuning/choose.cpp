@@ -175,6 +175,17 @@ norm::AffineConfig choose_affine(const char* kernel, const norm::AffineProblem& 
   return affine_from_config(lookup_config(device, kernel, problem, space));
 }
 
+pointwise_tuning::PointwiseConfig choose_pointwise(const std::string& kernel,
+                                                   const pointwise_tuning::PointwiseProblem& p,
+                                                   int device) {
+  const std::string problem = pointwise_tuning::problem_key(p);
+  const ParamSpace& space =
+      cached_space(device, kernel, problem, false, [&](const DeviceLimits& limits) {
+        return pointwise_tuning::space(kernel, p, limits);
+      });
+  return pointwise_tuning::from_config(lookup_config(device, kernel, problem, space));
+}
+
 TunableSpace space_for(const std::string& kernel, const std::string& problem, int device) {
   std::lock_guard<std::mutex> lock(cache_mutex());
   const auto it = cache().find(cache_key(device, kernel, problem));

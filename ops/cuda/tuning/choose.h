@@ -13,6 +13,7 @@
 //   gemm_swish_bias_group_norm.swish_bias_group_norm               model 3's pass
 //   gemm_scale_batch_norm_train.column_stats / .affine             model 4, training
 //   gemm_scale_batch_norm_eval.affine                              model 4, eval
+//   pointwise.<op> (pointwise.add, pointwise.gelu, ...)            the pointwise family
 // The spaces are built once per (device, kernel, problem) and kept for the process.
 #pragma once
 
@@ -26,6 +27,7 @@
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_config.h"
 #include "ops/cuda/gemm/gemm_models.h"
+#include "ops/cuda/pointwise/pointwise_space.h"
 
 namespace tt::ops::cuda::tuning {
 
@@ -54,6 +56,9 @@ norm::SegmentConfig choose_segment(const char* kernel, const norm::SegmentProble
 norm::ColumnStatsConfig choose_column_stats(const char* kernel, const norm::ColumnProblem& p,
                                             int device);
 norm::AffineConfig choose_affine(const char* kernel, const norm::AffineProblem& p, int device);
+pointwise_tuning::PointwiseConfig choose_pointwise(const std::string& kernel,
+                                                   const pointwise_tuning::PointwiseProblem& p,
+                                                   int device);
 
 // What the sweep needs about a (kernel, problem) that a launch in this process looked
 // up on `device`: its space (with the device's constraints), the configs of the
