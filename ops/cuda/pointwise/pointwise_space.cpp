@@ -6,28 +6,18 @@
 #include "core/error.h"
 
 namespace tt::ops::cuda::pointwise_tuning {
-namespace {
 
-using autotune::Config;
-using autotune::ParamSpace;
+using autotune::Descriptor;
 
-// The family's descriptor: every field, its candidates, whether the strided layout
-// reads it (the flat layout reads all).
-struct Field {
-  const char* name;
-  std::vector<int64_t> candidates;
-  bool strided;
-};
-const std::vector<Field>& fields() {
-  static const std::vector<Field> table = {
-      {"threads", {128, 256, 512}, true},
-      {"vec", {1, 2, 4}, false},
-      {"items", {1, 2, 4}, true},
-  };
-  return table;
+const Descriptor<PointwiseConfig>& descriptor() {
+  static const auto d =
+      Descriptor<PointwiseConfig>("pointwise config")
+          .impl(&PointwiseConfig::layout, {{"flat", Layout::kFlat}, {"strided", Layout::kStrided}})
+          .field("threads", &PointwiseConfig::threads, {128, 256, 512})
+          .field("vec", &PointwiseConfig::vec, {1, 2, 4}, {"flat"})
+          .field("items", &PointwiseConfig::items, {1, 2, 4});
+  return d;
 }
-
-}  // namespace
 
 std::string problem_key(const PointwiseProblem& p) {
   autotune::ProblemKey key;
@@ -40,42 +30,30 @@ std::string problem_key(const PointwiseProblem& p) {
   return key.add("precision", "strict").str();
 }
 
-ParamSpace space(const std::string& kernel, const PointwiseProblem& p,
-                 const tuning::DeviceLimits& limits) {
-  ParamSpace s(kernel);
-  for (const Field& f : fields()) {
-    if (p.flat || f.strided) s.axis(f.name, f.candidates);
-  }
+autotune::ParamSpace space(const std::string& kernel, const PointwiseProblem& p,
+                           const tuning::DeviceLimits& limits) {
+  using Constraint = Descriptor<PointwiseConfig>::Constraint;
+  const Layout layout = p.flat ? Layout::kFlat : Layout::kStrided;
+  std::vector<Constraint> extra;
+  extra.push_back({fmt::format("the layout of this problem is {}", p.flat ? "flat" : "strided"),
+                   [layout](const PointwiseConfig& c) { return c.layout == layout; }});
   if (p.flat) {
     const int align = p.align;
-    s.constraint(fmt::format("vec must not exceed the operands' alignment of {} floats", align),
-                 [align](const Config& c) { return c.get("vec") <= align; });
+    extra.push_back(
+        {fmt::format("vec must not exceed the operands' alignment of {} floats", align),
+         [align](const PointwiseConfig& c) { return c.vec <= align; },
+         {"flat"}});
   }
   if (limits.known) {
     const int max_threads = limits.max_threads_per_block;
-    s.constraint(fmt::format("threads must not exceed the device's {} per block", max_threads),
-                 [max_threads](const Config& c) { return c.get("threads") <= max_threads; });
+    extra.push_back({fmt::format("threads must not exceed the device's {} per block", max_threads),
+                     [max_threads](const PointwiseConfig& c) { return c.threads <= max_threads; }});
   }
+  // The pre-family launcher's choice: 256 threads, the widest vector the alignment allows.
   PointwiseConfig def;
+  def.layout = layout;
   def.vec = p.flat ? p.align : 1;
-  s.set_default(to_config(def, p.flat));
-  return s;
-}
-
-Config to_config(const PointwiseConfig& c, bool flat) {
-  Config out;
-  out.set("threads", c.threads);
-  if (flat) out.set("vec", c.vec);
-  out.set("items", c.items);
-  return out;
-}
-
-PointwiseConfig from_config(const Config& c) {
-  PointwiseConfig out;
-  out.threads = static_cast<int>(c.get("threads"));
-  out.vec = static_cast<int>(c.get_or("vec", 1));
-  out.items = static_cast<int>(c.get("items"));
-  return out;
+  return descriptor().space(kernel, std::move(extra), def);
 }
 
 }  // namespace tt::ops::cuda::pointwise_tuning

@@ -183,7 +183,7 @@ pointwise_tuning::PointwiseConfig choose_pointwise(const std::string& kernel,
       cached_space(device, kernel, problem, false, [&](const DeviceLimits& limits) {
         return pointwise_tuning::space(kernel, p, limits);
       });
-  return pointwise_tuning::from_config(lookup_config(device, kernel, problem, space));
+  return pointwise_tuning::descriptor().from_config(lookup_config(device, kernel, problem, space));
 }
 
 TunableSpace space_for(const std::string& kernel, const std::string& problem, int device) {
