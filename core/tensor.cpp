@@ -294,8 +294,7 @@ Tensor Tensor::arange(double start, double end, double step, DType dtype, Device
            "arange: start and end must be finite but are {} and {}", start, end);
   TT_CHECK((end - start) / step >= 0.0 || start == end,
            "arange: the step {} goes away from end {} starting at {}", step, end, start);
-  TT_CHECK(dtype == DType::F32 || dtype == DType::F64 || dtype == DType::I64 ||
-               dtype == DType::I32,
+  TT_CHECK(dtype == DType::F32 || dtype == DType::F64 || dtype == DType::I64 || dtype == DType::I32,
            "arange: dtype {} is not supported; expected float32, float64, int64 or int32",
            dtype_name(dtype));
   // PyTorch's size: ceil((end - start) / step), computed in double.
@@ -470,8 +469,8 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   TT_CHECK(dim() > 0, "select: cannot select from a 0-d tensor");
   d = wrap_dim(d, dim(), "select");
   const int64_t n = sizes()[d];
-  TT_CHECK(index >= -n && index < n,
-           "select: index {} is out of range for dimension {} of size {}", index, d, n);
+  TT_CHECK(index >= -n && index < n, "select: index {} is out of range for dimension {} of size {}",
+           index, d, n);
   if (index < 0) index += n;
   Shape s = sizes(), st = strides();
   s.erase(s.begin() + d);

@@ -10,10 +10,10 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/device.h"
@@ -80,8 +80,8 @@ class Tensor {
   static Tensor arange(S start, E end, St step = 1) {
     constexpr bool integral =
         std::is_integral_v<S> && std::is_integral_v<E> && std::is_integral_v<St>;
-    return arange(static_cast<double>(start), static_cast<double>(end),
-                  static_cast<double>(step), integral ? DType::I64 : DType::F32, Device::cpu());
+    return arange(static_cast<double>(start), static_cast<double>(end), static_cast<double>(step),
+                  integral ? DType::I64 : DType::F32, Device::cpu());
   }
   static Tensor arange(double start, double end, double step, DType dtype, Device device);
 

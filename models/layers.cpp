@@ -122,6 +122,13 @@ std::vector<Tensor> InstanceNorm2d::forward(const std::vector<Tensor>& inputs) {
 namespace tt::nn {
 namespace {
 
+// forward() of a one-input layer: the count check, then the layer's operator().
+template <class Layer>
+std::vector<Tensor> forward_one(const Layer& layer, const std::vector<Tensor>& inputs) {
+  check_input_count(layer.name(), inputs, 1);
+  return {layer(inputs[0])};
+}
+
 std::string py_bool(bool b) { return b ? "True" : "False"; }
 
 // Python's tuple spelling: "(8,)" or "(2, 3)".
@@ -137,8 +144,8 @@ std::string Linear::extra_repr() const {
 }
 
 std::string BatchNorm1d::extra_repr() const {
-  return fmt::format("{}, eps={}, momentum={}, affine=True, track_running_stats=True",
-                     num_features, eps, momentum);
+  return fmt::format("{}, eps={}, momentum={}, affine=True, track_running_stats=True", num_features,
+                     eps, momentum);
 }
 
 std::string GroupNorm::extra_repr() const {
@@ -147,8 +154,8 @@ std::string GroupNorm::extra_repr() const {
 }
 
 std::string InstanceNorm2d::extra_repr() const {
-  return fmt::format("{}, eps={}, momentum={}, affine={}, track_running_stats=False",
-                     num_features, eps, momentum, py_bool(weight.defined()));
+  return fmt::format("{}, eps={}, momentum={}, affine={}, track_running_stats=False", num_features,
+                     eps, momentum, py_bool(weight.defined()));
 }
 
 // ---- LayerNorm, RMSNorm ----
@@ -179,8 +186,7 @@ Tensor LayerNorm::operator()(const Tensor& x) const {
 }
 
 std::vector<Tensor> LayerNorm::forward(const std::vector<Tensor>& inputs) {
-  check_input_count(name(), inputs, 1);
-  return {(*this)(inputs[0])};
+  return forward_one(*this, inputs);
 }
 
 std::string LayerNorm::extra_repr() const {
@@ -200,8 +206,7 @@ Tensor RMSNorm::operator()(const Tensor& x) const {
 }
 
 std::vector<Tensor> RMSNorm::forward(const std::vector<Tensor>& inputs) {
-  check_input_count(name(), inputs, 1);
-  return {(*this)(inputs[0])};
+  return forward_one(*this, inputs);
 }
 
 std::string RMSNorm::extra_repr() const {
@@ -219,8 +224,7 @@ GELU::GELU(std::string approximate_) : approximate(std::move(approximate_)) {
 Tensor GELU::operator()(const Tensor& x) const { return ops::gelu(x, approximate); }
 
 std::vector<Tensor> GELU::forward(const std::vector<Tensor>& inputs) {
-  check_input_count(name(), inputs, 1);
-  return {(*this)(inputs[0])};
+  return forward_one(*this, inputs);
 }
 
 std::string GELU::extra_repr() const { return fmt::format("approximate='{}'", approximate); }
@@ -228,22 +232,19 @@ std::string GELU::extra_repr() const { return fmt::format("approximate='{}'", ap
 Tensor ReLU::operator()(const Tensor& x) const { return ops::relu(x); }
 
 std::vector<Tensor> ReLU::forward(const std::vector<Tensor>& inputs) {
-  check_input_count(name(), inputs, 1);
-  return {(*this)(inputs[0])};
+  return forward_one(*this, inputs);
 }
 
 Tensor SiLU::operator()(const Tensor& x) const { return ops::silu(x); }
 
 std::vector<Tensor> SiLU::forward(const std::vector<Tensor>& inputs) {
-  check_input_count(name(), inputs, 1);
-  return {(*this)(inputs[0])};
+  return forward_one(*this, inputs);
 }
 
 Tensor Softmax::operator()(const Tensor& x) const { return ops::softmax(x, dim); }
 
 std::vector<Tensor> Softmax::forward(const std::vector<Tensor>& inputs) {
-  check_input_count(name(), inputs, 1);
-  return {(*this)(inputs[0])};
+  return forward_one(*this, inputs);
 }
 
 std::string Softmax::extra_repr() const { return fmt::format("dim={}", dim); }

@@ -125,7 +125,7 @@ struct IdentityFn {  // copies into strided destinations (cat, copy into views)
   UnaryParams p;
   TT_HD float operator()(float x) const { return x; }
 };
-struct FillFn {  // fill_: the input is ignored
+struct FillFn {   // fill_: the input is ignored
   UnaryParams p;  // a: the value
   TT_HD float operator()(float) const { return p.a; }
 };
@@ -176,12 +176,12 @@ struct WhereFn {
   X(Identity, IdentityFn, "copy")         \
   X(Fill, FillFn, "fill")
 
-#define TT_POINTWISE_BINARY_OPS(X)    \
-  X(Add, AddFn, "add")                \
-  X(Sub, SubFn, "sub")                \
-  X(Mul, MulFn, "mul")                \
-  X(Div, DivFn, "div")                \
-  X(Maximum, MaximumFn, "maximum")    \
+#define TT_POINTWISE_BINARY_OPS(X) \
+  X(Add, AddFn, "add")             \
+  X(Sub, SubFn, "sub")             \
+  X(Mul, MulFn, "mul")             \
+  X(Div, DivFn, "div")             \
+  X(Maximum, MaximumFn, "maximum") \
   X(Minimum, MinimumFn, "minimum")
 
 namespace tt::ops::pointwise {

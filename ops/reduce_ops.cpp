@@ -46,8 +46,7 @@ std::vector<int64_t> normalize_dims(const char* op, const Tensor& x,
   for (int64_t d : dims) {
     const int64_t w = wrap_dim(op, d, x.dim());
     TT_CHECK(std::find(out.begin(), out.end(), w) == out.end(),
-             "{}: dimension {} appears more than once in the dim list {}", op, w,
-             shape_str(dims));
+             "{}: dimension {} appears more than once in the dim list {}", op, w, shape_str(dims));
     out.push_back(w);
   }
   std::sort(out.begin(), out.end());
@@ -61,8 +60,7 @@ struct Prepared {
   bool keepdim;
 };
 
-Prepared prepare(const char* op, const Tensor& x, const std::vector<int64_t>& dims,
-                 bool keepdim) {
+Prepared prepare(const char* op, const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   check_required(op, "input", x);
   std::vector<int64_t> d = normalize_dims(op, x, dims);
   if (x.dim() == 0) return {x.reshape({1}), {0}, false};
@@ -121,9 +119,9 @@ int64_t check_normalized_shape(const char* op, const Tensor& x, const Shape& nor
            "{}: normalized_shape is empty; expected the sizes of the trailing dims to normalise",
            op);
   const size_t k = normalized_shape.size();
-  const bool fits = static_cast<size_t>(x.dim()) >= k &&
-                    Shape(x.sizes().end() - static_cast<int64_t>(k), x.sizes().end()) ==
-                        normalized_shape;
+  const bool fits =
+      static_cast<size_t>(x.dim()) >= k &&
+      Shape(x.sizes().end() - static_cast<int64_t>(k), x.sizes().end()) == normalized_shape;
   TT_CHECK(fits, "{}: input of shape {} does not end with normalized_shape {}; expected [*, {}]",
            op, shape_str(x.sizes()), shape_str(normalized_shape),
            fmt::join(normalized_shape, ", "));
@@ -145,12 +143,12 @@ Tensor flat_affine(const Tensor& t, int64_t n) {
 
 // ---- reductions ----
 
-#define TT_REDUCTION(name, nonempty)                                                       \
-  Tensor name(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {           \
-    const Prepared p = prepare(#name, x, dims, keepdim);                                   \
-    if (nonempty) check_nonempty(#name, p.x, p.dims);                                      \
-    TT_DISPATCH_REDUCE(#name, p.x.device(), cpu::name(p.x, p.dims, p.keepdim),             \
-                       cuda::name(p.x, p.dims, p.keepdim));                                \
+#define TT_REDUCTION(name, nonempty)                                             \
+  Tensor name(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) { \
+    const Prepared p = prepare(#name, x, dims, keepdim);                         \
+    if (nonempty) check_nonempty(#name, p.x, p.dims);                            \
+    TT_DISPATCH_REDUCE(#name, p.x.device(), cpu::name(p.x, p.dims, p.keepdim),   \
+                       cuda::name(p.x, p.dims, p.keepdim));                      \
   }
 TT_REDUCTION(sum, false)
 TT_REDUCTION(mean, false)
@@ -182,14 +180,14 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
 
 // ---- softmax ----
 
-#define TT_SOFTMAX(name)                                                                    \
-  Tensor name(const Tensor& x, int64_t dim) {                                               \
-    check_required(#name, "input", x);                                                      \
-    const int64_t d = wrap_dim(#name, dim, x.dim());                                        \
-    const Tensor in = x.dim() == 0 ? x.reshape({1}) : x;                                    \
-    const auto reshape_back = [&](const Tensor& t) { return t.reshape(x.sizes()); };        \
-    if (in.device().is_cpu()) return reshape_back(cpu::name(in, d));                        \
-    TT_DISPATCH_REDUCE(#name, in.device(), Tensor(), reshape_back(cuda::name(in, d)));      \
+#define TT_SOFTMAX(name)                                                               \
+  Tensor name(const Tensor& x, int64_t dim) {                                          \
+    check_required(#name, "input", x);                                                 \
+    const int64_t d = wrap_dim(#name, dim, x.dim());                                   \
+    const Tensor in = x.dim() == 0 ? x.reshape({1}) : x;                               \
+    const auto reshape_back = [&](const Tensor& t) { return t.reshape(x.sizes()); };   \
+    if (in.device().is_cpu()) return reshape_back(cpu::name(in, d));                   \
+    TT_DISPATCH_REDUCE(#name, in.device(), Tensor(), reshape_back(cuda::name(in, d))); \
   }
 TT_SOFTMAX(softmax)
 TT_SOFTMAX(log_softmax)
@@ -234,8 +232,9 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
            "{}: both operands must be 3-D [batch, n, m] and [batch, m, p] but have shapes {} and "
            "{}",
            op, shape_str(a.sizes()), shape_str(b.sizes()));
-  TT_CHECK(a.size(0) == b.size(0), "{}: batch sizes differ: {} in a (shape {}) and {} in b (shape {})",
-           op, a.size(0), shape_str(a.sizes()), b.size(0), shape_str(b.sizes()));
+  TT_CHECK(a.size(0) == b.size(0),
+           "{}: batch sizes differ: {} in a (shape {}) and {} in b (shape {})", op, a.size(0),
+           shape_str(a.sizes()), b.size(0), shape_str(b.sizes()));
   TT_CHECK(a.size(2) == b.size(1),
            "{}: a of shape {} and b of shape {} cannot be multiplied: a has {} columns but b has "
            "{} rows",

@@ -37,8 +37,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   for (size_t i = 0; i < tensors.size(); ++i)
     TT_CHECK(tensors[i].defined(), "{}: tensor {} of the list is undefined", op, i);
   const Tensor& first = tensors[0];
-  TT_CHECK(first.dim() > 0, "{}: tensor 0 is 0-D; zero-dimensional tensors cannot be joined",
-           op);
+  TT_CHECK(first.dim() > 0, "{}: tensor 0 is 0-D; zero-dimensional tensors cannot be joined", op);
   const int64_t d = wrap_dim(op, dim, first.dim());
   Shape shape = first.sizes();
   shape[d] = 0;
@@ -112,8 +111,7 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& split_siz
              shape_str(split_sizes), s);
     total += s;
   }
-  TT_CHECK(total == x.size(d),
-           "{}: split sizes {} add up to {} but dimension {} has size {}", op,
+  TT_CHECK(total == x.size(d), "{}: split sizes {} add up to {} but dimension {} has size {}", op,
            shape_str(split_sizes), total, d, x.size(d));
   std::vector<Tensor> out;
   int64_t start = 0;

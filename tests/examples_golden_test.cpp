@@ -22,10 +22,10 @@ namespace {
 const std::string kGoldenDir = std::string(TT_TEST_DATA_DIR) + "/examples/";
 
 // The golden file, or a skip that says how to make it.
-#define TT_LOAD_GOLDEN(var, name)                                                            \
-  const std::string var##_path = kGoldenDir + (name);                                        \
-  if (!std::filesystem::exists(var##_path))                                                  \
-    GTEST_SKIP() << var##_path                                                               \
+#define TT_LOAD_GOLDEN(var, name)                                                             \
+  const std::string var##_path = kGoldenDir + (name);                                         \
+  if (!std::filesystem::exists(var##_path))                                                   \
+    GTEST_SKIP() << var##_path                                                                \
                  << " is absent; generate it with tools/device/make_example_goldens.py on a " \
                     "machine with PyTorch";                                                   \
   const safetensors::File var = safetensors::load(var##_path)
@@ -105,7 +105,10 @@ const std::map<std::string, OpFn>& op_rows() {
       {"bmm", [](V in) { return ops::bmm(in[0], in[1]); }},
       {"sum_dim1_keep", [](V in) { return ops::sum(in[0], {1}, true); }},
       {"mean_all", [](V in) { return ops::mean(in[0]); }},
-      {"var_02", [](V in) { return ops::var(in[0], {0, 2}); }},
+      {"var_02",
+       [](V in) {
+         return ops::var(in[0], {0, 2});
+       }},
       {"std_last_biased", [](V in) { return ops::std(in[0], {-1}, false); }},
       {"amax_1", [](V in) { return ops::amax(in[0], {1}); }},
       {"amin_all", [](V in) { return ops::amin(in[0]); }},
@@ -115,10 +118,19 @@ const std::map<std::string, OpFn>& op_rows() {
       {"softmax_0", [](V in) { return ops::softmax(in[0], 0); }},
       {"log_softmax_1", [](V in) { return ops::log_softmax(in[0], 1); }},
       {"layer_norm_affine", [](V in) { return ops::layer_norm(in[0], {6}, in[1], in[2]); }},
-      {"layer_norm_2d", [](V in) { return ops::layer_norm(in[0], {5, 6}); }},
+      {"layer_norm_2d",
+       [](V in) {
+         return ops::layer_norm(in[0], {5, 6});
+       }},
       {"rms_norm", [](V in) { return ops::rms_norm(in[0], {6}, in[1]); }},
-      {"cat_1", [](V in) { return ops::cat({in[0], in[1]}, 1); }},
-      {"stack_last", [](V in) { return ops::stack({in[0], in[1]}, -1); }},
+      {"cat_1",
+       [](V in) {
+         return ops::cat({in[0], in[1]}, 1);
+       }},
+      {"stack_last",
+       [](V in) {
+         return ops::stack({in[0], in[1]}, -1);
+       }},
   };
   return rows;
 }
@@ -136,8 +148,8 @@ TEST(ExampleGoldens, SingleOpsMatchPyTorchFloat64) {
         in.push_back(file.tensors.at(name + ".in." + std::to_string(k)).to(device));
       const Tensor out = fn(in);
       EXPECT_EQ(out.sizes(), expected->second.sizes());
-      EXPECT_EQ(out.dtype(), expected->second.dtype() == DType::F64 ? DType::F32
-                                                                    : expected->second.dtype());
+      EXPECT_EQ(out.dtype(),
+                expected->second.dtype() == DType::F64 ? DType::F32 : expected->second.dtype());
       if (out.dtype() == DType::I64) {
         EXPECT_EQ(out.to_vector<int64_t>(), expected->second.to_vector<int64_t>());
       } else {

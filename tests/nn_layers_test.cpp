@@ -42,7 +42,9 @@ TEST(Layers, LayerNormHasPyTorchParametersAndMatchesTheOp) {
   EXPECT_EQ(nn::LayerNorm(8).str(), "LayerNorm((8,), eps=1e-05, elementwise_affine=True)");
   EXPECT_EQ(error_of([] { nn::LayerNorm(Shape{}); }),
             "LayerNorm: normalized_shape is empty; expected at least one size");
-  EXPECT_EQ(error_of([] { nn::LayerNorm(Shape{4, 0}); }),
+  EXPECT_EQ(error_of([] {
+              nn::LayerNorm(Shape{4, 0});
+            }),
             "LayerNorm: normalized_shape must hold positive sizes but is [4, 0]");
 }
 
@@ -75,10 +77,8 @@ TEST(Layers, SequentialNamesChildrenLikePyTorchAndChainsThem) {
   const Tensor x = Tensor::randn({5, 4}, 3);
   auto& fc1 = static_cast<nn::Linear&>(*seq[0]);
   auto& fc2 = static_cast<nn::Linear&>(*seq[2]);
-  const Tensor want =
-      ops::layer_norm(ops::linear(ops::gelu(ops::linear(x, fc1.weight, fc1.bias)), fc2.weight,
-                                  fc2.bias),
-                      {4});
+  const Tensor want = ops::layer_norm(
+      ops::linear(ops::gelu(ops::linear(x, fc1.weight, fc1.bias)), fc2.weight, fc2.bias), {4});
   EXPECT_LE(test::rel_l2(seq(x), want), 0.0);
   EXPECT_EQ(seq.str(),
             "Sequential(\n"
@@ -97,9 +97,9 @@ class Block : public Module {
     layers = register_module("layers", std::make_shared<nn::ModuleList>());
     layers->push_back(std::make_shared<nn::Linear>(3, 3, false, 4));
     layers->push_back(std::make_shared<nn::BatchNorm1d>(3));
-    head = register_module("head", std::make_shared<nn::Sequential>(
-                                       std::initializer_list<std::shared_ptr<Module>>{
-                                           std::make_shared<nn::ReLU>()}));
+    head = register_module(
+        "head", std::make_shared<nn::Sequential>(
+                    std::initializer_list<std::shared_ptr<Module>>{std::make_shared<nn::ReLU>()}));
   }
   std::vector<Tensor> forward(const std::vector<Tensor>& in) override {
     Tensor x = in.at(0);
@@ -119,7 +119,8 @@ TEST(Modules, ParametersBuffersNamedModulesApplyAndPrinting) {
   EXPECT_TRUE(block.parameters()[0].is_same(block.named_parameters()[0].second));
   EXPECT_EQ(block.buffers().size(), 2u);  // running_mean, running_var
   std::vector<std::string> module_names;
-  for (const auto& [name, m] : block.named_modules()) module_names.push_back(name + ":" + m->name());
+  for (const auto& [name, m] : block.named_modules())
+    module_names.push_back(name + ":" + m->name());
   EXPECT_THAT(module_names, ElementsAre(":Block", "layers:ModuleList", "layers.0:Linear",
                                         "layers.1:BatchNorm1d", "head:Sequential", "head.0:ReLU"));
   std::vector<std::string> visited;
@@ -127,8 +128,8 @@ TEST(Modules, ParametersBuffersNamedModulesApplyAndPrinting) {
     visited.push_back(m.name());
     if (auto* linear = dynamic_cast<nn::Linear*>(&m)) linear->weight.zero_();
   });
-  EXPECT_THAT(visited, ElementsAre("Block", "ModuleList", "Linear", "BatchNorm1d", "Sequential",
-                                   "ReLU"));
+  EXPECT_THAT(visited,
+              ElementsAre("Block", "ModuleList", "Linear", "BatchNorm1d", "Sequential", "ReLU"));
   EXPECT_EQ(ops::amax(ops::abs(block.layers->operator[](0)->parameters()[0])).item<float>(), 0.0f);
   std::ostringstream printed;
   printed << block;

@@ -83,24 +83,37 @@ const std::vector<Row>& rows() {
       {"div", {T({7, 9}), P({9})}, [](V in) { return in[0] / in[1]; }},
       {"maximum", {N({4, 6}), N({1, 6})}, [](V in) { return ops::maximum(in[0], in[1]); }},
       {"minimum", {T({8, 5}), N({8, 1})}, [](V in) { return ops::minimum(in[0], in[1]); }},
-      {"where", {C({4, 6}), N({4, 6}), N({6})}, [](V in) { return ops::where(in[0], in[1], in[2]); }},
-      {"where", {C({4, 1}), T({4, 6}), N({4, 6})},
+      {"where",
+       {C({4, 6}), N({4, 6}), N({6})},
+       [](V in) { return ops::where(in[0], in[1], in[2]); }},
+      {"where",
+       {C({4, 1}), T({4, 6}), N({4, 6})},
        [](V in) { return ops::where(in[0], in[1], in[2]); }},
       {"add(scalar)", {N({5, 7})}, [](V in) { return ops::add(in[0], 2.5); }},
       {"sub(scalar)", {N({5, 7})}, [](V in) { return 1.5 - in[0]; }},
       {"mul(scalar)", {T({5, 7})}, [](V in) { return 3.0 * in[0]; }},
       {"div(scalar)", {P({5, 7})}, [](V in) { return 2.0 / in[0]; }},
       {"neg(operator)", {N({5, 7})}, [](V in) { return -in[0]; }},
-      {"add_", {N({4, 6}), N({6})},
+      {"add_",
+       {N({4, 6}), N({6})},
        [](V in) { return inplace(in[0], [&](const Tensor& s) { s.add_(in[1]); }); }},
-      {"sub_", {N({4, 6})}, [](V in) { return inplace(in[0], [](const Tensor& s) { s.sub_(1.5); }); }},
-      {"mul_", {N({4, 6}), N({4, 1})},
+      {"sub_",
+       {N({4, 6})},
+       [](V in) { return inplace(in[0], [](const Tensor& s) { s.sub_(1.5); }); }},
+      {"mul_",
+       {N({4, 6}), N({4, 1})},
        [](V in) { return inplace(in[0], [&](const Tensor& s) { s.mul_(in[1]); }); }},
-      {"div_", {N({4, 6}), P({4, 6})},
-       [](V in) { return inplace(in[0], [&](const Tensor& s) { s.transpose(0, 1).div_(in[1].transpose(0, 1)); }); }},
-      {"fill_", {N({4, 6})},
+      {"div_",
+       {N({4, 6}), P({4, 6})},
+       [](V in) {
+         return inplace(in[0],
+                        [&](const Tensor& s) { s.transpose(0, 1).div_(in[1].transpose(0, 1)); });
+       }},
+      {"fill_",
+       {N({4, 6})},
        [](V in) { return inplace(in[0], [](const Tensor& s) { s.narrow(1, 2, 3).fill_(7.0); }); }},
-      {"zero_", {N({4, 6})},
+      {"zero_",
+       {N({4, 6})},
        [](V in) { return inplace(in[0], [](const Tensor& s) { s.select(0, 1).zero_(); }); }},
       // ---- unary pointwise ----
       {"neg", {N({5, 7})}, [](V in) { return ops::neg(in[0]); }},
@@ -131,8 +144,16 @@ const std::vector<Row>& rows() {
       // ---- reductions ----
       {"sum", {N({4, 5, 6})}, [](V in) { return ops::sum(in[0], {1}, true); }},
       {"sum", {T({4, 33, 65})}, [](V in) { return ops::sum(in[0]); }},
-      {"mean", {N({4, 5, 6})}, [](V in) { return ops::mean(in[0], {0, -1}); }},
-      {"var", {N({4, 5, 6})}, [](V in) { return ops::var(in[0], {0, 2}); }},
+      {"mean",
+       {N({4, 5, 6})},
+       [](V in) {
+         return ops::mean(in[0], {0, -1});
+       }},
+      {"var",
+       {N({4, 5, 6})},
+       [](V in) {
+         return ops::var(in[0], {0, 2});
+       }},
       {"std", {T({4, 5, 6})}, [](V in) { return ops::std(in[0], {-1}, false); }},
       {"amax", {N({4, 5, 6})}, [](V in) { return ops::amax(in[0], {1}); }},
       {"amin", {N({4, 5, 6})}, [](V in) { return ops::amin(in[0]); }},
@@ -143,10 +164,13 @@ const std::vector<Row>& rows() {
       {"softmax", {N({4, 5, 6})}, [](V in) { return ops::softmax(in[0], 0); }},
       {"softmax", {N({3, 4099})}, [](V in) { return ops::softmax(in[0], 1); }},
       {"log_softmax", {T({4, 5, 6})}, [](V in) { return ops::log_softmax(in[0], 1); }},
-      {"layer_norm", {N({4, 5, 6}), N({6}), N({6})},
+      {"layer_norm",
+       {N({4, 5, 6}), N({6}), N({6})},
        [](V in) { return ops::layer_norm(in[0], {6}, in[1], in[2]); }},
       {"layer_norm", {N({4, 5, 6})}, [](V in) { return ops::layer_norm(in[0], {5, 6}); }},
-      {"layer_norm", {N({8, 1031})}, [](V in) { return ops::layer_norm(in[0] * 3.0 + 1.0, {1031}); }},
+      {"layer_norm",
+       {N({8, 1031})},
+       [](V in) { return ops::layer_norm(in[0] * 3.0 + 1.0, {1031}); }},
       {"rms_norm", {N({4, 5, 6}), N({6})}, [](V in) { return ops::rms_norm(in[0], {6}, in[1]); }},
       {"rms_norm", {T({4, 6, 5})}, [](V in) { return ops::rms_norm(in[0], {5}, Tensor(), 1e-3); }},
       // ---- shape ops ----
@@ -199,8 +223,9 @@ TEST(OpTableOps, CudaMatchesTheCpuReference) {
     for (const Tensor& t : in) {
       // Transposed inputs stay transposed views on the device.
       const bool t_view = t.dim() >= 2 && !t.is_contiguous();
-      in_cuda.push_back(t_view ? t.transpose(-1, -2).contiguous().to(Device::cuda(0)).transpose(-1, -2)
-                               : t.to(Device::cuda(0)));
+      in_cuda.push_back(t_view
+                            ? t.transpose(-1, -2).contiguous().to(Device::cuda(0)).transpose(-1, -2)
+                            : t.to(Device::cuda(0)));
     }
     expect_same(row.fn(in_cuda), row.fn(in));
     ++cases;
@@ -223,7 +248,8 @@ TEST(OpTableOps, PointwiseFamilyUnderEveryConfig) {
   const std::vector<Case> cases = {
       {"pointwise.add", [&](Device d) { return ops::add(a.to(d), b.to(d)); }},
       {"pointwise.gelu", [&](Device d) { return ops::gelu(a.to(d).narrow(0, 1, 4097)); }},
-      {"pointwise.mul", [&](Device d) { return ops::mul(m.to(d).transpose(0, 1), m.to(d).select(0, 2)); }},
+      {"pointwise.mul",
+       [&](Device d) { return ops::mul(m.to(d).transpose(0, 1), m.to(d).select(0, 2)); }},
   };
   using pointwise_tuning::Layout;
   for (const Case& c : cases) {

@@ -91,10 +91,14 @@ TEST(TensorArithmetic, InPlaceOpsWriteThroughViews) {
 
 TEST(TensorArithmetic, Errors) {
   const Tensor a = t({1, 2, 3, 4, 5, 6}, {2, 3});
-  EXPECT_EQ(error_of([&] { a + t({1, 2}, {2}); }),
+  EXPECT_EQ(error_of([&] {
+              a + t({1, 2}, {2});
+            }),
             "add: shapes [2, 3] and [2] cannot be broadcast: dimension -1 has size 3 in the first "
             "and 2 in the second, and neither is 1");
-  EXPECT_EQ(error_of([&] { t({1, 2, 3}, {3}).add_(a); }),
+  EXPECT_EQ(error_of([&] {
+              t({1, 2, 3}, {3}).add_(a);
+            }),
             "add_: other of shape [2, 3] broadcasts with self of shape [3] to [2, 3], but an "
             "in-place op cannot change self's shape");
   EXPECT_EQ(error_of([&] { t({1}, {1}).expand({3}).mul_(2.0); }),
@@ -221,10 +225,10 @@ TEST(Matmul, TransposedViewsGiveTheSameResult) {
   const Tensor a = Tensor::randn({4, 6}, 4);
   const Tensor bt = Tensor::randn({5, 6}, 5);  // b = bt^T, a strided view
   const Tensor got = ops::matmul(a, bt.transpose(0, 1));
-  expect_near_all(got,
-                  naive_bmm(a.to_vector<double>(), bt.transpose(0, 1).to_vector<double>(), 1, 4,
-                            6, 5, false),
-                  1e-5);
+  expect_near_all(
+      got,
+      naive_bmm(a.to_vector<double>(), bt.transpose(0, 1).to_vector<double>(), 1, 4, 6, 5, false),
+      1e-5);
 }
 
 TEST(Matmul, OneDimensionalOperandsAndBroadcastShapes) {
@@ -247,18 +251,26 @@ TEST(Matmul, OneDimensionalOperandsAndBroadcastShapes) {
 }
 
 TEST(Matmul, Errors) {
-  EXPECT_EQ(error_of([] { ops::matmul(Tensor::ones({2, 3}), Tensor::ones({4, 5})); }),
+  EXPECT_EQ(error_of([] {
+              ops::matmul(Tensor::ones({2, 3}), Tensor::ones({4, 5}));
+            }),
             "matmul: a of shape [2, 3] and b of shape [4, 5] cannot be multiplied: a has 3 "
             "columns but b has 4 rows");
   EXPECT_EQ(error_of([] { ops::matmul(Tensor::ones({}), Tensor::ones({3})); }),
             "matmul: both operands need at least 1 dimension but have shapes [] and [3] (0-D)");
-  EXPECT_EQ(error_of([] { ops::matmul(Tensor::ones({2, 2, 3}), Tensor::ones({3, 3, 1})); }),
+  EXPECT_EQ(error_of([] {
+              ops::matmul(Tensor::ones({2, 2, 3}), Tensor::ones({3, 3, 1}));
+            }),
             "matmul: shapes [2] and [3] cannot be broadcast: dimension -1 has size 2 in the first "
             "and 3 in the second, and neither is 1");
-  EXPECT_EQ(error_of([] { ops::bmm(Tensor::ones({2, 3}), Tensor::ones({2, 3, 4})); }),
+  EXPECT_EQ(error_of([] {
+              ops::bmm(Tensor::ones({2, 3}), Tensor::ones({2, 3, 4}));
+            }),
             "bmm: both operands must be 3-D [batch, n, m] and [batch, m, p] but have shapes [2, "
             "3] and [2, 3, 4]");
-  EXPECT_EQ(error_of([] { ops::bmm(Tensor::ones({2, 2, 3}), Tensor::ones({3, 3, 4})); }),
+  EXPECT_EQ(error_of([] {
+              ops::bmm(Tensor::ones({2, 2, 3}), Tensor::ones({3, 3, 4}));
+            }),
             "bmm: batch sizes differ: 2 in a (shape [2, 2, 3]) and 3 in b (shape [3, 3, 4])");
 }
 
@@ -324,9 +336,13 @@ TEST(Reductions, Errors) {
   const Tensor x = Tensor::ones({2, 3});
   EXPECT_EQ(error_of([&] { ops::sum(x, {2}); }),
             "sum: dimension 2 is out of range for a tensor of rank 2 (expected a dim in [-2, 1])");
-  EXPECT_EQ(error_of([&] { ops::mean(x, {1, -1}); }),
+  EXPECT_EQ(error_of([&] {
+              ops::mean(x, {1, -1});
+            }),
             "mean: dimension 1 appears more than once in the dim list [1, -1]");
-  EXPECT_EQ(error_of([&] { ops::amax(Tensor::ones({0, 3}), {0}); }),
+  EXPECT_EQ(error_of([&] {
+              ops::amax(Tensor::ones({0, 3}), {0});
+            }),
             "amax: cannot reduce over dimension 0 of size 0 (input shape [0, 3]); the result "
             "would have no value");
   EXPECT_EQ(error_of([&] { ops::argmax(Tensor::ones({0})); }),
@@ -373,8 +389,8 @@ TEST(Norms, LayerNormRowsHaveMeanZeroVarianceOne) {
   const Tensor plain = ops::layer_norm(x, {8});
   expect_near_all(ya, (plain * w + b).to_vector<double>(), 1e-5);
   // Hand-computed: [1, 3] -> mean 2, biased var 1 -> [-1, 1] / sqrt(1 + eps).
-  expect_near_all(ops::layer_norm(t({1, 3}, {1, 2}), {2}), {-1 / std::sqrt(1 + 1e-5),
-                                                            1 / std::sqrt(1 + 1e-5)});
+  expect_near_all(ops::layer_norm(t({1, 3}, {1, 2}), {2}),
+                  {-1 / std::sqrt(1 + 1e-5), 1 / std::sqrt(1 + 1e-5)});
 }
 
 TEST(Norms, RmsNormHandComputed) {
@@ -382,8 +398,7 @@ TEST(Norms, RmsNormHandComputed) {
   const double r = 1 / std::sqrt(12.5 + std::numeric_limits<float>::epsilon());
   expect_near_all(ops::rms_norm(t({3, 4}, {1, 2}), {2}), {3 * r, 4 * r});
   const double r2 = 1 / std::sqrt(12.5 + 0.5);
-  expect_near_all(ops::rms_norm(t({3, 4}, {1, 2}), {2}, t({2, -1}, {2}), 0.5),
-                  {6 * r2, -4 * r2});
+  expect_near_all(ops::rms_norm(t({3, 4}, {1, 2}), {2}, t({2, -1}, {2}), 0.5), {6 * r2, -4 * r2});
 }
 
 TEST(Norms, Errors) {
@@ -398,7 +413,9 @@ TEST(Norms, Errors) {
             "normalise");
   EXPECT_EQ(error_of([&] { ops::layer_norm(x, {3}, Tensor(), Tensor(), -1.0); }),
             "layer_norm: eps must be finite and >= 0 but is -1");
-  EXPECT_EQ(error_of([&] { ops::rms_norm(x, {2, 3, 1}); }),
+  EXPECT_EQ(error_of([&] {
+              ops::rms_norm(x, {2, 3, 1});
+            }),
             "rms_norm: input of shape [2, 3] does not end with normalized_shape [2, 3, 1]; "
             "expected [*, 2, 3, 1]");
 }
@@ -445,7 +462,9 @@ TEST(Shape, SelectExpandFlatten) {
             "select: dimension 3 is out of range for a tensor of rank 3");
   EXPECT_EQ(error_of([&] { x.select(1, 3); }),
             "select: index 3 is out of range for dimension 1 of size 3");
-  EXPECT_EQ(error_of([&] { x.expand({2, 5, 4}); }),
+  EXPECT_EQ(error_of([&] {
+              x.expand({2, 5, 4});
+            }),
             "expand: the tensor of shape [2, 3, 4] cannot be expanded to [2, 5, 4]: dimension 1 "
             "has size 3 (only size-1 dimensions can be expanded)");
   EXPECT_EQ(error_of([&] { x.flatten(2, 1); }),
@@ -456,14 +475,22 @@ TEST(Shape, SelectExpandFlatten) {
 TEST(Shape, Errors) {
   const Tensor a = Tensor::ones({2, 2});
   EXPECT_EQ(error_of([&] { ops::cat({}); }), "cat: expected a non-empty list of tensors");
-  EXPECT_EQ(error_of([&] { ops::cat({a, Tensor::ones({2, 3})}, 0); }),
+  EXPECT_EQ(error_of([&] {
+              ops::cat({a, Tensor::ones({2, 3})}, 0);
+            }),
             "cat: tensor 1 has shape [2, 3] but tensor 0 has shape [2, 2]; sizes must match "
             "except in dimension 0");
-  EXPECT_EQ(error_of([&] { ops::cat({a, Tensor::ones({2})}); }),
+  EXPECT_EQ(error_of([&] {
+              ops::cat({a, Tensor::ones({2})});
+            }),
             "cat: tensor 1 has 1 dimensions (shape [2]) but tensor 0 has 2 (shape [2, 2])");
-  EXPECT_EQ(error_of([&] { ops::cat({a, Tensor::arange(4).reshape({2, 2})}); }),
+  EXPECT_EQ(error_of([&] {
+              ops::cat({a, Tensor::arange(4).reshape({2, 2})});
+            }),
             "cat: tensor 1 has dtype int64 but tensor 0 has float32");
-  EXPECT_EQ(error_of([&] { ops::stack({a, Tensor::ones({2})}); }),
+  EXPECT_EQ(error_of([&] {
+              ops::stack({a, Tensor::ones({2})});
+            }),
             "stack: tensor 1 has shape [2] but tensor 0 has shape [2, 2]; all must have the same "
             "shape");
   EXPECT_EQ(error_of([&] { ops::stack({a}, 3); }),
@@ -471,7 +498,9 @@ TEST(Shape, Errors) {
             "2])");
   EXPECT_EQ(error_of([&] { ops::split(a, 0); }),
             "split: split_size must be positive but is 0 (dimension 0 has size 2)");
-  EXPECT_EQ(error_of([&] { ops::split(a, std::vector<int64_t>{1, 2}, 1); }),
+  EXPECT_EQ(error_of([&] {
+              ops::split(a, std::vector<int64_t>{1, 2}, 1);
+            }),
             "split: split sizes [1, 2] add up to 3 but dimension 1 has size 2");
   EXPECT_EQ(error_of([&] { ops::chunk(a, 0); }), "chunk: chunks must be positive but is 0");
 }

@@ -18,8 +18,7 @@ int main() {
   if (tt::cuda::is_available()) {
     block.to(tt::Device::cuda(0));
     const tt::Tensor gpu_out = block(x.to(tt::Device::cuda(0))).cpu();
-    const double max_diff =
-        tt::ops::amax(tt::ops::abs(gpu_out - cpu_out)).item<double>();
+    const double max_diff = tt::ops::amax(tt::ops::abs(gpu_out - cpu_out)).item<double>();
     std::cout << "cuda: " << gpu_out << "\nmax |cuda - cpu| = " << max_diff << "\n";
   }
 #endif

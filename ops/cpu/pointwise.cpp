@@ -79,8 +79,8 @@ Tensor new_output(const Shape& shape) { return Tensor::empty(shape, DType::F32, 
 
 void unary(UnaryOp op, const UnaryParams& params, const Tensor& x, const Tensor& out) {
   switch (op) {
-#define TT_UNARY_CASE(name, fn, text)                    \
-  case UnaryOp::name:                                    \
+#define TT_UNARY_CASE(name, fn, text)                         \
+  case UnaryOp::name:                                         \
     run_loop<1, float>(out, x, nullptr, nullptr, fn{params}); \
     return;
     TT_POINTWISE_UNARY_OPS(TT_UNARY_CASE)
@@ -90,8 +90,8 @@ void unary(UnaryOp op, const UnaryParams& params, const Tensor& x, const Tensor&
 
 void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
   switch (op) {
-#define TT_BINARY_CASE(name, fn, text)               \
-  case BinaryOp::name:                               \
+#define TT_BINARY_CASE(name, fn, text)             \
+  case BinaryOp::name:                             \
     run_loop<2, float>(out, a, &b, nullptr, fn{}); \
     return;
     TT_POINTWISE_BINARY_OPS(TT_BINARY_CASE)

@@ -61,8 +61,8 @@ Tensor reduce_rows(const Tensor& x, const std::vector<int64_t>& dims, bool keepd
 }
 
 double variance_of(const float* p, int64_t n, int64_t correction) {
-  const double mean = n > 0 ? sum_of(p, n) / static_cast<double>(n)
-                            : std::numeric_limits<double>::quiet_NaN();
+  const double mean =
+      n > 0 ? sum_of(p, n) / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
   const double divisor = static_cast<double>(std::max<int64_t>(n - correction, 0));
   return squared_deviation_sum(p, n, mean) / divisor;
 }
@@ -176,51 +176,49 @@ Tensor log_softmax(const Tensor& x, int64_t dim) {
   return map_rows_along(x, dim, softmax_row<true>);
 }
 
-Tensor layer_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
-                  const Tensor& bias, double eps) {
+namespace {
+
+// out row r = fn(x row r, out row r, n) over the rows of n contiguous elements.
+template <typename Fn>
+Tensor norm_rows(const Tensor& x, int64_t n, Fn fn) {
   const Tensor in = x.contiguous();
   Tensor out = Tensor::empty(x.sizes(), DType::F32, Device::cpu());
-  const int64_t n = normalized_numel;
   if (out.numel() == 0 || n == 0) return out;
   const int64_t rows = out.numel() / n;
-  const float* pw = weight.defined() ? weight.data<float>() : nullptr;
-  const float* pb = bias.defined() ? bias.data<float>() : nullptr;
   const float* pi = in.data<float>();
   float* po = out.data<float>();
 #pragma omp parallel for schedule(static) if (out.numel() >= kParallelMinElements)
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* src = pi + r * n;
-    float* dst = po + r * n;
-    const MeanVar mv = mean_var_of(src, n);
-    const double rstd = inv_std(mv.var, eps);
-    for (int64_t i = 0; i < n; ++i) {
-      dst[i] = static_cast<float>(normalize_affine(src[i], mv.mean, rstd * (pw ? pw[i] : 1.0),
-                                                   pb ? pb[i] : 0.0));
-    }
-  }
+  for (int64_t r = 0; r < rows; ++r) fn(pi + r * n, po + r * n, n);
   return out;
 }
 
+const float* data_or_null(const Tensor& t) { return t.defined() ? t.data<float>() : nullptr; }
+
+}  // namespace
+
+Tensor layer_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
+                  const Tensor& bias, double eps) {
+  const float* pw = data_or_null(weight);
+  const float* pb = data_or_null(bias);
+  return norm_rows(x, normalized_numel, [=](const float* src, float* dst, int64_t n) {
+    const MeanVar mv = mean_var_of(src, n);
+    const double rstd = inv_std(mv.var, eps);
+    for (int64_t i = 0; i < n; ++i) {
+      dst[i] = static_cast<float>(
+          normalize_affine(src[i], mv.mean, rstd * (pw ? pw[i] : 1.0), pb ? pb[i] : 0.0));
+    }
+  });
+}
+
 Tensor rms_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight, double eps) {
-  const Tensor in = x.contiguous();
-  Tensor out = Tensor::empty(x.sizes(), DType::F32, Device::cpu());
-  const int64_t n = normalized_numel;
-  if (out.numel() == 0 || n == 0) return out;
-  const int64_t rows = out.numel() / n;
-  const float* pw = weight.defined() ? weight.data<float>() : nullptr;
-  const float* pi = in.data<float>();
-  float* po = out.data<float>();
-#pragma omp parallel for schedule(static) if (out.numel() >= kParallelMinElements)
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* src = pi + r * n;
-    float* dst = po + r * n;
+  const float* pw = data_or_null(weight);
+  return norm_rows(x, normalized_numel, [=](const float* src, float* dst, int64_t n) {
     double squares = 0.0;
     for (int64_t i = 0; i < n; ++i) squares += static_cast<double>(src[i]) * src[i];
     const double scale = inv_std(squares / static_cast<double>(n), eps);
     for (int64_t i = 0; i < n; ++i)
       dst[i] = static_cast<float>(static_cast<double>(src[i]) * scale * (pw ? pw[i] : 1.0));
-  }
-  return out;
+  });
 }
 
 // ---- bmm: Eigen GEMM on strided maps (no copies of transposed or broadcast views) ----
@@ -241,8 +239,10 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   // Eigen parallelises one large GEMM itself; many small ones go one per thread.
   const bool per_thread = batch > 1 && m * n * k < (int64_t{1} << 21);
   auto one = [&](int64_t i) {
-    Strided am(pa + i * a.stride(0), m, k, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(a.stride(1), a.stride(2)));
-    Strided bm(pb + i * b.stride(0), k, n, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(b.stride(1), b.stride(2)));
+    Strided am(pa + i * a.stride(0), m, k,
+               Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(a.stride(1), a.stride(2)));
+    Strided bm(pb + i * b.stride(0), k, n,
+               Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(b.stride(1), b.stride(2)));
     Eigen::Map<Matrix> om(po + i * m * n, m, n);
     om.noalias() = am * bm;
   };

@@ -7,8 +7,8 @@ namespace tt::ops::cuda {
 void binary(pointwise::BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
   using namespace pointwise;
   switch (op) {
-#define TT_BINARY_CASE(name, fn, text)                                        \
-  case BinaryOp::name:                                                         \
+#define TT_BINARY_CASE(name, fn, text)                                    \
+  case BinaryOp::name:                                                    \
     pointwise_kernels::launch<2, float>(text, fn{}, out, a, &b, nullptr); \
     return;
     TT_POINTWISE_BINARY_OPS(TT_BINARY_CASE)

@@ -126,8 +126,8 @@ __global__ void flat_kernel(Operands<A> op, int64_t n, Fn fn) {
     }
   }
   const int64_t first_tail = nvec * Vec;
-  for (int64_t i = first_tail + static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < n; i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  for (int64_t i = first_tail + static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     op.out[i] = apply<Arity>(fn, op.a[i], Arity >= 2 ? op.b[i] : 0.0f, Arity >= 3 ? op.c[i] : 0.0f);
   }
 }
@@ -135,8 +135,8 @@ __global__ void flat_kernel(Operands<A> op, int64_t n, Fn fn) {
 template <int Arity, int Items, typename Index, typename A, typename Fn>
 __global__ void strided_kernel(Operands<A> op, int64_t n, LoopPlan plan, Fn fn) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x * Items;
-  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x * Items + threadIdx.x;
-       base < n; base += step) {
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x * Items + threadIdx.x; base < n;
+       base += step) {
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
       const int64_t i = base + static_cast<int64_t>(k) * blockDim.x;
@@ -150,8 +150,9 @@ __global__ void strided_kernel(Operands<A> op, int64_t n, LoopPlan plan, Fn fn) 
 #pragma unroll
         for (int o = 0; o <= Arity; ++o) off[o] += coord * static_cast<Index>(plan.strides[o][d]);
       }
-      op.out[off[0]] = apply<Arity>(fn, op.a[off[1]], Arity >= 2 ? op.b[off[Arity >= 2 ? 2 : 0]] : 0.0f,
-                                    Arity >= 3 ? op.c[off[Arity >= 3 ? 3 : 0]] : 0.0f);
+      op.out[off[0]] =
+          apply<Arity>(fn, op.a[off[1]], Arity >= 2 ? op.b[off[Arity >= 2 ? 2 : 0]] : 0.0f,
+                       Arity >= 3 ? op.c[off[Arity >= 3 ? 3 : 0]] : 0.0f);
     }
   }
 }
@@ -236,8 +237,7 @@ void launch(const char* name, Fn fn, const Tensor& out, const Tensor& a, const T
     if (op.b) align = std::min(align, elements_aligned(op.b));
     if (op.c) align = std::min(align, elements_aligned(op.c));
     problem.align = align;
-    const pointwise_tuning::PointwiseConfig cfg =
-        tuning::choose_pointwise(kernel, problem, device);
+    const pointwise_tuning::PointwiseConfig cfg = tuning::choose_pointwise(kernel, problem, device);
     switch (cfg.vec) {
       case 4:
         launch_flat_items<Arity, 4>(op, n, fn, cfg.threads, cfg.items, s);
@@ -251,8 +251,7 @@ void launch(const char* name, Fn fn, const Tensor& out, const Tensor& a, const T
     }
   } else {
     problem.rank = plan.rank;
-    const pointwise_tuning::PointwiseConfig cfg =
-        tuning::choose_pointwise(kernel, problem, device);
+    const pointwise_tuning::PointwiseConfig cfg = tuning::choose_pointwise(kernel, problem, device);
     bool index32 = n <= (int64_t{1} << 30);
     for (int k = 0; k < plan.operands; ++k) index32 = index32 && max_offset(plan, k) <= INT32_MAX;
     if (index32) {

@@ -39,10 +39,9 @@ autotune::ParamSpace space(const std::string& kernel, const PointwiseProblem& p,
                    [layout](const PointwiseConfig& c) { return c.layout == layout; }});
   if (p.flat) {
     const int align = p.align;
-    extra.push_back(
-        {fmt::format("vec must not exceed the operands' alignment of {} floats", align),
-         [align](const PointwiseConfig& c) { return c.vec <= align; },
-         {"flat"}});
+    extra.push_back({fmt::format("vec must not exceed the operands' alignment of {} floats", align),
+                     [align](const PointwiseConfig& c) { return c.vec <= align; },
+                     {"flat"}});
   }
   if (limits.known) {
     const int max_threads = limits.max_threads_per_block;

@@ -9,8 +9,8 @@ void unary(pointwise::UnaryOp op, const pointwise::UnaryParams& params, const Te
            const Tensor& out) {
   using namespace pointwise;
   switch (op) {
-#define TT_UNARY_CASE(name, fn, text)                                                  \
-  case UnaryOp::name:                                                                   \
+#define TT_UNARY_CASE(name, fn, text)                                                \
+  case UnaryOp::name:                                                                \
     pointwise_kernels::launch<1, float>(text, fn{params}, out, x, nullptr, nullptr); \
     return;
     TT_POINTWISE_UNARY_OPS(TT_UNARY_CASE)

@@ -179,10 +179,9 @@ pointwise_tuning::PointwiseConfig choose_pointwise(const std::string& kernel,
                                                    const pointwise_tuning::PointwiseProblem& p,
                                                    int device) {
   const std::string problem = pointwise_tuning::problem_key(p);
-  const ParamSpace& space =
-      cached_space(device, kernel, problem, false, [&](const DeviceLimits& limits) {
-        return pointwise_tuning::space(kernel, p, limits);
-      });
+  const ParamSpace& space = cached_space(
+      device, kernel, problem, false,
+      [&](const DeviceLimits& limits) { return pointwise_tuning::space(kernel, p, limits); });
   return pointwise_tuning::descriptor().from_config(lookup_config(device, kernel, problem, space));
 }
 
