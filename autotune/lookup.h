@@ -12,8 +12,9 @@
 //   1. the path given to set_database_path() (`--db`), else the TT_TUNING_DB env var;
 //   2. the user's cache $XDG_CACHE_HOME/tensortune/tuning.yaml (default
 //      ~/.cache/tensortune/tuning.yaml), where `tt tune` saves;
-//   3. the databases shipped with tensortune: <source dir>/autotune/db/*.yaml and
-//      <install prefix>/share/tensortune/db/*.yaml, in file name order.
+//   3. the databases shipped with tensortune, <prefix>/share/tensortune/db/*.yaml in
+//      file name order, where <prefix> is found from the shared library or the program
+//      running (so a moved install finds its own; see lookup_sources.cpp).
 // Files are read at the first lookup and cached; reload_databases() reads them again
 // (and re-reads TT_TUNING_DB). A file that is malformed prints one warning to stderr
 // and is skipped; a missing --db/TT_TUNING_DB file warns once; a missing cache or

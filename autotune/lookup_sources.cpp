@@ -1,4 +1,5 @@
 // Where the run-time lookup finds tuning databases (the priority list in lookup.h).
+#include <dlfcn.h>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -39,20 +40,32 @@ std::string home_directory() {
   return "";
 }
 
-// Directories that may hold shipped databases: the source tree this library was built
-// from, the configured install prefix, and the prefix of the running executable
-// (<prefix>/bin/tt), which finds an install that was moved after building.
+// <prefix>/share/tensortune/db for a file installed as <prefix>/<dir>/<file>.
+fs::path shipped_beside(const fs::path& file) {
+  return file.parent_path().parent_path() / "share" / "tensortune" / "db";
+}
+
+// Directories that may hold shipped databases, all found relative to where the code
+// runs from, so that a moved install still finds its own: beside the shared library
+// this code is in (<prefix>/lib/libtt_autotune.so), beside the running program
+// (<prefix>/bin/tt; the build tree mirrors it as build/share/tensortune/db), and last
+// the prefix configured at build time (a program built elsewhere against a static
+// install that was not moved).
 std::vector<fs::path> shipped_directories() {
   std::vector<fs::path> dirs;
-#ifdef TT_SOURCE_DIR
-  dirs.emplace_back(fs::path(TT_SOURCE_DIR) / "autotune" / "db");
-#endif
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&shipped_beside), &info) != 0 && info.dli_fname != nullptr) {
+    std::error_code ec;
+    const fs::path object = fs::canonical(info.dli_fname, ec);
+    if (!ec && object.extension() != "" && object.string().find(".so") != std::string::npos)
+      dirs.push_back(shipped_beside(object));
+  }
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) dirs.push_back(shipped_beside(exe));
 #ifdef TT_INSTALL_PREFIX
   dirs.emplace_back(fs::path(TT_INSTALL_PREFIX) / "share" / "tensortune" / "db");
 #endif
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) dirs.emplace_back(exe.parent_path().parent_path() / "share" / "tensortune" / "db");
   return dirs;
 }
 

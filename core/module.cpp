@@ -33,6 +33,12 @@ bool has_name(const Entries& entries, const std::string& name) {
 
 }  // namespace
 
+std::vector<Tensor> Module::operator()(const std::vector<Tensor>& inputs) {
+  if (!precision_) return forward(inputs);
+  PrecisionGuard guard(*precision_);
+  return forward(inputs);
+}
+
 NamedTensors Module::named_parameters() const {
   NamedTensors out;
   collect("", /*params=*/true, out);

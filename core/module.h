@@ -5,11 +5,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/precision.h"
 #include "core/tensor.h"
 
 namespace tt {
@@ -27,6 +29,13 @@ class Module {
   // The model's forward on its inputs, in order. Models check the count.
   virtual std::vector<Tensor> forward(const std::vector<Tensor>& inputs) = 0;
   virtual std::string name() const = 0;
+  // forward() under this module's precision when one is set (set_precision), else
+  // under the caller's (tt::current_precision()). Calling forward() directly ignores
+  // the module's setting.
+  std::vector<Tensor> operator()(const std::vector<Tensor>& inputs);
+  void set_precision(Precision p) { precision_ = p; }
+  void clear_precision() { precision_.reset(); }
+  std::optional<Precision> precision() const { return precision_; }
 
   NamedTensors named_parameters() const;  // recursive, dotted names, registration order
   NamedTensors named_buffers() const;
@@ -77,6 +86,7 @@ class Module {
   NamedTensors buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   bool training_ = true;
+  std::optional<Precision> precision_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Module& m);

@@ -276,7 +276,7 @@ Sequential& Sequential::push_back(std::shared_ptr<Module> module) {
 
 std::vector<Tensor> Sequential::forward(const std::vector<Tensor>& inputs) {
   std::vector<Tensor> values = inputs;
-  for (auto& m : modules_) values = m->forward(values);
+  for (auto& m : modules_) values = (*m)(values);  // under each module's precision
   return values;
 }
 

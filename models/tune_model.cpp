@@ -30,20 +30,7 @@
 namespace tt::models {
 
 int64_t longest_reduction(const ModelInfo& info, const ShapePreset& preset) {
-  const nlohmann::json init = nlohmann::json::parse(preset.init, nullptr, false);
-  const auto arg = [&](size_t i) -> int64_t {
-    return init.is_array() && i < init.size() && init[i].is_number_integer()
-               ? init[i].get<int64_t>()
-               : 1;
-  };
-  const Shape& x = preset.input_shapes.at(0);
-  if (info.name == "GemmInstanceNormAddMul") return std::max(arg(0), arg(1));
-  if (info.name == "InstanceNorm2dModel") return x.size() == 4 ? x[2] * x[3] : shape_numel(x);
-  if (info.name == "GemmSwishBiasGroupNorm")
-    return std::max(arg(0), arg(1) / std::max<int64_t>(arg(2), 1));
-  if (info.name == "GemmScaleBatchNorm") return std::max(arg(0), x.at(0));
-  if (info.name == "GemmBiasReLU") return arg(0);
-  return x.empty() ? 1 : shape_numel(x) / std::max<int64_t>(x[0], 1);
+  return info.longest_reduction(preset);  // each model's rule lives in its registration
 }
 
 #if TT_CUDA

@@ -65,9 +65,7 @@ struct ModelTuneResult {
 };
 
 // The longest reduction of the model's computation at the preset's shapes (K of the
-// tolerance rule): the Linear's inner dimension, the norm's segment (features for
-// model 1, H*W for model 2, channels per group for model 3, the batch for model 4);
-// for a model this file does not know, every element of the first input but the batch.
+// tolerance rule): ModelInfo::longest_reduction, the rule the model registered with.
 int64_t longest_reduction(const ModelInfo& info, const ShapePreset& preset);
 
 // Tunes the model as described above. A failure inside (a CUDA error, out of memory)

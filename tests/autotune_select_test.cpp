@@ -37,13 +37,19 @@ TEST(Tolerance, StrictRuleFollowsTheSquareRootOfTheReductionBetweenFloorAndCap) 
   EXPECT_LT(verification_tolerance("strict", 100), verification_tolerance("strict", 400));
 }
 
+TEST(Tolerance, AccurateMeetsTheStrictRuleAndTf32HasAFixedBound) {
+  for (int64_t k : {0, 64, 1024, 262144}) {
+    EXPECT_DOUBLE_EQ(verification_tolerance("accurate", k), verification_tolerance("strict", k));
+    EXPECT_DOUBLE_EQ(verification_tolerance("tf32", k), std::ldexp(1.0, -9));  // 4 * 2^-11
+  }
+}
+
 TEST(Tolerance, UnknownPrecisionIsAnError) {
   try {
-    verification_tolerance("tf32", 64);
+    verification_tolerance("fast", 64);
     FAIL() << "expected a tt::Error";
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("precision 'tf32' has no verification tolerance; the "
-                                    "supported precision is 'strict'"));
+    EXPECT_STREQ(e.what(), "unknown precision 'fast'; expected strict, tf32 or accurate");
   }
 }
 

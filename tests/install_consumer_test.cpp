@@ -1,13 +1,17 @@
-// Installs the current build into a temporary prefix, then configures, builds and runs
-// tests/consumer (an outside project that does find_package(tensortune)) against it.
-// This is what catches a header that is not installed, a dependency the package config
-// forgets, or a target that is not exported. Takes about a minute.
+// Installs the current build into a temporary prefix (once for the suite), then, as a
+// user would: builds tests/consumer (the umbrella header and tensortune::tensortune
+// only) and examples/custom_model (a model of its own registered with the CLI library)
+// against it with find_package, runs them, and moves the prefix to check that the
+// installed `tt` still finds its shipped databases. This is what catches a header
+// that is not installed, a dependency the package config forgets, a target that is
+// not exported, or a path baked in at build time. Takes a minute or two.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "support/test_util.h"
 
@@ -16,6 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // A value from the build's CMakeCache.txt, so that the consumer uses the very cmake and
 // compiler that built the libraries it links.
@@ -30,52 +35,135 @@ std::string cache_value(const std::string& key) {
 
 std::string shell_quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 
-class InstallConsumer : public testing::Test {
+std::string cmake() {
+  const std::string c = cache_value("CMAKE_COMMAND");
+  return c.empty() ? "cmake" : c;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Installed : public testing::Test {
  protected:
-  void SetUp() override {
+  static void SetUpTestSuite() {
     dir_ = fs::temp_directory_path() / ("tt_install_test_" + std::to_string(getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
+    install_ =
+        test::run_command(shell_quoted(cmake()) + " --install " + shell_quoted(TT_BINARY_DIR) +
+                          " --prefix " + shell_quoted(prefix()));
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  void SetUp() override { ASSERT_EQ(install_.exit_code, 0) << install_.output; }
+
+  static fs::path prefix() { return dir_ / "prefix"; }
+
+  // Configures and builds the CMake project in `source` against the install; returns
+  // the build directory.
+  static fs::path build_project(const fs::path& source, const std::string& name) {
+    const fs::path build = dir_ / ("build_" + name);
+    std::string configure =
+        shell_quoted(cmake()) + " -S " + shell_quoted(source) + " -B " + shell_quoted(build) +
+        " -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=" + shell_quoted(prefix());
+    const std::string cxx = cache_value("CMAKE_CXX_COMPILER");
+    if (!cxx.empty()) configure += " -DCMAKE_CXX_COMPILER=" + shell_quoted(cxx);
+    const std::string launcher = cache_value("CMAKE_CXX_COMPILER_LAUNCHER");
+    if (!launcher.empty()) configure += " -DCMAKE_CXX_COMPILER_LAUNCHER=" + shell_quoted(launcher);
+    test::CommandResult r = test::run_command(configure);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    r = test::run_command(shell_quoted(cmake()) + " --build " + shell_quoted(build) + " -j2");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return build;
+  }
+
+  static inline fs::path dir_;
+  static inline test::CommandResult install_;
 };
 
-TEST_F(InstallConsumer, InstalledPackageBuildsAndRunsAnOutsideProject) {
-  std::string cmake = cache_value("CMAKE_COMMAND");
-  if (cmake.empty()) cmake = "cmake";
-  const fs::path prefix = dir_ / "prefix", build = dir_ / "build";
+TEST_F(Installed, HeadersLandUnderTensortuneAndHeaderOnlyDepsStayPrivate) {
+  for (const char* header : {"tensortune.h", "cli.h", "core/tensor.h", "core/version.h",
+                             "models/registry.h", "ops/ops.h"})
+    EXPECT_TRUE(fs::exists(prefix() / "include/tensortune" / header)) << header;
+  EXPECT_TRUE(fs::exists(prefix() / "share/tensortune/db/h200.yaml"));
+  // No public header needs Eigen, nlohmann_json or CLI11, so the package does not ask
+  // a user to have them.
+  std::string targets;
+  for (const auto& f : fs::recursive_directory_iterator(prefix()))
+    if (f.path().filename().string().rfind("tensortune", 0) == 0 &&
+        f.path().extension() == ".cmake")
+      targets += read_file(f.path());
+  EXPECT_NE(targets.find("tensortune::tensortune"), std::string::npos);
+  EXPECT_NE(targets.find("tensortune::cli"), std::string::npos);
+  for (const char* dep : {"Eigen3", "nlohmann_json", "CLI11"})
+    EXPECT_EQ(targets.find(dep), std::string::npos) << dep << " is in the installed package";
+}
 
-  test::CommandResult r =
-      test::run_command(shell_quoted(cmake) + " --install " + shell_quoted(TT_BINARY_DIR) +
-                        " --prefix " + shell_quoted(prefix));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(fs::exists(prefix / "include/tensortune/core/tensor.h"));
-  EXPECT_TRUE(fs::exists(prefix / "include/tensortune/core/version.h"));
-  EXPECT_TRUE(fs::exists(prefix / "include/tensortune/models/registry.h"));
-
-  std::string configure = shell_quoted(cmake) + " -S " +
-                          shell_quoted(fs::path(TT_SOURCE_DIR) / "tests/consumer") + " -B " +
-                          shell_quoted(build) + " -DCMAKE_BUILD_TYPE=Release" +
-                          " -DCMAKE_PREFIX_PATH=" + shell_quoted(prefix);
-  const std::string cxx = cache_value("CMAKE_CXX_COMPILER");
-  if (!cxx.empty()) configure += " -DCMAKE_CXX_COMPILER=" + shell_quoted(cxx);
-  r = test::run_command(configure);
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  r = test::run_command(shell_quoted(cmake) + " --build " + shell_quoted(build) + " -j2");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-
-  r = test::run_command(shell_quoted(build / "consumer"));
+TEST_F(Installed, UmbrellaHeaderAndOneTargetBuildAnOutsideProject) {
+  const fs::path build = build_project(fs::path(TT_SOURCE_DIR) / "tests/consumer", "consumer");
+  const test::CommandResult r = test::run_command(shell_quoted(build / "consumer"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("tensortune 0.1.0\n"));
   EXPECT_THAT(r.output, HasSubstr("TinyMlp parameters: 3\n"));
   EXPECT_THAT(r.output, HasSubstr("TinyMlp output: 10\n"));
   EXPECT_THAT(r.output, HasSubstr("GemmBiasReLU output shape: [16, 80]\n"));
+  EXPECT_THAT(r.output,
+              HasSubstr(test::cuda_available() ? "cuda available: yes" : "cuda available: no"));
 
   // The installed command line runs too.
-  r = test::run_command(shell_quoted(prefix / "bin/tt") + " models --names");
+  const test::CommandResult tt =
+      test::run_command(shell_quoted(prefix() / "bin/tt") + " models --names");
+  EXPECT_EQ(tt.exit_code, 0) << tt.output;
+  EXPECT_THAT(tt.output, HasSubstr("GemmBiasReLU\n"));
+}
+
+TEST_F(Installed, CustomModelGetsTheTtCommands) {
+  const fs::path build =
+      build_project(fs::path(TT_SOURCE_DIR) / "examples/custom_model", "custom_model");
+  const std::string exe = shell_quoted(build / "custom_model");
+  test::CommandResult r = test::run_command(exe + " models --names");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("GemmBiasReLU\nSwishMlp\n"));  // after the seeds
+
+  r = test::run_command(exe + " run SwishMlp --seed 3");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("model:   SwishMlp init [32, 64, 16] (small, train mode, seed 3)"));
+  EXPECT_THAT(r.output, HasSubstr("inputs:  x[8, 32]"));
+  EXPECT_THAT(r.output, HasSubstr("output:  tensor(shape=[8, 16], dtype=float32, device=cpu)"));
+  r = test::run_command(exe + " run SwishMpl");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("unknown model 'SwishMpl' (did you mean SwishMlp?)"));
+
+  if (!test::cuda_available()) GTEST_SKIP() << "no CUDA device: compare and tune not run";
+  r = test::run_command(exe + " compare SwishMlp");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("GemmBiasReLU\n"));
+  EXPECT_THAT(r.output, HasSubstr("all 1 models agree"));
+  const fs::path db = dir_ / "custom.yaml";
+  r = test::run_command(exe + " tune SwishMlp --shape small --budget 30 --db " + shell_quoted(db));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("SwishMlp"));
+  EXPECT_TRUE(fs::exists(db)) << r.output;
+}
+
+TEST_F(Installed, AMovedPrefixStillFindsItsShippedDatabases) {
+  const fs::path moved = dir_ / "moved";
+  const test::CommandResult cp =
+      test::run_command("cp -a " + shell_quoted(prefix()) + " " + shell_quoted(moved));
+  ASSERT_EQ(cp.exit_code, 0) << cp.output;
+  const test::CommandResult r =
+      test::run_command("XDG_CACHE_HOME=" + shell_quoted(dir_ / "cache") +
+                        " TT_TUNING_DB= " + shell_quoted(moved / "bin/tt") + " db show");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("== " + (moved / "share/tensortune/db/h200.yaml").string() + " (shipped)"));
+  EXPECT_THAT(r.output, HasSubstr("NVIDIA H200|sm_90|132sm"));
+  // Only the moved copy's files: nothing from the build tree or the old prefix.
+  EXPECT_THAT(r.output, Not(HasSubstr((prefix() / "share").string())));
+  EXPECT_THAT(r.output, Not(HasSubstr(std::string(TT_SOURCE_DIR) + "/autotune/db")));
 }
 
 }  // namespace

@@ -271,7 +271,8 @@ TEST(Registry, BuildsFromJsonWithDefaults) {
 
 TEST(Registry, UnknownModelListsTheKnownOnes) {
   EXPECT_EQ(error_of([] { models::build_model("GemmBiasRelu", "[1, 2, [2]]"); }),
-            "unknown model 'GemmBiasRelu'; the known models are GemmInstanceNormAddMul, "
+            "unknown model 'GemmBiasRelu' (did you mean GemmBiasReLU?); the known models are "
+            "GemmInstanceNormAddMul, "
             "InstanceNorm2dModel, GemmSwishBiasGroupNorm, GemmScaleBatchNorm, GemmBiasReLU");
   EXPECT_THAT(error_of([] { models::find_model(""); }), HasSubstr("unknown model ''"));
 }

@@ -4,13 +4,7 @@
 // PyTorch module in tools/device/make_example_goldens.py.
 #pragma once
 
-#if __has_include(<tensortune/tensortune.h>)
 #include <tensortune/tensortune.h>
-#else  // inside the source tree, before the umbrella header
-#include "core/module.h"
-#include "models/layers.h"
-#include "ops/ops.h"
-#endif
 
 #include <cmath>
 #include <cstdint>

@@ -1,26 +1,25 @@
-// Runs the AttentionBlock on random input on the CPU and, where there is a GPU, on CUDA,
-// and prints both outputs and how far apart they are.
-#include <iostream>
+// The single-head attention block as a `tt` of its own: registered beside the seed
+// models, so every command works for it (`./attention_block run AttentionBlock
+// --device cuda`, `compare`, `tune`, `bench`); the full shape is issue 9's (batch 64,
+// sequence 512, width 512).
+#include <tensortune/cli.h>
+
+#include <algorithm>
 
 #include "attention_block.h"
-#if TT_CUDA && !__has_include(<tensortune/tensortune.h>)
-#include "core/cuda/runtime.h"
-#endif
 
-int main() {
-  tt::manual_seed(0);
-  examples::AttentionBlock block(64);
-  std::cout << block << "\n";
-  const tt::Tensor x = tt::Tensor::randn({4, 32, 64});
-  const tt::Tensor cpu_out = block(x);
-  std::cout << "cpu: " << cpu_out << "\n";
-#if TT_CUDA  // TT_CUDA comes with the package: 1 when it was built with CUDA
-  if (tt::cuda::is_available()) {
-    block.to(tt::Device::cuda(0));
-    const tt::Tensor gpu_out = block(x.to(tt::Device::cuda(0))).cpu();
-    const double max_diff = tt::ops::amax(tt::ops::abs(gpu_out - cpu_out)).item<double>();
-    std::cout << "cuda: " << gpu_out << "\nmax |cuda - cpu| = " << max_diff << "\n";
-  }
-#endif
-  return 0;
-}
+using tt::models::ArgKind;
+
+TT_REGISTER_MODEL(tt::models::ModelSpec("AttentionBlock")
+                      .describe("softmax(q k^T / sqrt(width)) v, q/k/v = Linear(width, width)(x)")
+                      .arg("width", ArgKind::Int)
+                      .input("x")
+                      .small("[64]", {{4, 32, 64}})
+                      .full("[512]", {{64, 512, 512}})
+                      .construct<examples::AttentionBlock, int64_t>()
+                      // q k^T reduces over width, attn v over the sequence.
+                      .reduction([](const tt::models::ModelArgs& a, const auto& shapes) {
+                        return std::max(a.integer(0), shapes.at(0).at(1));
+                      }));
+
+int main(int argc, char** argv) { return tt::cli::main(argc, argv); }

@@ -4,13 +4,7 @@
 // (fc1.weight, fc1.bias, fc2.*, norm.*), so the golden's state dict loads unchanged.
 #pragma once
 
-#if __has_include(<tensortune/tensortune.h>)
 #include <tensortune/tensortune.h>
-#else  // inside the source tree, before the umbrella header
-#include "core/module.h"
-#include "models/layers.h"
-#include "ops/ops.h"
-#endif
 
 #include <cstdint>
 #include <memory>

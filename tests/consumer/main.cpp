@@ -1,12 +1,10 @@
-// A program outside the tensortune tree: a two-layer MLP of its own written with
+// A program outside the tensortune tree that includes only the umbrella header and
+// links only tensortune::tensortune: a two-layer MLP of its own written with
 // tt::Module and tt::ops on hand-picked weights (so its output is known exactly),
 // then a registered seed model built by name. Prints lines the install test checks.
-#include <iostream>
+#include <tensortune/tensortune.h>
 
-#include "core/module.h"
-#include "core/version.h"
-#include "models/registry.h"
-#include "ops/ops.h"
+#include <iostream>
 
 namespace {
 
@@ -44,6 +42,7 @@ int main() {
     auto model = tt::models::build_model(info.name, info.small.init, /*seed=*/1);
     tt::Tensor y = model->forward(tt::models::random_inputs(info.small.input_shapes, 1))[0];
     std::cout << info.name << " output shape: " << tt::shape_str(y.sizes()) << "\n";
+    std::cout << "cuda available: " << (tt::cuda::is_available() ? "yes" : "no") << "\n";
   } catch (const tt::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

@@ -2,9 +2,9 @@
 // side-by-side benchmark against PyTorch does (CUDA events, warm-up, L2 flushed
 // before every repetition, median and spread), with the tuned configs (what the
 // tuning databases give this GPU) and with every kernel forced to its default config,
-// and prints both, the speedup and which config each kernel used. It can write the
-// numbers as JSON for tools/device/bench_pytorch.py (median_ms, p10_ms, p90_ms: the
-// tuned run, or the default run with --configs default; default_ms beside them).
+// and prints both, the speedup and which config each kernel used. --json writes the
+// repetitions in Google Benchmark's JSON format (tools/tt/bench_json.h), which
+// tools/device/bench_pytorch.py also writes and reads.
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -13,9 +13,11 @@
 
 #include "autotune/lookup.h"
 #include "models/registry.h"
+#include "tools/tt/bench_json.h"
 #include "tools/tt/command.h"
 #include "tools/tt/model_selection.h"
 #if TT_CUDA
+#include "autotune/device_identity.h"
 #include "core/cuda/runtime.h"
 #include "core/cuda/timing.h"
 #endif
@@ -35,6 +37,7 @@ struct BenchOptions {
   std::string configs = "both";  // tuned | default | both
   bool show_configs = false;
   std::string db_path;
+  bool device_typed = false;
 };
 
 #if TT_CUDA
@@ -60,16 +63,48 @@ nlohmann::json configs_json(const std::vector<autotune::UsedConfig>& used) {
 }
 #endif
 
+#if TT_CUDA
+// Bytes one forward must move at least: every input, parameter and buffer read once
+// and every output written once (the denominator of the achieved GB/s).
+double bytes_moved(Module& model, const std::vector<Tensor>& inputs,
+                   const std::vector<Tensor>& outputs) {
+  double bytes = 0;
+  const auto add = [&](const Tensor& t) {
+    bytes += static_cast<double>(t.numel()) * static_cast<double>(dtype_size(t.dtype()));
+  };
+  for (const Tensor& t : inputs) add(t);
+  for (const Tensor& t : outputs) add(t);
+  for (const auto& [name, p] : model.named_parameters()) add(p);
+  for (const auto& [name, b] : model.named_buffers()) add(b);
+  return bytes;
+}
+
+BenchRecord bench_record(const models::ModelInfo& info, const BenchOptions& opt,
+                         const std::string& configs, const cuda::TimingStats& stats, double flops,
+                         double bytes, const std::vector<autotune::UsedConfig>& used) {
+  BenchRecord r;
+  r.name = info.name + "/" + opt.shape + "/" + configs;
+  r.samples_ms = stats.samples_ms;
+  r.flops = flops;
+  r.bytes = bytes;
+  r.extra = {{"model", info.name},
+             {"shape", opt.shape},
+             {"init", info.preset(opt.shape).init},
+             {"configs", configs},
+             {"configs_used", configs_json(used)}};
+  return r;
+}
+#endif
+
 void run_bench(const BenchOptions& opt) {
-  TT_CHECK(opt.reps >= 1 && opt.warmup >= 0, "bench: --reps must be >= 1 and --warmup >= 0");
   const std::vector<const models::ModelInfo*> selected =
       selected_models("bench", opt.model, opt.all);
-  [[maybe_unused]] const Device gpu = resolve_gpu("bench", opt.device);
-  if (!opt.db_path.empty()) autotune::set_database_path(opt.db_path);
+  [[maybe_unused]] const Device gpu = resolve_gpu("bench", opt.device, opt.device_typed);
+  use_database("bench", opt.db_path);
 #if TT_CUDA
   const bool tuned_run = opt.configs != "default";
   const bool default_run = opt.configs != "tuned";
-  nlohmann::json results = nlohmann::json::array();
+  std::vector<BenchRecord> records;
   std::cout << fmt::format("{:<24} {:<6} {:>10} {:>10} {:>10} {:>11} {:>8} {:>5}\n", "model",
                            "shape", tuned_run ? "tuned ms" : "default ms", "p10 ms", "p90 ms",
                            "default ms", "speedup", "reps");
@@ -78,6 +113,8 @@ void run_bench(const BenchOptions& opt) {
     auto model = models::build_model(info->name, preset.init, opt.seed);
     model->to(gpu);
     std::vector<Tensor> inputs = models::random_inputs(preset.input_shapes, opt.seed, gpu);
+    const double bytes = bytes_moved(*model, inputs, model->forward(inputs));
+    const double flops = info->forward_flops(preset);
     cuda::TimingOptions timing;
     timing.reps = opt.reps;
     timing.warmup = opt.warmup;
@@ -86,17 +123,20 @@ void run_bench(const BenchOptions& opt) {
       return cuda::time_gpu([&] { model->forward(inputs); }, gpu.index, timing);
     };
     cuda::TimingStats tuned, fallback;
-    std::vector<autotune::UsedConfig> used;
+    std::vector<autotune::UsedConfig> used, used_default;
     if (tuned_run) {
       autotune::clear_configs_used();
       tuned = time_model();
       used = autotune::configs_used();
+      records.push_back(bench_record(*info, opt, "tuned", tuned, flops, bytes, used));
     }
     if (default_run) {
       autotune::ScopedForceDefaults defaults;
-      if (!tuned_run) autotune::clear_configs_used();
+      autotune::clear_configs_used();
       fallback = time_model();
-      if (!tuned_run) used = autotune::configs_used();
+      used_default = autotune::configs_used();
+      records.push_back(bench_record(*info, opt, "default", fallback, flops, bytes, used_default));
+      if (!tuned_run) used = used_default;
     }
     const cuda::TimingStats& primary = tuned_run ? tuned : fallback;
     const bool both = tuned_run && default_run;
@@ -116,35 +156,28 @@ void run_bench(const BenchOptions& opt) {
             u.result.database.empty() ? "" : " from " + u.result.database);
       }
     }
-    nlohmann::json row = {{"model", info->name},
-                          {"shape", opt.shape},
-                          {"init", preset.init},
-                          {"configs", tuned_run ? "tuned" : "default"},
-                          {"median_ms", primary.median_ms},
-                          {"p10_ms", primary.p10_ms},
-                          {"p90_ms", primary.p90_ms},
-                          {"reps", primary.reps},
-                          {"configs_used", configs_json(used)}};
-    if (both) {
-      row["default_ms"] = fallback.median_ms;
-      row["default_p10_ms"] = fallback.p10_ms;
-      row["default_p90_ms"] = fallback.p90_ms;
-      row["speedup"] = speedup;
-    }
-    results.push_back(std::move(row));
     model.reset();
     inputs.clear();
     cuda::empty_cache(gpu.index);
   }
   if (!opt.json_path.empty()) {
-    cuda::DeviceInfo dev = cuda::device_info(gpu.index);
+    const cuda::DeviceInfo dev = cuda::device_info(gpu.index);
+    BenchContext context = host_context();
+    context.device = dev.name;
+    context.compute_capability = fmt::format("sm_{}{}", dev.cc_major, dev.cc_minor);
+    context.driver = autotune::current_device_identity(gpu.index).driver;
+    context.cuda_driver = dev.driver_version;
+    context.cuda_runtime = dev.runtime_version;
     std::ofstream out(opt.json_path);
     TT_CHECK(out.good(), "bench: cannot write '{}'", opt.json_path);
-    out << nlohmann::json{{"device", dev.name}, {"results", results}}.dump(1) << "\n";
+    out << google_benchmark_json(context, records).dump(1) << "\n";
+    TT_CHECK(out.good(), "bench: writing '{}' failed", opt.json_path);
     std::cout << "wrote " << opt.json_path << "\n";
   }
 #endif
 }
+
+}  // namespace
 
 void add_bench_command(CLI::App& app) {
   auto opt = std::make_shared<BenchOptions>();
@@ -155,13 +188,17 @@ void add_bench_command(CLI::App& app) {
       "--configs both (the default) it is timed twice: with the configs the tuning databases "
       "give this GPU (`tt tune` writes them) and with every kernel at its default config; the "
       "speedup is default / tuned. Below each model, the config each kernel used and where it "
-      "came from (exact, nearest, default). Exit code 3 when there is no CUDA device.");
+      "came from (exact, nearest, default). --json writes Google Benchmark's JSON format "
+      "(every repetition and the mean/median/stddev/min/p10/p90 aggregates, with achieved "
+      "TFLOP/s and GB/s; tools/bench_compare.py compares two such files). Exit code 3 when "
+      "there is no CUDA device.");
   add_model_selection(cmd, &opt->model, &opt->all, &opt->shape, "Time every registered model");
   cmd->add_option("--device", opt->device, "CUDA device: cuda or cuda:N")->capture_default_str();
-  cmd->add_option("--seed", opt->seed, "Seed of the weights and inputs")->capture_default_str();
-  cmd->add_option("--reps", opt->reps, "Timed repetitions")->capture_default_str();
-  cmd->add_option("--warmup", opt->warmup, "Untimed warm-up forwards")->capture_default_str();
-  cmd->add_option("--json", opt->json_path, "Also write the results to this JSON file");
+  add_seed_option(cmd, &opt->seed, "Seed of the weights and inputs");
+  add_count_option(cmd, "--reps", &opt->reps, "Timed repetitions");
+  add_count_option(cmd, "--warmup", &opt->warmup, "Untimed warm-up forwards", 0);
+  cmd->add_option("--json", opt->json_path,
+                  "Also write the results to this file in Google Benchmark's JSON format");
   cmd->add_option("--configs", opt->configs,
                   "Which configs to time: tuned (the databases'), default, or both")
       ->check(CLI::IsMember({"tuned", "default", "both"}))
@@ -171,10 +208,10 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--db", opt->db_path,
                   "Tuning database to read first (else TT_TUNING_DB, the user cache, the shipped "
                   "ones)");
-  cmd->callback([opt] { run_bench(*opt); });
+  cmd->callback([opt, cmd] {
+    opt->device_typed = typed(cmd, "--device");
+    run_bench(*opt);
+  });
 }
 
-TT_REGISTER_COMMAND(70, add_bench_command);
-
-}  // namespace
 }  // namespace tt::cli

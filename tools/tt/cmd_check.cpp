@@ -19,6 +19,7 @@ struct CheckOptions {
   std::vector<std::string> files;
   std::string device = "cpu";
   double tolerance = models::kFixtureTolerance;
+  bool device_typed = false;
 };
 
 std::string file_name(const std::string& path) {
@@ -33,7 +34,7 @@ std::string result_line(const models::FixtureResult& r, size_t name_width) {
 }
 
 void check_files(const CheckOptions& opt) {
-  const Device device = resolve_device(opt.device);
+  const Device device = resolve_device(opt.device, "check", opt.device_typed);
   size_t name_width = 0;
   for (const std::string& f : opt.files) name_width = std::max(name_width, file_name(f).size());
 
@@ -53,6 +54,8 @@ void check_files(const CheckOptions& opt) {
   if (passed != total) throw CLI::RuntimeError(kExitFailure);
 }
 
+}  // namespace
+
 void add_check_command(CLI::App& app) {
   auto opt = std::make_shared<CheckOptions>();
   CLI::App* cmd = app.add_subcommand(
@@ -64,14 +67,11 @@ void add_check_command(CLI::App& app) {
       "||out - ref|| / ||ref|| is at most the tolerance. Exit code 0 only if every file passes.");
   cmd->add_option("files", opt->files, "Fixture files (.safetensors)")->required();
   cmd->add_option("--device", opt->device, "Device: cpu, cuda or cuda:N")->capture_default_str();
-  cmd->add_option("--tolerance", opt->tolerance, "Largest relative L2 error that passes")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->callback([opt] { check_files(*opt); });
+  add_positive_option(cmd, "--tolerance", &opt->tolerance, "Largest relative L2 error that passes");
+  cmd->callback([opt, cmd] {
+    opt->device_typed = typed(cmd, "--device");
+    check_files(*opt);
+  });
 }
-
-}  // namespace
-
-TT_REGISTER_COMMAND(40, add_check_command);
 
 }  // namespace tt::cli

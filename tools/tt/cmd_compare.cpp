@@ -31,6 +31,7 @@ struct CompareOptions {
   double tolerance = 1e-5;
   double atol = 1e-5;
   double rtol = 1e-5;
+  bool device_typed = false;
 };
 
 #if TT_CUDA
@@ -106,7 +107,7 @@ void run_compare(const CompareOptions& opt) {
            opt.precision);
   const std::vector<const models::ModelInfo*> selected =
       selected_models("compare", opt.model, opt.all);
-  [[maybe_unused]] const Device gpu = resolve_gpu("compare", opt.device);
+  [[maybe_unused]] const Device gpu = resolve_gpu("compare", opt.device, opt.device_typed);
 #if TT_CUDA
   std::cout << fmt::format(
       "CPU reference vs {} ({} precision, {} mode, seed {}); verdict: "
@@ -132,6 +133,8 @@ void run_compare(const CompareOptions& opt) {
 #endif
 }
 
+}  // namespace
+
 void add_compare_command(CLI::App& app) {
   auto opt = std::make_shared<CompareOptions>();
   CLI::App* cmd = app.add_subcommand(
@@ -145,20 +148,20 @@ void add_compare_command(CLI::App& app) {
       "disagreement or error, 3 no CUDA device.");
   add_model_selection(cmd, &opt->model, &opt->all, &opt->shape, "Compare every registered model");
   cmd->add_option("--precision", opt->precision, "Precision mode (strict: IEEE float32)")
+      ->check(CLI::IsMember({"strict"}))
       ->capture_default_str();
   cmd->add_option("--mode", opt->mode, "train or eval (batch norm statistics)")
       ->check(CLI::IsMember({"train", "eval"}))
       ->capture_default_str();
   cmd->add_option("--device", opt->device, "CUDA device: cuda or cuda:N")->capture_default_str();
-  cmd->add_option("--seed", opt->seed, "Seed of the weights and inputs")->capture_default_str();
-  cmd->add_option("--tolerance", opt->tolerance, "Largest relative L2 error that passes")
-      ->capture_default_str();
-  cmd->add_option("--atol", opt->atol, "allclose absolute tolerance")->capture_default_str();
-  cmd->add_option("--rtol", opt->rtol, "allclose relative tolerance")->capture_default_str();
-  cmd->callback([opt] { run_compare(*opt); });
+  add_seed_option(cmd, &opt->seed, "Seed of the weights and inputs");
+  add_positive_option(cmd, "--tolerance", &opt->tolerance, "Largest relative L2 error that passes");
+  add_positive_option(cmd, "--atol", &opt->atol, "allclose absolute tolerance");
+  add_positive_option(cmd, "--rtol", &opt->rtol, "allclose relative tolerance");
+  cmd->callback([opt, cmd] {
+    opt->device_typed = typed(cmd, "--device");
+    run_compare(*opt);
+  });
 }
 
-TT_REGISTER_COMMAND(50, add_compare_command);
-
-}  // namespace
 }  // namespace tt::cli

@@ -164,6 +164,8 @@ void run_prune(const std::string& device, std::string db_path) {
   std::cout << fmt::format("removed {} entries of {} from {}\n", removed, key, db_path);
 }
 
+}  // namespace
+
 void add_db_command(CLI::App& app) {
   CLI::App* db = app.add_subcommand("db", "Show, merge and prune tuning databases");
   db->require_subcommand(1);
@@ -205,7 +207,4 @@ void add_db_command(CLI::App& app) {
                   autotune::user_cache_database_path()));
 }
 
-TT_REGISTER_COMMAND(80, add_db_command);
-
-}  // namespace
 }  // namespace tt::cli

@@ -29,13 +29,12 @@ void run_devices() {
 #endif
 }
 
+}  // namespace
+
 void add_devices_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("devices", "List the CUDA devices tensortune can use");
   cmd->footer("Prints one line per CUDA device; 'no CUDA device found' when there is none.");
   cmd->callback([] { run_devices(); });
 }
 
-TT_REGISTER_COMMAND(10, add_devices_command);
-
-}  // namespace
 }  // namespace tt::cli

@@ -28,6 +28,8 @@ std::string preset_line(const models::ModelInfo& info, const models::ShapePreset
   return "init " + preset.init + "; inputs " + inputs;
 }
 
+}  // namespace
+
 void add_models_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "models", "List the registered models, their constructor arguments and shapes");
@@ -50,9 +52,5 @@ void add_models_command(CLI::App& app) {
     }
   });
 }
-
-}  // namespace
-
-TT_REGISTER_COMMAND(20, add_models_command);
 
 }  // namespace tt::cli

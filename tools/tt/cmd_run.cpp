@@ -13,6 +13,7 @@
 #include "ops/ops.h"
 #include "tools/tt/command.h"
 #include "tools/tt/device_arg.h"
+#include "tools/tt/model_selection.h"
 
 namespace tt::cli {
 namespace {
@@ -26,6 +27,7 @@ struct RunOptions {
   bool eval = false;
   bool show_configs = false;
   std::string db_path;
+  bool device_typed = false;
 };
 
 // Kernels launch asynchronously; the clock may only stop once the device is done.
@@ -55,8 +57,8 @@ std::string output_summary(const Tensor& out) {
 void run_model(const RunOptions& opt) {
   const models::ModelInfo& info = models::find_model(opt.model);
   const models::ShapePreset& preset = info.preset(opt.shape);
-  const Device device = resolve_device(opt.device);
-  if (!opt.db_path.empty()) autotune::set_database_path(opt.db_path);
+  const Device device = resolve_device(opt.device, "run", opt.device_typed);
+  use_database("run", opt.db_path);
   autotune::clear_configs_used();
 
   std::shared_ptr<Module> model = models::build_model(info.name, preset.init, opt.seed);
@@ -90,6 +92,8 @@ void run_model(const RunOptions& opt) {
   }
 }
 
+}  // namespace
+
 void add_run_command(CLI::App& app) {
   auto opt = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand(
@@ -104,22 +108,19 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"small", "full"}))
       ->capture_default_str();
   cmd->add_option("--device", opt->device, "Device: cpu, cuda or cuda:N")->capture_default_str();
-  cmd->add_option("--seed", opt->seed, "Seed of the weights and the inputs")->capture_default_str();
-  cmd->add_option("--iters", opt->iterations,
-                  "Timed forwards after the warm-up (the mean is shown)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  add_seed_option(cmd, &opt->seed, "Seed of the weights and the inputs");
+  add_count_option(cmd, "--iters", &opt->iterations,
+                   "Timed forwards after the warm-up (the mean is shown)");
   cmd->add_flag("--eval", opt->eval, "Run in eval mode (default: train mode, as PyTorch)");
   cmd->add_flag("--show-configs", opt->show_configs,
                 "Print the config each tunable kernel used and where it came from");
   cmd->add_option("--db", opt->db_path,
                   "Tuning database to read first (else TT_TUNING_DB, the user cache, the shipped "
                   "ones)");
-  cmd->callback([opt] { run_model(*opt); });
+  cmd->callback([opt, cmd] {
+    opt->device_typed = typed(cmd, "--device");
+    run_model(*opt);
+  });
 }
-
-}  // namespace
-
-TT_REGISTER_COMMAND(30, add_run_command);
 
 }  // namespace tt::cli

@@ -39,6 +39,7 @@ struct TuneOptions {
   std::string report_dir;
   uint64_t seed = 0;
   std::string device = "cuda";
+  bool device_typed = false;
 };
 
 class ProgressLine {
@@ -102,11 +103,9 @@ void print_results(const std::vector<models::ModelTuneResult>& results) {
 }
 
 void run_tune(const TuneOptions& opt) {
-  TT_CHECK(opt.budget_s >= 0, "tune: --budget must be a positive number of seconds but is {}",
-           opt.budget_s);
   const std::vector<const models::ModelInfo*> selected =
       selected_models("tune", opt.model, opt.all);
-  [[maybe_unused]] const Device gpu = resolve_gpu("tune", opt.device);
+  [[maybe_unused]] const Device gpu = resolve_gpu("tune", opt.device, opt.device_typed);
   const std::string db_path =
       opt.db_path.empty() ? autotune::user_cache_database_path() : opt.db_path;
   const double budget =
@@ -173,6 +172,8 @@ void run_tune(const TuneOptions& opt) {
   }
 }
 
+}  // namespace
+
 void add_tune_command(CLI::App& app) {
   auto opt = std::make_shared<TuneOptions>();
   CLI::App* cmd =
@@ -190,17 +191,17 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option(
       "--db", opt->db_path,
       fmt::format("Database to save into (default: {})", autotune::user_cache_database_path()));
-  cmd->add_option("--budget", opt->budget_s,
-                  "Wall-clock seconds for the whole run (default: 34 per model, 170 for --all)");
+  add_positive_option(cmd, "--budget", &opt->budget_s,
+                      "Wall-clock seconds for the whole run (default: 34 per model, 170 for --all)")
+      ->default_str("");
   cmd->add_option("--report", opt->report_dir,
                   "Write measurements.csv and one SVG chart per kernel into this directory");
-  cmd->add_option("--seed", opt->seed, "Seed of the weights, inputs and sampling")
-      ->capture_default_str();
+  add_seed_option(cmd, &opt->seed, "Seed of the weights, inputs and sampling");
   cmd->add_option("--device", opt->device, "CUDA device: cuda or cuda:N")->capture_default_str();
-  cmd->callback([opt] { run_tune(*opt); });
+  cmd->callback([opt, cmd] {
+    opt->device_typed = typed(cmd, "--device");
+    run_tune(*opt);
+  });
 }
 
-TT_REGISTER_COMMAND(75, add_tune_command);
-
-}  // namespace
 }  // namespace tt::cli

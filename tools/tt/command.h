@@ -1,31 +1,48 @@
-// How a `tt` subcommand plugs into the CLI: each tools/tt/cmd_*.cpp file registers a
-// function that adds its subcommand (options, help text, callback) to the app.
+// How a `tt` subcommand plugs into the CLI: each tools/tt/cmd_*.cpp file defines an
+// add_*_command function that adds its subcommand (options, help text, callback) to
+// the app; tools/tt/cli.cpp calls them in the order --help lists them. (Explicit
+// calls rather than static registrars: this is a static library, whose unreferenced
+// objects the linker would drop.)
+//
 // A callback that wants a non-zero exit throws CLI::RuntimeError(code); a tt::Error
-// escaping a callback is printed as "error: ..." with exit code 1.
+// escaping a callback is printed as "error: ..." with exit code 1. Option checks that
+// fail are usage errors (exit 2): they throw CLI::ValidationError through the
+// validators below, whose messages are one short sentence.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
-#include <functional>
+#include <cstdint>
+#include <string>
 
 namespace tt::cli {
 
-// Exit codes shared by the commands.
+// Exit codes shared by the commands (documented in README.md and `tt --help`).
+constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;  // a check failed / bad input
+constexpr int kExitUsage = 2;    // the command line itself is wrong
 constexpr int kExitNoGpu = 3;    // the command needs a GPU and there is none
 
-using AddCommand = std::function<void(CLI::App& app)>;
+void add_devices_command(CLI::App& app);
+void add_models_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_check_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+void add_tune_command(CLI::App& app);
+void add_db_command(CLI::App& app);
 
-struct CommandRegistrar {
-  // `order` sorts the subcommands in --help.
-  CommandRegistrar(int order, AddCommand add);
-};
+// --seed N: an unsigned 64-bit integer; anything else ("-1", "1e3", 2^64) is a usage
+// error naming the option.
+CLI::Option* add_seed_option(CLI::App* cmd, uint64_t* seed, const std::string& help);
+// A positive integer option (--reps, --iters); 0, negatives, words are usage errors.
+CLI::Option* add_count_option(CLI::App* cmd, const std::string& name, int* value,
+                              const std::string& help, int minimum = 1);
+// A finite positive number (--tolerance, --atol, ...); nan, inf, 0 are usage errors.
+CLI::Option* add_positive_option(CLI::App* cmd, const std::string& name, double* value,
+                                 const std::string& help);
 
-void add_registered_commands(CLI::App& app);
+// True when the user typed the option on the command line (not its default).
+bool typed(const CLI::App* cmd, const std::string& option);
 
 }  // namespace tt::cli
-
-#define TT_CLI_CONCAT_(a, b) a##b
-#define TT_CLI_CONCAT(a, b) TT_CLI_CONCAT_(a, b)
-#define TT_REGISTER_COMMAND(order, fn) \
-  static ::tt::cli::CommandRegistrar TT_CLI_CONCAT(tt_command_registrar_, __LINE__)(order, fn)

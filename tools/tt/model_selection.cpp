@@ -1,5 +1,8 @@
 #include "tools/tt/model_selection.h"
 
+#include <filesystem>
+
+#include "autotune/lookup.h"
 #include "core/error.h"
 #include "tools/tt/device_arg.h"
 
@@ -26,10 +29,19 @@ std::vector<const models::ModelInfo*> selected_models(const std::string& command
   return selected;
 }
 
-Device resolve_gpu(const std::string& command, const std::string& device_text) {
-  const Device gpu = resolve_device(device_text);
+Device resolve_gpu(const std::string& command, const std::string& device_text, bool typed) {
+  const Device gpu = resolve_device(device_text, command, typed);
   TT_CHECK(gpu.is_cuda(), "{}: --device must be a CUDA device, got '{}'", command, device_text);
   return gpu;
+}
+
+void use_database(const std::string& command, const std::string& db_path) {
+  if (db_path.empty()) return;
+  std::error_code ec;
+  TT_CHECK(std::filesystem::is_regular_file(db_path, ec),
+           "{}: the tuning database '{}' given with --db does not exist or is not a file", command,
+           db_path);
+  autotune::set_database_path(db_path);
 }
 
 }  // namespace tt::cli

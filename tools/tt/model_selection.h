@@ -22,6 +22,10 @@ std::vector<const models::ModelInfo*> selected_models(const std::string& command
                                                       const std::string& model, bool all);
 
 // resolve_device(), and a tt::Error unless the device is a CUDA device.
-Device resolve_gpu(const std::string& command, const std::string& device_text);
+Device resolve_gpu(const std::string& command, const std::string& device_text, bool typed);
+
+// --db PATH for commands that read databases: a path that does not exist is an error
+// (tt::Error naming it), not a silent fall-back to the other databases.
+void use_database(const std::string& command, const std::string& db_path);
 
 }  // namespace tt::cli

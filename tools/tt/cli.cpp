@@ -1,0 +1,184 @@
+// tt::cli::main: builds the `tt` app from the cmd_*.cpp commands, parses argv and
+// turns every way a command can end into one of the documented exit codes with at
+// most one sentence on stderr (see include/tensortune/cli.h).
+#include <tensortune/cli.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/version.h"
+#include "models/registry.h"
+#include "tools/tt/command.h"
+
+namespace tt::cli {
+namespace {
+
+constexpr const char* kExitCodes =
+    "Exit codes: 0 success, 1 a failed check or bad input, 2 a usage error, 3 the command "
+    "needs a CUDA device and there is none.";
+
+void add_all_commands(CLI::App& app) {
+  add_devices_command(app);
+  add_models_command(app);
+  add_run_command(app);
+  add_check_command(app);
+  add_compare_command(app);
+  add_bench_command(app);
+  add_tune_command(app);
+  add_db_command(app);
+}
+
+// "tt db merge": the app and the subcommands parsed before the error.
+std::string command_path(const CLI::App& app) {
+  std::string path = "tt";
+  const CLI::App* at = &app;
+  for (;;) {
+    const std::vector<CLI::App*> subs = at->get_subcommands();
+    if (subs.empty()) break;
+    at = subs.front();
+    path += " " + at->get_name();
+  }
+  return path;
+}
+
+std::vector<std::string> subcommand_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
+  return names;
+}
+
+// The first argument that is not an option, when it names no command: CLI11 would
+// report it as an unexpected extra argument, which does not say what went wrong.
+int unknown_command(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2) return -1;
+  const std::string first = argv[1];
+  if (first.empty() || first[0] == '-') return -1;
+  const std::vector<std::string> names = subcommand_names(app);
+  for (const std::string& n : names)
+    if (n == first) return -1;
+  const std::string guess = models::closest_name(first, names);
+  std::cerr << fmt::format("tt: '{}' is not a tt command{}; see tt --help.\n", first,
+                           guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess));
+  return kExitUsage;
+}
+
+int usage_error(const CLI::App& app, const CLI::ParseError& e) {
+  std::string message = e.what();
+  while (!message.empty() && (message.back() == '\n' || message.back() == '.')) message.pop_back();
+  // CLI11 writes "--seed: must be ..."; the sentence reads better without the colon.
+  if (const size_t colon = message.find(": must ");
+      colon != std::string::npos && message.rfind("--", 0) == 0)
+    message.erase(colon, 1);
+  const std::string path = command_path(app);
+  std::cerr << fmt::format("{}: {}; see {} --help.\n", path, message, path);
+  return kExitUsage;
+}
+
+}  // namespace
+
+CLI::Option* add_seed_option(CLI::App* cmd, uint64_t* seed, const std::string& help) {
+  return cmd->add_option("--seed", *seed, help)
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            errno = 0;
+            char* end = nullptr;
+            const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+            (void)v;
+            const bool digits =
+                !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+            if (!digits || errno == ERANGE || *end != '\0')
+              return fmt::format("must be an integer from 0 to 2^64-1 but got '{}'", text);
+            return "";
+          },
+          "N"))
+      ->capture_default_str();
+}
+
+CLI::Option* add_count_option(CLI::App* cmd, const std::string& name, int* value,
+                              const std::string& help, int minimum) {
+  return cmd->add_option(name, *value, help)
+      ->check(CLI::Validator(
+          [minimum](std::string& text) -> std::string {
+            errno = 0;
+            char* end = nullptr;
+            const long v = std::strtol(text.c_str(), &end, 10);
+            if (text.empty() || *end != '\0' || errno == ERANGE || v < minimum || v > 1000000000)
+              return fmt::format("must be a whole number of at least {} but got '{}'", minimum,
+                                 text);
+            return "";
+          },
+          "N"))
+      ->capture_default_str();
+}
+
+CLI::Option* add_positive_option(CLI::App* cmd, const std::string& name, double* value,
+                                 const std::string& help) {
+  return cmd->add_option(name, *value, help)
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (text.empty() || *end != '\0' || !std::isfinite(v) || !(v > 0))
+              return fmt::format("must be a positive number but got '{}'", text);
+            return "";
+          },
+          "X"))
+      ->capture_default_str();
+}
+
+bool typed(const CLI::App* cmd, const std::string& option) { return cmd->count(option) > 0; }
+
+int main(int argc, char** argv) {
+  try {
+    for (const std::string& error : models::startup_registration_errors()) {
+      std::cerr << "error: " << error << "\n";
+    }
+    if (!models::startup_registration_errors().empty()) return kExitFailure;
+
+    CLI::App app{"tensortune: a minimal tensor framework with a per-GPU autotuner"};
+    app.name("tt");
+    app.set_version_flag("--version", std::string("tensortune ") + TT_VERSION_STRING);
+    app.footer(kExitCodes);
+    add_all_commands(app);
+    if (argc < 2) {
+      std::cout << app.help();
+      return kExitOk;
+    }
+    if (const int code = unknown_command(app, argc, argv); code >= 0) return code;
+    app.require_subcommand(1);
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+      return app.exit(e);
+    } catch (const CLI::RuntimeError& e) {
+      return e.get_exit_code();  // a command's verdict, its message already printed
+    } catch (const CLI::ParseError& e) {
+      return usage_error(app, e);
+    }
+    return kExitOk;
+  } catch (const Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory\n";
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "error: the command stopped on an unexpected failure\n";
+  }
+  return kExitFailure;
+}
+
+}  // namespace tt::cli
