@@ -25,6 +25,7 @@ void run_unary(const char* op, UnaryOp kind, const UnaryParams& params, const Te
                const Tensor& out) {
   if (x.device().is_cpu()) return cpu::unary(kind, params, x, out);
 #if TT_CUDA
+  (void)op;  // named only in the error of a build without CUDA
   cuda::unary(kind, params, x, out);
 #else
   fail_without_cuda(op, x.device());
@@ -35,6 +36,7 @@ void run_binary(const char* op, BinaryOp kind, const Tensor& a, const Tensor& b,
                 const Tensor& out) {
   if (a.device().is_cpu()) return cpu::binary(kind, a, b, out);
 #if TT_CUDA
+  (void)op;
   cuda::binary(kind, a, b, out);
 #else
   fail_without_cuda(op, a.device());

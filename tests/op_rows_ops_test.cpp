@@ -249,7 +249,7 @@ TEST(OpTableOps, PointwiseFamilyUnderEveryConfig) {
       {"pointwise.add", [&](Device d) { return ops::add(a.to(d), b.to(d)); }},
       {"pointwise.gelu", [&](Device d) { return ops::gelu(a.to(d).narrow(0, 1, 4097)); }},
       {"pointwise.mul",
-       [&](Device d) { return ops::mul(m.to(d).transpose(0, 1), m.to(d).select(0, 2)); }},
+       [&](Device d) { return ops::mul(m.to(d).transpose(0, 1), m.to(d).select(1, 2)); }},
   };
   using pointwise_tuning::Layout;
   for (const Case& c : cases) {

@@ -15,7 +15,10 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/cuda/check.h"
