@@ -26,7 +26,7 @@
 #include "core/cuda/runtime.h"
 #include "core/cuda/stream.h"
 #include "ops/broadcast.h"
-#include "ops/cuda/pointwise/pointwise_space.h"
+#include "ops/cuda/pointwise/pointwise_config.h"
 #include "ops/cuda/tuning/choose.h"
 #include "ops/pointwise_functors.h"
 

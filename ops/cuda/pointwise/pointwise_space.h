@@ -14,31 +14,15 @@
 // operands (never tuned), so a problem's space holds only its layout's impl.
 #pragma once
 
-#include <cstdint>
 #include <string>
 
 #include "autotune/config.h"
 #include "autotune/descriptor.h"
 #include "autotune/space.h"
+#include "ops/cuda/pointwise/pointwise_config.h"
 #include "ops/cuda/tuning/device_limits.h"
 
 namespace tt::ops::cuda::pointwise_tuning {
-
-struct PointwiseProblem {
-  bool flat = true;
-  int64_t numel = 0;
-  int rank = 1;   // strided: folded rank
-  int align = 4;  // flat: floats every operand's pointer is aligned to (1, 2 or 4)
-};
-
-enum class Layout { kFlat, kStrided };
-
-struct PointwiseConfig {
-  Layout layout = Layout::kFlat;  // impl: "flat" | "strided"
-  int threads = 256;
-  int vec = 1;  // flat only
-  int items = 1;
-};
 
 const autotune::Descriptor<PointwiseConfig>& descriptor();
 std::string problem_key(const PointwiseProblem& p);

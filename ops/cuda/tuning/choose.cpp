@@ -13,6 +13,7 @@
 #include "ops/cuda/tuning/device_limits.h"
 #include "ops/cuda/tuning/gemm_space.h"
 #include "ops/cuda/tuning/norm_spaces.h"
+#include "ops/cuda/pointwise/pointwise_space.h"
 
 namespace tt::ops::cuda::tuning {
 namespace {

@@ -27,7 +27,7 @@
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_config.h"
 #include "ops/cuda/gemm/gemm_models.h"
-#include "ops/cuda/pointwise/pointwise_space.h"
+#include "ops/cuda/pointwise/pointwise_config.h"
 
 namespace tt::ops::cuda::tuning {
 
