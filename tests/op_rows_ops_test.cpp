@@ -251,6 +251,7 @@ TEST(OpTableOps, PointwiseFamilyUnderEveryConfig) {
       {"pointwise.mul",
        [&](Device d) { return ops::mul(m.to(d).transpose(0, 1), m.to(d).select(1, 2)); }},
   };
+  namespace pointwise_tuning = ops::cuda::pointwise_tuning;
   using pointwise_tuning::Layout;
   for (const Case& c : cases) {
     const Tensor want = c.run(Device::cpu());
