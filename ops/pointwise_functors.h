@@ -75,7 +75,8 @@ struct SigmoidFn {
 };
 struct SwishFn {
   UnaryParams p;
-  // sigmoid(x) * x: model 3's product order (its PyTorch fixture), kept for swish.
+  // sigmoid(x) * x: the product order of gemm_swish_bias_group_norm (its PyTorch
+  // fixture), kept for swish.
   TT_HD float operator()(float x) const { return sigmoid_of(x) * x; }
 };
 struct SiluFn {
