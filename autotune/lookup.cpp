@@ -34,6 +34,14 @@ struct Candidate {
 struct Resolution {
   const Candidate* candidate = nullptr;  // nullptr: use the default
   ConfigSource source = ConfigSource::Default;
+  std::string device;  // the device whose entry it is, for NearestDevice
+};
+
+// What the nearest-device step compares: the devices the databases hold.
+struct KnownDevice {
+  std::string key;
+  std::string compute_capability;  // "sm_90"
+  int sm_count = 0;
 };
 
 std::string join_key(const std::string& a, const std::string& b) { return a + '\x1f' + b; }
@@ -70,7 +78,11 @@ class LookupState {
     const std::string device_kernel = join_key(device.key(), kernel);
     const std::string memo_key = join_key(device_kernel, problem);
     auto it = memo_.find(memo_key);
-    if (it == memo_.end()) it = memo_.emplace(memo_key, resolve(device_kernel, problem)).first;
+    if (it == memo_.end()) {
+      Resolution r = resolve(device_kernel, problem);
+      if (r.candidate == nullptr) r = resolve_on_similar_device(device, kernel, problem);
+      it = memo_.emplace(memo_key, std::move(r)).first;
+    }
     const Resolution& r = it->second;
 
     LookupResult result;
@@ -92,6 +104,7 @@ class LookupState {
       result.source = r.source;
       result.problem = r.candidate->problem;
       result.database = *r.candidate->database;
+      result.device = r.device;
     }
     used_[{kernel, problem}] = result;
     return result;
@@ -102,6 +115,7 @@ class LookupState {
     loaded_ = false;
     layers_.clear();
     candidates_.clear();
+    devices_.clear();
     memo_.clear();
     warned_.clear();
   }
@@ -155,6 +169,8 @@ class LookupState {
     std::map<std::string, Candidate> by_entry;
     for (auto layer = layers_.rbegin(); layer != layers_.rend(); ++layer) {
       for (const auto& [device_key, record] : (*layer)->db.devices()) {
+        devices_[device_key] =
+            KnownDevice{device_key, record.identity.compute_capability(), record.identity.sm_count};
         for (const auto& [kernel, entries] : record.kernels) {
           for (const auto& [problem, entry] : entries) {
             Candidate c;
@@ -193,7 +209,7 @@ class LookupState {
     if (it == candidates_.end()) return {};
     const std::string wanted = normalized(problem);
     for (const Candidate& c : it->second) {
-      if (c.normalized == wanted) return {&c, ConfigSource::Exact};
+      if (c.normalized == wanted) return {&c, ConfigSource::Exact, ""};
     }
     std::optional<ProblemKey> key;
     try {
@@ -213,7 +229,42 @@ class LookupState {
         best_distance = *d;
       }
     }
-    return best == nullptr ? Resolution{} : Resolution{best, ConfigSource::Nearest};
+    return best == nullptr ? Resolution{} : Resolution{best, ConfigSource::Nearest, ""};
+  }
+
+  // A device with no usable entry starts from the nearest device of the same compute
+  // capability that has entries for the kernel: the fewest doublings of SM count
+  // apart, ties to the larger device, then to the larger key. (Same architecture:
+  // the same instructions, shared memory and register file per SM, so its configs
+  // launch; lookup() still checks each against this device's space.)
+  Resolution resolve_on_similar_device(const DeviceIdentity& device, const std::string& kernel,
+                                       const std::string& problem) const {
+    const std::string own = device.key();
+    const std::string cc = device.compute_capability();
+    const KnownDevice* best = nullptr;
+    double best_distance = 0;
+    for (const auto& [key, known] : devices_) {
+      if (key == own || known.compute_capability != cc) continue;
+      if (!candidates_.count(join_key(key, kernel))) continue;
+      const double distance =
+          known.sm_count > 0 && device.sm_count > 0
+              ? std::fabs(std::log2(static_cast<double>(known.sm_count) / device.sm_count))
+              : 64.0;
+      const bool better =
+          best == nullptr || distance < best_distance - 1e-12 ||
+          (std::fabs(distance - best_distance) <= 1e-12 &&
+           (known.sm_count != best->sm_count ? known.sm_count > best->sm_count : key > best->key));
+      if (better) {
+        best = &known;
+        best_distance = distance;
+      }
+    }
+    if (best == nullptr) return {};
+    Resolution r = resolve(join_key(best->key, kernel), problem);
+    if (r.candidate == nullptr) return {};
+    r.source = ConfigSource::NearestDevice;
+    r.device = best->key;
+    return r;
   }
 
   static bool larger(const Candidate& a, const Candidate& b) {
@@ -228,6 +279,7 @@ class LookupState {
   std::vector<std::unique_ptr<Layer>> layers_;  // priority order; pointers stay valid
   std::unordered_map<std::string, std::vector<Candidate>> candidates_;  // device|kernel
   std::unordered_map<std::string, Resolution> memo_;
+  std::map<std::string, KnownDevice> devices_;  // every device of every layer
   std::set<std::string> warned_;
   std::map<std::pair<std::string, std::string>, LookupResult> used_;
 };
@@ -244,6 +296,8 @@ const char* to_string(ConfigSource source) {
       return "default";
     case ConfigSource::Override:
       return "override";
+    case ConfigSource::NearestDevice:
+      return "nearest device";
   }
   return "unknown";
 }
@@ -273,6 +327,8 @@ std::string format_configs_used() {
     const std::string config = u.result.config.str().empty() ? "(empty)" : u.result.config.str();
     out += fmt::format("{} {} -> {} ({}", u.kernel, u.problem, config, to_string(u.result.source));
     if (u.result.source == ConfigSource::Nearest) out += ": " + u.result.problem;
+    if (u.result.source == ConfigSource::NearestDevice)
+      out += " " + u.result.device + ": " + u.result.problem;
     if (!u.result.database.empty()) out += " from " + u.result.database;
     out += ")\n";
   }

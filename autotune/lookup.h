@@ -27,11 +27,18 @@
 //            set of numeric fields, the one with the smallest sum over numeric fields of
 //            |log2(a / b)| (autotune/problem_key.h); ties go to the larger problem
 //            (product of the numeric fields), then to the larger key string.
+//   nearest device: otherwise, when D has no such entry, the same two steps on the
+//            device of D's compute capability whose SM count is the fewest doublings
+//            away (ties: the larger device, then the larger key) among those with
+//            entries for K: a GPU nobody tuned on starts from its closest sibling
+//            (an H100 PCIe from an H100 SXM, an H200 from an H100) rather than from
+//            the defaults.
 //   default: otherwise the kernel's default config.
-// Entries of other devices are never used. With a ParamSpace, a stored config that the
+// Devices of another compute capability are never used. With a ParamSpace, a stored config that the
 // space rejects (the kernel changed since tuning) is ignored with one warning and the
-// default is used; a nearest entry whose config the space rejects for this problem
-// (a chunking or tile of a larger shape) falls back to the default silently. (A space
+// default is used; a nearest or nearest-device entry whose config the space (built for
+// this device and problem) rejects falls back to the default silently: every config
+// used is valid for the device it runs on. (A space
 // without a valid default is a bug in the kernel, not a miss: that overload throws
 // ParamSpace::default_config()'s tt::Error.)
 //
@@ -51,8 +58,8 @@
 
 namespace tt::autotune {
 
-enum class ConfigSource { Exact, Nearest, Default, Override };
-// "exact", "nearest", "default", "override"
+enum class ConfigSource { Exact, Nearest, Default, Override, NearestDevice };
+// "exact", "nearest", "default", "override", "nearest device"
 const char* to_string(ConfigSource source);
 
 struct LookupResult {
@@ -60,6 +67,7 @@ struct LookupResult {
   ConfigSource source = ConfigSource::Default;
   std::string problem;   // the problem key of the entry used ("" for default)
   std::string database;  // the file it came from ("" for default)
+  std::string device;    // NearestDevice: the key of the device whose entry it is
 };
 
 LookupResult lookup(const std::string& kernel, const std::string& problem,

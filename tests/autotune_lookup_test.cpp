@@ -139,6 +139,60 @@ TEST_F(ConfigLookup, MissGivesTheDefaultAndOtherDevicesAreIgnored) {
   EXPECT_EQ(r.source, ConfigSource::Default);
 }
 
+TEST_F(ConfigLookup, ADeviceWithNoEntryStartsFromTheNearestDeviceOfItsArchitecture) {
+  Database db = gemm_database();  // test_gpu and other_gpu: sm_90, 4 SMs
+  const DeviceIdentity big = make_device_identity("Lookup Big GPU", 9, 0, 132, 0);
+  const DeviceIdentity other_arch = make_device_identity("Lookup Ampere GPU", 8, 0, 108, 0);
+  db.put(big, "gemm", "m=1024,n=1024,k=1024,precision=strict", entry("impl=own,threads=32"));
+  db.put(other_arch, "gemm", "m=1024,n=1024,k=1024,precision=strict", entry("impl=cublas"));
+  save_database(path("db.yaml"), db);
+  set_database_path(path("db.yaml"));
+
+  // 114 SMs: `big` (132) is 0.2 doublings away, the 4-SM ones 4.8; the sm_80 device,
+  // closer in SMs, is another architecture and never used.
+  const DeviceIdentity fresh = make_device_identity("Lookup Fresh GPU", 9, 0, 114, 0);
+  LookupResult r = lookup("gemm", "m=1024,n=1024,k=1024,precision=strict", fresh, kDefault);
+  EXPECT_EQ(r.source, ConfigSource::NearestDevice);
+  EXPECT_EQ(r.config.str(), "impl=own,threads=32");
+  EXPECT_EQ(r.device, big.key());
+  EXPECT_EQ(r.problem, "m=1024,n=1024,k=1024,precision=strict");
+  EXPECT_EQ(r.database, path("db.yaml"));
+  EXPECT_STREQ(to_string(r.source), "nearest device");
+  // The sibling's nearest problem serves too.
+  r = lookup("gemm", "m=1024,n=1024,k=2048,precision=strict", fresh, kDefault);
+  EXPECT_EQ(r.source, ConfigSource::NearestDevice);
+  EXPECT_EQ(r.problem, "m=1024,n=1024,k=1024,precision=strict");
+  // A small sm_90 part starts from the 4-SM devices (the larger key wins the tie).
+  const DeviceIdentity small = make_device_identity("Lookup Small GPU", 9, 0, 8, 0);
+  r = lookup("gemm", "m=2048,n=2048,k=2048,precision=strict", small, kDefault);
+  EXPECT_EQ(r.source, ConfigSource::NearestDevice);
+  EXPECT_EQ(r.device, test_gpu().key());
+  // No device of the architecture: the default.
+  const DeviceIdentity blackwell = make_device_identity("Lookup Blackwell GPU", 10, 0, 148, 0);
+  r = lookup("gemm", "m=1024,n=1024,k=1024,precision=strict", blackwell, kDefault);
+  EXPECT_EQ(r.source, ConfigSource::Default);
+  EXPECT_THAT(format_configs_used(),
+              HasSubstr("gemm m=1024,n=1024,k=2048,precision=strict -> impl=own,threads=32 "
+                        "(nearest device Lookup Big GPU|sm_90|132sm: "
+                        "m=1024,n=1024,k=1024,precision=strict from "));
+}
+
+TEST_F(ConfigLookup, ANearestDeviceConfigThatThisDeviceRejectsIsNotUsed) {
+  Database db;
+  const DeviceIdentity big = make_device_identity("Lookup Big GPU", 9, 0, 132, 0);
+  db.put(big, "norm", "rows=64,cols=4096,precision=strict", entry("threads=1024"));
+  save_database(path("db.yaml"), db);
+  set_database_path(path("db.yaml"));
+  // This device's space allows at most 512 threads: the sibling's config is not valid
+  // here, so the default runs.
+  ParamSpace space("norm");
+  space.axis("threads", {256, 512}).set_default(Config::parse("threads=256"));
+  const DeviceIdentity fresh = make_device_identity("Lookup Fresh GPU", 9, 0, 114, 0);
+  const LookupResult r = lookup("norm", "rows=64,cols=4096,precision=strict", fresh, space);
+  EXPECT_EQ(r.source, ConfigSource::Default);
+  EXPECT_EQ(r.config.str(), "threads=256");
+}
+
 TEST_F(ConfigLookup, EnvironmentVariableSelectsTheDatabase) {
   save_database(path("env.yaml"), gemm_database());
   setenv("TT_TUNING_DB", path("env.yaml").c_str(), 1);

@@ -1,6 +1,8 @@
 // The sweep report: CSV that parses back to the same measurements (quoted configs
-// and reasons), malformed CSV named by line, one SVG bar per config with the best and
-// the default marked, and the files write_report() produces.
+// and reasons) with one column per parameter and the speedup, malformed CSV named by
+// line, one SVG dot per timed config sorted fastest first on an axis that does not
+// start at zero, the best, the default and the floor marked, and the files
+// write_report() produces.
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -19,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::vector<Measurement> synthetic() {
   std::vector<Measurement> rows;
@@ -62,8 +65,6 @@ bool same_number(double a, double b) { return (std::isnan(a) && std::isnan(b)) |
 TEST(ReportCsv, RoundTrips) {
   const std::vector<Measurement> rows = synthetic();
   const std::string csv = measurements_csv(rows);
-  EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "kernel,problem,config,status,median_ms,p10_ms,p90_ms,rel_err,reason,reps,role");
   EXPECT_THAT(csv, HasSubstr("\"impl=cublaslt,algo=0\""));  // commas are quoted
   EXPECT_THAT(csv, HasSubstr("range, \"\"7 > 5\"\"\""));    // quotes doubled
   const std::vector<Measurement> back = parse_measurements_csv(csv);
@@ -86,7 +87,8 @@ TEST(ReportCsv, RoundTrips) {
 
 TEST(ReportCsv, MalformedInputNamesTheLine) {
   const std::string header =
-      "kernel,problem,config,status,median_ms,p10_ms,p90_ms,rel_err,reason,reps,role\n";
+      "kernel,problem,config,status,median_ms,p10_ms,p90_ms,rel_err,reason,reps,role,"
+      "speedup_vs_default,threads\n";
   const auto error_of = [](const std::string& text) {
     try {
       parse_measurements_csv(text);
@@ -97,35 +99,79 @@ TEST(ReportCsv, MalformedInputNamesTheLine) {
   };
   EXPECT_THAT(error_of(""), HasSubstr("the file is empty"));
   EXPECT_THAT(error_of("kernel,problem\n"), HasSubstr("line 1: expected the header"));
-  EXPECT_THAT(error_of(header + "k,p,threads=1,ok,1,1,1,0,,5,\nk,p,threads=1,ok\n"),
-              HasSubstr("line 3: expected 11 fields but got 4"));
-  EXPECT_THAT(error_of(header + "k,p,threads=1,ok,fast,1,1,0,,5,\n"),
+  EXPECT_THAT(error_of(header + "k,p,threads=1,ok,1,1,1,0,,5,,,1\nk,p,threads=1,ok\n"),
+              HasSubstr("line 3: expected 13 fields but got 4"));
+  EXPECT_THAT(error_of(header + "k,p,threads=1,ok,fast,1,1,0,,5,,,1\n"),
               HasSubstr("line 2: median_ms must be a number but is 'fast'"));
-  EXPECT_THAT(error_of(header + "k,p,threads=x,ok,1,1,1,0,,5,\n"), HasSubstr("line 2: config"));
-  EXPECT_THAT(error_of(header + "k,p,threads=1,ok,1,1,1,0,,5,best\n"),
+  EXPECT_THAT(error_of(header + "k,p,threads=x,ok,1,1,1,0,,5,,,1\n"), HasSubstr("line 2: config"));
+  EXPECT_THAT(error_of(header + "k,p,threads=1,ok,1,1,1,0,,5,best,,1\n"),
               HasSubstr("line 2: role must be"));
   EXPECT_THAT(error_of(header + "k,p,\"threads=1,ok,1\n"), HasSubstr("never closed"));
 }
 
-TEST(ReportSvg, OneRectPerConfigWithBestAndDefaultMarked) {
+size_t count(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+TEST(ReportCsv, OneColumnPerParameterAndTheSpeedup) {
+  const std::string csv = measurements_csv(synthetic());
+  std::istringstream in(csv);
+  std::string header, first, second;
+  std::getline(in, header);
+  std::getline(in, first);
+  std::getline(in, second);
+  EXPECT_EQ(header,
+            "kernel,problem,config,status,median_ms,p10_ms,p90_ms,rel_err,reason,reps,role,"
+            "speedup_vs_default,impl,algo,bm,bn,bk,tm,tn,vec,stages,threads,items");
+  // The default (2.744 ms) against itself, then the winner: 2.744 / 2.701.
+  EXPECT_THAT(first, testing::EndsWith(",default,1,cublaslt,0,,,,,,,,,"));
+  EXPECT_THAT(second, HasSubstr(fmt::format(",winner,{},cublaslt,1,", 2.744 / 2.701)));
+  // A parameter column that disagrees with the config is named.
+  std::string bad = csv;
+  bad.replace(bad.find(",cublaslt,0,"), 12, ",cublaslt,9,");
+  EXPECT_THAT(
+      [&] {
+        try {
+          parse_measurements_csv(bad);
+        } catch (const Error& e) {
+          return std::string(e.what());
+        }
+        return std::string("no error");
+      }(),
+      HasSubstr("line 2: column algo is '9' but the config impl=cublaslt,algo=0 says '0'"));
+}
+
+TEST(ReportSvg, TimedConfigsFastestFirstOnAnAxisThatDoesNotStartAtZero) {
   std::vector<Measurement> rows = synthetic();
   rows.pop_back();  // one kernel
-  const std::string svg = measurements_svg(rows, "gemm_bias_relu  m=1024,n=8192,k=8192");
-  size_t rects = 0;
-  for (size_t at = svg.find("<rect"); at != std::string::npos; at = svg.find("<rect", at + 1)) {
-    ++rects;
-  }
-  EXPECT_EQ(rects, rows.size());
+  ChartInfo info;
+  info.title = "gemm_bias_relu m=1024,n=8192,k=8192: time of one GemmBiasReLU forward";
+  info.floor_ms = 2.69;
+  const std::string svg = measurements_svg(rows, info);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_THAT(svg, HasSubstr("</svg>"));
-  EXPECT_THAT(svg, HasSubstr("2.7010 best"));
-  EXPECT_THAT(svg, HasSubstr("2.7440 default"));
-  EXPECT_THAT(svg, HasSubstr("fill=\"#2e9e44\""));       // the best bar
-  EXPECT_THAT(svg, HasSubstr("stroke=\"#1f3f7a\""));     // the default bar
-  EXPECT_THAT(svg, HasSubstr(">launch_failed</text>"));  // a rejected stub
-  EXPECT_THAT(svg, HasSubstr("&quot;7 &gt; 5&quot;"));   // escaped text
-  // The longest timed bar spans the whole bar area; the best is shorter.
-  EXPECT_THAT(svg, HasSubstr("width=\"360.0\""));
+  EXPECT_THAT(svg, HasSubstr(">gemm_bias_relu m=1024,n=8192,k=8192: time of one GemmBiasReLU "
+                             "forward</text>"));
+  EXPECT_EQ(count(svg, "<circle"), 3u);          // one dot per timed config
+  EXPECT_EQ(count(svg, "<rect x=\"450\""), 2u);  // one grey stub per rejected config
+  // Fastest first: the winner (2.701), the default (2.744), then the own kernel (2.98).
+  const size_t best = svg.find(">2.7010  1.016x vs default best</text>");
+  const size_t dflt = svg.find(">2.7440 default</text>");
+  const size_t own = svg.find(">2.9800  0.921x vs default</text>");
+  ASSERT_NE(best, std::string::npos) << svg;
+  ASSERT_NE(dflt, std::string::npos);
+  ASSERT_NE(own, std::string::npos);
+  EXPECT_LT(best, dflt);
+  EXPECT_LT(dflt, own);
+  EXPECT_THAT(svg, HasSubstr("fill=\"#2e9e44\""));    // the best dot
+  EXPECT_THAT(svg, HasSubstr("stroke=\"#1f3f7a\""));  // the default's ring
+  EXPECT_THAT(svg, HasSubstr("floor 2.6900"));
+  EXPECT_THAT(svg, HasSubstr("the time axis starts at 2.6"));
+  EXPECT_THAT(svg, Not(HasSubstr(">0.00</text>")));
+  EXPECT_THAT(svg, HasSubstr("launch_failed: cublaslt_gemm"));  // a rejected row
+  EXPECT_THAT(svg, HasSubstr("&quot;7 &gt; 5&quot;"));          // escaped text
 }
 
 TEST(ReportFiles, CsvAndOneChartPerKernelAndProblem) {

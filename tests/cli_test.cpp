@@ -2,14 +2,17 @@
 // the real executable, its output and its exit code.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "models/registry.h"
 #include "support/test_util.h"
+#include "tools/tt/bench_json.h"
 
 namespace tt {
 namespace {
@@ -46,6 +49,35 @@ class TempDir : public testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_;
 };
+
+// ---- threads: tiny CPU work stays on the calling thread ----
+
+// OpenMP keeps the threads of its first parallel region alive, so /proc/self/task
+// counts them. This test runs first in this binary (nothing before it computes in
+// process): a small-shape forward of the models whose norms are tiny must not start
+// a thread (on a busy 2-core machine waking one cost 8 ms against 0.007 ms of work).
+int thread_count() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+TEST(CpuThreads, TinyNormsAndGemmsRunOnTheCallingThread) {
+  ASSERT_EQ(thread_count(), 1) << "an earlier test started threads";
+  for (const char* name :
+       {"GemmScaleBatchNorm", "GemmSwishBiasGroupNorm", "GemmBiasReLU", "GemmInstanceNormAddMul"}) {
+    const models::ModelInfo& info = models::find_model(name);
+    auto model = models::build_model(info.name, info.small.init, 0);
+    model->forward(models::random_inputs(info.small.input_shapes, 0));
+    EXPECT_EQ(thread_count(), 1) << name;
+  }
+  // A norm big enough to share does use the threads (when OpenMP has more than one).
+  auto norm = models::build_model("InstanceNorm2dModel", "[8]", 0);
+  norm->forward(models::random_inputs({{8, 8, 64, 64}}, 0));
+  if (omp_get_max_threads() > 1) {
+    EXPECT_GT(thread_count(), 1);
+  }
+}
 
 // ---- tt models ----
 
@@ -214,6 +246,142 @@ TEST(CliHelp, EveryCommandHasHelpAndADescription) {
   }
   EXPECT_THAT(tt("run --help").output, HasSubstr("--shape"));
   EXPECT_THAT(tt("check --help").output, HasSubstr("--device"));
+}
+
+// ---- habits: exit codes and one-sentence usage errors ----
+
+TEST(CliHabits, NoArgumentsPrintsTheCommandList) {
+  const CommandResult r = tt("");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* command :
+       {"devices", "models", "run", "check", "compare", "bench", "tune", "db"})
+    EXPECT_THAT(r.output, testing::ContainsRegex(std::string("\n  ") + command + " +[A-Z]"))
+        << command;
+  EXPECT_THAT(r.output, HasSubstr("Exit codes: 0 success, 1 a failed check or bad input, 2 a "
+                                  "usage error, 3 the command needs a CUDA device"));
+}
+
+TEST(CliHabits, UnknownCommandNamesItselfAndTheClosestMatch) {
+  CommandResult r = tt("rn GemmBiasReLU");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.output, "tt: 'rn' is not a tt command (did you mean 'run'?); see tt --help.\n");
+  r = tt("frobnicate");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.output, "tt: 'frobnicate' is not a tt command; see tt --help.\n");
+}
+
+TEST(CliHabits, UsageErrorsExitTwoWithOneShortSentence) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"run", "tt run: model is required; see tt run --help.\n"},
+      {"run GemmBiasReLU --seed -1",
+       "tt run: --seed must be an integer from 0 to 2^64-1 but got '-1'; see tt run --help.\n"},
+      {"run GemmBiasReLU --seed 18446744073709551616",
+       "tt run: --seed must be an integer from 0 to 2^64-1 but got '18446744073709551616'; see "
+       "tt run --help.\n"},
+      {"run GemmBiasReLU --iters 0",
+       "tt run: --iters must be a whole number of at least 1 but got '0'; see tt run --help.\n"},
+      {"check --tolerance nan x.safetensors",
+       "tt check: --tolerance must be a positive number but got 'nan'; see tt check --help.\n"},
+      {"compare GemmBiasReLU --tolerance inf",
+       "tt compare: --tolerance must be a positive number but got 'inf'; see tt compare "
+       "--help.\n"},
+      {"bench --all --reps -3",
+       "tt bench: --reps must be a whole number of at least 1 but got '-3'; see tt bench "
+       "--help.\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CommandResult r = tt(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(r.output, message) << args;
+  }
+}
+
+TEST(CliHabits, TheLargestSeedIsAccepted) {
+  const CommandResult r = tt("run GemmBiasReLU --seed 18446744073709551615");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("seed 18446744073709551615)"));
+}
+
+TEST_F(TempDir, ADatabaseThatDoesNotExistIsAnError) {
+  const std::string absent = (dir_ / "absent.yaml").string();
+  const CommandResult r = tt("run GemmBiasReLU --db '" + absent + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.output, "error: run: the tuning database '" + absent +
+                          "' given with --db does not exist or is not a file\n");
+}
+
+TEST(CliHabits, AGpuCommandWithoutAGpuBlamesTheCommandNotAFlag) {
+  if (test::cuda_available()) GTEST_SKIP() << "a CUDA device is present";
+  const CommandResult r = tt("bench GemmBiasReLU");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.output, HasSubstr("error: tt bench (on cuda:0 by default) needs CUDA"));
+  EXPECT_THAT(r.output, Not(HasSubstr("--device")));
+}
+
+// ---- tt bench --json: Google Benchmark's schema, read by tools/bench_compare.py ----
+
+cli::BenchRecord record(const std::string& name, std::vector<double> samples) {
+  cli::BenchRecord r;
+  r.name = name;
+  r.samples_ms = std::move(samples);
+  r.flops = 2.0 * 1024 * 8192 * 8192;
+  r.bytes = 4.0 * (1024 * 8192 * 2 + 8192 * 8192 + 8192);
+  r.extra = {{"model", "GemmBiasReLU"}};
+  return r;
+}
+
+TEST(BenchJson, GoogleBenchmarkSchemaWithAggregatesAndThroughput) {
+  cli::BenchContext c = cli::host_context();
+  c.device = "NVIDIA H200";
+  const nlohmann::json j = cli::google_benchmark_json(
+      c, {record("GemmBiasReLU/full/tuned", {2.0, 3.0, 4.0, 5.0, 100.0})});
+  for (const char* key : {"date", "host_name", "num_cpus", "device", "driver", "cuda_runtime",
+                          "git_commit", "library_build_type"})
+    EXPECT_TRUE(j["context"].contains(key)) << key;
+  EXPECT_EQ(j["context"]["device"], "NVIDIA H200");
+  const nlohmann::json& b = j["benchmarks"];
+  ASSERT_EQ(b.size(), 5u + 6u);  // the repetitions, then six aggregates
+  EXPECT_EQ(b[0]["name"], "GemmBiasReLU/full/tuned");
+  EXPECT_EQ(b[0]["run_type"], "iteration");
+  EXPECT_EQ(b[0]["time_unit"], "ms");
+  EXPECT_EQ(b[0]["real_time"], 2.0);
+  EXPECT_EQ(b[0]["model"], "GemmBiasReLU");
+  std::map<std::string, double> aggregate;
+  for (const auto& row : b)
+    if (row["run_type"] == "aggregate") aggregate[row["aggregate_name"]] = row["real_time"];
+  EXPECT_EQ(aggregate["median"], 4.0);
+  EXPECT_EQ(aggregate["mean"], 22.8);
+  EXPECT_EQ(aggregate["min"], 2.0);
+  EXPECT_DOUBLE_EQ(aggregate["p10"], 2.4);  // linear between ranks, as core/cuda/timing.h
+  EXPECT_DOUBLE_EQ(aggregate["p90"], 62.0);
+  EXPECT_EQ(b[6]["aggregate_name"], "median");
+  EXPECT_EQ(b[6]["name"], "GemmBiasReLU/full/tuned_median");
+  // 2 * 1024 * 8192^2 flops in 4 ms.
+  EXPECT_NEAR(b[6]["TFLOP/s"].get<double>(), 2.0 * 1024 * 8192 * 8192 / 4e-3 / 1e12, 1e-9);
+  EXPECT_TRUE(b[6].contains("GB/s"));
+  EXPECT_FALSE(b[7].contains("TFLOP/s"));  // a stddev is no time per forward
+}
+
+TEST_F(TempDir, BenchCompareReadsTwoFilesAndReportsTheChange) {
+  if (std::system("python3 --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  cli::BenchContext c = cli::host_context();
+  const auto write = [&](const std::string& file, double scale) {
+    std::ofstream(dir_ / file) << cli::google_benchmark_json(
+        c, {record("GemmBiasReLU/full/tuned", {2.0 * scale, 2.1 * scale, 2.2 * scale}),
+            record("InstanceNorm2dModel/full/tuned", {4.0, 4.0, 4.0})});
+  };
+  write("base.json", 1.0);
+  write("new.json", 0.5);
+  const CommandResult r =
+      test::run_command("python3 '" + std::string(TT_SOURCE_DIR) + "/tools/bench_compare.py' '" +
+                        (dir_ / "base.json").string() + "' '" + (dir_ / "new.json").string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              testing::ContainsRegex("GemmBiasReLU/full/tuned_median +-0\\.5000 +2\\.1000 "
+                                     "+1\\.0500"));
+  EXPECT_THAT(r.output,
+              testing::ContainsRegex("InstanceNorm2dModel/full/tuned_median +\\+0\\.0000"));
+  EXPECT_THAT(r.output, HasSubstr("geomean"));
 }
 
 }  // namespace

@@ -5,9 +5,8 @@
 
 #include <cmath>
 
-#include "core/module.h"
-#include "models/layers.h"
-#include "ops/ops.h"
+#include <tensortune/tensortune.h>
+
 #include "support/test_util.h"
 
 namespace {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds tensortune with its tests and runs the whole suite (GPU tests skip cleanly
-# where there is no GPU).
+# Builds tensortune with its tests (and the benchmark programs) and runs the whole
+# suite; GPU tests skip cleanly where there is no GPU. Extra arguments go to cmake's
+# configure step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install_deps.sh

@@ -9,6 +9,7 @@
 
 #include "ops/cpu/cpu_ops.h"
 #include "ops/cpu/norm_stats.h"
+#include "ops/cpu/parallel.h"
 
 namespace tt::ops::cpu {
 namespace {
@@ -24,7 +25,7 @@ struct Dims {
 std::vector<double> channel_sums(const float* x, const Dims& d, const double* centre) {
   std::vector<double> sums(d.channels, 0.0);
   if (d.length == 1) {
-    const int threads = omp_get_max_threads();
+    const int threads = threads_for(d.batch * d.channels);
     std::vector<double> partial(static_cast<size_t>(threads) * d.channels, 0.0);
 #pragma omp parallel num_threads(threads)
     {
@@ -49,7 +50,7 @@ std::vector<double> channel_sums(const float* x, const Dims& d, const double* ce
     }
     return sums;
   }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel_worth(d.batch * d.channels * d.length))
   for (int64_t c = 0; c < d.channels; ++c) {
     double sum = 0.0;
     for (int64_t n = 0; n < d.batch; ++n) {
@@ -112,7 +113,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   const double* ps = scale.data();
   const double* pt = shift.data();
   const double* pm = mean.data();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel_worth(d.batch * d.channels * d.length))
   for (int64_t n = 0; n < d.batch; ++n) {
     if (d.length == 1) {
       const float* row = pi + n * d.channels;

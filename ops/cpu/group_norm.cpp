@@ -5,6 +5,7 @@
 
 #include "ops/cpu/cpu_ops.h"
 #include "ops/cpu/norm_stats.h"
+#include "ops/cpu/parallel.h"
 
 namespace tt::ops::cpu {
 
@@ -26,7 +27,7 @@ Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const T
   const float* pi = in.data<float>();
   float* po = out.data<float>();
 
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel_worth(batch * groups * group_len))
   for (int64_t block = 0; block < batch * groups; ++block) {
     const int64_t first_channel = (block % groups) * channels_per_group;
     const float* src = pi + block * group_len;

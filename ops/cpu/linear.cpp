@@ -31,6 +31,9 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   } else {
     Eigen::Map<const RowMajorMatrix> xm(xc.data<float>(), rows, in_features);
     Eigen::Map<const RowMajorMatrix> wm(wc.data<float>(), out_features, in_features);
+    // Eigen splits a GEMM between OpenMP threads from ~50k multiply-adds on; below
+    // kParallelMinGemm waking the second thread costs more than it saves (parallel.h).
+    Eigen::setNbThreads(rows * out_features * in_features >= kParallelMinGemm ? 0 : 1);
     y.noalias() = xm * wm.transpose();
   }
 

@@ -3,9 +3,14 @@
 torch.compile, cuBLAS GEMM alone (x @ W.t()), the memory floor, and tensortune's own
 times read from `tt bench --json` (run in the same job, on the same GPU).
 
-All float32, TF32 off, no_grad. Each time is the median of CUDA-event timings after
-warm-up, with the L2 cache flushed (a 256 MiB write) before every repetition.
-Prints one markdown table; --out writes it (and the raw numbers as JSON).
+All float32, TF32 off, no_grad. Timed by the same method as `tt bench`
+(core/cuda/timing.cpp): 3 warm-up calls, then 20 repetitions each bracketed by CUDA
+events on the current stream, the L2 cache flushed before every repetition by a
+memset of max(2 x L2, 64 MiB) with a byte that changes per repetition, and the median
+and the 10th/90th percentiles interpolated linearly between ranks. Prints one markdown
+table; --out writes it (and the raw numbers as JSON); --json writes every PyTorch
+timing in Google Benchmark's JSON format (the format of `tt bench --json`), so that
+tools/bench_compare.py compares the two.
 """
 import argparse
 import json
@@ -97,25 +102,96 @@ MODELS = {
 _flush = None
 
 
-def time_ms(fn, warmup=3, reps=20):
+def percentile(samples, q):
+    """Linear interpolation between the closest ranks, as core/cuda/timing.cpp."""
+    v = sorted(samples)
+    pos = q * (len(v) - 1)
+    lo, hi = int(pos), min(int(pos) + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def time_samples(fn, warmup=3, reps=20):
+    """Every repetition's time in ms, timed as core/cuda/timing.cpp times ours."""
     global _flush
     if _flush is None:
-        _flush = torch.empty(64 * 1024 * 1024, dtype=torch.float32, device="cuda")
+        l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
+        _flush = torch.empty(max(2 * l2, 64 << 20), dtype=torch.uint8, device="cuda")
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
     times = []
-    for _ in range(reps):
-        _flush.zero_()  # evict inputs and weights from L2
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
+    for i in range(reps):
+        _flush.fill_(i & 0xFF)  # evict inputs and weights from L2, as cudaMemsetAsync
         start.record()
         fn()
         end.record()
-        torch.cuda.synchronize()
+        end.synchronize()
         times.append(start.elapsed_time(end))
-    times.sort()
-    return statistics.median(times), times[len(times) // 10], times[-1 - len(times) // 10]
+    return times
+
+
+def time_ms(fn, warmup=3, reps=20):
+    times = time_samples(fn, warmup, reps)
+    return percentile(times, 0.5), percentile(times, 0.1), percentile(times, 0.9)
+
+
+def google_benchmark_json(device, records):
+    """records: (name, samples_ms, flops, bytes); the schema of `tt bench --json`."""
+    import datetime
+    import platform
+    import os
+    import subprocess
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    context = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+               "host_name": platform.node(), "executable": "bench_pytorch.py",
+               "num_cpus": os.cpu_count(), "mhz_per_cpu": 0, "cpu_scaling_enabled": False,
+               "caches": [], "load_avg": [], "library_build_type": "release",
+               "device": device, "driver": "", "cuda_runtime": torch.version.cuda,
+               "torch_version": torch.__version__, "git_commit": commit,
+               "timing": "CUDA events per repetition, L2 flushed before each; times in ms"}
+    benchmarks = []
+    for family, (name, samples, flops, nbytes) in enumerate(records):
+        def row(run_type, aggregate, ms):
+            r = {"name": name + ("_" + aggregate if aggregate else ""), "family_index": family,
+                 "per_family_instance_index": 0, "run_name": name, "run_type": run_type,
+                 "repetitions": len(samples), "threads": 1, "iterations": 1,
+                 "real_time": ms, "cpu_time": ms, "time_unit": "ms"}
+            if aggregate:
+                r["aggregate_name"] = aggregate
+                r["aggregate_unit"] = "time"
+            if aggregate != "stddev" and ms > 0:
+                if flops:
+                    r["TFLOP/s"] = flops / (ms * 1e-3) / 1e12
+                if nbytes:
+                    r["GB/s"] = nbytes / (ms * 1e-3) / 1e9
+            return r
+        benchmarks += [row("iteration", "", ms) for ms in samples]
+        mean = statistics.mean(samples)
+        benchmarks += [row("aggregate", "mean", mean),
+                       row("aggregate", "median", percentile(samples, 0.5)),
+                       row("aggregate", "stddev", statistics.stdev(samples) if len(samples) > 1 else 0.0),
+                       row("aggregate", "min", min(samples)),
+                       row("aggregate", "p10", percentile(samples, 0.1)),
+                       row("aggregate", "p90", percentile(samples, 0.9))]
+    return {"context": context, "benchmarks": benchmarks}
+
+
+def ours_from_json(doc):
+    """model -> {median_ms, p10_ms, p90_ms} of the tuned run in a `tt bench --json` file."""
+    out = {}
+    for r in doc.get("benchmarks", []):
+        if r.get("run_type") != "aggregate" or r.get("configs", "tuned") != "tuned":
+            continue
+        key = {"median": "median_ms", "p10": "p10_ms", "p90": "p90_ms"}.get(r.get("aggregate_name"))
+        if key:
+            out.setdefault(r.get("model", r["run_name"].split("/")[0]), {})[key] = r["real_time"]
+    return out
 
 
 def copy_bandwidth():
@@ -132,28 +208,33 @@ def main():
     ap.add_argument("--models", nargs="*", default=list(MODELS))
     ap.add_argument("--no-compile", action="store_true")
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--json", help="write every PyTorch timing here in Google Benchmark's JSON format")
     args = ap.parse_args()
 
     ours = {}
     if args.ours:
         with open(args.ours) as f:
-            ours = {r["model"]: r for r in json.load(f)["results"]}
+            ours = ours_from_json(json.load(f))
 
     dev = torch.cuda.get_device_name()
     bw = copy_bandwidth()
     print(f"device: {dev}; torch {torch.__version__}; copy bandwidth {bw / 1e12:.2f} TB/s", flush=True)
     rows = []
+    records = []  # (name, samples, flops, bytes) for --json
     with torch.no_grad():
         for name in args.models:
             cls, init, shapes, gemm = MODELS[name]
             torch.manual_seed(0)
             model = cls(*init).cuda()
             inputs = [torch.rand(s, device="cuda") for s in shapes]
-            eager = time_ms(lambda: model(*inputs), reps=args.reps)
+            eager_samples = time_samples(lambda: model(*inputs), reps=args.reps)
+            eager = (percentile(eager_samples, 0.5), percentile(eager_samples, 0.1),
+                     percentile(eager_samples, 0.9))
             comp = (float("nan"),) * 3
             if not args.no_compile:
                 cmodel = torch.compile(model)
-                comp = time_ms(lambda: cmodel(*inputs), warmup=5, reps=args.reps)
+                comp_samples = time_samples(lambda: cmodel(*inputs), warmup=5, reps=args.reps)
+                comp = (percentile(comp_samples, 0.5),)
                 torch._dynamo.reset()
             gemm_ms = float("nan")
             flops = 0
@@ -166,6 +247,9 @@ def main():
             nbytes = sum(t.numel() * 4 for t in inputs) + sum(p.numel() * 4 for p in model.parameters())
             out_bytes = model(*inputs).numel() * 4
             floor_ms = (nbytes + out_bytes) / bw * 1e3
+            records.append((f"{name}/full/eager", eager_samples, flops, nbytes + out_bytes))
+            if not args.no_compile:
+                records.append((f"{name}/full/compile", comp_samples, flops, nbytes + out_bytes))
             row = {"model": name, "eager_ms": eager[0], "compile_ms": comp[0], "gemm_ms": gemm_ms,
                    "floor_ms": floor_ms, "gflop": flops / 1e9,
                    "ours_ms": ours.get(name, {}).get("median_ms", float("nan")),
@@ -197,6 +281,9 @@ def main():
             f.write(table + "\n")
         with open(args.out.rsplit(".", 1)[0] + ".json", "w") as f:
             json.dump({"device": dev, "copy_bandwidth": bw, "rows": rows}, f, indent=1)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(google_benchmark_json(dev, records), f, indent=1)
     return 0
 
 

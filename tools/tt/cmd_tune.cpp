@@ -22,6 +22,9 @@
 #include "tools/tt/command.h"
 #include "tools/tt/model_selection.h"
 #include "tools/tt/table.h"
+#if TT_CUDA
+#include "core/cuda/runtime.h"
+#endif
 
 namespace tt::cli {
 namespace {
@@ -121,6 +124,10 @@ void run_tune(const TuneOptions& opt) {
   ProgressLine progress;
   std::vector<models::ModelTuneResult> results;
   std::vector<autotune::Measurement> measurements;
+  autotune::ReportContext report;
+#if TT_CUDA
+  report.device = cuda::device_info(gpu.index).name + " (" + gpu.str() + ")";
+#endif
   size_t saved = 0;
   for (size_t i = 0; i < selected.size(); ++i) {
     models::TuneOptions mo;
@@ -147,6 +154,8 @@ void run_tune(const TuneOptions& opt) {
     }
     for (const autotune::SweepResult& k : r.kernels) {
       measurements.insert(measurements.end(), k.measurements.begin(), k.measurements.end());
+      report.timed[{k.kernel, k.problem}] =
+          fmt::format("one {} forward ({} shape)", r.model, opt.shape);
     }
     results.push_back(std::move(r));
   }
@@ -154,7 +163,8 @@ void run_tune(const TuneOptions& opt) {
   print_results(results);
   std::cout << fmt::format("\nsaved {} entries to {} in {:.1f} s\n", saved, db_path, elapsed());
   if (!opt.report_dir.empty()) {
-    const std::vector<std::string> files = autotune::write_report(opt.report_dir, measurements);
+    const std::vector<std::string> files =
+        autotune::write_report(opt.report_dir, measurements, report);
     std::cout << fmt::format("wrote {} measurements and {} charts to {}\n", measurements.size(),
                              files.size() - 1, opt.report_dir);
   }
