@@ -168,8 +168,8 @@ TEST_F(Installed, ExampleBlocksRunAndMatchTheirGoldens) {
     test::CommandResult r = test::run_command(exe + " run " + ex.model);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_THAT(r.output, HasSubstr(ex.output));
-    const fs::path golden = fs::path(TT_TEST_DATA_DIR) / "examples" /
-                            (std::string(ex.dir) + "_small.safetensors");
+    const fs::path golden =
+        fs::path(TT_TEST_DATA_DIR) / "examples" / (std::string(ex.dir) + "_small.safetensors");
     if (fs::exists(golden)) {
       for (const char* device : {"cpu", "cuda"}) {
         if (std::string(device) == "cuda" && !test::cuda_available()) continue;

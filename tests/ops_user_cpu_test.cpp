@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <vector>
@@ -38,6 +39,32 @@ void expect_near_all(const Tensor& got, const std::vector<double>& want, double 
       EXPECT_NEAR(g[i], want[i], tol * std::max(1.0, std::fabs(want[i]))) << "element " << i;
     }
   }
+}
+
+// ---------------------------------------------------------------- threads
+
+// Runs first in this binary: the example blocks' small shapes (matmul of [4, 32, 64]
+// batches, softmax, layer_norm, reductions, pointwise, cat) stay on the calling
+// thread, as the CPU reference's thresholds intend (ops/cpu/parallel.h); OpenMP keeps
+// the threads of its first region alive, so /proc/self/task counts any it started.
+int thread_count() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task"))
+    ++n;
+  return n;
+}
+
+TEST(CpuThreads, SmallOpsRunOnTheCallingThread) {
+  ASSERT_EQ(thread_count(), 1) << "an earlier test started threads";
+  const Tensor q = Tensor::randn({4, 32, 64}, 1);
+  const Tensor scores = ops::matmul(q, q.transpose(-2, -1)) / 8.0;
+  const Tensor attn = ops::matmul(ops::softmax(scores, -1), q);
+  const Tensor normed = ops::layer_norm(ops::gelu(attn + 1.0), {64});
+  ops::sum(normed, {1});
+  ops::var(normed);
+  ops::argmax(normed, -1);
+  ops::cat({normed, normed}, 2);
+  EXPECT_EQ(thread_count(), 1);
 }
 
 // ---------------------------------------------------------------- arithmetic

@@ -225,7 +225,8 @@ Tensor rms_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
   using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using Strided = Eigen::Map<const Matrix, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
+  using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+  using Strided = Eigen::Map<const Matrix, 0, Stride>;
   const int64_t batch = a.size(0), m = a.size(1), k = a.size(2), n = b.size(2);
   Tensor out = Tensor::empty({batch, m, n}, DType::F32, Device::cpu());
   if (out.numel() == 0) return out;
@@ -236,22 +237,20 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   }
   const float* pa = static_cast<const float*>(a.data_ptr());
   const float* pb = static_cast<const float*>(b.data_ptr());
-  // Eigen parallelises one large GEMM itself; many small ones go one per thread.
-  const bool per_thread = batch > 1 && m * n * k < (int64_t{1} << 21);
+  // One large GEMM: Eigen shares it between threads (from kParallelMinGemm
+  // multiply-adds, as linear). Many small ones: one per thread, Eigen serial inside.
+  const int64_t per_matrix = m * n * k;
+  const bool per_thread = batch > 1 && per_matrix < kParallelMinGemm;
+  Eigen::setNbThreads(!per_thread && per_matrix >= kParallelMinGemm ? 0 : 1);
   auto one = [&](int64_t i) {
-    Strided am(pa + i * a.stride(0), m, k,
-               Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(a.stride(1), a.stride(2)));
-    Strided bm(pb + i * b.stride(0), k, n,
-               Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(b.stride(1), b.stride(2)));
+    const Stride sa(a.stride(1), a.stride(2)), sb(b.stride(1), b.stride(2));
+    Strided am(pa + i * a.stride(0), m, k, sa);
+    Strided bm(pb + i * b.stride(0), k, n, sb);
     Eigen::Map<Matrix> om(po + i * m * n, m, n);
     om.noalias() = am * bm;
   };
-  if (per_thread) {
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < batch; ++i) one(i);
-  } else {
-    for (int64_t i = 0; i < batch; ++i) one(i);
-  }
+#pragma omp parallel for schedule(static) if (per_thread && batch * per_matrix >= kParallelMinGemm)
+  for (int64_t i = 0; i < batch; ++i) one(i);
   return out;
 }
 

@@ -10,10 +10,10 @@
 #include "autotune/lookup.h"
 #include "core/error.h"
 #include "ops/cuda/gemm/cublaslt_gemm.h"
+#include "ops/cuda/pointwise/pointwise_space.h"
 #include "ops/cuda/tuning/device_limits.h"
 #include "ops/cuda/tuning/gemm_space.h"
 #include "ops/cuda/tuning/norm_spaces.h"
-#include "ops/cuda/pointwise/pointwise_space.h"
 
 namespace tt::ops::cuda::tuning {
 namespace {
