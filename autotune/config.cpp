@@ -6,6 +6,7 @@
 
 #include "autotune/name_values.h"
 #include "core/error.h"
+#include "core/text.h"
 
 namespace tt::autotune {
 namespace {
@@ -24,10 +25,12 @@ Config::Config(std::initializer_list<Value> values, std::string impl) {
   for (const auto& [name, value] : values) set(name, value);
 }
 
-Config Config::parse(std::string_view text) {
+Config Config::parse(std::string_view full_text) {
+  // Messages quote the text; a long one only in part.
+  const std::string text = excerpt(full_text);
   Config config;
   bool impl_seen = false;
-  for_each_name_value(text, "config", [&](std::string_view name, std::string_view value) {
+  for_each_name_value(full_text, "config", [&](std::string_view name, std::string_view value) {
     if (name == "impl") {
       TT_CHECK(!impl_seen, "config '{}': impl is given twice", text);
       TT_CHECK(!value.empty(), "config '{}': impl must not be empty", text);
@@ -37,12 +40,13 @@ Config Config::parse(std::string_view text) {
     }
     TT_CHECK(is_identifier(name),
              "config '{}': parameter name '{}' is not an identifier (letters, digits, _)", text,
-             name);
+             excerpt(name));
     TT_CHECK(!config.has(name), "config '{}': parameter '{}' is given twice", text, name);
     int64_t number = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
     TT_CHECK(ec == std::errc() && end == value.data() + value.size() && !value.empty(),
-             "config '{}': value of '{}' must be an integer but got '{}'", text, name, value);
+             "config '{}': value of '{}' must be an integer but got '{}'", text, name,
+             excerpt(value));
     config.set(std::string(name), number);
   });
   return config;
@@ -62,7 +66,7 @@ std::string Config::str() const {
 
 Config& Config::set_impl(std::string impl) {
   TT_CHECK(impl.find_first_of(",=") == std::string::npos,
-           "config impl '{}' must not contain ',' or '='", impl);
+           "config impl '{}' must not contain ',' or '='", excerpt(impl));
   impl_ = std::move(impl);
   return *this;
 }
@@ -88,7 +92,7 @@ int64_t Config::get_or(std::string_view name, int64_t fallback) const {
 
 Config& Config::set(const std::string& name, int64_t value) {
   TT_CHECK(name != "impl" && is_identifier(name),
-           "config parameter name '{}' must be an identifier other than 'impl'", name);
+           "config parameter name '{}' must be an identifier other than 'impl'", excerpt(name));
   for (auto& [key, old] : values_) {
     if (key == name) {
       old = value;

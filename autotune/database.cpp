@@ -1,8 +1,15 @@
 // The in-memory tuning database: entries, merge, prune, provenance stamps.
 #include "autotune/database.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
 #include <ctime>
 
+#include "core/error.h"
+#include "core/text.h"
 #include "core/version.h"
 
 namespace tt::autotune {
@@ -66,6 +73,30 @@ size_t Database::prune_device(const std::string& device_key) {
   for (const auto& [kernel, entries] : it->second.kernels) removed += entries.size();
   devices_.erase(it);
   return removed;
+}
+
+std::string Database::find_device(const std::string& name, const std::string& origin) const {
+  TT_CHECK(!name.empty(),
+           "the device name is empty; give a device key or part of one ({} holds {})", origin,
+           devices_.empty() ? "no devices" : fmt::format("{} devices", devices_.size()));
+  if (devices_.count(name)) return name;
+  const auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+  };
+  std::vector<std::string> matches;
+  std::vector<std::string> all;
+  for (const auto& [key, record] : devices_) {
+    all.push_back(key);
+    if (lower(key).find(lower(name)) != std::string::npos) matches.push_back(key);
+  }
+  TT_CHECK(!matches.empty(), "no device in {} matches '{}'; it holds: {}", origin, excerpt(name),
+           all.empty() ? std::string("no devices") : fmt::format("{}", fmt::join(all, "; ")));
+  TT_CHECK(matches.size() == 1,
+           "'{}' matches {} devices in {} ({}); give more of the name or the full key",
+           excerpt(name), matches.size(), origin, fmt::join(matches, "; "));
+  return matches.front();
 }
 
 Database merge(const Database& a, const Database& b) {

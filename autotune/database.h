@@ -30,11 +30,20 @@
 // Required per entry: config, median_ms, default_ms, variants_tried, tuned_at.
 //
 // Files: load_database() reads one file and throws tt::Error naming the file and the
-// line of anything malformed. save_database() never loses what is on disk: under an
+// line of anything malformed. Every write never loses what is on disk: under an
 // exclusive flock on "<path>.lock" it re-reads the file, merges the new entries in
 // (same device/kernel/problem: the new entry wins), writes a temporary file in the same
-// directory and renames it over the path; a malformed file on disk is an error and is
-// left untouched. Parent directories are created.
+// directory, renames it over the path and flushes the directory; a malformed file on
+// disk is an error and is left untouched. Parent directories are created; the lock file
+// and temporary files of writers that died are removed. A symlinked database is
+// updated where the link points (the lock beside the target); a path that names
+// anything but a regular file, or a read-only file, is refused with a tt::Error.
+//
+// The reader is strict where YAML is lax: no aliases (an alias bomb would expand to
+// millions of entries), nesting at most 32 levels, no key given twice in one mapping,
+// every scalar valid UTF-8 without NUL (the writer could not write it back), and
+// integers in range (sm_count 4294967428 is an error, not a truncation). Only tt::Error
+// leaves these functions (std::bad_alloc becomes tt::OutOfMemoryError).
 #pragma once
 
 #include <cstdint>
@@ -106,6 +115,10 @@ class Database {
   void merge_from(const Database& other);
   // Removes every entry of the device; returns how many entries went.
   size_t prune_device(const std::string& device_key);
+  // The key of the device that `name` names: an exact key, or a case-insensitive
+  // substring of exactly one key. Throws tt::Error (naming `origin`, a path) when `name`
+  // is empty, matches nothing or matches several devices.
+  std::string find_device(const std::string& name, const std::string& origin) const;
 
  private:
   std::map<std::string, DeviceRecord> devices_;
@@ -122,8 +135,11 @@ std::string to_yaml(const Database& db);
 Database load_database(const std::string& path);
 // Locked read-merge-write as described above.
 void save_database(const std::string& path, const Database& updates);
-// Locked replace of the whole file with `db` (for `tt db merge -o`).
-void write_database(const std::string& path, const Database& db);
+// `tt db merge A B -o OUT`: under OUT's lock, reads OUT (when it exists) and then each
+// input in order, merges them (later wins on conflicts) and writes the result to OUT,
+// which it returns. Entries already in OUT are kept, so concurrent merges into one
+// file lose nothing.
+Database merge_database_files(const std::vector<std::string>& inputs, const std::string& out);
 // Locked read-modify-write: `change` edits what is on disk (an empty database when the
 // file does not exist yet), then it is written back atomically.
 void update_database(const std::string& path, const std::function<void(Database&)>& change);

@@ -4,12 +4,20 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <set>
+#include <sstream>
 
 #include "autotune/database.h"
 #include "core/error.h"
+#include "core/text.h"
 
 namespace tt::autotune {
 namespace {
@@ -18,6 +26,83 @@ namespace {
 class MalformedDatabase : public Error {
  public:
   using Error::Error;
+};
+
+constexpr size_t kMaxDepth = 32;
+
+// A first pass over the parser's events, before any node is built: refuses what
+// yaml-cpp would accept but we must not (see database.h): aliases, deep nesting, a
+// key given twice in one mapping, scalars that are not valid UTF-8 or hold NUL, and
+// a second document. The events come in order, so the first problem found is the
+// first in the file.
+class Guard : public YAML::EventHandler {
+ public:
+  explicit Guard(std::string origin) : origin_(std::move(origin)) {}
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark, "~", false); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    fail(mark, "YAML aliases (*name) are not allowed in a tuning database; write the value out");
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string& value) override {
+    if (value.find('\0') != std::string::npos) {
+      fail(mark, fmt::format("the text '{}' holds a NUL character", excerpt(value)));
+    }
+    if (!is_valid_utf8(value)) {
+      fail(mark, fmt::format("the text '{}' is not valid UTF-8", excerpt(value)));
+    }
+    node(mark, value, true);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    node(mark, "", false);
+    open(mark, false);
+  }
+  void OnSequenceEnd() override { frames_.pop_back(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    node(mark, "", false);
+    open(mark, true);
+  }
+  void OnMapEnd() override { frames_.pop_back(); }
+
+ private:
+  struct Frame {
+    bool is_map = false;
+    bool expect_key = true;
+    std::map<std::string, int> key_lines;  // scalar key -> line (1-based)
+  };
+
+  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& message) const {
+    throw MalformedDatabase(fmt::format("malformed tuning database {}, line {}, column {}: {}",
+                                        origin_, mark.line + 1, mark.column + 1, message));
+  }
+
+  void open(const YAML::Mark& mark, bool is_map) {
+    if (frames_.size() >= kMaxDepth) {
+      fail(mark, fmt::format("mappings and lists nest more than {} levels deep", kMaxDepth));
+    }
+    frames_.push_back(Frame{is_map, true, {}});
+  }
+
+  // A node starts; in a mapping, every other node is a key.
+  void node(const YAML::Mark& mark, const std::string& text, bool is_scalar) {
+    if (frames_.empty() || !frames_.back().is_map) return;
+    Frame& frame = frames_.back();
+    const bool is_key = frame.expect_key;
+    frame.expect_key = !frame.expect_key;
+    if (!is_key || !is_scalar) return;
+    const auto [it, added] = frame.key_lines.emplace(text, mark.line + 1);
+    if (!added) {
+      fail(mark, fmt::format("the key '{}' appears twice in one mapping (first on line {})",
+                             excerpt(text), it->second));
+    }
+  }
+
+  std::string origin_;
+  std::vector<Frame> frames_;
 };
 
 // Reads one document, remembering where it came from for error messages.
@@ -45,7 +130,7 @@ class Reader {
       const std::string key = scalar(item.first, what + " key");
       if (std::find(known.begin(), known.end(), key) == known.end()) {
         fail(item.first.Mark(), fmt::format("{} has an unknown field '{}' (known fields: {})", what,
-                                            key, fmt::join(known, ", ")));
+                                            excerpt(key), fmt::join(known, ", ")));
       }
     }
   }
@@ -65,16 +150,23 @@ class Reader {
     const std::string text = scalar(node, what);
     double value = 0.0;
     if (!YAML::convert<double>::decode(node, value) || !std::isfinite(value) || value < 0.0) {
-      fail(node.Mark(), fmt::format("{} must be a finite number >= 0 but is '{}'", what, text));
+      fail(node.Mark(),
+           fmt::format("{} must be a finite number >= 0 but is '{}'", what, excerpt(text)));
     }
     return value;
   }
 
-  int64_t integer(const YAML::Node& node, const std::string& what) const {
+  int64_t integer(const YAML::Node& node, const std::string& what,
+                  int64_t min = std::numeric_limits<int64_t>::min(),
+                  int64_t max = std::numeric_limits<int64_t>::max()) const {
     const std::string text = scalar(node, what);
     int64_t value = 0;
     if (!YAML::convert<int64_t>::decode(node, value)) {
-      fail(node.Mark(), fmt::format("{} must be an integer but is '{}'", what, text));
+      fail(node.Mark(), fmt::format("{} must be an integer but is '{}'", what, excerpt(text)));
+    }
+    if (value < min || value > max) {
+      fail(node.Mark(),
+           fmt::format("{} must be an integer from {} to {} but is {}", what, min, max, value));
     }
     return value;
   }
@@ -121,13 +213,14 @@ class Reader {
     if (node["p10_ms"]) e.p10_ms = number(node["p10_ms"], what + " p10_ms");
     if (node["p90_ms"]) e.p90_ms = number(node["p90_ms"], what + " p90_ms");
     e.default_ms = number(required(node, "default_ms", what), what + " default_ms");
-    e.variants_tried = integer(required(node, "variants_tried", what), what + " variants_tried");
+    e.variants_tried = integer(required(node, "variants_tried", what), what + " variants_tried", 0);
     if (const YAML::Node counts = node["variants_rejected"]; counts && !counts.IsNull()) {
       expect_map(counts, what + " variants_rejected");
       for (const auto& item : counts) {
         const std::string reason = scalar(item.first, what + " variants_rejected key");
         e.variants_rejected[reason] =
-            integer(item.second, fmt::format("{} variants_rejected count of '{}'", what, reason));
+            integer(item.second,
+                    fmt::format("{} variants_rejected count of '{}'", what, excerpt(reason)), 0);
       }
     }
     if (const YAML::Node list = node["rejected"]; list && !list.IsNull()) {
@@ -146,10 +239,12 @@ class Reader {
     e.tuned_at = scalar(required(node, "tuned_at", what), what + " tuned_at");
     if (node["driver"]) e.driver = scalar(node["driver"], what + " driver");
     if (node["cuda_driver"]) {
-      e.cuda_driver = static_cast<int>(integer(node["cuda_driver"], what + " cuda_driver"));
+      e.cuda_driver =
+          static_cast<int>(integer(node["cuda_driver"], what + " cuda_driver", 0, INT_MAX));
     }
     if (node["cuda_runtime"]) {
-      e.cuda_runtime = static_cast<int>(integer(node["cuda_runtime"], what + " cuda_runtime"));
+      e.cuda_runtime =
+          static_cast<int>(integer(node["cuda_runtime"], what + " cuda_runtime", 0, INT_MAX));
     }
     if (node["tensortune_version"]) {
       e.tensortune_version = scalar(node["tensortune_version"], what + " tensortune_version");
@@ -158,7 +253,7 @@ class Reader {
   }
 
   DeviceRecord device(const std::string& key, const YAML::Node& node) const {
-    const std::string what = fmt::format("device '{}'", key);
+    const std::string what = fmt::format("device '{}'", excerpt(key));
     expect_map(node, what);
     expect_keys(node, what, {"name", "compute_capability", "sm_count", "memory_bytes", "kernels"});
     DeviceRecord record;
@@ -166,9 +261,11 @@ class Reader {
     int major = 0, minor = 0;
     try {
       parse_compute_capability(scalar(cc, what + " compute_capability"), &major, &minor);
-      record.identity = make_device_identity(
-          scalar(required(node, "name", what), what + " name"), major, minor,
-          static_cast<int>(integer(required(node, "sm_count", what), what + " sm_count")), 0);
+      record.identity =
+          make_device_identity(scalar(required(node, "name", what), what + " name"), major, minor,
+                               static_cast<int>(integer(required(node, "sm_count", what),
+                                                        what + " sm_count", 1, INT_MAX)),
+                               0);
     } catch (const MalformedDatabase&) {
       throw;
     } catch (const Error& e) {
@@ -176,7 +273,7 @@ class Reader {
     }
     if (node["memory_bytes"]) {
       record.identity.memory_bytes =
-          static_cast<uint64_t>(integer(node["memory_bytes"], what + " memory_bytes"));
+          static_cast<uint64_t>(integer(node["memory_bytes"], what + " memory_bytes", 0));
     }
     if (record.identity.key() != key) {
       fail(node.Mark(), fmt::format("{}: the key does not match its fields, which give '{}'", what,
@@ -186,13 +283,13 @@ class Reader {
       expect_map(kernels, what + " kernels");
       for (const auto& k : kernels) {
         const std::string kernel = scalar(k.first, what + " kernel name");
-        const std::string kernel_what = fmt::format("{} kernel '{}'", what, kernel);
+        const std::string kernel_what = fmt::format("{} kernel '{}'", what, excerpt(kernel));
         if (k.second.IsNull()) continue;
         expect_map(k.second, kernel_what);
         for (const auto& p : k.second) {
           const std::string problem = scalar(p.first, kernel_what + " problem key");
           record.kernels[kernel][problem] =
-              entry(p.second, fmt::format("{} problem '{}'", kernel_what, problem));
+              entry(p.second, fmt::format("{} problem '{}'", kernel_what, excerpt(problem)));
         }
       }
     }
@@ -202,6 +299,12 @@ class Reader {
   Database database(const std::string& text) const {
     YAML::Node root;
     try {
+      std::istringstream events(text);
+      YAML::Parser parser(events);
+      Guard guard(origin_);
+      if (parser.HandleNextDocument(guard) && parser.HandleNextDocument(guard)) {
+        fail(YAML::Mark::null_mark(), "the file holds more than one YAML document");
+      }
       root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
       fail(e.mark, e.msg);
@@ -238,12 +341,22 @@ class Reader {
   std::string origin_;
 };
 
+// Text the reader refuses must not be written: a file we write always reads back.
+const std::string& writable(const std::string& text, const char* what) {
+  TT_CHECK(text.find('\0') == std::string::npos && is_valid_utf8(text),
+           "cannot write the tuning database: the {} '{}' is not valid UTF-8 text without NUL",
+           what, excerpt(text));
+  return text;
+}
+
 // Shortest text that reads back as the same double.
 std::string number_text(double value) { return fmt::format("{}", value); }
 
 void emit_config(YAML::Emitter& out, const Config& config) {
   out << YAML::Flow << YAML::BeginMap;
-  if (!config.impl().empty()) out << YAML::Key << "impl" << YAML::Value << config.impl();
+  if (!config.impl().empty()) {
+    out << YAML::Key << "impl" << YAML::Value << writable(config.impl(), "config impl");
+  }
   for (const auto& [name, value] : config.values()) {
     out << YAML::Key << name << YAML::Value << value;
   }
@@ -261,7 +374,7 @@ void emit_entry(YAML::Emitter& out, const TuningEntry& e) {
   out << YAML::Key << "variants_tried" << YAML::Value << e.variants_tried;
   out << YAML::Key << "variants_rejected" << YAML::Value << YAML::Flow << YAML::BeginMap;
   for (const auto& [reason, count] : e.variants_rejected) {
-    out << YAML::Key << reason << YAML::Value << count;
+    out << YAML::Key << writable(reason, "rejection reason") << YAML::Value << count;
   }
   out << YAML::EndMap;
   out << YAML::Key << "rejected" << YAML::Value;
@@ -269,20 +382,24 @@ void emit_entry(YAML::Emitter& out, const TuningEntry& e) {
   out << YAML::BeginSeq;
   for (const auto& r : e.rejected) {
     out << YAML::Flow << YAML::BeginMap;
-    out << YAML::Key << "config" << YAML::Value << YAML::DoubleQuoted << r.config.str();
-    out << YAML::Key << "reason" << YAML::Value << YAML::DoubleQuoted << r.reason;
+    out << YAML::Key << "config" << YAML::Value << YAML::DoubleQuoted
+        << writable(r.config.str(), "rejected config");
+    out << YAML::Key << "reason" << YAML::Value << YAML::DoubleQuoted
+        << writable(r.reason, "rejection reason");
     if (!r.detail.empty()) {
-      out << YAML::Key << "detail" << YAML::Value << YAML::DoubleQuoted << r.detail;
+      out << YAML::Key << "detail" << YAML::Value << YAML::DoubleQuoted
+          << writable(r.detail, "rejection detail");
     }
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
-  out << YAML::Key << "tuned_at" << YAML::Value << YAML::DoubleQuoted << e.tuned_at;
-  out << YAML::Key << "driver" << YAML::Value << YAML::DoubleQuoted << e.driver;
+  out << YAML::Key << "tuned_at" << YAML::Value << YAML::DoubleQuoted
+      << writable(e.tuned_at, "tuned_at");
+  out << YAML::Key << "driver" << YAML::Value << YAML::DoubleQuoted << writable(e.driver, "driver");
   out << YAML::Key << "cuda_driver" << YAML::Value << e.cuda_driver;
   out << YAML::Key << "cuda_runtime" << YAML::Value << e.cuda_runtime;
   out << YAML::Key << "tensortune_version" << YAML::Value << YAML::DoubleQuoted
-      << e.tensortune_version;
+      << writable(e.tensortune_version, "tensortune_version");
   out << YAML::EndMap;
 }
 
@@ -298,17 +415,19 @@ std::string to_yaml(const Database& db) {
   out << YAML::Key << "version" << YAML::Value << kDatabaseVersion;
   out << YAML::Key << "devices" << YAML::Value << YAML::BeginMap;
   for (const auto& [key, record] : db.devices()) {
-    out << YAML::Key << YAML::DoubleQuoted << key << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "name" << YAML::Value << YAML::DoubleQuoted << record.identity.name;
+    out << YAML::Key << YAML::DoubleQuoted << writable(key, "device key") << YAML::Value
+        << YAML::BeginMap;
+    out << YAML::Key << "name" << YAML::Value << YAML::DoubleQuoted
+        << writable(record.identity.name, "device name");
     out << YAML::Key << "compute_capability" << YAML::Value << YAML::DoubleQuoted
         << record.identity.compute_capability();
     out << YAML::Key << "sm_count" << YAML::Value << record.identity.sm_count;
     out << YAML::Key << "memory_bytes" << YAML::Value << record.identity.memory_bytes;
     out << YAML::Key << "kernels" << YAML::Value << YAML::BeginMap;
     for (const auto& [kernel, entries] : record.kernels) {
-      out << YAML::Key << kernel << YAML::Value << YAML::BeginMap;
+      out << YAML::Key << writable(kernel, "kernel name") << YAML::Value << YAML::BeginMap;
       for (const auto& [problem, entry] : entries) {
-        out << YAML::Key << YAML::DoubleQuoted << problem << YAML::Value;
+        out << YAML::Key << YAML::DoubleQuoted << writable(problem, "problem key") << YAML::Value;
         emit_entry(out, entry);
       }
       out << YAML::EndMap;

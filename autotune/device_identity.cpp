@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace tt::autotune {
 
@@ -37,10 +38,15 @@ DeviceIdentity make_device_identity(std::string name, int cc_major, int cc_minor
 void parse_compute_capability(std::string_view text, int* major, int* minor) {
   const bool well_formed = text.size() >= 5 && text.substr(0, 3) == "sm_" &&
                            text.find_first_not_of("0123456789", 3) == std::string_view::npos;
-  TT_CHECK(well_formed, "compute capability '{}' is not of the form sm_XY (e.g. sm_90)", text);
+  TT_CHECK(well_formed, "compute capability '{}' is not of the form sm_XY (e.g. sm_90)",
+           excerpt(text));
   const std::string_view digits = text.substr(3);
   int value = 0;
-  std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  // Out of int's range or a major version of 0 ("sm_05") names no device.
+  TT_CHECK(ec == std::errc() && end == digits.data() + digits.size() && value >= 10,
+           "compute capability '{}' is out of range; expected sm_XY with a major version >= 1",
+           excerpt(text));
   *major = value / 10;
   *minor = value % 10;
 }

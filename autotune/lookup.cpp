@@ -147,8 +147,19 @@ class LookupState {
     if (warned_.insert(key).second) std::cerr << "tensortune: warning: " << message << "\n";
   }
 
+  // Never throws: a database that cannot be read for any reason (malformed, out of
+  // memory, a file system error) is skipped with one warning and the kernels fall
+  // back to what the other databases and the defaults give.
   void load() {
-    for (const DatabaseSource& source : database_sources()) {
+    std::vector<DatabaseSource> sources;
+    try {
+      sources = database_sources();
+    } catch (const std::exception& e) {
+      warn_once("sources", fmt::format("cannot list the tuning databases ({}); using default "
+                                       "configs",
+                                       e.what()));
+    }
+    for (const DatabaseSource& source : sources) {
       std::error_code ec;
       if (!std::filesystem::exists(source.path, ec)) {
         if (source.origin == "--db" || source.origin == "TT_TUNING_DB") {
@@ -161,8 +172,12 @@ class LookupState {
       }
       try {
         layers_.push_back(std::make_unique<Layer>(Layer{source.path, load_database(source.path)}));
-      } catch (const Error& e) {
+      } catch (const std::exception& e) {
         warn_once("bad:" + source.path, fmt::format("skipping a tuning database: {}", e.what()));
+      } catch (...) {
+        warn_once(
+            "bad:" + source.path,
+            fmt::format("skipping the tuning database {}: it could not be read", source.path));
       }
     }
     // Lowest priority first, so that a higher layer overwrites the same key.

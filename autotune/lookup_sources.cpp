@@ -77,9 +77,10 @@ std::vector<std::string> shipped_files() {
     const fs::path canonical = fs::canonical(dir, ec);
     if (ec || !fs::is_directory(canonical, ec) || !seen.insert(canonical).second) continue;
     std::vector<std::string> here;
-    for (const auto& item : fs::directory_iterator(canonical, ec)) {
-      if (item.is_regular_file(ec) && item.path().extension() == ".yaml") {
-        here.push_back(item.path().string());
+    // The error_code forms throughout: an unreadable folder is skipped, never thrown.
+    for (fs::directory_iterator it(canonical, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->is_regular_file(ec) && it->path().extension() == ".yaml") {
+        here.push_back(it->path().string());
       }
     }
     std::sort(here.begin(), here.end());

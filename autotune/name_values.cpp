@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace tt::autotune {
 namespace {
@@ -23,8 +24,8 @@ void for_each_name_value(std::string_view text, std::string_view what,
     const std::string_view token = trim(rest.substr(0, comma));
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     const size_t eq = token.find('=');
-    TT_CHECK(eq != std::string_view::npos, "{} '{}': expected name=value but got '{}'", what, text,
-             token);
+    TT_CHECK(eq != std::string_view::npos, "{} '{}': expected name=value but got '{}'", what,
+             excerpt(text), excerpt(token));
     item(trim(token.substr(0, eq)), trim(token.substr(eq + 1)));
   }
 }

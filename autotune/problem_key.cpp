@@ -7,6 +7,7 @@
 
 #include "autotune/name_values.h"
 #include "core/error.h"
+#include "core/text.h"
 
 namespace tt::autotune {
 namespace {
@@ -21,13 +22,14 @@ std::optional<int64_t> as_integer(std::string_view text) {
 void check_field(const std::vector<ProblemKey::Field>& fields, const std::string& name,
                  const std::string& value) {
   TT_CHECK(!name.empty() && name.find_first_of(",= ") == std::string::npos,
-           "problem key field name '{}' must be non-empty without ',', '=' or spaces", name);
+           "problem key field name '{}' must be non-empty without ',', '=' or spaces",
+           excerpt(name));
   TT_CHECK(!value.empty() && value.find_first_of(",=") == std::string::npos,
            "problem key field '{}' has value '{}'; expected a non-empty value without ',' or '='",
-           name, value);
+           excerpt(name), excerpt(value));
   TT_CHECK(std::none_of(fields.begin(), fields.end(),
                         [&](const ProblemKey::Field& f) { return f.name == name; }),
-           "problem key field '{}' is given twice", name);
+           "problem key field '{}' is given twice", excerpt(name));
 }
 
 }  // namespace

@@ -133,7 +133,9 @@ std::optional<std::string> ParamSpace::why_invalid(const Config& config) const {
                          fmt::join(a->candidates, "|"));
     }
   }
-  for (const auto& [name, value] : config.values()) {
+  for (const auto& value : config.values()) {
+    // A named copy, not a structured binding: clang before 16 cannot capture those.
+    const std::string& name = value.first;
     if (std::none_of(axes.begin(), axes.end(), [&](const Axis* a) { return a->name == name; })) {
       return impl.empty()
                  ? fmt::format("parameter '{}' is not an axis of {}", name, kernel_)

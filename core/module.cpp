@@ -149,12 +149,22 @@ void Module::load_state_dict(const StateDict& dict, bool strict) {
   problems.insert(problems.end(), mismatches.begin(), mismatches.end());
   TT_CHECK(problems.empty(), "load_state_dict: {}", fmt::join(problems, "; "));
 
+  // Every conversion (dtype, then device) happens before the first copy: a source
+  // that cannot be converted (float16 today) fails the load with no parameter changed.
+  std::vector<std::pair<Tensor, Tensor>> copies;  // (target, converted source)
   for (auto& [name, target] : own) {
     const auto it = dict.find(name);
     if (it == dict.end() || it->second.is_same(target)) continue;
-    const Tensor& source = it->second;
-    target.copy_(source.dtype() == target.dtype() ? source : source.to(target.dtype()));
+    try {
+      copies.emplace_back(target, it->second.to(target.dtype()).to(target.device()));
+    } catch (const Error& e) {
+      TT_FAIL(
+          "load_state_dict: the tensor given for '{}' cannot be loaded into a {} parameter "
+          "({}); no parameter was changed",
+          name, dtype_name(target.dtype()), e.what());
+    }
   }
+  for (auto& [target, source] : copies) target.copy_(source);
 }
 
 void Module::train(bool on) {

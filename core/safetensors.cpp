@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <set>
 #include <utility>
 #include <vector>
@@ -18,6 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/file_util.h"
+#include "core/text.h"
 
 // The format stores little-endian bytes and we copy them verbatim into tensors.
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -32,6 +35,12 @@ using ordered_json = nlohmann::ordered_json;
 
 constexpr char kMetadataKey[] = "__metadata__";
 constexpr uint64_t kLengthBytes = 8;
+// The limit the reference (Rust) implementation sets; it also bounds the memory a
+// forged length can make us allocate.
+constexpr uint64_t kMaxHeaderBytes = 100'000'000;
+// A valid header nests three levels (header, entry, shape); deeper input is refused
+// while parsing, so nothing later (dump(), destructors) recurses deeply on it.
+constexpr int kMaxJsonDepth = 16;
 constexpr DType kAllDTypes[] = {DType::F64, DType::F32, DType::F16, DType::BF16,
                                 DType::I64, DType::I32, DType::U8};
 
@@ -59,14 +68,25 @@ struct Entry {
   uint64_t end = 0;
 };
 
+// A JSON value for a message: at most a short excerpt of it.
+std::string shown(const json& value) { return excerpt(value.dump(), 60); }
+// A name from the header for a message.
+std::string shown(const std::string& name) { return excerpt(name, 80); }
+
+// Thrown by the parser callback when the header nests too deeply.
+struct TooDeep {};
+
 // nlohmann keeps the last of two equal keys silently; a parser callback sees every
-// key, so we keep one set of seen keys per open object to catch duplicates.
+// key, so we keep one set of seen keys per open object to catch duplicates. It also
+// stops the parse at kMaxJsonDepth.
 class DuplicateKeyFinder {
  public:
-  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+  bool operator()(int depth, json::parse_event_t event, json& parsed) {
     switch (event) {
       case json::parse_event_t::object_start:
-        frames_.emplace_back();
+      case json::parse_event_t::array_start:
+        if (depth >= kMaxJsonDepth) throw TooDeep{};
+        if (event == json::parse_event_t::object_start) frames_.emplace_back();
         break;
       case json::parse_event_t::object_end:
         if (!frames_.empty()) frames_.pop_back();
@@ -75,9 +95,9 @@ class DuplicateKeyFinder {
         Frame& frame = frames_.back();
         const std::string key = parsed.get<std::string>();
         if (!frame.keys.insert(key).second && problem_.empty()) {
-          problem_ = frames_.size() == 1 ? fmt::format("header lists '{}' twice", key)
+          problem_ = frames_.size() == 1 ? fmt::format("header lists '{}' twice", shown(key))
                                          : fmt::format("header entry '{}' has the key '{}' twice",
-                                                       frames_.front().last_key, key);
+                                                       shown(frames_.front().last_key), shown(key));
         }
         frame.last_key = key;
         break;
@@ -124,16 +144,16 @@ Shape parse_shape(const std::string& path, const std::string& name, const json& 
   Shape shape;
   for (const json& size : value) {
     if (!size.is_number_integer()) {
-      fail(path, "tensor '{}' has shape {}, whose sizes must all be integers", name, value.dump());
+      fail(path, "tensor '{}' has shape {}, whose sizes must all be integers", name, shown(value));
     }
     if (!size.is_number_unsigned()) {
       fail(path, "tensor '{}' has negative size {} in shape {}", name, size.get<int64_t>(),
-           value.dump());
+           shown(value));
     }
     const uint64_t s = size.get<uint64_t>();
     if (s > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
       fail(path, "tensor '{}' has size {} in shape {}, too large for a 64-bit signed size", name, s,
-           value.dump());
+           shown(value));
     }
     shape.push_back(static_cast<int64_t>(s));
   }
@@ -145,12 +165,12 @@ std::pair<uint64_t, uint64_t> parse_offsets(const std::string& path, const std::
   if (!value.is_array() || value.size() != 2) {
     fail(path,
          "tensor '{}' has 'data_offsets' {}, expected an array [begin, end] of two byte offsets",
-         name, value.dump());
+         name, shown(value));
   }
   for (const json& offset : value) {
     if (!offset.is_number_unsigned()) {
       fail(path, "tensor '{}' has data_offsets {}, but offsets must be non-negative integers", name,
-           value.dump());
+           shown(value));
     }
   }
   const uint64_t begin = value[0].get<uint64_t>();
@@ -166,24 +186,26 @@ std::pair<uint64_t, uint64_t> parse_offsets(const std::string& path, const std::
   return {begin, end};
 }
 
-// The byte size of a tensor, refusing shapes whose size overflows 64 bits (which could
-// otherwise wrap around to match the offsets).
+// The byte size of a tensor, refusing shapes whose size overflows (which could
+// otherwise wrap around to match the offsets). Zero sizes count as 1 in the check, as
+// in Tensor's own: [0, 2^63-1, 2^63-1] holds no bytes but has no valid strides.
 uint64_t checked_nbytes(const std::string& path, const std::string& name, const Shape& shape,
                         DType dtype) {
-  uint64_t total = dtype_size(dtype);
+  int64_t extent = static_cast<int64_t>(dtype_size(dtype));
+  bool empty = false;
   for (int64_t s : shape) {
-    const uint64_t size = static_cast<uint64_t>(s);
-    if (size != 0 && total > std::numeric_limits<uint64_t>::max() / size) {
+    empty = empty || s == 0;
+    if (__builtin_mul_overflow(extent, std::max<int64_t>(s, 1), &extent)) {
       fail(path, "tensor '{}' has shape {}, whose byte size does not fit in 64 bits", name,
            shape_str(shape));
     }
-    total *= size;
   }
-  return total;
+  return empty ? 0 : static_cast<uint64_t>(extent);
 }
 
-Entry parse_entry(const std::string& path, const std::string& name, const json& value,
+Entry parse_entry(const std::string& path, const std::string& full_name, const json& value,
                   uint64_t data_size) {
+  const std::string name = shown(full_name);  // for messages
   if (!value.is_object()) {
     fail(path,
          "tensor '{}' is described by {}, expected an object with dtype, shape and data_offsets",
@@ -193,7 +215,7 @@ Entry parse_entry(const std::string& path, const std::string& name, const json& 
     if (!value.contains(field)) fail(path, "tensor '{}' has no '{}'", name, field);
   }
   Entry entry;
-  entry.name = name;
+  entry.name = full_name;
   entry.dtype = parse_dtype(path, name, value.at("dtype"));
   entry.shape = parse_shape(path, name, value.at("shape"));
   std::tie(entry.begin, entry.end) = parse_offsets(path, name, value.at("data_offsets"), data_size);
@@ -215,7 +237,7 @@ std::map<std::string, std::string> parse_metadata(const std::string& path, const
   std::map<std::string, std::string> metadata;
   for (const auto& [key, item] : value.items()) {
     if (!item.is_string()) {
-      fail(path, "metadata value for '{}' is {}, expected a string", key, json_kind(item));
+      fail(path, "metadata value for '{}' is {}, expected a string", shown(key), json_kind(item));
     }
     metadata[key] = item.get<std::string>();
   }
@@ -232,8 +254,8 @@ void check_no_overlap(const std::string& path, std::vector<Entry> entries) {
     if (e.begin == e.end) continue;
     if (reaches_furthest != nullptr && e.begin < reaches_furthest->end) {
       fail(path, "tensors '{}' (bytes [{}, {}]) and '{}' (bytes [{}, {}]) overlap",
-           reaches_furthest->name, reaches_furthest->begin, reaches_furthest->end, e.name, e.begin,
-           e.end);
+           shown(reaches_furthest->name), reaches_furthest->begin, reaches_furthest->end,
+           shown(e.name), e.begin, e.end);
     }
     if (reaches_furthest == nullptr || e.end > reaches_furthest->end) reaches_furthest = &e;
   }
@@ -289,6 +311,13 @@ json parse_header_json(const std::string& path, const std::string& header) {
   } catch (const json::parse_error& e) {
     fail(path, "header is not valid JSON (parse error at byte {} of the {}-byte header)", e.byte,
          header.size());
+  } catch (const TooDeep&) {
+    fail(path, "header nests arrays or objects more than {} levels deep", kMaxJsonDepth);
+  } catch (const json::out_of_range&) {
+    // nlohmann refuses numbers beyond double's range (1e400) with out_of_range.
+    fail(path, "header holds a number too large to represent");
+  } catch (const json::exception& e) {
+    fail(path, "header cannot be read as JSON ({})", excerpt(e.what(), 120));
   }
   if (!duplicates.problem().empty()) fail(path, "{}", duplicates.problem());
   if (!parsed.is_object()) fail(path, "header is {}, expected a JSON object", json_kind(parsed));
@@ -340,6 +369,7 @@ class TempOutputFile {
            std::strerror(errno));
     }
     committed_ = true;
+    files::sync_parent_directory(final_path_);
   }
 
  private:
@@ -354,9 +384,7 @@ Tensor contiguous_on_cpu(const Tensor& t) {
   return c.device().is_cpu() ? c : c.cpu();
 }
 
-}  // namespace
-
-File load(const std::string& path) {
+File load_file(const std::string& path) {
   InputFile file(path);
   if (file.size() < kLengthBytes) {
     fail(path, "the file is {} bytes long, shorter than the 8-byte header length (truncated?)",
@@ -371,6 +399,10 @@ File load(const std::string& path) {
   if (header_size > file.size() - kLengthBytes) {
     fail(path, "header length {} runs past the end of the file ({} bytes)", header_size,
          file.size());
+  }
+  if (header_size > kMaxHeaderBytes) {
+    fail(path, "header length {} is above the format's limit of {} bytes", header_size,
+         kMaxHeaderBytes);
   }
   std::string header(static_cast<size_t>(header_size), '\0');
   file.read(kLengthBytes, header.data(), header_size, "the header");
@@ -394,11 +426,22 @@ File load(const std::string& path) {
     Tensor t = Tensor::empty(e.shape, e.dtype, Device::cpu());
     if (e.end > e.begin) {
       file.read(data_start + e.begin, t.data_ptr(), e.end - e.begin,
-                fmt::format("tensor '{}'", e.name));
+                fmt::format("tensor '{}'", shown(e.name)));
     }
     result.tensors.emplace(e.name, std::move(t));
   }
   return result;
+}
+
+}  // namespace
+
+File load(const std::string& path) {
+  try {
+    return load_file(path);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemoryError(
+        fmt::format("safetensors: '{}': out of CPU memory while reading the file", path));
+  }
 }
 
 void save(const std::string& path, const std::map<std::string, Tensor>& tensors,
@@ -435,7 +478,9 @@ void save(const std::string& path, const std::map<std::string, Tensor>& tensors,
     header_size >>= 8;
   }
 
-  TempOutputFile out(path);
+  // A symlinked file is replaced where it points; device nodes, directories and
+  // read-only files are refused rather than replaced.
+  TempOutputFile out(files::output_target(path, "the safetensors file"));
   out.write(length_bytes, kLengthBytes);
   out.write(header_text.data(), header_text.size());
   for (const auto& [name, t] : ordered) {

@@ -1,5 +1,6 @@
 #include "core/storage.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -21,6 +22,14 @@ constexpr size_t kCpuAlignment = 64;
 
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
   void* data = nullptr;
+  // No allocator can serve more than PTRDIFF_MAX bytes, and rounding up near
+  // SIZE_MAX would wrap to a tiny block.
+  if (nbytes > static_cast<size_t>(PTRDIFF_MAX) - kCpuAlignment) {
+    throw OutOfMemoryError(
+        fmt::format("cannot allocate {} bytes on {}: larger than any allocation "
+                    "can be",
+                    nbytes, device.str()));
+  }
   if (device.is_cpu()) {
     size_t rounded = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
     if (rounded == 0) rounded = kCpuAlignment;

@@ -18,13 +18,42 @@ namespace tt {
 
 std::string shape_str(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 
+namespace {
+
+// The product of max(size, 1) over the shape, or nullopt when it overflows int64_t.
+// Zero sizes count as 1 so that a shape whose contiguous strides would overflow is
+// refused even when it holds no elements ([0, 2^63-1, 2^63-1]).
+bool checked_extent(const Shape& s, int64_t* extent) {
+  int64_t acc = 1;
+  for (int64_t d : s) {
+    if (__builtin_mul_overflow(acc, std::max<int64_t>(d, 1), &acc)) return false;
+  }
+  *extent = acc;
+  return true;
+}
+
+[[noreturn]] void fail_too_large(const Shape& s) {
+  TT_FAIL("tensor shape {} is too large: its element count does not fit in a 64-bit signed integer",
+          shape_str(s));
+}
+
+}  // namespace
+
 int64_t shape_numel(const Shape& s) {
+  int64_t extent = 1;
+  if (!checked_extent(s, &extent)) fail_too_large(s);
+  for (int64_t d : s) {
+    if (d == 0) return 0;
+  }
+  // Negative sizes are refused by check_shape(); here they only keep the old product.
   int64_t n = 1;
   for (int64_t d : s) n *= d;
   return n;
 }
 
 Shape contiguous_strides(const Shape& s) {
+  int64_t extent = 1;
+  if (!checked_extent(s, &extent)) fail_too_large(s);
   Shape st(s.size());
   int64_t acc = 1;
   for (size_t i = s.size(); i-- > 0;) {
@@ -40,6 +69,21 @@ void check_shape(const Shape& s) {
   TT_CHECK(s.size() <= static_cast<size_t>(kMaxRank), "tensor rank {} exceeds the maximum of {}",
            s.size(), kMaxRank);
   for (int64_t d : s) TT_CHECK(d >= 0, "tensor sizes must be non-negative, got {}", shape_str(s));
+  int64_t extent = 1;
+  if (!checked_extent(s, &extent)) fail_too_large(s);
+}
+
+// The byte size of a tensor of shape `s` (checked by check_shape) and element size
+// `element_size`, refusing sizes that do not fit in memory's address range.
+size_t checked_nbytes(const Shape& s, size_t element_size) {
+  int64_t nbytes = 0;
+  if (__builtin_mul_overflow(shape_numel(s), static_cast<int64_t>(element_size), &nbytes)) {
+    TT_FAIL(
+        "tensor shape {} is too large: {} bytes per element times {} elements does not fit in "
+        "a 64-bit signed byte count",
+        shape_str(s), element_size, shape_numel(s));
+  }
+  return static_cast<size_t>(nbytes);
 }
 
 int64_t wrap_dim(int64_t d, int64_t rank, const char* what) {
@@ -112,15 +156,20 @@ bool compute_view_strides(const Shape& old_sizes, const Shape& old_strides, cons
 
 Shape infer_sizes(Shape sizes, int64_t numel, const Shape& from) {
   int64_t infer = -1, known = 1;
+  bool overflow = false;  // the known sizes' product (so the shape) cannot match numel
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == -1) {
       TT_CHECK(infer < 0, "view/reshape: only one dimension can be -1, got {}", shape_str(sizes));
       infer = static_cast<int64_t>(i);
     } else {
       TT_CHECK(sizes[i] >= 0, "view/reshape: invalid size {} in {}", sizes[i], shape_str(sizes));
-      known *= sizes[i];
+      overflow = overflow || __builtin_mul_overflow(known, sizes[i], &known);
     }
   }
+  int64_t extent = 1;
+  TT_CHECK(!overflow && checked_extent(sizes, &extent),
+           "view/reshape: shape {} is invalid for a tensor of shape {} ({} elements)",
+           shape_str(sizes), shape_str(from), numel);
   if (infer >= 0) {
     TT_CHECK(known != 0 && numel % known == 0,
              "view/reshape: shape {} is invalid for a tensor of shape {} ({} elements)",
@@ -186,8 +235,7 @@ TensorImpl& Tensor::impl() const {
 Tensor Tensor::empty(const Shape& sizes, DType dtype, Device device) {
   check_shape(sizes);
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage =
-      Storage::allocate(static_cast<size_t>(shape_numel(sizes)) * dtype_size(dtype), device);
+  impl->storage = Storage::allocate(checked_nbytes(sizes, dtype_size(dtype)), device);
   impl->sizes = sizes;
   impl->strides = contiguous_strides(sizes);
   impl->dtype = dtype;
@@ -442,10 +490,17 @@ Tensor Tensor::transpose(int64_t a, int64_t b) const {
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
   d = wrap_dim(d, dim(), "narrow");
   TT_CHECK(dim() > 0, "narrow: cannot narrow a 0-d tensor");
-  if (start < 0) start += sizes()[d];
-  TT_CHECK(start >= 0 && length >= 0 && start + length <= sizes()[d],
-           "narrow: range [{}, {}) is out of bounds for dimension {} of size {}", start,
-           start + length, d, sizes()[d]);
+  const int64_t size = sizes()[d];
+  if (start < 0) start += size;
+  // Compared without forming start + length, which can overflow (start = INT64_MAX).
+  if (!(start >= 0 && length >= 0 && start <= size && length <= size - start)) {
+    int64_t end = 0;
+    const std::string end_text = __builtin_add_overflow(start, length, &end)
+                                     ? fmt::format("{} + {}", start, length)
+                                     : std::to_string(end);
+    TT_FAIL("narrow: range [{}, {}) is out of bounds for dimension {} of size {}", start, end_text,
+            d, size);
+  }
   Shape s = sizes();
   s[d] = length;
   return make_view(*this, s, strides(), offset() + start * strides()[d]);

@@ -183,8 +183,9 @@ bool register_at_startup(const ModelSpec& spec) noexcept;
 // The errors of registrations made before main (empty when all succeeded).
 const std::vector<std::string>& startup_registration_errors();
 
-// Every registered model: the five seeds (in SEED_MODELS order, see docs/models.md),
-// then the models registered by the program.
+// Every registered model: the five seeds (in the order of docs/models.md), then the
+// models registered by the program. Register before handing the list (or pointers into
+// it) to other code: a later registration may move the entries.
 const std::vector<ModelInfo>& registered_models();
 // Throws tt::Error naming the closest known name (and listing them all) when `name`
 // is not registered.

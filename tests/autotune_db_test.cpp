@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -366,16 +365,22 @@ TEST_F(TuningDatabaseFile, MissingFileIsAnErrorNamingIt) {
               HasSubstr("cannot read the tuning database " + path("absent.yaml")));
 }
 
-TEST_F(TuningDatabaseFile, WriteReplacesTheWholeFile) {
+// `tt db merge A B -o OUT` merges into what OUT holds: a merge racing another write
+// into OUT must not drop that write's entries.
+TEST_F(TuningDatabaseFile, MergeFilesKeepsWhatTheOutputHolds) {
   const std::string file = path("out.yaml");
   Database a;
   a.put(h100(), "gemm_bias_relu", kProblem, entry("impl=cublas", 3.9));
   save_database(file, a);
   Database b;
   b.put(h200(), "gemm_bias_relu", kProblem, entry("impl=own,threads=256", 2.7));
-  write_database(file, b);
+  b.put(h100(), "gemm_bias_relu", kProblem, entry("impl=cublaslt", 3.5));
+  save_database(path("b.yaml"), b);
+  const Database merged = merge_database_files({path("b.yaml")}, file);
+  EXPECT_EQ(merged.entry_count(), 2u);
   const Database back = load_database(file);
-  EXPECT_EQ(back.entry_count(), 1u);
+  EXPECT_EQ(back.entry_count(), 2u);
+  EXPECT_EQ(back.find(h100().key(), "gemm_bias_relu", kProblem)->config.str(), "impl=cublaslt");
   EXPECT_NE(back.find(h200().key(), "gemm_bias_relu", kProblem), nullptr);
 }
 
@@ -384,33 +389,16 @@ TEST_F(TuningDatabaseFile, WriteReplacesTheWholeFile) {
 TEST_F(TuningDatabaseFile, ConcurrentWritersLoseNothing) {
   const std::string file = path("shared/tuning.yaml");
   constexpr int kPerWriter = 50;
-  std::vector<pid_t> children;
-  for (int writer = 0; writer < 2; ++writer) {
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      int status = 0;
-      try {
-        const DeviceIdentity device = writer == 0 ? h200() : h100();
-        for (int i = 0; i < kPerWriter; ++i) {
-          Database one;
-          one.put(device, "gemm_bias_relu", fmt::format("m={},n=64,k=64,precision=strict", i + 1),
-                  entry(fmt::format("impl=own,threads={}", 32 * (writer + 1)), 1.0 + i));
-          save_database(file, one);
-        }
-      } catch (...) {
-        status = 1;
-      }
-      _exit(status);
+  const int failed = test::run_in_processes(2, [&](int writer) {
+    const DeviceIdentity device = writer == 0 ? h200() : h100();
+    for (int i = 0; i < kPerWriter; ++i) {
+      Database one;
+      one.put(device, "gemm_bias_relu", fmt::format("m={},n=64,k=64,precision=strict", i + 1),
+              entry(fmt::format("impl=own,threads={}", 32 * (writer + 1)), 1.0 + i));
+      save_database(file, one);
     }
-    children.push_back(pid);
-  }
-  for (pid_t pid : children) {
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 0);
-  }
+  });
+  EXPECT_EQ(failed, 0);
   const Database back = load_database(file);
   EXPECT_EQ(back.entry_count(), 2u * kPerWriter);
   for (int i = 0; i < kPerWriter; ++i) {

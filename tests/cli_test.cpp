@@ -268,6 +268,10 @@ TEST(CliHabits, UnknownCommandNamesItselfAndTheClosestMatch) {
   r = tt("frobnicate");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.output, "tt: 'frobnicate' is not a tt command; see tt --help.\n");
+  r = tt("--shape small");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.output, "tt: '--shape' is not an option of tt itself; see tt --help.\n");
+  EXPECT_EQ(tt("--version").output, "tensortune 0.1.0\n");
 }
 
 TEST(CliHabits, UsageErrorsExitTwoWithOneShortSentence) {
@@ -382,6 +386,16 @@ TEST_F(TempDir, BenchCompareReadsTwoFilesAndReportsTheChange) {
   EXPECT_THAT(r.output,
               testing::ContainsRegex("InstanceNorm2dModel/full/tuned_median +\\+0\\.0000"));
   EXPECT_THAT(r.output, HasSubstr("geomean"));
+
+  // --by-model lines up different variants of the same model (PyTorch eager vs ours).
+  std::ofstream(dir_ / "eager.json")
+      << cli::google_benchmark_json(c, {record("GemmBiasReLU/full/eager", {4.0, 4.2, 4.4})});
+  const CommandResult by_model = test::run_command(
+      "python3 '" + std::string(TT_SOURCE_DIR) + "/tools/bench_compare.py' --by-model '" +
+      (dir_ / "eager.json").string() + "' '" + (dir_ / "base.json").string() + "'");
+  EXPECT_EQ(by_model.exit_code, 0) << by_model.output;
+  EXPECT_THAT(by_model.output,
+              testing::ContainsRegex("GemmBiasReLU/full_median +-0\\.5000 +4\\.2000 +2\\.1000"));
 }
 
 }  // namespace

@@ -254,11 +254,22 @@ TEST_F(Tune, CommandLineTunesReportsAndTheRunAndBenchUseIt) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("speedup"));
   const nlohmann::json bench = nlohmann::json::parse(read_file(path("bench.json")));
-  const nlohmann::json& row = bench.at("results").at(0);
-  EXPECT_GT(row.at("median_ms").get<double>(), 0);
-  EXPECT_GT(row.at("p90_ms").get<double>(), 0);
-  EXPECT_GT(row.at("default_ms").get<double>(), 0);
-  for (const auto& used : row.at("configs_used")) {
+  // Google Benchmark's schema: one aggregate record per (run, statistic).
+  const auto aggregate = [&](const std::string& configs, const std::string& stat) {
+    for (const nlohmann::json& b : bench.at("benchmarks")) {
+      if (b.value("configs", "") == configs && b.value("aggregate_name", "") == stat) return b;
+    }
+    ADD_FAILURE() << "no " << stat << " record of the " << configs << " run";
+    return nlohmann::json();
+  };
+  const nlohmann::json tuned = aggregate("tuned", "median");
+  EXPECT_EQ(tuned.value("run_type", ""), "aggregate");
+  EXPECT_EQ(tuned.value("time_unit", ""), "ms");
+  EXPECT_GT(tuned.value("real_time", 0.0), 0);
+  EXPECT_GT(aggregate("tuned", "p90").value("real_time", 0.0), 0);
+  EXPECT_GT(aggregate("default", "median").value("real_time", 0.0), 0);
+  ASSERT_TRUE(tuned.contains("configs_used"));
+  for (const auto& used : tuned.at("configs_used")) {
     EXPECT_EQ(used.at("source"), "exact") << used.dump();
   }
 

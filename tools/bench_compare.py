@@ -5,6 +5,12 @@ library only: `tt bench --json`, tools/device/bench_pytorch.py --json and any Go
 Benchmark program (--benchmark_out_format=json) write such files.
 
     python3 tools/bench_compare.py BASELINE.json CONTENDER.json
+    python3 tools/bench_compare.py --by-model pytorch.json ours.json
+
+--by-model drops the last part of each benchmark name ("GemmBiasReLU/full/eager" and
+"GemmBiasReLU/full/tuned" are both "GemmBiasReLU/full"), so that PyTorch's timings
+from bench_pytorch.py line up with ours; pick one of a file's variants with
+--baseline-variant / --contender-variant (e.g. eager or compile; tuned or default).
 
 For every benchmark name present in both files it prints the relative change of the
 real time, (new - old) / old (negative: the contender is faster), and both times in
@@ -22,7 +28,7 @@ TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 COMPARED_AGGREGATES = ("median", "mean", "min", "p10", "p90")
 
 
-def load(path):
+def load(path, by_model=False, variant=None):
     """name -> real time in ms, for the rows worth comparing, in file order."""
     try:
         with open(path) as f:
@@ -38,8 +44,15 @@ def load(path):
         chosen = rows
     times = {}
     for r in chosen:
+        name = r.get("name", "")
+        if by_model:
+            run, _, rest = r.get("run_name", name).rpartition("/")
+            if variant is not None and rest != variant:
+                continue
+            suffix = name[len(r.get("run_name", name)):]
+            name = run + suffix
         try:
-            times[r["name"]] = float(r["real_time"]) * TO_MS[r.get("time_unit", "ns")]
+            times[name] = float(r["real_time"]) * TO_MS[r.get("time_unit", "ns")]
         except (KeyError, TypeError, ValueError):
             raise SystemExit(f"bench_compare: {path}: a benchmark row without name, real_time "
                              f"or a known time_unit: {str(r)[:80]}")
@@ -51,9 +64,13 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("baseline")
     ap.add_argument("contender")
+    ap.add_argument("--by-model", action="store_true",
+                    help="match benchmarks by their name without its last part")
+    ap.add_argument("--baseline-variant", help="with --by-model: only this last part (eager)")
+    ap.add_argument("--contender-variant", help="with --by-model: only this last part (tuned)")
     args = ap.parse_args()
-    old, old_agg = load(args.baseline)
-    new, _ = load(args.contender)
+    old, old_agg = load(args.baseline, args.by_model, args.baseline_variant)
+    new, _ = load(args.contender, args.by_model, args.contender_variant)
     names = [n for n in old if n in new]
     if not names:
         print("bench_compare: the two files share no benchmark name", file=sys.stderr)

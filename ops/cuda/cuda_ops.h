@@ -4,6 +4,7 @@
 // fused seed-model kernels in ops/cuda/fused/*.cu. Only compiled when TT_CUDA is on.
 #pragma once
 
+#include "ops/cuda/cuda_ops_reduce.h"
 #include "ops/cuda/pointwise/pointwise.h"
 #include "ops/ops.h"
 

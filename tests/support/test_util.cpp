@@ -1,11 +1,13 @@
 #include "support/test_util.h"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <vector>
 
 #if TT_CUDA
 #include "core/cuda/runtime.h"
@@ -64,6 +66,37 @@ CommandResult run_command(const std::string& command) {
   int status = pclose(pipe);
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return {code, out};
+}
+
+int run_in_processes(int n, const std::function<void(int)>& body) {
+  std::vector<pid_t> children;
+  int failed = 0;
+  for (int i = 0; i < n; ++i) {
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      ++failed;
+      continue;
+    }
+    if (pid == 0) {
+      int status = 0;
+      try {
+        body(i);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "process %d: %s\n", i, e.what());
+        status = 1;
+      }
+      std::fflush(stderr);
+      ::_exit(status);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      ++failed;
+    }
+  }
+  return failed;
 }
 
 }  // namespace tt::test

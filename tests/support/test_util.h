@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 
 #include "core/error.h"
@@ -42,6 +43,11 @@ struct CommandResult {
   std::string output;
 };
 CommandResult run_command(const std::string& command);
+
+// Runs body(i) for i in [0, n) in n forked processes at once (for races between
+// processes) and waits for all; returns how many did not exit cleanly. A child whose
+// body throws prints the message and counts as failed.
+int run_in_processes(int n, const std::function<void(int)>& body);
 
 }  // namespace tt::test
 

@@ -56,12 +56,19 @@ std::vector<std::string> subcommand_names(const CLI::App& app) {
   return names;
 }
 
-// The first argument that is not an option, when it names no command: CLI11 would
-// report it as an unexpected extra argument, which does not say what went wrong.
+// The first argument, when it names no command (or is an option tt itself lacks):
+// CLI11 would report "A subcommand is required" or an unexpected extra argument, which
+// does not say what went wrong.
 int unknown_command(const CLI::App& app, int argc, char** argv) {
   if (argc < 2) return -1;
   const std::string first = argv[1];
-  if (first.empty() || first[0] == '-') return -1;
+  if (first == "-h" || first == "--help" || first == "--help-all" || first == "--version")
+    return -1;
+  if (!first.empty() && first[0] == '-') {
+    std::cerr << fmt::format("tt: '{}' is not an option of tt itself; see tt --help.\n", first);
+    return kExitUsage;
+  }
+  if (first.empty()) return -1;
   const std::vector<std::string> names = subcommand_names(app);
   for (const std::string& n : names)
     if (n == first) return -1;

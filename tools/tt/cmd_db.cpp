@@ -16,6 +16,7 @@
 #include "autotune/database.h"
 #include "autotune/lookup.h"
 #include "core/error.h"
+#include "core/file_util.h"
 #include "tools/tt/command.h"
 
 namespace tt::cli {
@@ -104,7 +105,7 @@ void run_show(const std::string& db_path, const std::string& device_filter) {
   bool failed = false;
   for (const auto& source : sources) {
     std::cout << fmt::format("== {} ({})", source.path, source.origin);
-    if (!std::filesystem::exists(source.path)) {
+    if (!files::exists(source.path, "the tuning database")) {
       std::cout << ": does not exist\n";
       if (!db_path.empty()) TT_FAIL("the tuning database {} does not exist", db_path);
       continue;
@@ -129,36 +130,19 @@ void run_show(const std::string& db_path, const std::string& device_filter) {
 }
 
 void run_merge(const std::string& a, const std::string& b, const std::string& out) {
-  const Database merged = autotune::merge(autotune::load_database(a), autotune::load_database(b));
-  autotune::write_database(out, merged);
+  const Database merged = autotune::merge_database_files({a, b}, out);
   std::cout << fmt::format("wrote {} entries ({} devices) to {}\n", merged.entry_count(),
                            merged.devices().size(), out);
 }
 
-// An exact device key, or a case-insensitive substring that names exactly one device.
-std::string find_device(const Database& db, const std::string& name, const std::string& path) {
-  if (db.devices().count(name)) return name;
-  std::vector<std::string> matches;
-  std::vector<std::string> all;
-  for (const auto& [key, record] : db.devices()) {
-    all.push_back(key);
-    if (contains_ignoring_case(key, name)) matches.push_back(key);
-  }
-  TT_CHECK(!matches.empty(), "no device in {} matches '{}'; it holds: {}", path, name,
-           all.empty() ? std::string("no devices") : fmt::format("{}", fmt::join(all, "; ")));
-  TT_CHECK(matches.size() == 1,
-           "'{}' matches {} devices in {} ({}); give more of the name or the full key", name,
-           matches.size(), path, fmt::join(matches, "; "));
-  return matches.front();
-}
-
 void run_prune(const std::string& device, std::string db_path) {
   if (db_path.empty()) db_path = autotune::user_cache_database_path();
-  TT_CHECK(std::filesystem::exists(db_path), "the tuning database {} does not exist", db_path);
+  TT_CHECK(files::exists(db_path, "the tuning database"), "the tuning database {} does not exist",
+           db_path);
   std::string key;
   size_t removed = 0;
   autotune::update_database(db_path, [&](Database& db) {
-    key = find_device(db, device, db_path);
+    key = db.find_device(device, db_path);
     removed = db.prune_device(key);
   });
   std::cout << fmt::format("removed {} entries of {} from {}\n", removed, key, db_path);
@@ -188,7 +172,10 @@ void add_db_command(CLI::App& app) {
   merge->add_option("B", merge_b, "Second database, wins on conflicts")
       ->required()
       ->check(CLI::ExistingFile);
-  merge->add_option("-o,--output", merge_out, "Output file; replaced as a whole, atomically")
+  merge
+      ->add_option("-o,--output", merge_out,
+                   "Output file; entries already in it are kept unless A or B has the same one; "
+                   "written under its lock, atomically")
       ->required();
   merge->callback([] { run_merge(merge_a, merge_b, merge_out); });
 

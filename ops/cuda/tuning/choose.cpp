@@ -206,6 +206,12 @@ TunableSpace space_for(const std::string& kernel, const std::string& problem, in
   return out;
 }
 
+autotune::Config choose_config(const std::string& kernel, const std::string& problem, int device,
+                               const SpaceBuilder& build, bool gemm_stage) {
+  const ParamSpace& space = cached_space(device, kernel, problem, gemm_stage, build);
+  return lookup_config(device, kernel, problem, space);
+}
+
 }  // namespace tt::ops::cuda::tuning
 
 namespace tt::ops::cuda::gemm {

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -71,5 +72,14 @@ struct TunableSpace {
   bool gemm_stage = false;
 };
 TunableSpace space_for(const std::string& kernel, const std::string& problem, int device);
+
+// The lookup of a tunable launch whose space is built elsewhere (the reduce family,
+// rms_norm, bmm): the config autotune::lookup() returns for (kernel, problem) on
+// `device`, validated against the space `build(limits)` makes (built once and kept, so
+// that space_for() and with it `tt tune` see the launch like every launch above).
+struct DeviceLimits;  // ops/cuda/tuning/device_limits.h
+using SpaceBuilder = std::function<autotune::ParamSpace(const DeviceLimits&)>;
+autotune::Config choose_config(const std::string& kernel, const std::string& problem, int device,
+                               const SpaceBuilder& build, bool gemm_stage = false);
 
 }  // namespace tt::ops::cuda::tuning

@@ -1,0 +1,34 @@
+// CUDA implementations of the reductions, softmax, the row norms and bmm behind the
+// op front end (ops/ops.cpp), with the backend signatures of CONTRACT-ops: the front
+// end has validated the arguments and normalised the dims (non-negative, sorted,
+// unique, non-empty); inputs may be any strided float32 view on one CUDA device;
+// results are new contiguous tensors on that device (int64 for argmax/argmin).
+//
+// Kernels: the reduction family ops/cuda/reduce/ (reduce.h: kernel names and problem
+// keys), layer_norm on the segment-norm launcher (ops/cuda/fused/norm_passes.h,
+// kernel "layer_norm"), bmm on cuBLASLt (ops/cuda/gemm/bmm.cu, kernel "bmm").
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace tt::ops::cuda {
+
+Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
+Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
+Tensor var(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction, bool keepdim);
+Tensor std(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction, bool keepdim);
+Tensor amax(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
+Tensor amin(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
+Tensor argmax(const Tensor& x, int64_t dim, bool keepdim);
+Tensor argmin(const Tensor& x, int64_t dim, bool keepdim);
+Tensor softmax(const Tensor& x, int64_t dim);
+Tensor log_softmax(const Tensor& x, int64_t dim);
+Tensor layer_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
+                  const Tensor& bias, double eps);
+Tensor rms_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight, double eps);
+Tensor bmm(const Tensor& a, const Tensor& b);
+
+}  // namespace tt::ops::cuda

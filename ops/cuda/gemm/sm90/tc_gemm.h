@@ -1,0 +1,78 @@
+// Our own Hopper (sm_90a) tensor-core GEMM family: C[M,N] = X[M,K] W[N,K]^T (+ epilogue),
+// float32 in and out, X and W row-major with K contiguous (a Linear layer's layout).
+// Operands are staged by TMA into 128B-swizzled shared memory through an mbarrier
+// pipeline, a producer warpgroup feeds consumer warpgroups that issue wgmma (tf32).
+// Two precision modes:
+//   tf32      one tensor-core product per k-block (operands read as TF32: 10-bit
+//             mantissas), float32 accumulation.
+//   accurate  split TF32 ("3xTF32"): each operand tile is split in the kernel into
+//             hi = tf32_rna(x) and lo = x - hi (exact), three products per k-block
+//             (hi*hi + hi*lo + lo*hi), and the tensor core's accumulator is added into
+//             a separate IEEE float32 accumulator every `promote` elements of K, which
+//             is what brings the error to float32 level (issue 10: every 64 -> 7.4e-7
+//             relative L2 vs float64, below SGEMM's 1.6e-6).
+// The compile-time axes (tile, stages, warpgroups, promotion interval) come from the
+// variant table tc_gemm_variants.h; the run-time axes (raster group, persistence) are
+// plain fields. This header is host-only: callers need no sm_90a compiler flags.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tt::ops::cuda::gemm::sm90 {
+
+enum class TcMode : int { tf32 = 0, accurate = 1 };
+const char* to_string(TcMode mode);  // "tf32", "accurate"
+
+enum class TcActivation : int { none = 0, relu = 1, silu = 2, gelu = 3 };
+
+// The epilogue, applied per output element in float32:
+//   c = act(acc * scale[col] + bias[col]); a null pointer means 1 resp. 0.
+// gelu is the exact erf form (PyTorch's default).
+struct TcEpilogue {
+  const float* bias = nullptr;
+  const float* scale = nullptr;
+  TcActivation act = TcActivation::none;
+};
+
+// One variant of the family. The first eight fields select a compiled kernel (they
+// must match a row of the variant table); the last two are free at run time.
+struct TcConfig {
+  TcMode mode = TcMode::tf32;
+  int bm = 128;            // CTA tile rows (split evenly over the consumer warpgroups)
+  int bn = 256;            // CTA tile columns (the wgmma N)
+  int bk = 32;             // k-block in floats (32 = one 128-byte swizzle row)
+  int stages = 4;          // shared-memory pipeline depth
+  int consumers = 2;       // consumer warpgroups (a producer warpgroup comes on top)
+  int promote = 0;         // accurate: promote every this many elements of K (0: never)
+  bool pingpong = false;   // consumers own alternate tiles (epilogue overlaps products)
+  int group_m = 8;         // raster: CTAs walk groups of this many tile rows (L2 reuse)
+  bool persistent = true;  // one CTA per SM looping over tiles (epilogue overlaps loads)
+};
+
+std::string to_string(const TcConfig& cfg);  // "accurate bm=128 bn=128 bk=32 ..."
+
+// Every compiled variant (the table), and the default for a mode.
+const std::vector<TcConfig>& tc_gemm_variants();
+TcConfig tc_gemm_default(TcMode mode);
+
+// Whether the current device can run the family (compute capability 9.0, sm_90a code
+// present). Callers fall back to the strict path when it cannot.
+bool tc_gemm_device_supported();
+
+// Whether a problem is within the TMA's rules: K a multiple of 4 (row pitch a
+// multiple of 16 bytes), X and W 16-byte aligned, M, N, K >= 1. Empty string if so,
+// else the reason as a sentence fragment.
+std::string tc_gemm_unsupported_reason(const float* x, const float* w, int64_t m, int64_t n,
+                                       int64_t k);
+
+// Runs C = X W^T + epilogue with the variant `cfg` on `stream` (current device).
+// Throws tt::Error naming what is wrong for a device without sm_90, a config that is
+// not in the table, or a problem the TMA cannot address.
+void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int64_t m, int64_t n,
+             int64_t k, const TcEpilogue& epilogue, cudaStream_t stream);
+
+}  // namespace tt::ops::cuda::gemm::sm90

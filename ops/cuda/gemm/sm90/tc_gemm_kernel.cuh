@@ -1,0 +1,412 @@
+// The sm90 tensor-core GEMM kernel (see tc_gemm.h for the family). Reads top to bottom:
+// shared-memory layout and descriptors, the producer warpgroup (TMA into the stage
+// ring), the consumer warpgroups (split for accurate, wgmma, promotion), the epilogue.
+// Only tc_gemm.cu includes it, compiled for sm_90a alone.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cuda/ptx>
+
+#include "ops/cuda/gemm/sm90/wgmma_tf32.cuh"
+
+namespace tt::ops::cuda::gemm::sm90 {
+
+struct TcParams {
+  float* c;
+  int m, n, k;
+  int tiles_m, tiles_n, group_m;
+  int vec2;  // C's rows allow 8-byte stores (N even, C 8-byte aligned)
+  const float* bias;
+  const float* scale;
+  int act;  // TcActivation
+};
+
+template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE, bool PP>
+struct TcTraits {
+  static constexpr int kWM = BM / CONSUMERS;  // rows per consumer warpgroup
+  static constexpr int kMI = kWM / 64;        // wgmma m64 blocks per warpgroup
+  // Rows of one scheduled tile: cooperative consumers share a BM x BN tile; ping-pong
+  // consumers (PP) each own a kWM x BN tile and take turns in the main loop, so one's
+  // epilogue overlaps the other's products.
+  static constexpr int kTM = PP ? kWM : BM;
+  static constexpr int kSplitThreads = PP ? 128 : CONSUMERS * 128;
+  static constexpr int kPanels = BK / 32;  // 128-byte swizzle panels per k-block
+  static constexpr int kABytes = kTM * BK * 4;
+  static constexpr int kBBytes = BN * BK * 4;
+  static constexpr int kRawBytes = kABytes + kBBytes;  // what TMA brings per stage
+  // accurate: the stage holds hi (written over the raw tile) and then lo.
+  static constexpr int kStageBytes = kRawBytes * (kAccurate ? 2 : 1);
+  static constexpr int kThreads = 128 * (CONSUMERS + 1);
+  static constexpr int kSmemBytes = STAGES * kStageBytes + 1024 + (2 * STAGES + CONSUMERS) * 8;
+  static constexpr int kProducerRegs = 40;
+  // What is left of the 64K-register file for each consumer thread, in steps of 8.
+  static constexpr int kConsumerRegsRaw = (65536 - 128 * kProducerRegs) / (128 * CONSUMERS);
+  static constexpr int kConsumerRegs = (kConsumerRegsRaw > 240 ? 240 : kConsumerRegsRaw) / 8 * 8;
+  static constexpr int kPromoteBlocks = PROMOTE > 0 ? PROMOTE / BK : 0;
+
+  static_assert(kWM % 64 == 0 && kWM > 0, "BM / CONSUMERS must be a multiple of 64");
+  static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN: a generated wgmma N");
+  static_assert(BK % 32 == 0, "BK: whole 128-byte swizzle rows");
+  static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB a block can take");
+  static_assert(kAccurate ? (PROMOTE % BK == 0) : PROMOTE == 0,
+                "accurate: PROMOTE a multiple of BK (0: never); tf32: PROMOTE 0");
+};
+
+namespace detail {
+
+// wgmma shared-memory descriptor of a K-major tile with the 128-byte swizzle: rows of
+// 128 bytes, 8-row atoms 1024 bytes apart (stride byte offset); the leading byte
+// offset is unused in this layout. The tile base must be 1024-byte aligned; a k-step
+// inside the swizzle row is a plain +32 bytes on the start address (the hardware
+// applies the XOR on the final address, as TMA did when it wrote the tile).
+__device__ __forceinline__ uint64_t sw128_desc(uint32_t smem_addr) {
+  return (uint64_t((smem_addr & 0x3FFFF) >> 4)) | (uint64_t(1) << 16) |
+         (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
+}
+
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Keeps the compiler from moving accumulator reads or writes across the asynchronous
+// wgmma (the asm above names no registers).
+template <int R>
+__device__ __forceinline__ void fence_regs(float (&r)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+__device__ __forceinline__ void wait_parity(uint64_t* bar, uint32_t parity) {
+  while (!::cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
+  }
+}
+
+// Round to nearest (ties away) to TF32: the hi half of the split; x - hi is exact.
+__device__ __forceinline__ float tf32_rna(float x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return __uint_as_float(r);
+}
+
+// Grouped raster: CTAs walk `group_m` tile rows down before moving one tile column
+// right, so a wave's W tiles and X tiles both stay in L2.
+__device__ __forceinline__ void tile_coords(int t, const TcParams& p, int& tm, int& tn) {
+  const int per_group = p.group_m * p.tiles_n;
+  const int g = t / per_group;
+  const int first = g * p.group_m;
+  const int rows = min(p.tiles_m - first, p.group_m);
+  const int r = t - g * per_group;
+  tm = first + r % rows;
+  tn = r / rows;
+}
+
+template <int ACT>
+__device__ __forceinline__ float activate(float v) {
+  if constexpr (ACT == 1) return fmaxf(v, 0.f);
+  if constexpr (ACT == 2) return v / (1.f + __expf(-v));
+  if constexpr (ACT == 3) return 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
+  return v;
+}
+
+// Where a consumer thread's fragment lands: row of its first accumulator (m64 block
+// 0, upper half) and column of its first pair.
+struct TcStore {
+  int row0, col0;
+};
+
+// Epilogue straight from the accumulator fragments: thread (warp, lane) holds rows
+// warp*16 + lane/4 (+8) and column pairs 8j + 2*(lane%4); four lanes fill one 32-byte
+// sector of a row. The activation is a template argument so that each tile's loop
+// carries one activation's code, not all four (the unrolled switch thrashed the
+// instruction cache: 2.3 ms vs 1.14 ms at 32768x4096x1024 for BN=256).
+template <int ACT, int MI, int R>
+__device__ __forceinline__ void store_tile_act(const float (&a)[MI][R], TcStore s,
+                                               const TcParams& p) {
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = s.row0 + mi * 64 + 8 * h;
+      if (row >= p.m) continue;
+      float* out_row = p.c + int64_t(row) * p.n;
+#pragma unroll
+      for (int j = 0; j < R / 4; ++j) {
+        const int col = s.col0 + 8 * j;
+        if (col >= p.n) continue;
+        float v0 = a[mi][4 * j + 2 * h], v1 = a[mi][4 * j + 2 * h + 1];
+        if (p.scale) {
+          v0 *= __ldg(p.scale + col);
+          if (col + 1 < p.n) v1 *= __ldg(p.scale + col + 1);
+        }
+        if (p.bias) {
+          v0 += __ldg(p.bias + col);
+          if (col + 1 < p.n) v1 += __ldg(p.bias + col + 1);
+        }
+        v0 = activate<ACT>(v0);
+        v1 = activate<ACT>(v1);
+        if (p.vec2 && col + 1 < p.n) {
+          *reinterpret_cast<float2*>(out_row + col) = make_float2(v0, v1);
+        } else {
+          out_row[col] = v0;
+          if (col + 1 < p.n) out_row[col + 1] = v1;
+        }
+      }
+    }
+  }
+}
+
+template <int MI, int R>
+__device__ __forceinline__ void store_tile(const float (&a)[MI][R], TcStore s, const TcParams& p) {
+  switch (p.act) {
+    case 1:
+      return store_tile_act<1>(a, s, p);
+    case 2:
+      return store_tile_act<2>(a, s, p);
+    case 3:
+      return store_tile_act<3>(a, s, p);
+    default:
+      return store_tile_act<0>(a, s, p);
+  }
+}
+
+}  // namespace detail
+
+template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE, bool PP>
+__global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
+    tc_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x,
+                   const __grid_constant__ CUtensorMap tmap_w, const TcParams p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using T = TcTraits<kAccurate, BM, BN, BK, STAGES, CONSUMERS, PROMOTE, PP>;
+  using namespace detail;
+  namespace ptx = ::cuda::ptx;
+  extern __shared__ uint8_t smem_raw[];
+  // The swizzle atoms need 1024-byte alignment; the dynamic base only promises 16.
+  const uint32_t raw_addr = smem_u32(smem_raw);
+  uint8_t* smem = smem_raw + (((raw_addr + 1023u) & ~1023u) - raw_addr);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * T::kStageBytes);
+  uint64_t* empty = full + STAGES;
+  uint64_t* order = empty + STAGES;  // PP: consumer c may start its main loop
+  const uint32_t smem_addr = smem_u32(smem);
+
+  const int wg = threadIdx.x / 128;
+  const int tiles = p.tiles_m * p.tiles_n;
+  const int nkb = (p.k + BK - 1) / BK;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      ptx::mbarrier_init(&full[s], 1);
+      // One arrival per consumer warp (of the one consumer, PP) once its wgmma has
+      // read the stage.
+      ptx::mbarrier_init(&empty[s], PP ? 4 : CONSUMERS * 4);
+    }
+    for (int c = 0; c < CONSUMERS; ++c) ptx::mbarrier_init(&order[c], 1);
+    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+  }
+  __syncthreads();
+
+  if (wg == 0) {
+    // Producer warpgroup: one thread issues every TMA load; the rest only give back
+    // their registers.
+    setmaxnreg_dec<T::kProducerRegs>();
+    if (threadIdx.x == 0) {
+      int idx = 0;
+      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        int tm, tn;
+        tile_coords(t, p, tm, tn);
+        for (int kb = 0; kb < nkb; ++kb, ++idx) {
+          const int s = idx % STAGES;
+          const uint32_t ph = (idx / STAGES) & 1;
+          wait_parity(&empty[s], ph ^ 1);  // a fresh barrier passes parity 1 at once
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &full[s], T::kRawBytes);
+          uint8_t* st = smem + s * T::kStageBytes;
+#pragma unroll
+          for (int q = 0; q < T::kPanels; ++q) {
+            // Rows past M or N and columns past K arrive as zeros (TMA's out-of-bounds
+            // fill), so partial tiles need no masking in the main loop.
+            const int32_t ca[2] = {kb * BK + 32 * q, tm * T::kTM};
+            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + q * T::kTM * 128,
+                                      &tmap_x, ca, &full[s]);
+            const int32_t cb[2] = {kb * BK + 32 * q, tn * BN};
+            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
+                                      st + T::kABytes + q * BN * 128, &tmap_w, cb, &full[s]);
+          }
+        }
+      }
+    }
+  } else {
+    setmaxnreg_inc<T::kConsumerRegs>();
+    const int ctid = threadIdx.x - 128;
+    const int c = ctid / 128;  // consumer warpgroup
+    const int split_tid = PP ? ctid % 128 : ctid;
+    const int warp = (ctid % 128) / 32;
+    const int lane = threadIdx.x % 32;
+    constexpr int kR = BN / 2;              // accumulator registers per m64 block
+    constexpr int kLo = T::kRawBytes >> 4;  // lo half's offset in descriptor units
+    constexpr int kPKB = T::kPromoteBlocks;
+    using Acc = float[T::kMI][kR];
+    Acc acc0;
+    [[maybe_unused]] Acc acc1;  // accurate: the interval being promoted
+    [[maybe_unused]] float tot[kAccurate ? T::kMI : 1][kAccurate ? kR : 1];
+    int idx = 0;
+
+    // One k-block into `acc`: wait for its stage, split it (accurate), issue the
+    // products, then wait until only these are in flight, which frees the previous
+    // stage for the producer (and means every earlier product has landed).
+    auto kblock = [&](Acc& acc, int kb, bool fresh) {
+      const int s = idx % STAGES;
+      wait_parity(&full[s], (idx / STAGES) & 1);
+      uint8_t* st = smem + s * T::kStageBytes;
+      if constexpr (kAccurate) {
+        // Split every element of the stage in place: hi over the raw value, lo into
+        // the second half. Elementwise, so the swizzled layout carries over as is.
+        float4* raw = reinterpret_cast<float4*>(st);
+        float4* lo = reinterpret_cast<float4*>(st + T::kRawBytes);
+#pragma unroll 4
+        for (int i = split_tid; i < T::kRawBytes / 16; i += T::kSplitThreads) {
+          const float4 v = raw[i];
+          const float4 h = make_float4(tf32_rna(v.x), tf32_rna(v.y), tf32_rna(v.z), tf32_rna(v.w));
+          raw[i] = h;
+          lo[i] = make_float4(v.x - h.x, v.y - h.y, v.z - h.z, v.w - h.w);
+        }
+        // The tensor cores read through the async proxy: fence, then every splitting
+        // thread (all consumers when they share the B tile) must be done before any
+        // wgmma reads.
+        ptx::fence_proxy_async(ptx::space_shared);
+        named_barrier_sync(PP ? 1 + c : 1, T::kSplitThreads);
+      }
+      const uint32_t st_addr = smem_addr + s * T::kStageBytes;
+#pragma unroll
+      for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);
+      wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < BK / 8; ++kk) {
+        const int q = kk / 4;
+        const uint32_t koff = (kk % 4) * 32;
+        const uint64_t db = sw128_desc(st_addr + T::kABytes + q * BN * 128 + koff);
+#pragma unroll
+        for (int mi = 0; mi < T::kMI; ++mi) {
+          const uint64_t da = sw128_desc(st_addr + q * T::kTM * 128 +
+                                         ((PP ? 0 : c * T::kWM) + mi * 64) * 128 + koff);
+          WgmmaTf32<BN>::mma(acc[mi], da, db, (fresh && kk == 0) ? 0 : 1);
+          if constexpr (kAccurate) {
+            WgmmaTf32<BN>::mma(acc[mi], da, db + kLo, 1);
+            WgmmaTf32<BN>::mma(acc[mi], da + kLo, db, 1);
+          }
+        }
+      }
+      wgmma_commit();
+#pragma unroll
+      for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);
+      wgmma_wait<1>();
+      if (kb > 0 && lane == 0) ptx::mbarrier_arrive(&empty[(idx - 1) % STAGES]);
+      ++idx;
+    };
+    // tot += acc once acc's products have landed (the caller waited).
+    [[maybe_unused]] auto promote = [&](Acc& acc) {
+#pragma unroll
+      for (int mi = 0; mi < T::kMI; ++mi) {
+        fence_regs(acc[mi]);
+#pragma unroll
+        for (int i = 0; i < kR; ++i) tot[mi][i] += acc[mi][i];
+      }
+    };
+
+    // Cooperative: every consumer works on each of the CTA's tiles. PP: consumer c
+    // takes the CTA's tiles j = c, c + CONSUMERS, ...; their k-blocks sit in the stage
+    // ring after those of tile j - 1, so it waits for its turn (order[c]) before its
+    // main loop, else a stage two phases behind would pass its parity test.
+    const int j0 = PP ? c : 0, dj = PP ? CONSUMERS : 1;
+    for (int j = j0, t = blockIdx.x + j0 * gridDim.x; t < tiles; j += dj, t += dj * gridDim.x) {
+      int tm, tn;
+      tile_coords(t, p, tm, tn);
+      idx = j * nkb;
+      if constexpr (PP) {
+        if (j > 0) wait_parity(&order[c], ((j - 1) / CONSUMERS) & 1);
+      }
+      if constexpr (kAccurate && kPKB > 0) {
+#pragma unroll
+        for (int mi = 0; mi < T::kMI; ++mi)
+#pragma unroll
+          for (int i = 0; i < kR; ++i) tot[mi][i] = 0.f;
+        // Promotion intervals alternate between two tensor-core accumulators: the
+        // interval just finished is added into tot right after the next interval's
+        // first k-block is issued (its wait<1> proves the old products landed), so the
+        // tensor cores never drain for a promotion.
+        int kb = 0;
+        bool pending = false;  // acc1 holds a finished interval not yet promoted
+        while (true) {
+          for (int j = 0; j < kPKB && kb < nkb; ++j, ++kb) {
+            kblock(acc0, kb, j == 0);
+            if (j == 0 && pending) promote(acc1);
+          }
+          if (kb >= nkb) {
+            wgmma_wait<0>();
+            promote(acc0);
+            break;
+          }
+          for (int j = 0; j < kPKB && kb < nkb; ++j, ++kb) {
+            kblock(acc1, kb, j == 0);
+            if (j == 0) promote(acc0);
+          }
+          pending = true;
+          if (kb >= nkb) {
+            wgmma_wait<0>();
+            promote(acc1);
+            break;
+          }
+        }
+      } else {
+        for (int kb = 0; kb < nkb; ++kb) kblock(acc0, kb, kb == 0);
+        wgmma_wait<0>();
+#pragma unroll
+        for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc0[mi]);
+      }
+      if (lane == 0) ptx::mbarrier_arrive(&empty[(idx - 1) % STAGES]);
+      if constexpr (PP) {
+        // Every full barrier of this tile has been passed: the next consumer's turn.
+        if (ctid % 128 == 0) ptx::mbarrier_arrive(&order[(c + 1) % CONSUMERS]);
+      }
+
+      const TcStore st{tm * T::kTM + (PP ? 0 : c * T::kWM) + warp * 16 + lane / 4,
+                       tn * BN + 2 * (lane % 4)};
+      if constexpr (kAccurate && kPKB > 0) {
+        store_tile(tot, st, p);
+      } else {
+        store_tile(acc0, st, p);
+      }
+    }
+  }
+#else
+  // Built for a target without wgmma: the launcher never starts this.
+  __trap();
+#endif
+}
+
+}  // namespace tt::ops::cuda::gemm::sm90

@@ -1,0 +1,497 @@
+// The reduction kernels (see reduce.h for the shapes) and their launch templates.
+// Each op is a small struct with a State and four device functions:
+//   init()                      the state of an empty sample
+//   tile(s, v[I][V], valid, first, step)
+//                               folds the first `valid` rows of a register tile into s;
+//                               element (j, k) has index first + j * step + k
+//   merge(a, b)                 folds state b into a (order-insensitive up to rounding;
+//                               exactly so for the arg ops, which break ties by index)
+//   shfl(s, o, width)           s of lane (lane ^ o) within groups of `width` lanes
+//   finish(s, fin)              the output value
+// Included only by the per-op instantiation files (reduce_sum.cu, ...), so that the
+// ops compile in parallel and a change to one recompiles only its file.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "core/cuda/check.h"
+#include "core/cuda/runtime.h"
+#include "core/error.h"
+#include "ops/cuda/norm/norm_common.cuh"
+#include "ops/cuda/reduce/reduce.h"
+#include "ops/cuda/reduce/reduce_variants.h"
+
+namespace tt::ops::cuda::reduce {
+
+using norm::load_vec;
+
+struct FinishDev {
+  float divisor = 1.f;
+  int root = 0;  // std: the square root of the variance
+};
+
+// ---------------------------------------------------------------------------
+// Ops
+
+// Sum (and mean: divided by N at the end). Each tile is summed on its own first, so a
+// thread's running sum takes one addition per tile rather than per element.
+struct SumOp {
+  using State = float;
+  using Out = float;
+  static __device__ __forceinline__ State init() { return 0.f; }
+  template <int I, int V>
+  static __device__ __forceinline__ void tile(State& s, const float (&v)[I][V], int valid, int64_t,
+                                              int64_t) {
+    float t = 0.f;
+#pragma unroll
+    for (int j = 0; j < I; ++j) {
+      if (j < valid) {
+#pragma unroll
+        for (int k = 0; k < V; ++k) t += v[j][k];
+      }
+    }
+    s += t;
+  }
+  static __device__ __forceinline__ void merge(State& a, const State& b) { a += b; }
+  static __device__ __forceinline__ State shfl(const State& s, int o, int w) {
+    return __shfl_xor_sync(0xffffffffu, s, o, w);
+  }
+  static __device__ __forceinline__ Out finish(const State& s, FinishDev f) {
+    return s / f.divisor;
+  }
+};
+
+// Variance by exact two-pass statistics per register tile (mean, then the sum of
+// squared deviations) merged with Chan's formula: no sum of squares is ever
+// subtracted from another. Each state also carries a pivot (the first value it saw)
+// and the mean of x - pivot, so the means that Chan's formula subtracts and squares
+// are as small as the spread, not as large as the data's mean: with float means of
+// ~1000, their difference lost its digits (uniform [999, 1001]: 3.0e-5 relative
+// error against float64 before, float rounding after; measured on an H100).
+struct VarOp {
+  struct State {
+    float n, pivot, mean, m2;  // mean of (x - pivot)
+  };
+  using Out = float;
+  static __device__ __forceinline__ State init() { return {0.f, 0.f, 0.f, 0.f}; }
+  template <int I, int V>
+  static __device__ __forceinline__ void tile(State& s, const float (&v)[I][V], int valid, int64_t,
+                                              int64_t) {
+    if (valid == 0) return;
+    const float pivot = s.n > 0.f ? s.pivot : v[0][0];
+    float sum = 0.f;
+#pragma unroll
+    for (int j = 0; j < I; ++j) {
+      if (j < valid) {
+#pragma unroll
+        for (int k = 0; k < V; ++k) sum += v[j][k] - pivot;
+      }
+    }
+    const float n = static_cast<float>(valid * V);
+    const float mean = sum / n;
+    float m2 = 0.f;
+#pragma unroll
+    for (int j = 0; j < I; ++j) {
+      if (j < valid) {
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+          const float d = (v[j][k] - pivot) - mean;
+          m2 = fmaf(d, d, m2);
+        }
+      }
+    }
+    s.pivot = pivot;
+    norm::chan_merge(s.n, s.mean, s.m2, n, mean, m2);
+  }
+  static __device__ __forceinline__ void merge(State& a, const State& b) {
+    if (b.n == 0.f) return;
+    if (a.n == 0.f) {
+      a = b;
+      return;
+    }
+    // b's mean in a's frame: close pivots subtract exactly (Sterbenz).
+    const float mean_b = (b.pivot - a.pivot) + b.mean;
+    norm::chan_merge(a.n, a.mean, a.m2, b.n, mean_b, b.m2);
+  }
+  static __device__ __forceinline__ State shfl(const State& s, int o, int w) {
+    return {__shfl_xor_sync(0xffffffffu, s.n, o, w), __shfl_xor_sync(0xffffffffu, s.pivot, o, w),
+            __shfl_xor_sync(0xffffffffu, s.mean, o, w), __shfl_xor_sync(0xffffffffu, s.m2, o, w)};
+  }
+  static __device__ __forceinline__ Out finish(const State& s, FinishDev f) {
+    const float v = s.m2 / fmaxf(f.divisor, 0.f);  // N - correction <= 0: inf or nan, as PyTorch
+    return f.root ? sqrtf(v) : v;
+  }
+};
+
+// amax (kMax) / amin: NaN wins over every number, as in PyTorch.
+template <bool kMax>
+struct ExtremeOp {
+  using State = float;
+  using Out = float;
+  static __device__ __forceinline__ State init() {
+    return kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+  }
+  static __device__ __forceinline__ void merge(State& a, const State& b) {
+    if ((kMax ? b > a : b < a) || b != b) a = b;
+  }
+  template <int I, int V>
+  static __device__ __forceinline__ void tile(State& s, const float (&v)[I][V], int valid, int64_t,
+                                              int64_t) {
+#pragma unroll
+    for (int j = 0; j < I; ++j) {
+      if (j < valid) {
+#pragma unroll
+        for (int k = 0; k < V; ++k) merge(s, v[j][k]);
+      }
+    }
+  }
+  static __device__ __forceinline__ State shfl(const State& s, int o, int w) {
+    return __shfl_xor_sync(0xffffffffu, s, o, w);
+  }
+  static __device__ __forceinline__ Out finish(const State& s, FinishDev) { return s; }
+};
+
+// argmax (kMax) / argmin: the first index of the extreme value; a NaN is the extreme
+// (its first index wins), as in PyTorch.
+template <bool kMax>
+struct ArgOp {
+  struct State {
+    float v;
+    int64_t i;
+  };
+  using Out = int64_t;
+  static __device__ __forceinline__ State init() {
+    return {kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity(),
+            std::numeric_limits<int64_t>::max()};
+  }
+  // Whether b replaces a: a total order, so merges in any order agree.
+  static __device__ __forceinline__ bool better(const State& a, float bv, int64_t bi) {
+    if (a.v != a.v) return bv != bv && bi < a.i;
+    if (bv != bv) return true;
+    if (kMax ? bv > a.v : bv < a.v) return true;
+    return bv == a.v && bi < a.i;
+  }
+  static __device__ __forceinline__ void merge(State& a, const State& b) {
+    if (better(a, b.v, b.i)) a = b;
+  }
+  template <int I, int V>
+  static __device__ __forceinline__ void tile(State& s, const float (&v)[I][V], int valid,
+                                              int64_t first, int64_t step) {
+#pragma unroll
+    for (int j = 0; j < I; ++j) {
+      if (j < valid) {
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+          const int64_t idx = first + j * step + k;
+          if (better(s, v[j][k], idx)) s = {v[j][k], idx};
+        }
+      }
+    }
+  }
+  static __device__ __forceinline__ State shfl(const State& s, int o, int w) {
+    return {__shfl_xor_sync(0xffffffffu, s.v, o, w),
+            static_cast<int64_t>(__shfl_xor_sync(0xffffffffu, static_cast<long long>(s.i), o, w))};
+  }
+  static __device__ __forceinline__ Out finish(const State& s, FinishDev) { return s.i; }
+};
+
+// ---------------------------------------------------------------------------
+// Group reduction: groups of kLanes threads (a power of two up to 32, or the whole
+// block); the result is valid in the group's first lane only.
+template <class OpT, int kThreads, int kLanes>
+__device__ __forceinline__ typename OpT::State group_reduce(typename OpT::State s,
+                                                            typename OpT::State* scratch) {
+  constexpr int kWidth = kLanes < 32 ? kLanes : 32;
+#pragma unroll
+  for (int o = kWidth / 2; o > 0; o /= 2) OpT::merge(s, OpT::shfl(s, o, kWidth));
+  if constexpr (kLanes > 32) {
+    __syncthreads();  // the previous row's scratch has been read
+    if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = s;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+#pragma unroll
+      for (int w = 1; w < kThreads / 32; ++w) OpT::merge(s, scratch[w]);
+    }
+  }
+  return s;
+}
+
+template <int I, int V>
+__device__ __forceinline__ void zero_tile(float (&v)[I][V], int j) {
+#pragma unroll
+  for (int k = 0; k < V; ++k) v[j][k] = 0.f;
+}
+
+// Inner: work unit u = sp * rows + row reduces columns [sp * span, (sp + 1) * span)
+// of `row`; with one split it writes the output, otherwise its state to
+// partial[u] ([splits][rows]). Groups loop over units in block-uniform steps so that
+// every lane of a warp reaches the shuffles.
+template <class OpT, int kThreads, int kLanes, int kVec, int kItems>
+__global__ void __launch_bounds__(kThreads)
+    inner_kernel(const float* __restrict__ x, int64_t rows, int64_t cols, int64_t splits,
+                 int64_t span, typename OpT::Out* __restrict__ out,
+                 typename OpT::State* __restrict__ partial, FinishDev fin) {
+  using State = typename OpT::State;
+  constexpr int kGroups = kThreads / kLanes;
+  constexpr int kStep = kLanes * kVec;
+  __shared__ State scratch[kThreads / 32];
+  const int lane = static_cast<int>(threadIdx.x) % kLanes;
+  const int group = static_cast<int>(threadIdx.x) / kLanes;
+  const int64_t units = rows * splits;
+  for (int64_t ub = int64_t{blockIdx.x} * kGroups; ub < units; ub += int64_t{gridDim.x} * kGroups) {
+    const int64_t unit = ub + group;
+    State s = OpT::init();
+    if (unit < units) {
+      const int64_t row = unit % rows;
+      const int64_t c0 = unit / rows * span;
+      const int64_t c1 = c0 + span < cols ? c0 + span : cols;
+      const float* xr = x + row * cols;
+      for (int64_t base = c0 + lane * kVec; base < c1; base += int64_t{kStep} * kItems) {
+        float v[kItems][kVec];
+        int valid = 0;
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+          const int64_t pos = base + int64_t{j} * kStep;
+          if (pos < c1) {
+            load_vec<kVec>(v[j], xr + pos);
+            valid = j + 1;
+          } else {
+            zero_tile(v, j);
+          }
+        }
+        OpT::tile(s, v, valid, base, kStep);
+      }
+    }
+    s = group_reduce<OpT, kThreads, kLanes>(s, scratch);
+    if (lane == 0 && unit < units) {
+      if (splits == 1) {
+        out[unit] = OpT::finish(s, fin);
+      } else {
+        partial[unit] = s;
+      }
+    }
+  }
+}
+
+// Outer: block (blockIdx.x = o * itiles + tile, blockIdx.y = split) reduces rows
+// [split * rows_per_split, ...) of kCols = col_threads * vec columns of slice o; its
+// row threads' states meet in shared memory.
+template <class OpT, int kThreads, int kColThreads, int kVec, int kItems>
+__global__ void __launch_bounds__(kThreads)
+    outer_kernel(const float* __restrict__ x, int64_t rows, int64_t inner, int64_t itiles,
+                 int64_t rows_per_split, int64_t ncols, typename OpT::Out* __restrict__ out,
+                 typename OpT::State* __restrict__ partial, FinishDev fin) {
+  using State = typename OpT::State;
+  constexpr int kRowThreads = kThreads / kColThreads;
+  constexpr int kCols = kColThreads * kVec;
+  __shared__ State sm[kRowThreads][kCols];
+  const int tx = static_cast<int>(threadIdx.x) % kColThreads;
+  const int ty = static_cast<int>(threadIdx.x) / kColThreads;
+  const int64_t o = blockIdx.x / itiles;
+  const int64_t i0 = (blockIdx.x % itiles) * kCols + tx * kVec;
+  const bool col_ok = i0 < inner;
+  const int64_t r0 = blockIdx.y * rows_per_split;
+  const int64_t r1 = r0 + rows_per_split < rows ? r0 + rows_per_split : rows;
+  State s[kVec];
+#pragma unroll
+  for (int k = 0; k < kVec; ++k) s[k] = OpT::init();
+  const float* xo = x + o * rows * inner + i0;
+  for (int64_t r = r0 + ty; r < r1; r += int64_t{kRowThreads} * kItems) {
+    float v[kItems][kVec];
+    int valid = 0;
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const int64_t rr = r + int64_t{j} * kRowThreads;
+      if (col_ok && rr < r1) {
+        load_vec<kVec>(v[j], xo + rr * inner);
+        valid = j + 1;
+      } else {
+        zero_tile(v, j);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) {
+      float w[kItems][1];
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) w[j][0] = v[j][k];
+      OpT::tile(s[k], w, valid, r, kRowThreads);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kVec; ++k) sm[ty][tx * kVec + k] = s[k];
+  __syncthreads();
+  if (ty == 0 && col_ok) {
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) {
+      State a = sm[0][tx * kVec + k];
+      for (int t = 1; t < kRowThreads; ++t) OpT::merge(a, sm[t][tx * kVec + k]);
+      const int64_t c = o * inner + i0 + k;
+      if (gridDim.y == 1) {
+        out[c] = OpT::finish(a, fin);
+      } else {
+        partial[blockIdx.y * ncols + c] = a;
+      }
+    }
+  }
+}
+
+// Merges partial [splits][n] into out [n], one thread per output, splits in order.
+template <class OpT>
+__global__ void merge_kernel(const typename OpT::State* __restrict__ partial, int64_t n,
+                             int64_t splits, typename OpT::Out* __restrict__ out, FinishDev fin) {
+  for (int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; c < n;
+       c += int64_t{gridDim.x} * blockDim.x) {
+    typename OpT::State a = partial[c];
+    for (int64_t s = 1; s < splits; ++s) OpT::merge(a, partial[s * n + c]);
+    out[c] = OpT::finish(a, fin);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Host side
+
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Device memory for the partial states, back in the caching allocator when the
+// launch is enqueued (every op runs on the device's one stream, so a later user of
+// the block is ordered after the merge).
+class Scratch {
+ public:
+  Scratch(size_t bytes, int device) : bytes_(bytes), device_(device) {
+    if (bytes_) ptr_ = tt::cuda::allocate(bytes_, device_);
+  }
+  ~Scratch() {
+    if (ptr_) tt::cuda::release(ptr_, bytes_, device_);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  size_t bytes_;
+  int device_;
+};
+
+template <class OpT>
+void launch_merge(const typename OpT::State* partial, int64_t n, int64_t splits, void* out,
+                  FinishDev fin, cudaStream_t stream) {
+  const int64_t blocks = std::min<int64_t>(ceil_div(n, 256), int64_t{1} << 20);
+  merge_kernel<OpT><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
+      partial, n, splits, static_cast<typename OpT::Out*>(out), fin);
+  TT_CUDA_CHECK_LAUNCH();
+}
+
+template <class OpT, int kThreads, int kLanes, int kVec, int kItems>
+void run_inner(const InnerProblem& p, const float* x, void* out, FinishDev fin, int device,
+               cudaStream_t stream) {
+  using State = typename OpT::State;
+  constexpr int64_t kGroups = kThreads / kLanes;
+  constexpr int64_t kTile = int64_t{kLanes} * kVec * kItems;
+  const int64_t resident = int64_t{sm_count(device)} * (2048 / kThreads) * kGroups;
+  // Rows too few to keep every SM busy: split each row over several groups.
+  int64_t splits = 1;
+  if (p.rows * 2 <= resident)
+    splits = std::min({ceil_div(resident, p.rows), ceil_div(p.cols, kTile), int64_t{4096}});
+  const int64_t span = ceil_div(ceil_div(p.cols, splits), kTile) * kTile;
+  splits = ceil_div(p.cols, span);
+  const int64_t units = p.rows * splits;
+  const int64_t blocks = std::min<int64_t>(ceil_div(units, kGroups), int64_t{1} << 30);
+  Scratch scratch(splits > 1 ? sizeof(State) * static_cast<size_t>(units) : 0, device);
+  inner_kernel<OpT, kThreads, kLanes, kVec, kItems>
+      <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, p.rows, p.cols, splits, span,
+                                                               static_cast<typename OpT::Out*>(out),
+                                                               scratch.as<State>(), fin);
+  TT_CUDA_CHECK_LAUNCH();
+  if (splits > 1) launch_merge<OpT>(scratch.as<State>(), p.rows, splits, out, fin, stream);
+}
+
+template <class OpT, int kThreads, int kColThreads, int kVec, int kItems>
+void run_outer(const OuterProblem& p, const float* x, void* out, FinishDev fin, int device,
+               cudaStream_t stream) {
+  using State = typename OpT::State;
+  constexpr int64_t kRowThreads = kThreads / kColThreads;
+  const int64_t itiles = ceil_div(p.inner, int64_t{kColThreads} * kVec);
+  const int64_t ctas = p.outer * itiles;
+  TT_CHECK(ctas < (int64_t{1} << 31),
+           "reduce: {} column blocks exceed the grid limit; the reduction is too wide", ctas);
+  const int64_t resident = int64_t{sm_count(device)} * (2048 / kThreads);
+  // Columns too few to keep every SM busy: split the rows over several blocks.
+  int64_t splits = 1;
+  if (ctas * 2 <= resident)
+    splits = std::min(
+        {ceil_div(2 * resident, ctas), ceil_div(p.rows, kRowThreads * kItems), int64_t{65535}});
+  const int64_t rows_per_split = ceil_div(p.rows, splits);
+  splits = ceil_div(p.rows, rows_per_split);
+  const int64_t ncols = p.outer * p.inner;
+  Scratch scratch(splits > 1 ? sizeof(State) * static_cast<size_t>(ncols * splits) : 0, device);
+  const dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(splits));
+  outer_kernel<OpT, kThreads, kColThreads, kVec, kItems><<<grid, kThreads, 0, stream>>>(
+      x, p.rows, p.inner, itiles, rows_per_split, ncols, static_cast<typename OpT::Out*>(out),
+      scratch.as<State>(), fin);
+  TT_CUDA_CHECK_LAUNCH();
+  if (splits > 1) launch_merge<OpT>(scratch.as<State>(), ncols, splits, out, fin, stream);
+}
+
+template <class OpT>
+void launch_inner_t(const InnerConfig& cfg, const InnerProblem& p, const float* x, void* out,
+                    FinishDev fin, int device, cudaStream_t stream) {
+  TT_CHECK(cfg.valid(p),
+           "reduce.inner: config threads={} lanes={} vec={} items={} is not valid "
+           "for {} rows of {} floats with {}-float alignment",
+           cfg.threads, cfg.lanes, cfg.vec, cfg.items, p.rows, p.cols, p.align);
+#define TT_REDUCE_INNER_CASE(T, L, V, I)                                      \
+  if (cfg.threads == T && cfg.lanes == L && cfg.vec == V && cfg.items == I) { \
+    run_inner<OpT, T, L, V, I>(p, x, out, fin, device, stream);               \
+    return;                                                                   \
+  }
+  TT_REDUCE_INNER_VARIANTS(TT_REDUCE_INNER_CASE)
+#undef TT_REDUCE_INNER_CASE
+}
+
+template <class OpT>
+void launch_outer_t(const OuterConfig& cfg, const OuterProblem& p, const float* x, void* out,
+                    FinishDev fin, int device, cudaStream_t stream) {
+  TT_CHECK(cfg.valid(p),
+           "reduce.outer: config threads={} col_threads={} vec={} items={} is not "
+           "valid for [{}, {}, {}] with {}-float alignment",
+           cfg.threads, cfg.col_threads, cfg.vec, cfg.items, p.outer, p.rows, p.inner, p.align);
+#define TT_REDUCE_OUTER_CASE(T, C, V, I)                                            \
+  if (cfg.threads == T && cfg.col_threads == C && cfg.vec == V && cfg.items == I) { \
+    run_outer<OpT, T, C, V, I>(p, x, out, fin, device, stream);                     \
+    return;                                                                         \
+  }
+  TT_REDUCE_OUTER_VARIANTS(TT_REDUCE_OUTER_CASE)
+#undef TT_REDUCE_OUTER_CASE
+}
+
+// Each op's launchers are instantiated in a file of their own (reduce_sum.cu,
+// reduce_var.cu, reduce_extreme.cu, reduce_arg.cu); the dispatch (reduce_launch.cu)
+// only refers to them.
+#define TT_REDUCE_EXTERN(OP)                                                                     \
+  extern template void launch_inner_t<OP>(const InnerConfig&, const InnerProblem&, const float*, \
+                                          void*, FinishDev, int, cudaStream_t);                  \
+  extern template void launch_outer_t<OP>(const OuterConfig&, const OuterProblem&, const float*, \
+                                          void*, FinishDev, int, cudaStream_t);
+TT_REDUCE_EXTERN(SumOp)
+TT_REDUCE_EXTERN(VarOp)
+TT_REDUCE_EXTERN(ExtremeOp<true>)
+TT_REDUCE_EXTERN(ExtremeOp<false>)
+TT_REDUCE_EXTERN(ArgOp<true>)
+TT_REDUCE_EXTERN(ArgOp<false>)
+#undef TT_REDUCE_EXTERN
+
+#define TT_REDUCE_INSTANTIATE(OP)                                                                \
+  template void launch_inner_t<OP>(const InnerConfig&, const InnerProblem&, const float*, void*, \
+                                   FinishDev, int, cudaStream_t);                                \
+  template void launch_outer_t<OP>(const OuterConfig&, const OuterProblem&, const float*, void*, \
+                                   FinishDev, int, cudaStream_t);
+
+}  // namespace tt::ops::cuda::reduce

@@ -1,0 +1,438 @@
+// Standalone device harness of the sm90 tensor-core GEMM family (tools/device/tc_check.sh
+// builds it with nvcc alone): every variant against a float64 reference (cuBLAS DGEMM
+// on upcast inputs, itself checked against a CPU double loop at small shapes) at
+// awkward shapes and the three seed GEMM shapes, fresh random inputs per check, output
+// poisoned with NaN before each run; then timings (CUDA events, L2 flushed before each
+// rep, median) side by side with cuBLASLt SGEMM (CUBLAS_COMPUTE_32F) and cuBLASLt TF32
+// (CUBLAS_COMPUTE_32F_FAST_TF32), each with its own error against float64.
+// Prints PASS/FAIL lines, then a summary table last.
+// Usage: tc_gemm_harness [probe|quick|awkward|sanitize]
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/cuda/check.h"
+#include "core/error.h"
+#include "ops/cuda/gemm/sm90/tc_gemm.h"
+#include "tools/device/hash_fill.cuh"
+
+using namespace tt::ops::cuda::gemm::sm90;
+
+namespace {
+
+#define CK(call) TT_CUDA_CHECK(call)
+#define CB(call) TT_CUBLAS_CHECK(call)
+
+int g_failures = 0;
+std::vector<std::string> g_summary;
+unsigned g_seed = 1234;
+
+template <typename T>
+struct Dev {
+  T* p = nullptr;
+  explicit Dev(size_t n) { CK(cudaMalloc(&p, std::max<size_t>(n, 1) * sizeof(T))); }
+  ~Dev() { cudaFree(p); }
+  Dev(const Dev&) = delete;
+  Dev& operator=(const Dev&) = delete;
+};
+
+__global__ void to_double(const float* a, double* b, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x)
+    b[i] = a[i];
+}
+
+__global__ void nan_fill(float* a, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x)
+    a[i] = __int_as_float(0x7fc00000);
+}
+
+// The epilogue in double on the reference (same formula as the kernel's).
+__global__ void ref_epilogue(double* r, size_t m, size_t n, const float* bias, const float* scale,
+                             int act) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < m * n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    const size_t col = i % n;
+    double v = r[i];
+    if (scale) v *= scale[col];
+    if (bias) v += bias[col];
+    if (act == 1) v = v > 0 ? v : 0;
+    if (act == 2) v = v / (1 + exp(-v));
+    if (act == 3) v = 0.5 * v * (1 + erf(v * 0.70710678118654752));
+    r[i] = v;
+  }
+}
+
+// sums[0] += (out - ref)^2, sums[1] += ref^2, sums[2] += count of non-finite outputs.
+__global__ void err_sums(const float* out, const double* ref, size_t n, double* sums) {
+  double d2 = 0, r2 = 0, bad = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    const float o = out[i];
+    if (!isfinite(o)) {
+      bad += 1;
+      continue;
+    }
+    const double d = double(o) - ref[i];
+    d2 += d * d;
+    r2 += ref[i] * ref[i];
+  }
+  for (int off = 16; off; off >>= 1) {
+    d2 += __shfl_down_sync(0xffffffffu, d2, off);
+    r2 += __shfl_down_sync(0xffffffffu, r2, off);
+    bad += __shfl_down_sync(0xffffffffu, bad, off);
+  }
+  if (threadIdx.x % 32 == 0) {
+    atomicAdd(&sums[0], d2);
+    atomicAdd(&sums[1], r2);
+    atomicAdd(&sums[2], bad);
+  }
+}
+
+struct Err {
+  double rel = 0;
+  double nonfinite = 0;
+};
+
+Err rel_error(const float* out, const double* ref, size_t n) {
+  Dev<double> s(3);
+  CK(cudaMemset(s.p, 0, 3 * sizeof(double)));
+  err_sums<<<1024, 256>>>(out, ref, n, s.p);
+  CK(cudaGetLastError());
+  double h[3];
+  CK(cudaMemcpy(h, s.p, sizeof h, cudaMemcpyDeviceToHost));
+  return {std::sqrt(h[0] / std::max(h[1], 1e-300)), h[2]};
+}
+
+struct Problem {
+  int64_t m, n, k;
+  Dev<float> x, w, c, bias, scale;
+  Dev<double> xd, wd, ref;
+  Problem(int64_t m_, int64_t n_, int64_t k_)
+      : m(m_),
+        n(n_),
+        k(k_),
+        x(m * k),
+        w(n * k),
+        c(m * n),
+        bias(n),
+        scale(n),
+        xd(m * k),
+        wd(n * k),
+        ref(m * n) {}
+};
+
+cublasHandle_t blas() {
+  static cublasHandle_t h = [] {
+    cublasHandle_t b;
+    CB(cublasCreate(&b));
+    return b;
+  }();
+  return h;
+}
+cublasLtHandle_t lt() {
+  static cublasLtHandle_t h = [] {
+    cublasLtHandle_t b;
+    CB(cublasLtCreate(&b));
+    return b;
+  }();
+  return h;
+}
+
+// Fresh inputs (uniform [-1, 1), a new seed each call) and the float64 product C = X W^T
+// (column-major view: C^T[N,M] = W[N,K] X^T, i.e. op(A) = T on W stored [K,N]).
+void fill_and_reference(Problem& pr) {
+  using tt::device_tools::hash_fill;
+  hash_fill(pr.x.p, pr.m * pr.k, ++g_seed, -1.f, 1.f);
+  hash_fill(pr.w.p, pr.n * pr.k, ++g_seed, -1.f, 1.f);
+  hash_fill(pr.bias.p, pr.n, ++g_seed, -0.5f, 0.5f);
+  hash_fill(pr.scale.p, pr.n, ++g_seed, 0.5f, 1.5f);
+  to_double<<<1024, 256>>>(pr.x.p, pr.xd.p, pr.m * pr.k);
+  to_double<<<1024, 256>>>(pr.w.p, pr.wd.p, pr.n * pr.k);
+  CK(cudaGetLastError());
+  const double one = 1, zero = 0;
+  CB(cublasDgemm(blas(), CUBLAS_OP_T, CUBLAS_OP_N, int(pr.n), int(pr.m), int(pr.k), &one, pr.wd.p,
+                 int(pr.k), pr.xd.p, int(pr.k), &zero, pr.ref.p, int(pr.n)));
+  CK(cudaDeviceSynchronize());
+}
+
+// The DGEMM reference itself, against a plain CPU double loop (small shapes only).
+void check_reference_on_cpu(Problem& pr) {
+  std::vector<float> x(pr.m * pr.k), w(pr.n * pr.k);
+  std::vector<double> ref(pr.m * pr.n);
+  CK(cudaMemcpy(x.data(), pr.x.p, x.size() * 4, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(w.data(), pr.w.p, w.size() * 4, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(ref.data(), pr.ref.p, ref.size() * 8, cudaMemcpyDeviceToHost));
+  double d2 = 0, r2 = 0;
+  for (int64_t i = 0; i < pr.m; ++i)
+    for (int64_t j = 0; j < pr.n; ++j) {
+      double s = 0;
+      for (int64_t q = 0; q < pr.k; ++q) s += double(x[i * pr.k + q]) * double(w[j * pr.k + q]);
+      d2 += (s - ref[i * pr.n + j]) * (s - ref[i * pr.n + j]);
+      r2 += s * s;
+    }
+  const double rel = std::sqrt(d2 / r2);
+  const bool ok = rel < 1e-13;
+  if (!ok) ++g_failures;
+  std::printf("%s reference DGEMM vs CPU double loop at %lldx%lldx%lld: rel %.2e\n",
+              ok ? "PASS" : "FAIL", (long long)pr.m, (long long)pr.n, (long long)pr.k, rel);
+}
+
+// cuBLASLt C = X W^T with the given compute type; the heuristic's first algorithm.
+struct LtGemm {
+  cublasLtMatmulDesc_t op{};
+  cublasLtMatrixLayout_t a{}, b{}, c{};
+  cublasLtMatmulAlgo_t algo{};
+  void* ws = nullptr;
+  size_t ws_bytes = 64 << 20;
+  LtGemm(int64_t m, int64_t n, int64_t k, cublasComputeType_t ct) {
+    CB(cublasLtMatmulDescCreate(&op, ct, CUDA_R_32F));
+    const cublasOperation_t t = CUBLAS_OP_T, nn = CUBLAS_OP_N;
+    CB(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+    CB(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &nn, sizeof nn));
+    CB(cublasLtMatrixLayoutCreate(&a, CUDA_R_32F, k, n, k));
+    CB(cublasLtMatrixLayoutCreate(&b, CUDA_R_32F, k, m, k));
+    CB(cublasLtMatrixLayoutCreate(&c, CUDA_R_32F, n, m, n));
+    CK(cudaMalloc(&ws, ws_bytes));
+    cublasLtMatmulPreference_t pref;
+    CB(cublasLtMatmulPreferenceCreate(&pref));
+    CB(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                            &ws_bytes, sizeof ws_bytes));
+    cublasLtMatmulHeuristicResult_t res{};
+    int got = 0;
+    CB(cublasLtMatmulAlgoGetHeuristic(lt(), op, a, b, c, c, pref, 1, &res, &got));
+    TT_CHECK(got > 0, "cuBLASLt found no algorithm.");
+    algo = res.algo;
+    cublasLtMatmulPreferenceDestroy(pref);
+  }
+  ~LtGemm() {
+    cudaFree(ws);
+    cublasLtMatrixLayoutDestroy(a);
+    cublasLtMatrixLayoutDestroy(b);
+    cublasLtMatrixLayoutDestroy(c);
+    cublasLtMatmulDescDestroy(op);
+  }
+  void run(const float* x, const float* w, float* out) {
+    const float one = 1, zero = 0;
+    CB(cublasLtMatmul(lt(), op, &one, w, a, x, b, &zero, out, c, out, c, &algo, ws, ws_bytes, 0));
+  }
+};
+
+// Median time in ms of `fn` over `reps` runs, each after a 256 MB L2 flush.
+template <typename F>
+double time_ms(F&& fn, int reps) {
+  static Dev<char> flush(256 << 20);
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (int i = 0; i < 3; ++i) fn();
+  std::vector<float> t;
+  for (int i = 0; i < reps; ++i) {
+    CK(cudaMemsetAsync(flush.p, i & 0xff, 256 << 20));
+    CK(cudaEventRecord(e0));
+    fn();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    t.push_back(ms);
+  }
+  CK(cudaGetLastError());
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+double bound_for(TcMode mode) { return mode == TcMode::accurate ? 4e-6 : 5e-3; }
+
+// One run of our kernel on a poisoned output; error against the reference (with the
+// epilogue applied to a copy of the reference when one is given).
+Err run_ours(Problem& pr, const TcConfig& cfg, const TcEpilogue& e) {
+  nan_fill<<<1024, 256>>>(pr.c.p, pr.m * pr.n);
+  CK(cudaGetLastError());
+  tc_gemm(cfg, pr.x.p, pr.w.p, pr.c.p, pr.m, pr.n, pr.k, e, 0);
+  CK(cudaDeviceSynchronize());
+  if (!e.bias && !e.scale && e.act == TcActivation::none)
+    return rel_error(pr.c.p, pr.ref.p, pr.m * pr.n);
+  Dev<double> r(pr.m * pr.n);
+  CK(cudaMemcpy(r.p, pr.ref.p, pr.m * pr.n * 8, cudaMemcpyDeviceToDevice));
+  ref_epilogue<<<1024, 256>>>(r.p, pr.m, pr.n, e.bias, e.scale, static_cast<int>(e.act));
+  CK(cudaGetLastError());
+  return rel_error(pr.c.p, r.p, pr.m * pr.n);
+}
+
+Err run_lt(Problem& pr, cublasComputeType_t ct) {
+  LtGemm g(pr.m, pr.n, pr.k, ct);
+  nan_fill<<<1024, 256>>>(pr.c.p, pr.m * pr.n);
+  g.run(pr.x.p, pr.w.p, pr.c.p);
+  CK(cudaDeviceSynchronize());
+  return rel_error(pr.c.p, pr.ref.p, pr.m * pr.n);
+}
+
+void awkward_checks(bool quick) {
+  struct S {
+    int64_t m, n, k;
+  };
+  std::vector<S> shapes = {{1, 1, 4},        {77, 93, 52},     {200, 300, 1004},
+                           {129, 257, 8192}, {333, 130, 4100}, {64, 256, 32}};
+  if (quick) shapes.resize(3);
+  for (const S& s : shapes) {
+    Problem pr(s.m, s.n, s.k);
+    fill_and_reference(pr);
+    if (s.m * s.n * s.k <= 64LL * 1024 * 1024) check_reference_on_cpu(pr);
+    const double sg = run_lt(pr, CUBLAS_COMPUTE_32F).rel;
+    for (TcConfig cfg : tc_gemm_variants()) {
+      for (int pers = 0; pers < 2; ++pers) {
+        cfg.persistent = pers;
+        cfg.group_m = pers ? 8 : 3;
+        fill_and_reference(pr);  // fresh inputs for every run
+        const Err e = run_ours(pr, cfg, {});
+        const bool ok = e.nonfinite == 0 && e.rel <= bound_for(cfg.mode);
+        if (!ok) ++g_failures;
+        std::printf("%s %lldx%lldx%lld %s: rel %.3e (bound %.0e, SGEMM %.3e) nonfinite %.0f\n",
+                    ok ? "PASS" : "FAIL", (long long)s.m, (long long)s.n, (long long)s.k,
+                    to_string(cfg).c_str(), e.rel, bound_for(cfg.mode), sg, e.nonfinite);
+      }
+    }
+    // Epilogues on each mode's default.
+    for (TcMode mode : {TcMode::tf32, TcMode::accurate}) {
+      for (int act = 0; act < 4; ++act) {
+        TcEpilogue ep;
+        ep.bias = pr.bias.p;
+        ep.scale = act % 2 ? pr.scale.p : nullptr;
+        ep.act = static_cast<TcActivation>(act);
+        const Err e = run_ours(pr, tc_gemm_default(mode), ep);
+        const bool ok = e.nonfinite == 0 && e.rel <= bound_for(mode);
+        if (!ok) ++g_failures;
+        std::printf("%s %lldx%lldx%lld %s epilogue bias%s act %d: rel %.3e nonfinite %.0f\n",
+                    ok ? "PASS" : "FAIL", (long long)s.m, (long long)s.n, (long long)s.k,
+                    to_string(mode), ep.scale ? "+scale" : "", act, e.rel, e.nonfinite);
+      }
+    }
+  }
+}
+
+// Refusals: a problem the TMA cannot address must throw a tt::Error sentence.
+void refusal_checks() {
+  Dev<float> x(64), w(64), c(64);
+  bool threw = false;
+  try {
+    tc_gemm(tc_gemm_default(TcMode::tf32), x.p, w.p, c.p, 2, 2, 6, {}, 0);
+  } catch (const tt::Error& e) {
+    threw = std::strstr(e.what(), "K must be a multiple of 4") != nullptr;
+    std::printf("INFO refusal: %s\n", e.what());
+  }
+  if (!threw) ++g_failures;
+  std::printf("%s K=6 refused with a sentence\n", threw ? "PASS" : "FAIL");
+}
+
+void seed_shapes(bool quick) {
+  struct S {
+    int64_t m, n, k;
+  };
+  const std::vector<S> shapes = {{1024, 8192, 8192}, {32768, 4096, 1024}, {16384, 4096, 4096}};
+  const int reps = quick ? 5 : 25;
+  for (const S& s : shapes) {
+    Problem pr(s.m, s.n, s.k);
+    fill_and_reference(pr);
+    const double flop = 2.0 * s.m * s.n * s.k;
+    char shape[64];
+    std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)s.m, (long long)s.n,
+                  (long long)s.k);
+    auto row = [&](const std::string& name, double ms, double rel, double tf32_ms, double sg_ms,
+                   const char* extra) {
+      char line[320];
+      std::snprintf(line, sizeof line,
+                    "%-19s %-58s %8.3f ms %6.1f TFLOP/s  rel %.2e  x%.2f of LtTF32  x%.2f of "
+                    "SGEMM %s",
+                    shape, name.c_str(), ms, flop / ms / 1e9, rel, tf32_ms / ms, sg_ms / ms, extra);
+      std::printf("%s\n", line);
+      g_summary.push_back(line);
+    };
+    double sg_ms, sg_err, t_ms, t_err;
+    {
+      const Err e = run_lt(pr, CUBLAS_COMPUTE_32F);
+      LtGemm g(s.m, s.n, s.k, CUBLAS_COMPUTE_32F);
+      sg_ms = time_ms([&] { g.run(pr.x.p, pr.w.p, pr.c.p); }, reps);
+      sg_err = e.rel;
+    }
+    {
+      const Err e = run_lt(pr, CUBLAS_COMPUTE_32F_FAST_TF32);
+      LtGemm g(s.m, s.n, s.k, CUBLAS_COMPUTE_32F_FAST_TF32);
+      t_ms = time_ms([&] { g.run(pr.x.p, pr.w.p, pr.c.p); }, reps);
+      t_err = e.rel;
+    }
+    row("cuBLASLt SGEMM (COMPUTE_32F)", sg_ms, sg_err, t_ms, sg_ms, "");
+    row("cuBLASLt TF32 (COMPUTE_32F_FAST_TF32)", t_ms, t_err, t_ms, sg_ms, "");
+    double best[2] = {1e30, 1e30};
+    std::string best_name[2];
+    double best_err[2] = {0, 0};
+    for (TcConfig cfg : tc_gemm_variants()) {
+      for (int pers = 1; pers >= 0; --pers) {
+        cfg.persistent = pers;
+        const Err e = run_ours(pr, cfg, {});
+        const bool ok = e.nonfinite == 0 && e.rel <= bound_for(cfg.mode);
+        if (!ok) ++g_failures;
+        const double ms =
+            time_ms([&] { tc_gemm(cfg, pr.x.p, pr.w.p, pr.c.p, pr.m, pr.n, pr.k, {}, 0); }, reps);
+        char extra[64];
+        std::snprintf(
+            extra, sizeof extra, "%s%s", ok ? "" : "FAIL ",
+            cfg.mode == TcMode::accurate ? (e.rel <= sg_err ? "err<=SGEMM" : "err>SGEMM") : "");
+        std::printf("%s %s %s: %.3f ms rel %.3e (SGEMM %.3e, LtTF32 %.3e)\n", ok ? "PASS" : "FAIL",
+                    shape, to_string(cfg).c_str(), ms, e.rel, sg_err, t_err);
+        const int mi = static_cast<int>(cfg.mode);
+        if (ok && ms < best[mi]) {
+          best[mi] = ms;
+          best_name[mi] = "ours " + to_string(cfg);
+          best_err[mi] = e.rel;
+        }
+      }
+    }
+    for (int mi = 0; mi < 2; ++mi)
+      if (best[mi] < 1e29)
+        row(best_name[mi], best[mi], best_err[mi], t_ms, sg_ms,
+            mi == 1 ? (best_err[mi] <= sg_err ? "err<=SGEMM" : "err>SGEMM") : "");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  try {
+    if (mode == "probe") {
+      std::printf("device supported: %d\n", tc_gemm_device_supported() ? 1 : 0);
+      return 0;
+    }
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    std::printf("INFO device %s, %d SMs, cc %d.%d\n", prop.name, prop.multiProcessorCount,
+                prop.major, prop.minor);
+    if (!tc_gemm_device_supported()) {
+      std::printf("FAIL the device is not sm_90\n");
+      return 1;
+    }
+    // sanitize: the small checks only, for compute-sanitizer's tools.
+    const bool quick = mode == "quick" || mode == "sanitize";
+    refusal_checks();
+    awkward_checks(quick);
+    if (mode != "awkward" && mode != "sanitize") seed_shapes(quick);
+  } catch (const std::exception& e) {
+    std::printf("FAIL exception: %s\n", e.what());
+    ++g_failures;
+  }
+  std::printf("\n==== summary (median ms, L2 flushed; rel = relative L2 error vs float64)\n");
+  for (const std::string& s : g_summary) std::printf("%s\n", s.c_str());
+  std::printf("failures: %d\n", g_failures);
+  return g_failures ? 1 : 0;
+}
