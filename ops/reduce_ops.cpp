@@ -1,7 +1,7 @@
 // Front end of the reductions, softmax, the row norms and the matrix products: dims
 // normalised (negative -> non-negative, sorted, unique, empty = all), shapes
 // checked, then the CPU reference or the CUDA backend (the contract in
-// ops/cpu/cpu_ops.h; CUDA: ops/cuda/cuda_ops_reduce.h).
+// ops/cpu/cpu_ops.h; CUDA: ops/cuda/cuda_ops_reduce.h, the reduce family).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,21 +12,6 @@
 #include "ops/ops.h"
 #if TT_CUDA
 #include "ops/cuda/cuda_ops.h"
-#if __has_include("ops/cuda/cuda_ops_reduce.h")
-#include "ops/cuda/cuda_ops_reduce.h"
-#define TT_CUDA_REDUCE 1
-#endif
-#endif
-
-// The CUDA reductions come from the `kern` branch; until it is merged, their CUDA
-// dispatch reports that they are missing instead of failing to link.
-#if TT_CUDA && !defined(TT_CUDA_REDUCE)
-#define TT_DISPATCH_REDUCE(op, device, cpu_call, cuda_call) \
-  if ((device).is_cpu()) return (cpu_call);                 \
-  TT_FAIL("{}: the CUDA kernel is not in this build yet (inputs on {})", op, (device).str())
-#else
-#define TT_DISPATCH_REDUCE(op, device, cpu_call, cuda_call) \
-  TT_DISPATCH(op, device, cpu_call, cuda_call)
 #endif
 
 namespace tt::ops {
@@ -94,10 +79,8 @@ Tensor arg_reduce(const char* op, bool is_max, const Tensor& x, std::optional<in
   if (in.device().is_cpu()) {
     out = is_max ? cpu::argmax(in, d, keep) : cpu::argmin(in, d, keep);
   } else {
-#if TT_CUDA && defined(TT_CUDA_REDUCE)
+#if TT_CUDA
     out = is_max ? cuda::argmax(in, d, keep) : cuda::argmin(in, d, keep);
-#elif TT_CUDA
-    TT_FAIL("{}: the CUDA kernel is not in this build yet (inputs on {})", op, in.device().str());
 #else
     fail_without_cuda(op, in.device());
 #endif
@@ -147,8 +130,8 @@ Tensor flat_affine(const Tensor& t, int64_t n) {
   Tensor name(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) { \
     const Prepared p = prepare(#name, x, dims, keepdim);                         \
     if (nonempty) check_nonempty(#name, p.x, p.dims);                            \
-    TT_DISPATCH_REDUCE(#name, p.x.device(), cpu::name(p.x, p.dims, p.keepdim),   \
-                       cuda::name(p.x, p.dims, p.keepdim));                      \
+    TT_DISPATCH(#name, p.x.device(), cpu::name(p.x, p.dims, p.keepdim),          \
+                cuda::name(p.x, p.dims, p.keepdim));                             \
   }
 TT_REDUCTION(sum, false)
 TT_REDUCTION(mean, false)
@@ -159,15 +142,15 @@ TT_REDUCTION(amin, true)
 Tensor var(const Tensor& x, const std::vector<int64_t>& dims, bool unbiased, bool keepdim) {
   const Prepared p = prepare("var", x, dims, keepdim);
   const int64_t correction = unbiased ? 1 : 0;
-  TT_DISPATCH_REDUCE("var", p.x.device(), cpu::var(p.x, p.dims, correction, p.keepdim),
-                     cuda::var(p.x, p.dims, correction, p.keepdim));
+  TT_DISPATCH("var", p.x.device(), cpu::var(p.x, p.dims, correction, p.keepdim),
+              cuda::var(p.x, p.dims, correction, p.keepdim));
 }
 
 Tensor std(const Tensor& x, const std::vector<int64_t>& dims, bool unbiased, bool keepdim) {
   const Prepared p = prepare("std", x, dims, keepdim);
   const int64_t correction = unbiased ? 1 : 0;
-  TT_DISPATCH_REDUCE("std", p.x.device(), cpu::std(p.x, p.dims, correction, p.keepdim),
-                     cuda::std(p.x, p.dims, correction, p.keepdim));
+  TT_DISPATCH("std", p.x.device(), cpu::std(p.x, p.dims, correction, p.keepdim),
+              cuda::std(p.x, p.dims, correction, p.keepdim));
 }
 
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
@@ -180,14 +163,14 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
 
 // ---- softmax ----
 
-#define TT_SOFTMAX(name)                                                               \
-  Tensor name(const Tensor& x, int64_t dim) {                                          \
-    check_required(#name, "input", x);                                                 \
-    const int64_t d = wrap_dim(#name, dim, x.dim());                                   \
-    const Tensor in = x.dim() == 0 ? x.reshape({1}) : x;                               \
-    const auto reshape_back = [&](const Tensor& t) { return t.reshape(x.sizes()); };   \
-    if (in.device().is_cpu()) return reshape_back(cpu::name(in, d));                   \
-    TT_DISPATCH_REDUCE(#name, in.device(), Tensor(), reshape_back(cuda::name(in, d))); \
+#define TT_SOFTMAX(name)                                                             \
+  Tensor name(const Tensor& x, int64_t dim) {                                        \
+    check_required(#name, "input", x);                                               \
+    const int64_t d = wrap_dim(#name, dim, x.dim());                                 \
+    const Tensor in = x.dim() == 0 ? x.reshape({1}) : x;                             \
+    const auto reshape_back = [&](const Tensor& t) { return t.reshape(x.sizes()); }; \
+    if (in.device().is_cpu()) return reshape_back(cpu::name(in, d));                 \
+    TT_DISPATCH(#name, in.device(), Tensor(), reshape_back(cuda::name(in, d)));      \
   }
 TT_SOFTMAX(softmax)
 TT_SOFTMAX(log_softmax)
@@ -206,8 +189,7 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
       check_normalized_shape(op, x, normalized_shape, {{"weight", weight}, {"bias", bias}});
   check_eps(op, eps);
   const Tensor w = flat_affine(weight, n), b = flat_affine(bias, n);
-  TT_DISPATCH_REDUCE(op, device, cpu::layer_norm(x, n, w, b, eps),
-                     cuda::layer_norm(x, n, w, b, eps));
+  TT_DISPATCH(op, device, cpu::layer_norm(x, n, w, b, eps), cuda::layer_norm(x, n, w, b, eps));
 }
 
 Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight,
@@ -220,7 +202,7 @@ Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& we
   const double e = eps ? *eps : static_cast<double>(std::numeric_limits<float>::epsilon());
   check_eps(op, e);
   const Tensor w = flat_affine(weight, n);
-  TT_DISPATCH_REDUCE(op, device, cpu::rms_norm(x, n, w, e), cuda::rms_norm(x, n, w, e));
+  TT_DISPATCH(op, device, cpu::rms_norm(x, n, w, e), cuda::rms_norm(x, n, w, e));
 }
 
 // ---- matrix products ----
@@ -239,7 +221,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
            "{}: a of shape {} and b of shape {} cannot be multiplied: a has {} columns but b has "
            "{} rows",
            op, shape_str(a.sizes()), shape_str(b.sizes()), a.size(2), b.size(1));
-  TT_DISPATCH_REDUCE(op, device, cpu::bmm(a, b), cuda::bmm(a, b));
+  TT_DISPATCH(op, device, cpu::bmm(a, b), cuda::bmm(a, b));
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
