@@ -227,9 +227,8 @@ class Descriptor {
                d_->family, detail::text_of(config), fmt::join(d_->impl_names, "|"), impl);
       d_->set_impl(c, static_cast<int>(it - d_->impl_names.begin()));
     }
-    for (const auto& value : config.values()) {
-      // A named copy, not a structured binding: clang before 16 cannot capture those.
-      const std::string& name = value.first;
+    for (const Config::Value& v : config.values()) {
+      const std::string& name = v.first;
       const auto f = std::find_if(d_->fields.begin(), d_->fields.end(),
                                   [&](const Field& x) { return x.name == name; });
       TT_CHECK(f != d_->fields.end() && detail::applies_to(f->impls, impl),

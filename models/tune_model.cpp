@@ -21,10 +21,10 @@
 #if TT_CUDA
 #include "autotune/device_identity.h"
 #include "autotune/relative_error.h"
+#include "autotune/space_cache.h"
 #include "core/cuda/runtime.h"
 #include "core/cuda/stream.h"
 #include "core/cuda/timing.h"
-#include "ops/cuda/tuning/choose.h"
 #endif
 
 namespace tt::models {
@@ -91,7 +91,7 @@ class ModelTarget : public autotune::SweepTarget {
     for (const autotune::UsedConfig& u : autotune::configs_used())
       pairs.push_back({u.kernel, u.problem});
     const auto gemm_first = [&](const Pair& p) {
-      return ops::cuda::tuning::space_for(p.first, p.second, device_).gemm_stage ? 0 : 1;
+      return autotune::space_for(p.first, p.second, device_).swept_first ? 0 : 1;
     };
     std::stable_sort(pairs.begin(), pairs.end(),
                      [&](const Pair& a, const Pair& b) { return gemm_first(a) < gemm_first(b); });
@@ -230,8 +230,7 @@ void run_model(const ModelInfo& info, const TuneOptions& opt, autotune::Database
       break;
     }
     const Pair pair = pending.front();
-    const ops::cuda::tuning::TunableSpace ts =
-        ops::cuda::tuning::space_for(pair.first, pair.second, opt.device);
+    const autotune::TunableSpace ts = autotune::space_for(pair.first, pair.second, opt.device);
     autotune::SweepOptions so;
     so.tolerance = result.tolerance;
     so.budget_s = left / static_cast<double>(pending.size());

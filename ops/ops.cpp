@@ -177,7 +177,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
       cuda::batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps));
 }
 
-// ---- fused ops of the seed models ----
+// ---- fused ops ----
 
 Tensor gemm_bias_relu(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const char* op = "gemm_bias_relu";
@@ -186,7 +186,7 @@ Tensor gemm_bias_relu(const Tensor& x, const Tensor& weight, const Tensor& bias)
   check_fused_input(op, x);
   const int64_t out = check_linear_shapes(op, x, weight);
   check_vector(op, "bias", bias, out, output_features(out));
-  TT_DISPATCH(op, device, cpu::relu(cpu::add(cpu::linear(x, weight, Tensor()), bias)),
+  TT_DISPATCH(op, device, cpu::gemm_bias_relu(x, weight, bias),
               cuda::gemm_bias_relu(x, weight, bias));
 }
 
@@ -209,15 +209,10 @@ Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const T
   check_vector(op, "gn_weight", gn_weight, out, why);
   check_vector(op, "gn_bias", gn_bias, out, why);
   check_eps(op, eps);
-  if (device.is_cpu()) {
-    const Tensor activated = cpu::add(cpu::swish(cpu::linear(x, weight, b)), bias);
-    return cpu::group_norm(activated, groups, gn_weight, gn_bias, eps);
-  }
-#if TT_CUDA
-  return cuda::gemm_swish_bias_group_norm(x, weight, b, bias, groups, gn_weight, gn_bias, eps);
-#else
-  fail_without_cuda(op, device);
-#endif
+  TT_DISPATCH(
+      op, device,
+      cpu::gemm_swish_bias_group_norm(x, weight, b, bias, groups, gn_weight, gn_bias, eps),
+      cuda::gemm_swish_bias_group_norm(x, weight, b, bias, groups, gn_weight, gn_bias, eps));
 }
 
 Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
@@ -240,17 +235,11 @@ Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor
   check_vector(op, "scale", scale, out, why);
   check_batch_norm_args(op, x.size(0), 1, out, why, running_mean, running_var, bn_weight, bn_bias,
                         training, momentum, eps);
-  if (device.is_cpu()) {
-    const Tensor scaled = cpu::mul(cpu::linear(x, weight, b), scale);
-    return cpu::batch_norm(scaled, running_mean, running_var, bn_weight, bn_bias, training,
-                           momentum, eps);
-  }
-#if TT_CUDA
-  return cuda::gemm_scale_batch_norm(x, weight, b, scale, running_mean, running_var, bn_weight,
-                                     bn_bias, training, momentum, eps);
-#else
-  fail_without_cuda(op, device);
-#endif
+  TT_DISPATCH(op, device,
+              cpu::gemm_scale_batch_norm(x, weight, b, scale, running_mean, running_var, bn_weight,
+                                         bn_bias, training, momentum, eps),
+              cuda::gemm_scale_batch_norm(x, weight, b, scale, running_mean, running_var, bn_weight,
+                                          bn_bias, training, momentum, eps));
 }
 
 Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor& weight,
@@ -265,20 +254,8 @@ Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor
   TT_CHECK(y.sizes() == expected_y, "{}: y has shape {} but must match x W^T, which has shape {}",
            op, shape_str(y.sizes()), shape_str(expected_y));
   check_eps(op, eps);
-  if (device.is_cpu()) {
-    // Each row is one instance: view [B, F] as [B, 1, F] (one channel, F "pixels").
-    const Shape rows_as_instances{x.size(0), 1, out};
-    const Tensor projected = cpu::linear(x, weight, b);
-    const Tensor normalised =
-        cpu::instance_norm(projected.view(rows_as_instances), eps, Tensor(), Tensor())
-            .view(expected_y);
-    return cpu::mul(cpu::add(normalised, y), y);
-  }
-#if TT_CUDA
-  return cuda::gemm_instance_norm_add_mul(x, y, weight, b, eps);
-#else
-  fail_without_cuda(op, device);
-#endif
+  TT_DISPATCH(op, device, cpu::gemm_instance_norm_add_mul(x, y, weight, b, eps),
+              cuda::gemm_instance_norm_add_mul(x, y, weight, b, eps));
 }
 
 }  // namespace tt::ops

@@ -120,21 +120,21 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
                   const Tensor& weight, const Tensor& bias, bool training, double momentum = 0.1,
                   double eps = 1e-5);
 
-// ---- fused ops of the seed models (CPU: the composition of the ops above) ----
-// relu(x W^T + bias)            (model 5, GemmBiasReLU; the Linear has no bias)
+// ---- fused ops (CPU: the composition of the ops above; CUDA: a plan of stages) ----
+// relu(x W^T + bias)            (KernelBench GemmBiasReLU; the Linear has no bias)
 Tensor gemm_bias_relu(const Tensor& x, const Tensor& weight, const Tensor& bias);
-// group_norm(swish(x W^T + b) + bias)          (model 3, GemmSwishBiasGroupNorm)
+// group_norm(swish(x W^T + b) + bias)          (KernelBench GemmSwishBiasGroupNorm)
 Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
                                   const Tensor& bias, int64_t groups, const Tensor& gn_weight,
                                   const Tensor& gn_bias, double eps = 1e-5);
-// batch_norm((x W^T + b) * scale)              (model 4, GemmScaleBatchNorm)
+// batch_norm((x W^T + b) * scale)              (KernelBench GemmScaleBatchNorm)
 Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
                              const Tensor& scale, const Tensor& running_mean,
                              const Tensor& running_var, const Tensor& bn_weight,
                              const Tensor& bn_bias, bool training, double momentum = 0.1,
                              double eps = 1e-5);
 // (row_norm(x W^T + b) + y) * y, each row normalised by its own mean and biased
-// variance                                     (model 1, GemmInstanceNormAddMul)
+// variance                                     (KernelBench GemmInstanceNormAddMul)
 Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor& weight,
                                   const Tensor& b, double eps = 1e-5);
 

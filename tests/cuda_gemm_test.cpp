@@ -1,4 +1,4 @@
-// The GEMM stage of the seed models on the GPU: every own tiled-GEMM variant and
+// The GEMM stage of the fused ops on the GPU: every own tiled-GEMM variant and
 // cuBLASLt (each epilogue) against a float64 CPU reference at awkward shapes (M = 1,
 // odd N and K, sizes just above a tile multiple, K smaller than a K step, K = 0,
 // unaligned X), the group-norm and column-statistics epilogues, and the four fused
@@ -22,10 +22,11 @@
 
 #if TT_CUDA
 #include "core/cuda/stream.h"
+#include "ops/cuda/fused/plans.h"
 #include "ops/cuda/gemm/cublaslt_gemm.h"
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_config.h"
-#include "ops/cuda/gemm/gemm_models.h"
+#include "ops/cuda/gemm/gemm_space.h"
 #include "ops/cuda/gemm/tiled_gemm.h"
 #endif
 
@@ -52,42 +53,45 @@ Tensor from_doubles(const std::vector<double>& v, const Shape& s) {
 // ---- config text and validity (no GPU needed, but only built with CUDA) ----
 
 TEST(GemmConfig, TextRoundTripsAndRejectsMalformed) {
+  // The text form and parsing are the family descriptor's (gemm_space.h).
+  const auto& full = g::gemm_descriptor();
   for (const g::GemmConfig& c : g::own_variants()) {
-    EXPECT_EQ(g::GemmConfig::parse(c.str()), c) << c.str();
+    EXPECT_EQ(full.parse(c.str()), c) << c.str();
   }
   const g::GemmConfig lt = g::GemmConfig::cublaslt(3, 4096);
   EXPECT_EQ(lt.str(), "impl=cublaslt,algo=3,chunk=4096");
-  EXPECT_EQ(g::GemmConfig::parse(lt.str()), lt);
-  EXPECT_THROW(g::GemmConfig::parse("impl=tf32,algo=0"), tt::Error);
-  EXPECT_THROW(g::GemmConfig::parse("impl=own,bm=128"), tt::Error);
-  EXPECT_THROW(g::GemmConfig::parse("impl=cublaslt,algo=x"), tt::Error);
-  EXPECT_THROW(g::GemmConfig::parse("garbage"), tt::Error);
+  EXPECT_EQ(g::gemm_descriptor(true, false).parse(lt.str()), lt);
+  EXPECT_EQ(full.str(lt), "impl=cublaslt,algo=3,chunk=4096,tail=0");
+  EXPECT_THROW(full.parse("impl=tf32,algo=0,chunk=0,tail=0"), tt::Error);
+  EXPECT_THROW(full.parse("impl=own,bm=128"), tt::Error);
+  EXPECT_THROW(full.parse("impl=cublaslt,algo=x"), tt::Error);
+  EXPECT_THROW(full.parse("garbage"), tt::Error);
   const g::GemmConfig split = g::GemmConfig::cublaslt(1, 0, 64);
   EXPECT_EQ(split.str(), "impl=cublaslt,algo=1,tail=64");
-  EXPECT_EQ(g::GemmConfig::parse(split.str()), split);
+  EXPECT_EQ(g::gemm_descriptor(false, true).parse(split.str()), split);
   EXPECT_NE(split, g::GemmConfig::cublaslt(1));
-  EXPECT_EQ(tt::test::error_of([] { g::GemmConfig::parse("impl=cublaslt,algo=0,tail=-1"); }),
-            "gemm config \"impl=cublaslt,algo=0,tail=-1\": tail must be >= 0");
+  EXPECT_EQ(*full.why_invalid(full.parse("impl=cublaslt,algo=0,chunk=0,tail=-1")),
+            "tail=-1 is not a candidate (0|64|2048|4096|8192)");
   const std::string own_tail = "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=4,stages=2,tail=64";
-  EXPECT_EQ(tt::test::error_of([&] { g::GemmConfig::parse(own_tail); }),
-            "gemm config \"" + own_tail + "\": tail splits are for cuBLASLt only");
+  EXPECT_EQ(tt::test::error_of([&] { full.parse(own_tail); }),
+            "gemm config " + own_tail + ": 'tail' is not a field of gemm impl=own");
 }
 
 TEST(GemmConfig, ValidityFollowsAlignmentAndTable) {
   const g::GemmConfig own = g::own_variants().front();
-  EXPECT_TRUE(own.valid({128, 128, 64, 4}));
-  EXPECT_FALSE(own.valid({128, 128, 63, 1}));  // width 4 needs K % 4 == 0 and aligned rows
+  EXPECT_TRUE(g::valid(own, {128, 128, 64, 4}));
+  EXPECT_FALSE(g::valid(own, {128, 128, 63, 1}));  // width 4 needs K % 4 == 0 and aligned rows
   g::GemmConfig odd = own;
   odd.bm = 96;
-  EXPECT_FALSE(odd.valid({128, 128, 64, 4}));  // not compiled
-  EXPECT_TRUE(g::GemmConfig::own_default_for({1, 1, 3, 1}).valid({1, 1, 3, 1}));
-  EXPECT_TRUE(g::GemmConfig::own_default_for({4096, 4096, 64, 4}).valid({4096, 4096, 64, 4}));
+  EXPECT_FALSE(g::valid(odd, {128, 128, 64, 4}));  // not compiled
+  EXPECT_TRUE(g::valid(g::GemmConfig::own_default_for({1, 1, 3, 1}), {1, 1, 3, 1}));
+  EXPECT_TRUE(g::valid(g::GemmConfig::own_default_for({4096, 4096, 64, 4}), {4096, 4096, 64, 4}));
   for (const g::GemmConfig& c : g::candidates({100, 100, 12, 4}))
-    EXPECT_TRUE(c.valid({100, 100, 12, 4}));
+    EXPECT_TRUE(g::valid(c, {100, 100, 12, 4}));
   // A tail split needs as many head rows as tail rows and no chunking.
-  EXPECT_TRUE(g::GemmConfig::cublaslt(0, 0, 64).valid({128, 64, 64, 4}));
-  EXPECT_FALSE(g::GemmConfig::cublaslt(0, 0, 64).valid({127, 64, 64, 4}));
-  EXPECT_FALSE(g::GemmConfig::cublaslt(0, 1024, 64).valid({32768, 64, 64, 4}));
+  EXPECT_TRUE(g::valid(g::GemmConfig::cublaslt(0, 0, 64), {128, 64, 64, 4}));
+  EXPECT_FALSE(g::valid(g::GemmConfig::cublaslt(0, 0, 64), {127, 64, 64, 4}));
+  EXPECT_FALSE(g::valid(g::GemmConfig::cublaslt(0, 1024, 64), {32768, 64, 64, 4}));
 }
 
 // ---- raw GEMM stage vs float64 ----

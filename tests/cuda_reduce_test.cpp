@@ -21,11 +21,11 @@
 #if TT_CUDA
 #include "autotune/lookup.h"
 #include "autotune/space.h"
+#include "autotune/space_cache.h"
+#include "core/cuda/device.h"
 #include "core/cuda/stream.h"
 #include "ops/cuda/cuda_ops_reduce.h"
 #include "ops/cuda/reduce/reduce.h"
-#include "ops/cuda/tuning/choose.h"
-#include "ops/cuda/tuning/device_limits.h"
 #endif
 
 using tt::Device;
@@ -307,7 +307,7 @@ TEST(CudaReduceSpaces, ProblemKeysAndDefaults) {
 }
 
 TEST(CudaReduceSpaces, EveryEnumeratedConfigIsValidAndDefaultsAreInTheSpace) {
-  const auto limits = tt::ops::cuda::tuning::hopper_limits();
+  const auto limits = tt::cuda::hopper_limits();
   for (int64_t rows : {1, 3, 8192}) {
     for (int64_t cols : {1, 2, 3, 7, 64, 100, 512, 4096, 5000, 16384, 40001, 1 << 20}) {
       for (int align : {1, 2, 4}) {
@@ -463,7 +463,7 @@ TEST(CudaReduce, EveryInnerConfigMatches) {
   TT_REQUIRE_CUDA();
   const std::pair<int64_t, int64_t> problems[] = {{1, 1},     {3, 7},     {37, 64}, {5, 1000},
                                                   {2, 33000}, {300, 128}, {1, 4096}};
-  const auto limits = tt::ops::cuda::tuning::device_limits(0);
+  const auto limits = tt::cuda::device_limits(0);
   for (const auto& [rows, cols] : problems) {
     const Tensor x = Tensor::randn({rows, cols}, 31);
     const Tensor xg = x.to(kGpu);
@@ -492,7 +492,7 @@ TEST(CudaReduce, EveryOuterConfigMatches) {
   TT_REQUIRE_CUDA();
   const Shape problems[] = {{1, 5, 3},      {2, 100, 64}, {3, 1000, 6},
                             {1, 4000, 128}, {7, 9, 260},  {1, 20000, 4}};
-  const auto limits = tt::ops::cuda::tuning::device_limits(0);
+  const auto limits = tt::cuda::device_limits(0);
   for (const Shape& s : problems) {
     const Tensor x = Tensor::randn(s, 41);
     const Tensor xg = x.to(kGpu);
@@ -551,7 +551,7 @@ TEST(CudaReduce, EveryRowMapConfigMatches) {
   TT_REQUIRE_CUDA();
   const std::pair<int64_t, int64_t> problems[] = {{1, 1},    {5, 7},    {33, 64},   {9, 512},
                                                   {3, 1000}, {2, 4096}, {2, 16384}, {1, 40000}};
-  const auto limits = tt::ops::cuda::tuning::device_limits(0);
+  const auto limits = tt::cuda::device_limits(0);
   for (const auto& [rows, cols] : problems) {
     const Tensor x = Tensor::uniform({rows, cols}, -30.0, 30.0, 51);
     const Tensor w = Tensor::uniform({cols}, 0.5, 1.5, 52);
@@ -675,7 +675,7 @@ TEST(CudaReduce, EveryBmmAlgorithmMatches) {
   const auto it = std::find_if(used.begin(), used.end(),
                                [](const tt::autotune::UsedConfig& u) { return u.kernel == "bmm"; });
   ASSERT_NE(it, used.end());
-  const auto ts = tt::ops::cuda::tuning::space_for("bmm", it->problem, 0);
+  const auto ts = tt::autotune::space_for("bmm", it->problem, 0);
   ASSERT_NE(ts.space, nullptr);
   for (const auto& c : ts.space->enumerate()) {
     SCOPED_TRACE(c.str());

@@ -1,9 +1,9 @@
-// The parameter spaces of every tunable CUDA kernel (ops/cuda/tuning), checked on the
-// CPU: each enumerates, has at least three axes, its default is valid and is today's
-// default_for(), Config <-> launcher config round trips, the space holds exactly the
-// launcher's candidates, constraints name their reason, device limits prune, and the
-// problem keys are spelled as documented. Built with CUDA (the launchers' config code
-// is CUDA-only), run without a GPU.
+// The parameter spaces of every tunable CUDA kernel family (ops/cuda/gemm/gemm_space.h,
+// ops/cuda/norm/norm_space.h), checked on the CPU: each enumerates, has at least three axes, its
+// default is valid and is today's default_for(), Config <-> launcher config round trips, the space
+// holds exactly the launcher's candidates, constraints name their reason, device limits prune, and
+// the problem keys are spelled as documented. Built with CUDA (the launchers' config code is
+// CUDA-only), run without a GPU.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -16,26 +16,57 @@
 #include "core/error.h"
 
 #if TT_CUDA
+#include "core/cuda/device.h"
+#include "ops/cuda/fused/fused_stages.h"
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_config.h"
-#include "ops/cuda/tuning/choose.h"
-#include "ops/cuda/tuning/gemm_space.h"
-#include "ops/cuda/tuning/norm_spaces.h"
+#include "ops/cuda/gemm/gemm_space.h"
+#include "ops/cuda/norm/norm_space.h"
 
-namespace tt::ops::cuda::tuning {
+namespace tt::ops::cuda {
 namespace {
 
 using autotune::Config;
 using autotune::ParamSpace;
 using gemm::GemmConfig;
 using gemm::GemmImpl;
-using gemm::GemmKernel;
 using gemm::GemmProblem;
+using gemm::GemmStage;
+using norm::kBatchNormAffine;
+using norm::kBatchNormColumnStats;
+using norm::kInstanceNorm;
 using ::testing::HasSubstr;
+using tt::cuda::DeviceLimits;
+using tt::cuda::hopper_limits;
+using namespace gemm;
+using namespace norm;
 
-const GemmKernel kGemmKernels[] = {
-    GemmKernel::kBiasRelu, GemmKernel::kInstanceNormAddMul, GemmKernel::kSwishBiasGroupNorm,
-    GemmKernel::kScaleBatchNormTrain, GemmKernel::kScaleBatchNormEval};
+// The GEMM stages of the fused ops.
+const GemmStage& kBiasRelu = fused::kGemmBiasRelu.gemm;
+const GemmStage& kInstanceNormAddMul = fused::kGemmInstanceNormAddMul.gemm;
+const GemmStage& kSwishBiasGroupNorm = fused::kGemmSwishBiasGroupNorm.gemm;
+const GemmStage& kScaleBatchNormTrain = fused::kGemmScaleBatchNormTrain.gemm;
+const GemmStage& kScaleBatchNormEval = fused::kGemmScaleBatchNormEval.gemm;
+const GemmStage* const kGemmStages[] = {&kBiasRelu, &kInstanceNormAddMul, &kSwishBiasGroupNorm,
+                                        &kScaleBatchNormTrain, &kScaleBatchNormEval};
+const char* const kRowNormAddMul = fused::kGemmInstanceNormAddMul.segment;
+
+Config gemm_to_config(const GemmConfig& g, bool chunks, bool tails = false) {
+  return gemm_descriptor(chunks, tails).to_config(g);
+}
+GemmConfig gemm_from_config(const Config& c) {
+  return gemm_descriptor(c.has("chunk"), c.has("tail")).from_config(c);
+}
+Config segment_to_config(const SegmentConfig& c) { return segment_descriptor().to_config(c); }
+SegmentConfig segment_from_config(const Config& c) { return segment_descriptor().from_config(c); }
+Config column_stats_to_config(const ColumnStatsConfig& c) {
+  return column_stats_descriptor().to_config(c);
+}
+ColumnStatsConfig column_stats_from_config(const Config& c) {
+  return column_stats_descriptor().from_config(c);
+}
+Config affine_to_config(const AffineConfig& c) { return affine_descriptor().to_config(c); }
+AffineConfig affine_from_config(const Config& c) { return affine_descriptor().from_config(c); }
 
 // The seed models' GEMM problems at the small and full shapes, and awkward ones.
 const GemmProblem kGemmProblems[] = {
@@ -52,28 +83,37 @@ size_t axis_count(const Config& c) { return c.values().size() + (c.impl().empty(
 // ---- GEMM stages ----
 
 TEST(GemmSpace, NamesAndKeys) {
-  EXPECT_EQ(gemm_stage_name(GemmKernel::kBiasRelu), "gemm_bias_relu");
-  EXPECT_EQ(gemm_stage_name(GemmKernel::kInstanceNormAddMul), "gemm_instance_norm_add_mul.gemm");
-  EXPECT_EQ(gemm_stage_name(GemmKernel::kSwishBiasGroupNorm), "gemm_swish_bias_group_norm.gemm");
-  EXPECT_EQ(gemm_stage_name(GemmKernel::kScaleBatchNormTrain), "gemm_scale_batch_norm_train.gemm");
-  EXPECT_EQ(gemm_stage_name(GemmKernel::kScaleBatchNormEval), "gemm_scale_batch_norm_eval.gemm");
-  EXPECT_EQ(gemm_problem_key(GemmKernel::kBiasRelu, {1024, 8192, 8192, 4}),
+  // The shipped databases' kernel names.
+  EXPECT_STREQ(kBiasRelu.name, "gemm_bias_relu");
+  EXPECT_STREQ(kInstanceNormAddMul.name, "gemm_instance_norm_add_mul.gemm");
+  EXPECT_STREQ(kSwishBiasGroupNorm.name, "gemm_swish_bias_group_norm.gemm");
+  EXPECT_STREQ(kScaleBatchNormTrain.name, "gemm_scale_batch_norm_train.gemm");
+  EXPECT_STREQ(kScaleBatchNormEval.name, "gemm_scale_batch_norm_eval.gemm");
+  EXPECT_STREQ(kRowNormAddMul, "gemm_instance_norm_add_mul.row_norm_add_mul");
+  EXPECT_STREQ(fused::kGemmSwishBiasGroupNorm.segment,
+               "gemm_swish_bias_group_norm.swish_bias_group_norm");
+  EXPECT_STREQ(fused::kGemmScaleBatchNormTrain.column_stats,
+               "gemm_scale_batch_norm_train.column_stats");
+  EXPECT_STREQ(fused::kGemmScaleBatchNormTrain.affine, "gemm_scale_batch_norm_train.affine");
+  EXPECT_STREQ(fused::kGemmScaleBatchNormEval.affine, "gemm_scale_batch_norm_eval.affine");
+  EXPECT_EQ(gemm_problem_key(kBiasRelu, {1024, 8192, 8192, 4}),
             "m=1024,n=8192,k=8192,align=16B,precision=strict");
-  EXPECT_EQ(gemm_problem_key(GemmKernel::kSwishBiasGroupNorm, {32768, 4096, 1024, 4}, 64),
+  EXPECT_EQ(gemm_problem_key(kSwishBiasGroupNorm, {32768, 4096, 1024, 4}, 64),
             "m=32768,n=4096,k=1024,groups=64,align=16B,precision=strict");
   // K = 63 allows no vector loads whatever the pointers; K = 6 allows pairs.
-  EXPECT_EQ(gemm_problem_key(GemmKernel::kBiasRelu, {100, 100, 63, 4}),
+  EXPECT_EQ(gemm_problem_key(kBiasRelu, {100, 100, 63, 4}),
             "m=100,n=100,k=63,align=4B,precision=strict");
   EXPECT_EQ(gemm_load_align({7, 9, 6, 4}), 2);
   EXPECT_EQ(gemm_load_align({7, 9, 8, 1}), 1);
 }
 
 TEST(GemmSpace, EverySpaceEnumeratesTheCompiledVariantsAndCublasLtWithTodaysDefault) {
-  for (GemmKernel kernel : kGemmKernels) {
+  for (const GemmStage* stage : kGemmStages) {
+    const GemmStage& kernel = *stage;
     for (const GemmProblem& p : kGemmProblems) {
       const ParamSpace space = gemm_space(kernel, p, DeviceLimits{});
-      const std::string what = gemm_stage_name(kernel) + " " + p.str();
-      const bool chunks_axis = gemm_stage_chunks(kernel), tails_axis = gemm_stage_tails(kernel);
+      const std::string what = std::string(kernel.name) + " " + p.str();
+      const bool chunks_axis = kernel.chunks, tails_axis = kernel.tails;
       EXPECT_EQ(space.default_config(),
                 gemm_to_config(GemmConfig::default_for(p), chunks_axis, tails_axis))
           << what;
@@ -83,7 +123,7 @@ TEST(GemmSpace, EverySpaceEnumeratesTheCompiledVariantsAndCublasLtWithTodaysDefa
       for (const Config& c : all) {
         EXPECT_TRUE(seen.insert(c.str()).second) << what;
         const GemmConfig g = gemm_from_config(c);
-        EXPECT_TRUE(g.valid(p)) << what << " " << c.str();
+        EXPECT_TRUE(valid(g, p)) << what << " " << c.str();
         EXPECT_EQ(gemm_to_config(g, chunks_axis, tails_axis), c) << what;
         if (g.impl == GemmImpl::kOwn) {
           ++own;
@@ -130,29 +170,27 @@ TEST(GemmSpace, EveryOwnVariantRoundTrips) {
 
 TEST(GemmSpace, ConstraintsNameTheirReason) {
   const ParamSpace aligned =
-      gemm_space(GemmKernel::kScaleBatchNormTrain, {16384, 4096, 4096, 4}, DeviceLimits{});
+      gemm_space(kScaleBatchNormTrain, {16384, 4096, 4096, 4}, DeviceLimits{});
   EXPECT_EQ(reason(aligned, "impl=own,bm=64,bn=256,bk=8,tm=8,tn=8,vec=4,stages=2"),
             "the tile must be one of the compiled own variants "
             "(ops/cuda/gemm/tiled_gemm_variants.h)");
   EXPECT_EQ(reason(aligned, "impl=cublaslt,algo=0,chunk=8192,tail=0"), "(valid)");
   EXPECT_EQ(reason(aligned, "impl=cublaslt,algo=9,chunk=0"),
             "algo=9 is not a candidate (0|1|2|3|4|5|6|7)");
-  const ParamSpace odd = gemm_space(GemmKernel::kScaleBatchNormTrain, {1024, 64, 63, 4}, {});
+  const ParamSpace odd = gemm_space(kScaleBatchNormTrain, {1024, 64, 63, 4}, {});
   EXPECT_EQ(reason(odd, "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=4,stages=2"),
             "vec must not exceed the 1 floats that the addresses of X and W and K = 63 allow");
   EXPECT_EQ(reason(odd, "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=1,stages=2"), "(valid)");
   EXPECT_EQ(reason(odd, "impl=cublaslt,algo=0,chunk=1024,tail=0"),
             "chunk must be 0 or split the 1024 rows into 2 to 16 chunks");
-  const ParamSpace swish =
-      gemm_space(GemmKernel::kSwishBiasGroupNorm, {32768, 4096, 1024, 4}, DeviceLimits{});
+  const ParamSpace swish = gemm_space(kSwishBiasGroupNorm, {32768, 4096, 1024, 4}, DeviceLimits{});
   EXPECT_EQ(reason(swish, "impl=cublaslt,algo=1,chunk=0,tail=64"), "(valid)");
   EXPECT_EQ(reason(swish, "impl=cublaslt,algo=1,chunk=2048,tail=64"),
             "tail must be 0 or at most half the 32768 rows, and not combined with chunk");
-  const ParamSpace short_swish =
-      gemm_space(GemmKernel::kSwishBiasGroupNorm, {100, 64, 32, 4}, DeviceLimits{});
+  const ParamSpace short_swish = gemm_space(kSwishBiasGroupNorm, {100, 64, 32, 4}, DeviceLimits{});
   EXPECT_EQ(reason(short_swish, "impl=cublaslt,algo=0,chunk=0,tail=64"),
             "tail must be 0 or at most half the 100 rows, and not combined with chunk");
-  const ParamSpace relu = gemm_space(GemmKernel::kBiasRelu, {1024, 64, 64, 4}, {});
+  const ParamSpace relu = gemm_space(kBiasRelu, {1024, 64, 64, 4}, {});
   EXPECT_THAT(reason(relu, "impl=cublaslt,algo=0,chunk=0"),
               HasSubstr("parameter 'chunk' is not an axis"));
 }
@@ -162,8 +200,7 @@ TEST(GemmSpace, DeviceLimitsPrune) {
   small.max_threads_per_block = 128;
   small.max_shared_per_block = 12 * 1024;
   const auto count = [](int64_t rows) { return rows >= 4096 ? 5 : 2; };
-  const ParamSpace space =
-      gemm_space(GemmKernel::kScaleBatchNormTrain, {16384, 4096, 4096, 4}, small, count);
+  const ParamSpace space = gemm_space(kScaleBatchNormTrain, {16384, 4096, 4096, 4}, small, count);
   EXPECT_EQ(reason(space, "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=4,stages=2"),
             "(bm/tm)*(bn/tn) threads must not exceed the device's 128 per block");
   EXPECT_EQ(reason(space, "impl=own,bm=64,bn=64,bk=8,tm=8,tn=8,vec=4,stages=2"), "(valid)");
@@ -181,22 +218,22 @@ TEST(GemmSpace, DeviceLimitsPrune) {
   EXPECT_EQ(reason(space, "impl=cublaslt,algo=4,chunk=0,tail=64"), "(valid)");
   DeviceLimits tiny = hopper_limits();
   tiny.max_shared_per_block = 16 * 1024;
-  const ParamSpace shared = gemm_space(GemmKernel::kBiasRelu, {1024, 64, 64, 4}, tiny);
+  const ParamSpace shared = gemm_space(kBiasRelu, {1024, 64, 64, 4}, tiny);
   EXPECT_THAT(reason(shared, "impl=own,bm=128,bn=256,bk=8,tm=8,tn=16,vec=4,stages=2"),
               HasSubstr("shared memory must fit the device's 16384 bytes"));
   // On a real H100/H200 nothing compiled is out of reach.
-  const ParamSpace hopper = gemm_space(GemmKernel::kBiasRelu, {1024, 8192, 8192, 4},
-                                       hopper_limits(), [](int64_t) { return 8; });
+  const ParamSpace hopper =
+      gemm_space(kBiasRelu, {1024, 8192, 8192, 4}, hopper_limits(), [](int64_t) { return 8; });
   EXPECT_EQ(hopper.enumerate().size(),
-            gemm_space(GemmKernel::kBiasRelu, {1024, 8192, 8192, 4}, {}).enumerate().size());
+            gemm_space(kBiasRelu, {1024, 8192, 8192, 4}, {}).enumerate().size());
 }
 
 // ---- segment norm ----
 
-const norm::SegmentProblem kSegmentProblems[] = {{16, 96, 4},   {1024, 8192, 4},  // model 1's pass
-                                                 {32, 1024, 4}, {7168, 262144, 4},  // model 2
-                                                 {256, 16, 4},  {2097152, 64, 4},  // model 3's pass
-                                                 {10, 7, 1},    {3, 100000, 2}};
+const SegmentProblem kSegmentProblems[] = {{16, 96, 4},   {1024, 8192, 4},    // model 1's pass
+                                           {32, 1024, 4}, {7168, 262144, 4},  // model 2
+                                           {256, 16, 4},  {2097152, 64, 4},   // model 3's pass
+                                           {10, 7, 1},    {3, 100000, 2}};
 
 template <class C>
 std::set<std::string> texts(const std::vector<C>& configs) {
@@ -206,7 +243,7 @@ std::set<std::string> texts(const std::vector<C>& configs) {
 }
 
 TEST(SegmentSpace, HoldsExactlyTheCandidatesWithTodaysDefault) {
-  for (const norm::SegmentProblem& p : kSegmentProblems) {
+  for (const SegmentProblem& p : kSegmentProblems) {
     const std::string what = segment_problem_key(p);
     const ParamSpace space = segment_space(kInstanceNorm, p, DeviceLimits{});
     EXPECT_EQ(space.default_config(), segment_to_config(norm::SegmentConfig::default_for(p)))
@@ -225,7 +262,7 @@ TEST(SegmentSpace, EveryCompiledVariantRoundTripsAndEveryKindIsNamed) {
   for (const norm::SegmentConfig& c : norm::SegmentConfig::all()) {
     const Config config = segment_to_config(c);
     EXPECT_EQ(segment_from_config(config), c) << c.str();
-    EXPECT_THAT(c.str(), HasSubstr("kind=" + config.impl() + ",")) << c.str();
+    EXPECT_THAT(c.str(), HasSubstr("impl=" + config.impl() + ",")) << c.str();
   }
   EXPECT_EQ(segment_kind_name(norm::SegmentKind::kBlock), "block");
   EXPECT_THROW(segment_from_config(Config::parse("impl=warp,threads=256,vec=4,items=1")), Error);
@@ -249,7 +286,7 @@ TEST(SegmentSpace, ConstraintsNameTheirReason) {
 }
 
 TEST(SegmentSpace, DeviceLimitsPruneClustersAndSharedMemory) {
-  const norm::SegmentProblem p{7168, 262144, 4};
+  const SegmentProblem p{7168, 262144, 4};
   const ParamSpace portable = segment_space(kInstanceNorm, p, DeviceLimits{});
   std::string clustered;  // a cluster-16 config the problem allows
   for (const Config& c : portable.enumerate()) {
@@ -335,7 +372,7 @@ TEST(AffineSpace, HoldsExactlyTheCandidatesWithTodaysDefault) {
 }
 
 }  // namespace
-}  // namespace tt::ops::cuda::tuning
+}  // namespace tt::ops::cuda
 
 #else
 

@@ -1,11 +1,14 @@
-// Device discovery, the per-device streams and the current-device guard.
+// Device discovery, the per-device streams, the current-device guard and the device
+// limits the parameter spaces need.
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
 
 #include "core/cuda/check.h"
+#include "core/cuda/device.h"
 #include "core/cuda/runtime.h"
 #include "core/cuda/stream.h"
 #include "core/error.h"
@@ -63,11 +66,20 @@ DeviceGuard::~DeviceGuard() {
   if (previous_ != device_ && previous_ >= 0) cudaSetDevice(previous_);
 }
 
-DeviceInfo device_info(int device) {
+namespace {
+
+cudaDeviceProp properties(int device) {
   check_device(device);
-  DeviceGuard guard(device);
   cudaDeviceProp prop{};
   TT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  return prop;
+}
+
+}  // namespace
+
+DeviceInfo device_info(int device) {
+  const cudaDeviceProp prop = properties(device);
+  DeviceGuard guard(device);
   DeviceInfo info;
   info.index = device;
   info.name = prop.name;
@@ -84,6 +96,36 @@ void synchronize(int device) {
   check_device(device);
   DeviceGuard guard(device);
   TT_CUDA_CHECK(cudaStreamSynchronize(stream(device)));
+}
+
+DeviceLimits hopper_limits() {
+  DeviceLimits l;
+  l.known = true;
+  l.cc_major = 9;
+  l.cc_minor = 0;
+  l.max_threads_per_block = 1024;
+  l.max_shared_per_block = 227 * 1024;
+  l.max_cluster = 16;
+  return l;
+}
+
+const DeviceLimits& device_limits(int device) {
+  static std::mutex mutex;
+  static std::map<int, DeviceLimits> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(device);
+  if (it != cache.end()) return it->second;
+  const cudaDeviceProp prop = properties(device);
+  DeviceLimits l;
+  l.known = true;
+  l.cc_major = prop.major;
+  l.cc_minor = prop.minor;
+  l.max_threads_per_block = prop.maxThreadsPerBlock;
+  l.max_shared_per_block = static_cast<int64_t>(prop.sharedMemPerBlockOptin);
+  // sm_90 launches clusters of 8 CTAs portably and 16 with the non-portable attribute
+  // that the norm launcher sets; earlier GPUs have no clusters.
+  l.max_cluster = prop.major >= 9 ? 16 : 0;
+  return cache.emplace(device, l).first->second;
 }
 
 }  // namespace tt::cuda

@@ -56,4 +56,17 @@ Tensor rms_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
 // out contiguous [B, m, n]; strict float32.
 Tensor bmm(const Tensor& a, const Tensor& b);
 
+// Fused ops: the compositions of the ops above (ops/cpu/fused.cpp), the reference
+// that the CUDA plans (ops/cuda/fused) are checked against.
+Tensor gemm_bias_relu(const Tensor& x, const Tensor& weight, const Tensor& bias);
+Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
+                                  const Tensor& bias, int64_t groups, const Tensor& gn_weight,
+                                  const Tensor& gn_bias, double eps);
+Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
+                             const Tensor& scale, const Tensor& running_mean,
+                             const Tensor& running_var, const Tensor& bn_weight,
+                             const Tensor& bn_bias, bool training, double momentum, double eps);
+Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor& weight,
+                                  const Tensor& b, double eps);
+
 }  // namespace tt::ops::cpu

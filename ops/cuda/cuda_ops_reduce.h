@@ -5,7 +5,7 @@
 // results are new contiguous tensors on that device (int64 for argmax/argmin).
 //
 // Kernels: the reduction family ops/cuda/reduce/ (reduce.h: kernel names and problem
-// keys), layer_norm on the segment-norm launcher (ops/cuda/fused/norm_passes.h,
+// keys), layer_norm on the segment-norm launcher (ops/cuda/norm/norm_passes.h,
 // kernel "layer_norm"), bmm on cuBLASLt (ops/cuda/gemm/bmm.cu, kernel "bmm").
 #pragma once
 

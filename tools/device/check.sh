@@ -56,20 +56,22 @@ if want sanitize; then
   t0=$SECONDS
   pids=()
   # SANITIZE_SUITES / SANITIZE_TOOLS narrow the run (default: every suite, both tools).
-  for exe in "$build"/tests/cuda_*_test "$build"/tests/fixtures_test "$build"/tests/tune_gpu_test; do
+  for exe in "$build"/tests/cuda_*_test "$build"/tests/op_table_test "$build"/tests/fixtures_test \
+    "$build"/tests/tune_gpu_test; do
     n=$(basename "$exe")
     [ -z "${SANITIZE_SUITES:-}" ] || [[ " $SANITIZE_SUITES " == *" $n "* ]] || continue
     for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
       # The allocator test asks for 1 PiB on purpose; memcheck would count that
       # failed cudaMalloc (an API error the test expects) as an error.
       # Racecheck tracks every shared-memory access and is far too slow for the
-      # full-size norm slices; SegmentNormEveryConfig takes every code path at small
-      # sizes, and memcheck runs the full-size test.
+      # full-size cases of the op table; its small cases take every code path, and
+      # memcheck runs the full-size ones too.
       filter=()
+      small=()
       [ "$tool $n" = "memcheck cuda_runtime_test" ] && filter=(--gtest_filter=-*OutOfMemory*)
-      [ "$tool $n" = "racecheck cuda_norm_test" ] && filter=(--gtest_filter=-*FullSizeSlices*)
-      timeout "${SANITIZE_LIMIT:-400}" compute-sanitizer --tool $tool --error-exitcode 9 "$exe" \
-        "${filter[@]}" >"$LOGS/${tool}_$n.log" 2>&1 &
+      [ "$tool $n" = "racecheck op_table_test" ] && small=(env TT_OP_TABLE_SMALL=1)
+      timeout "${SANITIZE_LIMIT:-400}" "${small[@]}" compute-sanitizer --tool $tool \
+        --error-exitcode 9 "$exe" "${filter[@]}" >"$LOGS/${tool}_$n.log" 2>&1 &
       pids+=("$!:$tool:$n")
     done
   done

@@ -14,14 +14,20 @@ BIN=${GEMM_BIN:-/tmp/gemm_harness}
 FMT_INC=${FMT_INC:-build-gemm/devinc}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader || true
 
-srcs=(tools/device/gemm_harness.cu core/cuda/check.cpp core/cuda/device.cpp)
-for s in ops/cuda/gemm/*.cu; do [ "$s" = ops/cuda/gemm/gemm_models.cu ] || srcs+=("$s"); done
+# The GEMM family's config code (gemm_config.cpp, gemm_space.cpp: the descriptor) and
+# the autotuner's config code it needs; not gemm_choose.cpp (the tuning database).
+srcs=(tools/device/gemm_harness.cu core/cuda/check.cpp core/cuda/device.cpp
+      ops/cuda/gemm/gemm_config.cpp ops/cuda/gemm/gemm_space.cpp autotune/config.cpp
+      autotune/name_values.cpp autotune/space.cpp autotune/descriptor.cpp autotune/problem_key.cpp)
+for s in ops/cuda/gemm/*.cu; do
+  [ "$s" = ops/cuda/fused/plans.cu ] || [ "$s" = ops/cuda/gemm/linear.cu ] || srcs+=("$s")
+done
 models=0
-if grep -qs "void launch_channel_affine(" ops/cuda/fused/*.cu &&
-   grep -qs "void launch_batch_norm_finalize(" ops/cuda/fused/*.cu &&
-   grep -qs "void launch_column_stats(" ops/cuda/fused/*.cu; then
+if grep -qs "void launch_channel_affine(" ops/cuda/norm/*.cu &&
+   grep -qs "void launch_batch_norm_finalize(" ops/cuda/norm/*.cu &&
+   grep -qs "void launch_column_stats(" ops/cuda/norm/*.cu; then
   models=1
-  srcs+=(ops/cuda/gemm/gemm_models.cu ops/cuda/fused/norm_*.cu)
+  srcs+=(ops/cuda/fused/plans.cu ops/cuda/norm/norm_*.cu ops/cuda/norm/norm_space.cpp)
 fi
 flags=(-O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -I. -I"$FMT_INC" -DFMT_HEADER_ONLY
        --expt-relaxed-constexpr -DGEMM_HARNESS_MODELS=$models)

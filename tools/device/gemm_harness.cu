@@ -26,8 +26,8 @@
 #include "ops/cuda/gemm/tiled_gemm.h"
 #include "tools/device/hash_fill.cuh"
 #if GEMM_HARNESS_MODELS
-#include "ops/cuda/fused/norm_passes.h"
-#include "ops/cuda/gemm/gemm_models.h"
+#include "ops/cuda/fused/plans.h"
+#include "ops/cuda/norm/norm_passes.h"
 #endif
 
 using namespace tt::ops::cuda::gemm;
@@ -437,7 +437,7 @@ void full_shape(const Full& f, cudaStream_t stream, cublasHandle_t blas) {
   float best = 1e30f;
   GemmConfig best_cfg;
   for (const GemmConfig& cfg : own_variants()) {
-    if (!cfg.valid({m, n, k, 4}) || cfg.vec != 4) continue;
+    if (!valid(cfg, {m, n, k, 4}) || cfg.vec != 4) continue;
     const float t = time_ms(
         [&] {
           launch_tiled_gemm(cfg, {dx.p, dw.p, dc.p, m, n, k}, {}, stream);

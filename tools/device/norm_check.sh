@@ -15,7 +15,10 @@ if [[ $build == 1 ]] || ! "$BIN" --noop >/dev/null 2>&1; then
   flags=(-O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -I. -Ibuild-norm/device/include
          -DFMT_HEADER_ONLY --expt-relaxed-constexpr -Xcompiler=-fopenmp)
   objs=()
-  for src in tools/device/norm_harness.cu ops/cuda/fused/norm_*.cu core/cuda/check.cpp; do
+  # The norm family's descriptors (norm_space.cpp) need the autotuner's config code.
+  for src in tools/device/norm_harness.cu ops/cuda/norm/norm_*.cu ops/cuda/norm/norm_space.cpp \
+             core/cuda/check.cpp autotune/config.cpp autotune/name_values.cpp autotune/space.cpp \
+             autotune/descriptor.cpp autotune/problem_key.cpp; do
     obj=build-norm/device/$(basename "$src").o
     objs+=("$obj")
     nvcc "${flags[@]}" -c "$src" -o "$obj" 2>"$obj.log" &

@@ -1,4 +1,4 @@
-// Device harness of the normalisation launchers (ops/cuda/fused/norm_passes.h), built
+// Device harness of the normalisation launchers (ops/cuda/norm/norm_passes.h), built
 // standalone with nvcc by tools/device/norm_check.sh (no CMake, no Tensor): checks
 // every candidate config of every launcher against a float64 CPU reference (relative
 // L2 error, outputs poisoned with NaN first, awkward small shapes and the full
@@ -22,7 +22,8 @@
 
 #include "core/cuda/check.h"
 #include "core/error.h"
-#include "ops/cuda/fused/norm_passes.h"
+#include "ops/cuda/norm/norm_passes.h"
+#include "ops/cuda/norm/norm_space.h"
 
 using namespace tt::ops::cuda::norm;
 
@@ -493,16 +494,17 @@ void test_batch_norm(const char* name, int64_t n, int64_t c, int64_t inner, bool
 
 // ---------------------------------------------------------------------------
 void test_config_text() {
+  // The text form is the family descriptors' (ops/cuda/norm/norm_space.h).
   int bad = 0;
   for (const auto& c : SegmentConfig::all())
-    if (!(SegmentConfig::parse(c.str()) == c)) ++bad;
+    if (!(tt::ops::cuda::norm::segment_descriptor().parse(c.str()) == c)) ++bad;
   for (const auto& c : ColumnStatsConfig::all())
-    if (!(ColumnStatsConfig::parse(c.str()) == c)) ++bad;
+    if (!(tt::ops::cuda::norm::column_stats_descriptor().parse(c.str()) == c)) ++bad;
   for (const auto& c : AffineConfig::all())
-    if (!(AffineConfig::parse(c.str()) == c)) ++bad;
+    if (!(tt::ops::cuda::norm::affine_descriptor().parse(c.str()) == c)) ++bad;
   bool threw = false;
   try {
-    SegmentConfig::parse("kind=block,threads=256");
+    tt::ops::cuda::norm::segment_descriptor().parse("impl=block,threads=256");
   } catch (const tt::Error&) {
     threw = true;
   }

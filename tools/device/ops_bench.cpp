@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "autotune/lookup.h"
+#include "autotune/space_cache.h"
 #include "core/cuda/check.h"
 #include "core/cuda/runtime.h"
 #include "core/cuda/stream.h"
@@ -32,7 +33,6 @@
 #include "core/error.h"
 #include "core/tensor.h"
 #include "ops/cuda/cuda_ops_reduce.h"
-#include "ops/cuda/tuning/choose.h"
 
 namespace {
 
@@ -97,7 +97,7 @@ Result measure(const Case& c, bool sweep) {
   r.problem = used.front().problem;
   r.best = used.front().result.config.str() + " (default)";
   if (!sweep) return r;
-  const auto ts = tcu::tuning::space_for(r.kernel, r.problem, 0);
+  const auto ts = tt::autotune::space_for(r.kernel, r.problem, 0);
   for (const auto& cfg : ts.space->enumerate()) {
     ++r.configs;
     tt::autotune::ScopedForceDefaults defaults;

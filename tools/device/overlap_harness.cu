@@ -21,7 +21,7 @@
 
 #include "core/cuda/check.h"
 #include "core/cuda/stream.h"
-#include "ops/cuda/fused/norm_passes.h"
+#include "ops/cuda/norm/norm_passes.h"
 #include "ops/cuda/gemm/cublaslt_gemm.h"
 #include "tools/device/hash_fill.cuh"
 

@@ -1,10 +1,10 @@
-// Model 1 on CUDA: GEMM + bias, then one pass for the row norm and (x + y) * y.
+// gemm_instance_norm_add_mul on CUDA: GEMM + bias, then one pass for the row norm and (x + y) * y.
 #include "core/cuda/stream.h"
 #include "ops/cuda/cuda_ops.h"
+#include "ops/cuda/fused/fused_stages.h"
 #include "ops/cuda/gemm/gemm.h"
-#include "ops/cuda/gemm/gemm_models.h"
+#include "ops/cuda/fused/plans.h"
 #include "ops/cuda/gemm/gemm_tensor.h"
-#include "ops/cuda/tuning/choose.h"
 
 namespace tt::ops::cuda {
 
@@ -16,14 +16,14 @@ Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor
   const Tensor xd = dense(x), yd = dense(y), wd = dense(weight), bd = dense(b);
   const GemmProblem p = problem_of(xd, wd);
   Tensor out = Tensor::empty({p.m, p.n}, DType::F32, x.device());
-  const GemmConfig cfg = choose_config(GemmKernel::kInstanceNormAddMul, p, device);
+  const GemmConfig cfg = choose_gemm(fused::kGemmInstanceNormAddMul.gemm, p, device);
   const Tensor work = scratch(gemm_instance_norm_add_mul_scratch_floats(cfg, p.m, p.n), x.device());
   GemmInstanceNormAddMulArgs a;
   a.x = fp(xd), a.y = fp(yd), a.w = fp(wd), a.b = fp(bd), a.out = mfp(out);
   a.m = p.m, a.n = p.n, a.k = p.k;
   a.eps = static_cast<float>(eps);
   a.scratch = work.defined() ? mfp(work) : nullptr;
-  const PassConfigs passes = tuning::pass_configs(GemmKernel::kInstanceNormAddMul, device);
+  const PassConfigs passes = fused::tuned_passes(fused::kGemmInstanceNormAddMul, device);
   a.passes = &passes;
   gemm_instance_norm_add_mul_forward(cfg, a, device, tt::cuda::stream(device));
   return out;

@@ -1,13 +1,13 @@
-// Model 4 on CUDA: batch_norm((x W^T + b) * scale). Training: GEMM (+ column
+// gemm_scale_batch_norm on CUDA: batch_norm((x W^T + b) * scale). Training: GEMM (+ column
 // statistics in the epilogue of our own kernel, or a statistics pass), finalize
 // (which also updates running_mean/running_var in place), one affine pass. Eval: the
 // scale and the whole norm as a per-column affine, in the epilogue or in one pass.
 #include "core/cuda/stream.h"
 #include "ops/cuda/cuda_ops.h"
+#include "ops/cuda/fused/fused_stages.h"
 #include "ops/cuda/gemm/gemm.h"
-#include "ops/cuda/gemm/gemm_models.h"
+#include "ops/cuda/fused/plans.h"
 #include "ops/cuda/gemm/gemm_tensor.h"
-#include "ops/cuda/tuning/choose.h"
 
 namespace tt::ops::cuda {
 
@@ -23,10 +23,10 @@ Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor
   InPlace rm(running_mean), rv(running_var);
   const GemmProblem p = problem_of(xd, wd);
   Tensor out = Tensor::empty({p.m, p.n}, DType::F32, x.device());
-  const GemmKernel kernel =
-      training ? GemmKernel::kScaleBatchNormTrain : GemmKernel::kScaleBatchNormEval;
-  const GemmConfig cfg = choose_config(kernel, p, device);
-  const PassConfigs passes = tuning::pass_configs(kernel, device);
+  const fused::FusedStages& stages =
+      training ? fused::kGemmScaleBatchNormTrain : fused::kGemmScaleBatchNormEval;
+  const GemmConfig cfg = choose_gemm(stages.gemm, p, device);
+  const PassConfigs passes = fused::tuned_passes(stages, device);
   const Tensor work =
       scratch(gemm_scale_batch_norm_scratch_floats(cfg, p.m, p.n, training, &passes), x.device());
   GemmScaleBatchNormArgs a;

@@ -1,13 +1,12 @@
-// Model 3 on CUDA: one fused kernel (GEMM, swish, bias and GroupNorm in the epilogue)
-// when the config is an own tile that holds whole groups, else GEMM + bias and one
-// pass (chunked so that each chunk's pass overlaps the next chunk's GEMM when the
-// config says so).
+// gemm_swish_bias_group_norm on CUDA: one fused kernel (GEMM, swish, bias and GroupNorm in the
+// epilogue) when the config is an own tile that holds whole groups, else GEMM + bias and one pass
+// (chunked so that each chunk's pass overlaps the next chunk's GEMM when the config says so).
 #include "core/cuda/stream.h"
 #include "ops/cuda/cuda_ops.h"
+#include "ops/cuda/fused/fused_stages.h"
 #include "ops/cuda/gemm/gemm.h"
-#include "ops/cuda/gemm/gemm_models.h"
+#include "ops/cuda/fused/plans.h"
 #include "ops/cuda/gemm/gemm_tensor.h"
-#include "ops/cuda/tuning/choose.h"
 
 namespace tt::ops::cuda {
 
@@ -21,7 +20,7 @@ Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const T
   const Tensor gd = dense(gn_weight), betad = dense(gn_bias);
   const GemmProblem p = problem_of(xd, wd);
   Tensor out = Tensor::empty({p.m, p.n}, DType::F32, x.device());
-  const GemmConfig cfg = choose_config(GemmKernel::kSwishBiasGroupNorm, p, device, groups);
+  const GemmConfig cfg = choose_gemm(fused::kGemmSwishBiasGroupNorm.gemm, p, device, groups);
   const Tensor work =
       scratch(gemm_swish_bias_group_norm_scratch_floats(cfg, p.m, p.n, p.k, groups), x.device());
   GemmSwishBiasGroupNormArgs a;
@@ -31,7 +30,7 @@ Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const T
   a.groups = groups;
   a.eps = static_cast<float>(eps);
   a.scratch = work.defined() ? mfp(work) : nullptr;
-  const PassConfigs passes = tuning::pass_configs(GemmKernel::kSwishBiasGroupNorm, device);
+  const PassConfigs passes = fused::tuned_passes(fused::kGemmSwishBiasGroupNorm, device);
   a.passes = &passes;
   gemm_swish_bias_group_norm_forward(cfg, a, device, tt::cuda::stream(device));
   return out;

@@ -24,13 +24,12 @@
 #include <vector>
 
 #include "autotune/problem_key.h"
+#include "autotune/space_cache.h"
 #include "core/cuda/check.h"
 #include "core/cuda/runtime.h"
 #include "core/cuda/stream.h"
 #include "core/error.h"
 #include "ops/cuda/cuda_ops_reduce.h"
-#include "ops/cuda/tuning/choose.h"
-#include "ops/cuda/tuning/device_limits.h"
 
 namespace tt::ops::cuda {
 namespace {
@@ -213,12 +212,12 @@ Tensor bmm(const Tensor& a_in, const Tensor& b_in) {
     return static_cast<int64_t>(plan_for(key, a, b).algos.size());
   };
   const autotune::Config cfg =
-      tuning::choose_config("bmm", problem, device, [&](const tuning::DeviceLimits& limits) {
+      autotune::choose(device, "bmm", problem, /*swept_first=*/false, [&](bool constrained) {
         autotune::ParamSpace space("bmm");
         std::vector<int64_t> indices;
         for (int i = 0; i < kAlgoCandidates; ++i) indices.push_back(i);
         space.axis("cublas_algo_index", indices);
-        if (limits.known) {
+        if (constrained) {
           const int64_t count = algo_count();
           space.constraint(
               fmt::format("cublas_algo_index must index cuBLASLt's heuristic list for the "

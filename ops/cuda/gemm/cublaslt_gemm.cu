@@ -36,7 +36,7 @@ struct Plan {
 
 struct DeviceState {
   cublasLtHandle_t handle = nullptr;
-  // One workspace per stream that has run a GEMM: model 3's tail split runs GEMMs on
+  // One workspace per stream that has run a GEMM: a plan's tail split runs GEMMs on
   // two side streams at once, and two running GEMMs must not share a workspace.
   // tensortune's streams live as long as the process; a caller of cublaslt_gemm_on
   // must not destroy a stream with GEMMs still queued and create another (CUDA may

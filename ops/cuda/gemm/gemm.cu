@@ -6,25 +6,6 @@
 
 namespace tt::ops::cuda::gemm {
 
-const char* kernel_name(GemmKernel kernel) {
-  switch (kernel) {
-    case GemmKernel::kBiasRelu:
-      return "gemm_bias_relu";
-    case GemmKernel::kInstanceNormAddMul:
-      return "gemm_instance_norm_add_mul";
-    case GemmKernel::kSwishBiasGroupNorm:
-      return "gemm_swish_bias_group_norm";
-    case GemmKernel::kScaleBatchNormTrain:
-      return "gemm_scale_batch_norm_train";
-    case GemmKernel::kScaleBatchNormEval:
-      return "gemm_scale_batch_norm_eval";
-  }
-  return "gemm";
-}
-
-// choose_config() is defined with the tuning lookup (ops/cuda/tuning/choose.cpp), so that
-// this file, which the device harness builds on its own, needs no tuning database.
-
 bool cublaslt_supports(const EpilogueParams& e) {
   if (e.kind != EpilogueKind::kPointwise || e.post_bias != nullptr || e.affine != nullptr) {
     return false;

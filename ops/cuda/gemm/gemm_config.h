@@ -1,4 +1,4 @@
-// The GEMM stage of the seed models: C[M,N] = X[M,K] W[N,K]^T (+ an epilogue), X and
+// The GEMM stage of the fused ops: C[M,N] = X[M,K] W[N,K]^T (+ an epilogue), X and
 // W row-major with K contiguous. This header names the problem and the tunable
 // choice: which implementation (our own tiled SIMT kernel or cuBLASLt) and, for our
 // own kernel, its tile shape; for cuBLASLt, the index into its heuristic list. The
@@ -38,27 +38,20 @@ struct GemmConfig {
   // chunks of this many, each chunk's pass on a side stream overlapping the next
   // chunk's GEMM (side_stream.h). 0: one GEMM, then one pass.
   int64_t chunk_rows = 0;
-  // The tail split of models 3 and 4 (training), when > 0 (cuBLASLt only, never with
-  // chunk_rows): the GEMM
+  // The tail split, when > 0 (cuBLASLt only, never with chunk_rows): the GEMM
   // over the first m - tail_rows rows and the GEMM over the last tail_rows rows
   // (cuBLASLt's first pick for that shape) run at once on two high-priority side
   // streams, each part's pass after it on the main stream, whose lower priority lets
   // the passes fill the SMs that the GEMMs' last, partial wave leaves idle
-  // (gemm_models.cu).
+  // (ops/cuda/fused/plans.cu).
   int64_t tail_rows = 0;
 
   int threads() const { return impl == GemmImpl::kOwn ? (bm / tm) * (bn / tn) : 0; }
-  // Whether the config can run the problem: an own config must be a compiled variant
-  // whose vector width the problem's alignment allows; a cuBLASLt index must be >= 0
-  // (whether cuBLASLt has that many algorithms is only known at run time: the
-  // launcher throws tt::Error when it has not); a tail split needs cuBLASLt, no
-  // chunking, and at least as many head rows as tail rows.
-  bool valid(const GemmProblem& p) const;
+  // The text form and equality come from the family's descriptor (gemm_space.h):
   // "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=4,stages=2" or "impl=cublaslt,algo=0",
-  // with ",chunk=4096" appended when chunk_rows > 0 and ",tail=64" when tail_rows > 0;
-  // parse() is its inverse and throws tt::Error on malformed text.
+  // with ",chunk=4096" when chunk_rows > 0 and ",tail=64" when tail_rows > 0; equal
+  // configs have the same impl and the same values in the fields that impl reads.
   std::string str() const;
-  static GemmConfig parse(const std::string& text);
   bool operator==(const GemmConfig& o) const;
   bool operator!=(const GemmConfig& o) const { return !(*this == o); }
 
@@ -70,9 +63,15 @@ struct GemmConfig {
   static GemmConfig own_default_for(const GemmProblem& p);
 };
 
+// Whether `c` can run `p` (launch-time check; the rules are
+// the descriptor's and the space's, gemm_space.cpp): a compiled own tile whose vector width
+// p.align allows, or a cuBLASLt index 0..7 with a chunk or tail split that fits the
+// rows. Whether cuBLASLt has that many algorithms is only known at run time.
+bool valid(const GemmConfig& c, const GemmProblem& p);
+
 // Every compiled own-kernel variant (the autotuner's sweep over our kernel).
 const std::vector<GemmConfig>& own_variants();
-// Those valid for p, then cuBLASLt indices 0..cublas_candidates-1.
+// Those valid for p (gemm_space.h: valid), then cuBLASLt indices 0..cublas_candidates-1.
 std::vector<GemmConfig> candidates(const GemmProblem& p, int cublas_candidates = 4);
 
 // Largest vector width in {4, 2, 1} that every address allows (16-byte alignment for 4).

@@ -1,4 +1,4 @@
-// Glue between tt::Tensor and the raw-pointer GEMM model forwards (gemm_models.h),
+// Glue between tt::Tensor and the raw-pointer fused-op forwards (ops/cuda/fused/plans.h),
 // shared by the Tensor-level fused ops in ops/cuda/fused/gemm_*.cu: dense aligned
 // inputs, the problem description, scratch buffers, and in-place buffers that may be
 // strided views.

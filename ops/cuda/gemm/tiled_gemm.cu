@@ -34,7 +34,7 @@ GemmConfig vec1_fallback(const GemmConfig& cfg, const GemmProblem& p, const Epil
 }  // namespace
 
 bool own_epilogue_valid(const GemmConfig& cfg, const GemmProblem& p, const EpilogueParams& e) {
-  if (cfg.impl != GemmImpl::kOwn || !cfg.valid(p)) return false;
+  if (cfg.impl != GemmImpl::kOwn || !valid(cfg, p)) return false;
   if (e.kind == EpilogueKind::kGroupNorm) {
     const int64_t gs = e.group_size;
     return gs > 0 && gs % 4 == 0 && cfg.bn % gs == 0 && cfg.bn / gs <= 4 && p.n % gs == 0;

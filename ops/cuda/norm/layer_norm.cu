@@ -1,5 +1,5 @@
 // layer_norm on CUDA: each row of normalized_numel trailing floats is one segment of
-// the tuned segment-norm launcher (ops/cuda/fused/norm_passes.h) with one group whose
+// the tuned segment-norm launcher (ops/cuda/norm/norm_passes.h) with one group whose
 // channels are the row's elements (groups 1, channels_per_group = normalized_numel,
 // inner 1), so the launcher's per-channel affine is layer_norm's per-element
 // weight and bias. Statistics are the launcher's exact two-pass mean and biased
@@ -7,8 +7,8 @@
 // "layer_norm" (problem key "segments=rows,length=normalized_numel,...").
 #include "core/cuda/stream.h"
 #include "ops/cuda/cuda_ops_reduce.h"
-#include "ops/cuda/fused/norm_passes.h"
-#include "ops/cuda/tuning/choose.h"
+#include "ops/cuda/norm/norm_passes.h"
+#include "ops/cuda/norm/norm_space.h"
 
 namespace tt::ops::cuda {
 
@@ -39,7 +39,7 @@ Tensor layer_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weigh
 
   const int device = x.device().index;
   tt::cuda::DeviceGuard guard(device);
-  norm::launch_segment_norm(tuning::choose_segment("layer_norm", p, device), a,
+  norm::launch_segment_norm(norm::choose_segment("layer_norm", p, device), a,
                             tt::cuda::stream(device));
   return out;
 }

@@ -112,7 +112,7 @@ struct AffineEpi {
   __device__ __forceinline__ bool stores() const { return out != nullptr; }
 };
 
-// Model 1: out = ((v - mean) * rstd + y) * y.
+// Row norm, add, mul: out = ((v - mean) * rstd + y) * y.
 struct AddMulEpi {
   float* out;
   const float* y;

@@ -27,7 +27,6 @@
 #include "core/cuda/stream.h"
 #include "ops/broadcast.h"
 #include "ops/cuda/pointwise/pointwise_config.h"
-#include "ops/cuda/tuning/choose.h"
 #include "ops/pointwise_functors.h"
 
 namespace tt::ops::cuda::pointwise_kernels {
@@ -240,7 +239,7 @@ void launch(const char* name, Fn fn, const Tensor& out, const Tensor& a, const T
     if (op.b) align = std::min(align, elements_aligned(op.b));
     if (op.c) align = std::min(align, elements_aligned(op.c));
     problem.align = align;
-    const pointwise_tuning::PointwiseConfig cfg = tuning::choose_pointwise(kernel, problem, device);
+    const pointwise_tuning::PointwiseConfig cfg = pointwise_tuning::choose(kernel, problem, device);
     switch (cfg.vec) {
       case 4:
         launch_flat_items<Arity, 4>(op, n, fn, cfg.threads, cfg.items, s);
@@ -254,7 +253,7 @@ void launch(const char* name, Fn fn, const Tensor& out, const Tensor& a, const T
     }
   } else {
     problem.rank = plan.rank;
-    const pointwise_tuning::PointwiseConfig cfg = tuning::choose_pointwise(kernel, problem, device);
+    const pointwise_tuning::PointwiseConfig cfg = pointwise_tuning::choose(kernel, problem, device);
     bool index32 = n <= (int64_t{1} << 30);
     for (int k = 0; k < plan.operands; ++k) index32 = index32 && max_offset(plan, k) <= INT32_MAX;
     if (index32) {

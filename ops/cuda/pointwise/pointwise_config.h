@@ -1,9 +1,10 @@
 // The pointwise family's problem and launch config as plain structs, for the kernels
-// (pointwise.cuh) and the lookup (ops/cuda/tuning/choose.h); their descriptor and
+// (pointwise.cuh) and their run-time choice; their descriptor and
 // space are in pointwise_space.h, kept out of nvcc's translation units.
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace tt::ops::cuda::pointwise_tuning {
 
@@ -22,5 +23,9 @@ struct PointwiseConfig {
   int vec = 1;  // flat only
   int items = 1;
 };
+
+// The config a launch of `kernel` ("pointwise.add") uses on `device` for problem p:
+// the database's (autotune::choose, validated against the space), else the default.
+PointwiseConfig choose(const std::string& kernel, const PointwiseProblem& p, int device);
 
 }  // namespace tt::ops::cuda::pointwise_tuning

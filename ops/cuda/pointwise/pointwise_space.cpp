@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "autotune/problem_key.h"
+#include "autotune/space_cache.h"
 #include "core/error.h"
 
 namespace tt::ops::cuda::pointwise_tuning {
@@ -31,7 +32,7 @@ std::string problem_key(const PointwiseProblem& p) {
 }
 
 autotune::ParamSpace space(const std::string& kernel, const PointwiseProblem& p,
-                           const tuning::DeviceLimits& limits) {
+                           const tt::cuda::DeviceLimits& limits) {
   using Constraint = Descriptor<PointwiseConfig>::Constraint;
   const Layout layout = p.flat ? Layout::kFlat : Layout::kStrided;
   std::vector<Constraint> extra;
@@ -53,6 +54,17 @@ autotune::ParamSpace space(const std::string& kernel, const PointwiseProblem& p,
   def.layout = layout;
   def.vec = p.flat ? p.align : 1;
   return descriptor().space(kernel, std::move(extra), def);
+}
+
+PointwiseConfig choose(const std::string& kernel, const PointwiseProblem& p, int device) {
+  const autotune::Config c =
+      autotune::choose(device, kernel, problem_key(p), /*swept_first=*/false,
+                       [&](bool constrained) {
+                         return space(kernel, p,
+                                      constrained ? tt::cuda::device_limits(device)
+                                                  : tt::cuda::DeviceLimits{});
+                       });
+  return descriptor().from_config(c);
 }
 
 }  // namespace tt::ops::cuda::pointwise_tuning

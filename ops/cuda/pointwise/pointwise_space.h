@@ -20,13 +20,13 @@
 #include "autotune/descriptor.h"
 #include "autotune/space.h"
 #include "ops/cuda/pointwise/pointwise_config.h"
-#include "ops/cuda/tuning/device_limits.h"
+#include "core/cuda/device.h"
 
 namespace tt::ops::cuda::pointwise_tuning {
 
 const autotune::Descriptor<PointwiseConfig>& descriptor();
 std::string problem_key(const PointwiseProblem& p);
 autotune::ParamSpace space(const std::string& kernel, const PointwiseProblem& p,
-                           const tuning::DeviceLimits& limits);
+                           const tt::cuda::DeviceLimits& limits);
 
 }  // namespace tt::ops::cuda::pointwise_tuning

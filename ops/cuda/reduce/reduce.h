@@ -32,7 +32,7 @@
 
 #include "autotune/config.h"
 #include "autotune/space.h"
-#include "ops/cuda/tuning/device_limits.h"
+#include "core/cuda/device.h"
 
 namespace tt::autotune {
 template <class C>
@@ -153,9 +153,9 @@ void launch_row_map(RowMap m, const RowConfig& cfg, const RowProblem& p, const f
 std::string inner_problem_key(Op op, const InnerProblem& p);
 std::string outer_problem_key(Op op, const OuterProblem& p);
 std::string row_problem_key(const RowProblem& p);
-autotune::ParamSpace inner_space(const InnerProblem& p, const tuning::DeviceLimits& limits);
-autotune::ParamSpace outer_space(const OuterProblem& p, const tuning::DeviceLimits& limits);
-autotune::ParamSpace row_space(RowMap m, const RowProblem& p, const tuning::DeviceLimits& limits);
+autotune::ParamSpace inner_space(const InnerProblem& p, const tt::cuda::DeviceLimits& limits);
+autotune::ParamSpace outer_space(const OuterProblem& p, const tt::cuda::DeviceLimits& limits);
+autotune::ParamSpace row_space(RowMap m, const RowProblem& p, const tt::cuda::DeviceLimits& limits);
 // The config this device's database (or the default) gives the launch.
 InnerConfig choose_inner(Op op, const InnerProblem& p, int device);
 OuterConfig choose_outer(Op op, const OuterProblem& p, int device);

@@ -7,10 +7,11 @@
 
 #include "autotune/descriptor.h"
 #include "autotune/problem_key.h"
+#include "autotune/space_cache.h"
+#include "core/cuda/device.h"
 #include "core/error.h"
 #include "ops/cuda/reduce/reduce.h"
 #include "ops/cuda/reduce/reduce_variants.h"
-#include "ops/cuda/tuning/choose.h"
 
 namespace tt::ops::cuda::reduce {
 namespace {
@@ -51,7 +52,7 @@ using Rule = typename autotune::Descriptor<C>::Constraint;
 
 // The device's threads-per-block limit, for a known device.
 template <class C>
-void device_threads(std::vector<Rule<C>>& rules, const tuning::DeviceLimits& limits) {
+void device_threads(std::vector<Rule<C>>& rules, const tt::cuda::DeviceLimits& limits) {
   if (!limits.known) return;
   const int max_threads = limits.max_threads_per_block;
   rules.push_back({fmt::format("threads must not exceed the device's {} per block", max_threads),
@@ -275,7 +276,7 @@ std::string row_problem_key(const RowProblem& p) {
 
 // ---- spaces: the descriptor's axes and compiled table, the problem's rules ----
 
-ParamSpace inner_space(const InnerProblem& p, const tuning::DeviceLimits& limits) {
+ParamSpace inner_space(const InnerProblem& p, const tt::cuda::DeviceLimits& limits) {
   std::vector<Rule<InnerConfig>> rules = {
       {fmt::format("vec must divide the row length {} and not exceed the pointer's alignment of "
                    "{} floats",
@@ -288,7 +289,7 @@ ParamSpace inner_space(const InnerProblem& p, const tuning::DeviceLimits& limits
   return InnerConfig::descriptor().space(kInnerKernel, rules, InnerConfig::default_for(p));
 }
 
-ParamSpace outer_space(const OuterProblem& p, const tuning::DeviceLimits& limits) {
+ParamSpace outer_space(const OuterProblem& p, const tt::cuda::DeviceLimits& limits) {
   std::vector<Rule<OuterConfig>> rules = {
       {fmt::format("vec must divide the inner size {} and not exceed the pointer's alignment of "
                    "{} floats",
@@ -303,7 +304,7 @@ ParamSpace outer_space(const OuterProblem& p, const tuning::DeviceLimits& limits
   return OuterConfig::descriptor().space(kOuterKernel, rules, OuterConfig::default_for(p));
 }
 
-ParamSpace row_space(RowMap m, const RowProblem& p, const tuning::DeviceLimits& limits) {
+ParamSpace row_space(RowMap m, const RowProblem& p, const tt::cuda::DeviceLimits& limits) {
   std::vector<Rule<RowConfig>> rules = {
       {fmt::format("vec must divide the row length {} and not exceed the pointers' alignment of "
                    "{} floats",
@@ -324,21 +325,30 @@ ParamSpace row_space(RowMap m, const RowProblem& p, const tuning::DeviceLimits& 
 // ---- lookups ----
 
 InnerConfig choose_inner(Op op, const InnerProblem& p, int device) {
-  return InnerConfig::from_config(tuning::choose_config(
-      kInnerKernel, inner_problem_key(op, p), device,
-      [&](const tuning::DeviceLimits& limits) { return inner_space(p, limits); }));
+  return InnerConfig::from_config(autotune::choose(
+      device, kInnerKernel, inner_problem_key(op, p), /*swept_first=*/false, [&](bool constrained) {
+        const tt::cuda::DeviceLimits limits =
+            constrained ? tt::cuda::device_limits(device) : tt::cuda::DeviceLimits{};
+        return inner_space(p, limits);
+      }));
 }
 
 OuterConfig choose_outer(Op op, const OuterProblem& p, int device) {
-  return OuterConfig::from_config(tuning::choose_config(
-      kOuterKernel, outer_problem_key(op, p), device,
-      [&](const tuning::DeviceLimits& limits) { return outer_space(p, limits); }));
+  return OuterConfig::from_config(autotune::choose(
+      device, kOuterKernel, outer_problem_key(op, p), /*swept_first=*/false, [&](bool constrained) {
+        const tt::cuda::DeviceLimits limits =
+            constrained ? tt::cuda::device_limits(device) : tt::cuda::DeviceLimits{};
+        return outer_space(p, limits);
+      }));
 }
 
 RowConfig choose_row(RowMap m, const RowProblem& p, int device) {
-  return RowConfig::from_config(tuning::choose_config(
-      row_map_name(m), row_problem_key(p), device,
-      [&](const tuning::DeviceLimits& limits) { return row_space(m, p, limits); }));
+  return RowConfig::from_config(autotune::choose(
+      device, row_map_name(m), row_problem_key(p), /*swept_first=*/false, [&](bool constrained) {
+        const tt::cuda::DeviceLimits limits =
+            constrained ? tt::cuda::device_limits(device) : tt::cuda::DeviceLimits{};
+        return row_space(m, p, limits);
+      }));
 }
 
 }  // namespace tt::ops::cuda::reduce

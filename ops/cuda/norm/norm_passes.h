@@ -1,15 +1,16 @@
 // Raw-pointer launchers of the normalisation kernels: the building blocks behind
 // tt::ops::cuda::{instance_norm, group_norm, batch_norm} and the memory-bound passes
-// that follow the GEMM in seed models 1 (row norm, add, mul), 2 (InstanceNorm2d),
-// 3 (swish, bias, GroupNorm) and 4 (scale, BatchNorm1d).
+// that follow a GEMM in the fused ops (row norm with add and mul; swish, bias and
+// group norm; column statistics and a channel affine for batch norm).
 //
 // Every launcher takes a plain config struct (the tunable knobs), a problem, raw
 // float32 device pointers and a stream. The configs are points of a small compiled
 // table of template instantiations: candidates() lists those that fit a problem (the
-// autotuner sweeps it), default_for() picks one without timing, valid() says whether
-// a config is compiled and correct for a problem. A config changes speed, never
-// results beyond float rounding. Launchers throw tt::Error for an invalid config or a
-// pointer not aligned to the config's vector width, and check every CUDA status.
+// autotuner sweeps it), default_for() picks one without timing, valid(config,
+// problem) says whether a config is compiled and correct for a problem. The configs'
+// descriptors (text form, Config conversion, spaces) are in norm_space.h. A config changes speed,
+// never results beyond float rounding. Launchers throw tt::Error for an invalid config or a pointer
+// not aligned to the config's vector width, and check every CUDA status.
 //
 // Statistics are exact two-pass (mean, then sum of squared deviations) over data
 // held on chip, merged across threads, CTAs and chunks with Chan's formula
@@ -67,18 +68,18 @@ struct SegmentConfig {
 
   // Floats of one segment held on chip: lanes * vec * items * cluster (0 for kStream).
   int64_t capacity() const;
-  bool valid(const SegmentProblem& p) const;
   static SegmentConfig default_for(const SegmentProblem& p);
   // The compiled variants that are valid for p and not grossly oversized for it.
   static std::vector<SegmentConfig> candidates(const SegmentProblem& p);
   // Every compiled variant, whatever the problem.
   static const std::vector<SegmentConfig>& all();
-  // "kind=cluster,threads=256,lanes=256,vec=4,items=16,cluster=16,buffers=0"; parse()
-  // is its inverse (buffers may be left out: 0) and throws tt::Error for malformed text.
+  // "impl=cluster,threads=512,vec=4,items=16,cluster=2": the descriptor's text form
+  // (segment_descriptor().parse reads it); equal: the same kind and the same values in
+  // the fields the kind reads.
   std::string str() const;
-  static SegmentConfig parse(const std::string& text);
   bool operator==(const SegmentConfig& o) const;
 };
+bool valid(const SegmentConfig& c, const SegmentProblem& p);
 
 // Generic segment norm with a per-channel affine. The channel of element i of
 // segment s is (s % groups) * channels_per_group + i / inner:
@@ -100,13 +101,13 @@ struct SegmentNormArgs {
 };
 void launch_segment_norm(const SegmentConfig& cfg, const SegmentNormArgs& a, cudaStream_t stream);
 
-// Model 1's pass. Y = x W^T + b [rows, cols] and y [rows, cols]:
+// The row norm, add and mul pass. Y = x W^T + b [rows, cols] and y [rows, cols]:
 //   out = ((Y - mean_row) * rstd_row + y) * y     (one read of Y and y, one write)
 // Problem: {rows, cols}.
 void launch_row_norm_add_mul(const SegmentConfig& cfg, const float* Y, const float* y, float* out,
                              int64_t rows, int64_t cols, float eps, cudaStream_t stream);
 
-// Model 3's pass. Y = x W^T + b [rows, channels]:
+// The swish, bias and group norm pass. Y = x W^T + b [rows, channels]:
 //   z = swish(Y) + bias[c];  out = GroupNorm(groups, gamma, beta)(z)   (one read, one write)
 // Problem: {rows * groups, channels / groups}.
 void launch_swish_bias_group_norm(const SegmentConfig& cfg, const float* Y, const float* bias,
@@ -114,7 +115,7 @@ void launch_swish_bias_group_norm(const SegmentConfig& cfg, const float* Y, cons
                                   int64_t channels, int64_t groups, float eps, cudaStream_t stream);
 
 // ---------------------------------------------------------------------------
-// Batch norm over the columns of Y [rows, cols] (model 4, BatchNorm1d on [N, C]).
+// Batch norm over the columns of Y [rows, cols] (BatchNorm1d on [N, C], after a GEMM).
 //
 // Training:  launch_column_stats (one read of Y: per chunk of rows, per column, the
 //            mean and M2 of Y) -> launch_batch_norm_finalize (merges the partials in
@@ -139,14 +140,13 @@ struct ColumnStatsConfig {
   int items = 4;         // rows per thread loaded before they are reduced
   int chunk_rows = 256;  // rows per partial (per block along the rows)
 
-  bool valid(const ColumnProblem& p) const;
   static ColumnStatsConfig default_for(const ColumnProblem& p);
   static std::vector<ColumnStatsConfig> candidates(const ColumnProblem& p);
   static const std::vector<ColumnStatsConfig>& all();
-  std::string str() const;
-  static ColumnStatsConfig parse(const std::string& text);
+  std::string str() const;  // "threads=256,col_threads=32,vec=4,items=4,chunk_rows=256"
   bool operator==(const ColumnStatsConfig& o) const;
 };
+bool valid(const ColumnStatsConfig& c, const ColumnProblem& p);
 
 // Number of partials, ceil(rows / chunk_rows); part_mean and part_m2 are [parts][cols].
 int64_t column_stats_parts(const ColumnStatsConfig& cfg, int64_t rows);
@@ -187,14 +187,13 @@ struct AffineConfig {
   int vec = 4;    // 1, 2 or 4; must divide inner (inner > 1) or channels (inner == 1)
   int items = 4;  // vectors per thread per block-sized step
 
-  bool valid(const AffineProblem& p) const;
   static AffineConfig default_for(const AffineProblem& p);
   static std::vector<AffineConfig> candidates(const AffineProblem& p);
   static const std::vector<AffineConfig>& all();
-  std::string str() const;
-  static AffineConfig parse(const std::string& text);
+  std::string str() const;  // "threads=256,vec=4,items=4"
   bool operator==(const AffineConfig& o) const;
 };
+bool valid(const AffineConfig& c, const AffineProblem& p);
 
 void launch_channel_affine(const AffineConfig& cfg, const float* x, float* out, const float* affine,
                            int64_t total, int64_t channels, int64_t inner, cudaStream_t stream);

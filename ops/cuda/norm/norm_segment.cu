@@ -1,6 +1,6 @@
 // launch_segment_norm: the generic segment norm with a per-channel affine behind
 // instance norm, group norm and the per-(n, c) statistics of batch norm on [N, C, L].
-#include "ops/cuda/fused/norm_passes.h"
+#include "ops/cuda/norm/norm_passes.h"
 #include "ops/cuda/norm/norm_functors.cuh"
 #include "ops/cuda/norm/segment_kernels.cuh"
 

@@ -1,11 +1,11 @@
 // group_norm on CUDA: each (n, group) run of (C / groups) * spatial floats of
 // x [N, C, *] is one segment of the segment-norm launcher
-// (ops/cuda/fused/norm_passes.h), the per-channel affine in its epilogue.
+// (ops/cuda/norm/norm_passes.h), the per-channel affine in its epilogue.
 #include "core/cuda/stream.h"
-#include "ops/cuda/channel_group_norm.h"
+#include "ops/cuda/norm/channel_group_norm.h"
 #include "ops/cuda/cuda_ops.h"
-#include "ops/cuda/fused/norm_passes.h"
-#include "ops/cuda/tuning/choose.h"
+#include "ops/cuda/norm/norm_passes.h"
+#include "ops/cuda/norm/norm_space.h"
 
 namespace tt::ops::cuda {
 
@@ -38,13 +38,13 @@ Tensor channel_group_norm(const Tensor& x, int64_t groups, const Tensor& weight,
 
   const int device = x.device().index;
   tt::cuda::DeviceGuard guard(device);
-  norm::launch_segment_norm(tuning::choose_segment(kernel, p, device), a, tt::cuda::stream(device));
+  norm::launch_segment_norm(norm::choose_segment(kernel, p, device), a, tt::cuda::stream(device));
   return out;
 }
 
 Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
                   double eps) {
-  return channel_group_norm(x, groups, weight, bias, eps, tuning::kGroupNorm);
+  return channel_group_norm(x, groups, weight, bias, eps, norm::kGroupNorm);
 }
 
 }  // namespace tt::ops::cuda

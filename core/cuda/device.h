@@ -1,12 +1,12 @@
-// What a device allows a kernel launch, as the parameter spaces' device constraints
-// need it (threads per block, shared memory per block, thread-block clusters). The
-// spaces take it as a plain struct so that CPU tests can state a device by hand;
-// `known == false` means "no device constraints" (the portable space).
+// What a CUDA device allows a kernel launch (threads per block, shared memory per
+// block, thread-block clusters), as the kernel families' parameter spaces need it for
+// their device constraints. A plain struct, so that CPU tests can state a device by
+// hand; `known == false` means "no device constraints" (the portable space).
 #pragma once
 
 #include <cstdint>
 
-namespace tt::ops::cuda::tuning {
+namespace tt::cuda {
 
 struct DeviceLimits {
   bool known = false;
@@ -25,4 +25,4 @@ const DeviceLimits& device_limits(int device);
 // to 16 CTAs with the non-portable size), for tests.
 DeviceLimits hopper_limits();
 
-}  // namespace tt::ops::cuda::tuning
+}  // namespace tt::cuda

@@ -1,13 +1,13 @@
 // batch_norm on CUDA for x [N, C] and [N, C, L], built from the column launchers of
-// ops/cuda/fused/norm_passes.h. Training: per-chunk statistics (per-column chunks of
+// ops/cuda/norm/norm_passes.h. Training: per-chunk statistics (per-column chunks of
 // rows for [N, C]; per-(n, c) segments for [N, C, L]), merged in double by the
 // finalize kernel, which also updates the running statistics in place and writes the
 // per-channel affine; then one elementwise pass. Eval: the affine from the running
 // statistics, then the same pass.
 #include "core/cuda/stream.h"
 #include "ops/cuda/cuda_ops.h"
-#include "ops/cuda/fused/norm_passes.h"
-#include "ops/cuda/tuning/choose.h"
+#include "ops/cuda/norm/norm_passes.h"
+#include "ops/cuda/norm/norm_space.h"
 
 namespace tt::ops::cuda {
 namespace {
@@ -24,7 +24,7 @@ void batch_stats(const Tensor& in, int64_t n, int64_t c, int64_t inner, const Te
   if (inner == 1) {
     const norm::ColumnProblem p{n, c, norm::vec_align({x})};
     const auto cfg =
-        tuning::choose_column_stats(tuning::kBatchNormColumnStats, p, in.device().index);
+        norm::choose_column_stats(norm::kBatchNormColumnStats, p, in.device().index);
     parts = norm::column_stats_parts(cfg, n);
     part_count = cfg.chunk_rows;
     scratch = Tensor::empty({2, parts, c}, DType::F32, in.device());
@@ -47,7 +47,7 @@ void batch_stats(const Tensor& in, int64_t n, int64_t c, int64_t inner, const Te
     a.seg_m2 = s + parts * c;
     const norm::SegmentProblem p{a.segments, a.length, norm::vec_align({x})};
     norm::launch_segment_norm(
-        tuning::choose_segment(tuning::kBatchNormSegmentStats, p, in.device().index), a, stream);
+        norm::choose_segment(norm::kBatchNormSegmentStats, p, in.device().index), a, stream);
   }
   const float* s = scratch.data<float>();
   norm::launch_batch_norm_finalize(s, s + parts * c, parts, part_count, n * inner, c, nullptr,
@@ -95,7 +95,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   if (out.numel() == 0) return out;
   const norm::AffineProblem p{out.numel(), c, inner,
                               norm::vec_align({in.data<float>(), out.data<float>()})};
-  norm::launch_channel_affine(tuning::choose_affine(tuning::kBatchNormAffine, p, device),
+  norm::launch_channel_affine(norm::choose_affine(norm::kBatchNormAffine, p, device),
                               in.data<float>(), out.data<float>(), affine.data<float>(),
                               out.numel(), c, inner, stream);
   return out;

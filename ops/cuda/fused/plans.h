@@ -1,21 +1,22 @@
-// Raw-pointer forwards of the four GEMM seed models, each in the fewest passes its
-// GEMM config allows. The Tensor-level ops (ops/cuda/fused/gemm_*.cu) allocate and
+// The plans of the fused GEMM ops: raw-pointer forwards, each a GEMM stage and the
+// fewest memory passes its GEMM config allows, with the stream schedule (row chunks, a
+// tail split) the config names. The Tensor-level ops (ops/cuda/fused/gemm_*.cu) allocate and
 // call these; the device harness calls them directly. All pointers are float32
 // device pointers on `device`, all work is queued on `stream`. `scratch` is a
 // caller-provided buffer of at least *_scratch_floats() floats (nullptr when 0).
 //
-//   model 5 gemm_bias_relu:             GEMM with a bias + ReLU epilogue (1 kernel).
-//   model 1 gemm_instance_norm_add_mul: GEMM + bias, then one row-norm/add/mul pass.
-//   model 3 gemm_swish_bias_group_norm: own config whose tile holds whole groups: one
+//   gemm_bias_relu:             GEMM with a bias + ReLU epilogue (1 kernel).
+//   gemm_instance_norm_add_mul: GEMM + bias, then one row-norm/add/mul pass.
+//   gemm_swish_bias_group_norm: own config whose tile holds whole groups: one
 //            kernel (GEMM, swish, bias, GroupNorm in the epilogue); otherwise
 //            GEMM + bias, then one swish/bias/GroupNorm pass (in row chunks that
 //            overlap the next chunk's GEMM, or as a head and a tail split: see
 //            GemmConfig::chunk_rows and tail_rows).
-//   model 4 gemm_scale_batch_norm, training: own config: GEMM + bias with per-tile
+//   gemm_scale_batch_norm, training: own config: GEMM + bias with per-tile
 //            column statistics in the epilogue, finalize, one affine pass; cuBLASLt:
-//            GEMM + bias, one statistics pass (in chunks or a tail split, as model 3),
+//            GEMM + bias, one statistics pass (in chunks or a tail split, as above),
 //            finalize, one affine pass. Running statistics are updated in place.
-//   model 4, eval: own config: the whole scale + batch norm as a per-column affine in
+//   gemm_scale_batch_norm, eval: own config: the whole scale + batch norm as a per-column affine in
 //            the GEMM epilogue (1 kernel after a tiny [N] prologue); cuBLASLt: GEMM +
 //            bias, then one affine pass.
 #pragma once
@@ -25,15 +26,15 @@
 #include <cstdint>
 #include <functional>
 
-#include "ops/cuda/fused/norm_passes.h"
 #include "ops/cuda/gemm/gemm_config.h"
+#include "ops/cuda/norm/norm_passes.h"
 
 namespace tt::ops::cuda::gemm {
 
 // The configs of the memory passes after the GEMM stage, chosen per pass problem (a
 // chunked forward asks per chunk). An unset chooser, or no PassConfigs at all, means
 // the launcher's default_for(problem), which is what the device harness gets; the
-// Tensor-level ops pass the tuning lookup (ops/cuda/tuning/choose.h: pass_configs).
+// Tensor-level ops pass the tuning lookup (ops/cuda/fused/fused_stages.h: tuned_passes).
 struct PassConfigs {
   std::function<norm::SegmentConfig(const norm::SegmentProblem&)> segment;
   std::function<norm::ColumnStatsConfig(const norm::ColumnProblem&)> column_stats;
@@ -79,7 +80,7 @@ struct GemmSwishBiasGroupNormArgs {
   float* scratch = nullptr;
   const PassConfigs* passes = nullptr;
 };
-// Whether cfg runs model 3 as one fused kernel.
+// Whether cfg runs gemm_swish_bias_group_norm as one fused kernel.
 bool gemm_swish_bias_group_norm_fuses(const GemmConfig& cfg, int64_t m, int64_t n, int64_t k,
                                       int64_t groups);
 int64_t gemm_swish_bias_group_norm_scratch_floats(const GemmConfig& cfg, int64_t m, int64_t n,

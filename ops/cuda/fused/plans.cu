@@ -1,12 +1,12 @@
-// The four GEMM seed models as GEMM stage + the fewest memory passes (see the header).
-#include "ops/cuda/gemm/gemm_models.h"
+// The fused GEMM ops as GEMM stage + the fewest memory passes (see the header).
+#include "ops/cuda/fused/plans.h"
 
 #include <algorithm>
 
 #include "core/error.h"
-#include "ops/cuda/fused/norm_passes.h"
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/side_stream.h"
+#include "ops/cuda/norm/norm_passes.h"
 
 namespace tt::ops::cuda::gemm {
 namespace {
@@ -31,7 +31,7 @@ norm::AffineConfig affine_config(const PassConfigs* passes, const norm::AffinePr
   return passes && passes->affine ? passes->affine(p) : norm::AffineConfig::default_for(p);
 }
 
-// Model 4 training with the cuBLASLt stage: the column statistics come from a pass.
+// gemm_scale_batch_norm training with the cuBLASLt stage: the column statistics come from a pass.
 // Its config fixes the number of partials, so it must be the same when the scratch is
 // sized (no pointer yet) and when it runs (the same PassConfigs): the scratch is
 // 16-byte aligned (checked), so width 4 is always allowed.
@@ -89,7 +89,7 @@ void chunked_gemm(const GemmConfig& cfg, const GemmArgs& g, int64_t chunk, const
 
 }  // namespace
 
-// ---- model 5 ----
+// ---- gemm_bias_relu ----
 void gemm_bias_relu_forward(const GemmConfig& cfg, const GemmBiasReluArgs& a, int device,
                             cudaStream_t stream) {
   EpilogueParams e = bias_only(a.bias);
@@ -97,7 +97,7 @@ void gemm_bias_relu_forward(const GemmConfig& cfg, const GemmBiasReluArgs& a, in
   run_gemm(cfg, {a.x, a.w, a.out, a.m, a.n, a.k}, e, device, stream);
 }
 
-// ---- model 1 ----
+// ---- gemm_instance_norm_add_mul ----
 int64_t gemm_instance_norm_add_mul_scratch_floats(const GemmConfig&, int64_t m, int64_t n) {
   return m * n;
 }
@@ -113,7 +113,7 @@ void gemm_instance_norm_add_mul_forward(const GemmConfig& cfg, const GemmInstanc
                                 stream);
 }
 
-// ---- model 3 ----
+// ---- gemm_swish_bias_group_norm ----
 namespace {
 
 EpilogueParams group_norm_epilogue(const GemmSwishBiasGroupNormArgs& a) {
@@ -192,7 +192,7 @@ void gemm_swish_bias_group_norm_forward(const GemmConfig& cfg, const GemmSwishBi
   pass(a.scratch, a.out, a.m, stream);
 }
 
-// ---- model 4 ----
+// ---- gemm_scale_batch_norm ----
 namespace {
 
 // Scratch layout: [y_lin: m*n | affine: 4n | part_mean: parts*n | part_m2: parts*n].

@@ -1,6 +1,6 @@
-// launch_row_norm_add_mul: model 1's pass after the GEMM,
+// launch_row_norm_add_mul: the pass after gemm_instance_norm_add_mul's GEMM,
 // out = ((Y - mean_row) * rstd_row + y) * y, one read of Y and y and one write.
-#include "ops/cuda/fused/norm_passes.h"
+#include "ops/cuda/norm/norm_passes.h"
 #include "ops/cuda/norm/norm_functors.cuh"
 #include "ops/cuda/norm/segment_kernels.cuh"
 

@@ -1,6 +1,6 @@
-// launch_swish_bias_group_norm: model 3's pass after the GEMM,
+// launch_swish_bias_group_norm: the pass after gemm_swish_bias_group_norm's GEMM,
 // out = GroupNorm(swish(Y) + bias), one read of Y and one write.
-#include "ops/cuda/fused/norm_passes.h"
+#include "ops/cuda/norm/norm_passes.h"
 #include "ops/cuda/norm/norm_functors.cuh"
 #include "ops/cuda/norm/segment_kernels.cuh"
 

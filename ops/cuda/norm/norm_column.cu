@@ -1,10 +1,10 @@
-// Launchers of batch norm over columns (model 4 and the batch_norm building block):
+// Launchers of batch norm over columns (gemm_scale_batch_norm and the batch_norm building block):
 // column statistics, finalize, eval affine and the channel-affine pass.
 #include <climits>
 
 #include "core/cuda/check.h"
 #include "core/error.h"
-#include "ops/cuda/fused/norm_passes.h"
+#include "ops/cuda/norm/norm_passes.h"
 #include "ops/cuda/norm/column_kernels.cuh"
 #include "ops/cuda/norm/norm_variants.h"
 
@@ -42,7 +42,7 @@ void launch_column_stats(const ColumnStatsConfig& cfg, const float* Y, int64_t r
   TT_CHECK(vec_align({Y}) >= cfg.vec,
            "column stats: config {} loads {} floats at a time but Y is only aligned to {}",
            cfg.str(), cfg.vec, vec_align({Y}));
-  TT_CHECK(cfg.valid(p), "column stats: config {} is not valid for [{}, {}]", cfg.str(), rows,
+  TT_CHECK(valid(cfg, p), "column stats: config {} is not valid for [{}, {}]", cfg.str(), rows,
            cols);
   TT_CHECK(Y && part_mean && part_m2, "column stats: Y, part_mean and part_m2 must all be given");
   const dim3 grid(static_cast<unsigned>(column_stats_parts(cfg, rows)),
@@ -95,7 +95,7 @@ void launch_channel_affine(const AffineConfig& cfg, const float* x, float* out, 
            "channel affine: config {} moves {} floats at a time but x or out is only aligned "
            "to {}",
            cfg.str(), cfg.vec, vec_align({x, out}));
-  TT_CHECK(cfg.valid(p), "channel affine: config {} is not valid for {} floats of {} channels x {}",
+  TT_CHECK(valid(cfg, p), "channel affine: config {} is not valid for {} floats of {} channels x {}",
            cfg.str(), total, channels, inner);
   TT_CHECK(total % (channels * inner) == 0,
            "channel affine: {} floats are not a whole number of {} channels x {}", total, channels,

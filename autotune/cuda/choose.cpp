@@ -1,0 +1,15 @@
+// choose(): the cached space's lookup for the device's identity (see space_cache.h);
+// CUDA-only because the identity is read from the device.
+#include "autotune/device_identity.h"
+#include "autotune/lookup.h"
+#include "autotune/space_cache.h"
+
+namespace tt::autotune {
+
+Config choose(int device, const std::string& kernel, const std::string& problem, bool swept_first,
+              const SpaceBuilder& build) {
+  const ParamSpace& space = cached_space(device, kernel, problem, swept_first, build);
+  return lookup(kernel, problem, current_device_identity(device), space).config;
+}
+
+}  // namespace tt::autotune
