@@ -51,6 +51,50 @@ NamedTensors Module::named_buffers() const {
   return out;
 }
 
+std::vector<Tensor> Module::parameters() const {
+  std::vector<Tensor> out;
+  for (auto& entry : named_parameters()) out.push_back(entry.second);
+  return out;
+}
+
+std::vector<Tensor> Module::buffers() const {
+  std::vector<Tensor> out;
+  for (auto& entry : named_buffers()) out.push_back(entry.second);
+  return out;
+}
+
+std::vector<std::pair<std::string, Module*>> Module::named_modules() {
+  std::vector<std::pair<std::string, Module*>> out{{"", this}};
+  for (auto& [name, child] : children_) {
+    for (auto& [sub, m] : child->named_modules())
+      out.emplace_back(sub.empty() ? name : name + "." + sub, m);
+  }
+  return out;
+}
+
+void Module::apply(const std::function<void(Module&)>& fn) {
+  fn(*this);
+  for (auto& [name, child] : children_) child->apply(fn);
+}
+
+std::string Module::str() const {
+  const std::string extra = extra_repr();
+  if (children_.empty()) return name() + "(" + extra + ")";
+  std::string out = name() + "(\n";
+  if (!extra.empty()) out += "  " + extra + "\n";
+  for (const auto& [child_name, child] : children_) {
+    std::string child_str = child->str();
+    // Indent the child's continuation lines under its "(name): " line.
+    for (size_t pos = child_str.find('\n'); pos != std::string::npos;
+         pos = child_str.find('\n', pos + 1))
+      child_str.insert(pos + 1, "  ");
+    out += "  (" + child_name + "): " + child_str + "\n";
+  }
+  return out + ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const Module& m) { return os << m.str(); }
+
 // PyTorch order: a module's own tensors first, then each child's, recursively.
 void Module::collect(const std::string& prefix, bool params, NamedTensors& out) const {
   for (const auto& [name, t] : params ? params_ : buffers_) out.emplace_back(prefix + name, t);

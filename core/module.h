@@ -2,9 +2,11 @@
 // names, so that a PyTorch state_dict saved as safetensors loads unchanged.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,9 +39,22 @@ class Module {
 
   NamedTensors named_parameters() const;  // recursive, dotted names, registration order
   NamedTensors named_buffers() const;
+  std::vector<Tensor> parameters() const;  // the tensors of named_parameters(), in order
+  std::vector<Tensor> buffers() const;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const {
     return children_;
   }
+  // This module (named "") and every submodule, depth first in registration order,
+  // with dotted names ("block.0"), as PyTorch. The pointers live as long as this module.
+  std::vector<std::pair<std::string, Module*>> named_modules();
+  // fn on this module, then on every submodule depth first (libtorch's order), e.g. to
+  // re-initialise the weights of every Linear.
+  void apply(const std::function<void(Module&)>& fn);
+
+  // PyTorch's repr: "Name(extra)" for a leaf; with submodules, one "(name): ..." line
+  // each, indented. Layers describe their arguments in extra_repr().
+  std::string str() const;
+  virtual std::string extra_repr() const { return ""; }
   StateDict state_dict() const;  // parameters and buffers
   // Copies each tensor into the matching parameter/buffer (which keeps its device).
   // strict: every key must match and every parameter/buffer must be given; shapes
@@ -73,5 +88,7 @@ class Module {
   bool training_ = true;
   std::optional<Precision> precision_;
 };
+
+std::ostream& operator<<(std::ostream& os, const Module& m);
 
 }  // namespace tt

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <numeric>
 #include <sstream>
 
@@ -125,7 +126,8 @@ void for_each_offset(const Shape& sizes, const Shape& strides, int64_t offset, F
 bool compute_view_strides(const Shape& old_sizes, const Shape& old_strides, const Shape& new_sizes,
                           Shape& new_strides) {
   new_strides.assign(new_sizes.size(), 0);
-  if (shape_numel(old_sizes) == 0) {
+  // Empty tensors, and 0-d ones (one element: every view of it is valid).
+  if (shape_numel(old_sizes) == 0 || old_sizes.empty()) {
     new_strides = contiguous_strides(new_sizes);
     return true;
   }
@@ -302,6 +304,7 @@ template Tensor Tensor::from_vector<float>(const std::vector<float>&, const Shap
 template Tensor Tensor::from_vector<double>(const std::vector<double>&, const Shape&, Device);
 template Tensor Tensor::from_vector<int64_t>(const std::vector<int64_t>&, const Shape&, Device);
 template Tensor Tensor::from_vector<int32_t>(const std::vector<int32_t>&, const Shape&, Device);
+template Tensor Tensor::from_vector<uint8_t>(const std::vector<uint8_t>&, const Shape&, Device);
 
 Tensor Tensor::uniform(const Shape& sizes, double lo, double hi, uint64_t seed, Device device) {
   TT_CHECK(lo <= hi, "uniform: low bound {} is above high bound {}", lo, hi);
@@ -322,6 +325,31 @@ Tensor Tensor::uniform(const Shape& sizes, double lo, double hi, uint64_t seed, 
 #endif
   }
   return t;
+}
+
+Tensor Tensor::rand(const Shape& sizes, Device device) {
+  return rand(sizes, next_generator_seed(), device);
+}
+
+Tensor Tensor::randn(const Shape& sizes, Device device) {
+  return randn(sizes, next_generator_seed(), device);
+}
+
+Tensor Tensor::arange(double start, double end, double step, DType dtype, Device device) {
+  TT_CHECK(step != 0.0 && std::isfinite(step), "arange: step must be finite and nonzero but is {}",
+           step);
+  TT_CHECK(std::isfinite(start) && std::isfinite(end),
+           "arange: start and end must be finite but are {} and {}", start, end);
+  TT_CHECK((end - start) / step >= 0.0 || start == end,
+           "arange: the step {} goes away from end {} starting at {}", step, end, start);
+  TT_CHECK(dtype == DType::F32 || dtype == DType::F64 || dtype == DType::I64 || dtype == DType::I32,
+           "arange: dtype {} is not supported; expected float32, float64, int64 or int32",
+           dtype_name(dtype));
+  // PyTorch's size: ceil((end - start) / step), computed in double.
+  const int64_t n = static_cast<int64_t>(std::ceil((end - start) / step));
+  std::vector<double> values(static_cast<size_t>(std::max<int64_t>(n, 0)));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = start + static_cast<double>(i) * step;
+  return from_vector(values, {static_cast<int64_t>(values.size())}).to(dtype).to(device);
 }
 
 Tensor Tensor::rand(const Shape& sizes, uint64_t seed, Device device) {
@@ -478,6 +506,68 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
   return make_view(*this, s, strides(), offset() + start * strides()[d]);
 }
 
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  if (dim() == 0) return reshape({1});
+  start_dim = wrap_dim(start_dim, dim(), "flatten");
+  end_dim = wrap_dim(end_dim, dim(), "flatten");
+  TT_CHECK(start_dim <= end_dim,
+           "flatten: start_dim {} comes after end_dim {} (after counting negative dims from the "
+           "end of a tensor of rank {})",
+           start_dim, end_dim, dim());
+  Shape s(sizes().begin(), sizes().begin() + start_dim);
+  s.push_back(shape_numel(Shape(sizes().begin() + start_dim, sizes().begin() + end_dim + 1)));
+  s.insert(s.end(), sizes().begin() + end_dim + 1, sizes().end());
+  return reshape(s);
+}
+
+Tensor Tensor::select(int64_t d, int64_t index) const {
+  TT_CHECK(dim() > 0, "select: cannot select from a 0-d tensor");
+  d = wrap_dim(d, dim(), "select");
+  const int64_t n = sizes()[d];
+  TT_CHECK(index >= -n && index < n, "select: index {} is out of range for dimension {} of size {}",
+           index, d, n);
+  if (index < 0) index += n;
+  Shape s = sizes(), st = strides();
+  s.erase(s.begin() + d);
+  st.erase(st.begin() + d);
+  return make_view(*this, s, st, offset() + index * strides()[d]);
+}
+
+Tensor Tensor::expand(const Shape& target) const {
+  const int64_t rank = static_cast<int64_t>(target.size());
+  TT_CHECK(rank >= dim(),
+           "expand: the target shape {} has fewer dimensions than the tensor's shape {}",
+           shape_str(target), shape_str(sizes()));
+  TT_CHECK(rank <= kMaxRank, "expand: the target shape {} exceeds the maximum rank {}",
+           shape_str(target), kMaxRank);
+  Shape s(rank), st(rank);
+  for (int64_t i = rank - 1; i >= 0; --i) {
+    const int64_t own = i - (rank - dim());  // this tensor's dim, right-aligned
+    const int64_t want = target[i];
+    if (own < 0) {
+      TT_CHECK(want >= 0, "expand: the new leading dimension {} of {} must be non-negative", i,
+               shape_str(target));
+      s[i] = want;
+      st[i] = 0;
+      continue;
+    }
+    const int64_t have = sizes()[own];
+    if (want == -1 || want == have) {
+      s[i] = have;
+      st[i] = strides()[own];
+      continue;
+    }
+    TT_CHECK(have == 1,
+             "expand: the tensor of shape {} cannot be expanded to {}: dimension {} has size {} "
+             "(only size-1 dimensions can be expanded)",
+             shape_str(sizes()), shape_str(target), own, have);
+    TT_CHECK(want >= 0, "expand: invalid size {} in {}", want, shape_str(target));
+    s[i] = want;
+    st[i] = 0;
+  }
+  return make_view(*this, s, st, offset());
+}
+
 // ---------------------------------------------------------------- copies
 
 Tensor Tensor::contiguous() const {
@@ -585,33 +675,105 @@ double Tensor::item() const {
 // ---------------------------------------------------------------- printing
 
 namespace {
+
+// Which indices of a dimension of size n are shown: all when n <= max_per_dim, else
+// the first and last `edge`.
+std::vector<int64_t> shown_indices(int64_t n, int64_t max_per_dim) {
+  const int64_t edge = std::max<int64_t>(max_per_dim / 2, 1);
+  std::vector<int64_t> out;
+  if (n <= max_per_dim) {
+    for (int64_t i = 0; i < n; ++i) out.push_back(i);
+  } else {
+    for (int64_t i = 0; i < edge; ++i) out.push_back(i);
+    for (int64_t i = n - edge; i < n; ++i) out.push_back(i);
+  }
+  return out;
+}
+
+// The shown values only, row-major over the shown indices: each corner block (one
+// narrow per summarised dim) is brought to the CPU on its own, so a 7.5 GB tensor
+// costs a few hundred values, never a copy of itself.
+std::vector<double> gather_shown(const Tensor& t, const std::vector<std::vector<int64_t>>& shown) {
+  const int64_t rank = t.dim();
+  Shape shown_sizes(rank);
+  int64_t count = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    shown_sizes[d] = static_cast<int64_t>(shown[d].size());
+    count *= shown_sizes[d];
+  }
+  std::vector<double> out(static_cast<size_t>(count));
+  // Every corner: for each dim, a run of consecutive shown indices (1 or 2 runs).
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> runs(rank);  // (start, position)
+  for (int64_t d = 0; d < rank; ++d) {
+    for (size_t k = 0; k < shown[d].size(); ++k) {
+      if (k == 0 || shown[d][k] != shown[d][k - 1] + 1)
+        runs[d].emplace_back(shown[d][k], static_cast<int64_t>(k));
+    }
+  }
+  auto run_length = [&](int64_t d, size_t r) {
+    const int64_t end = r + 1 < runs[d].size() ? runs[d][r + 1].second : shown_sizes[d];
+    return end - runs[d][r].second;
+  };
+  std::vector<size_t> pick(rank, 0);
+  const Shape out_strides = contiguous_strides(shown_sizes);
+  while (true) {
+    Tensor block = t;
+    int64_t base = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      block = block.narrow(d, runs[d][pick[d]].first, run_length(d, pick[d]));
+      base += runs[d][pick[d]].second * out_strides[d];
+    }
+    const std::vector<double> v = block.to_vector<double>();
+    const Shape& bs = block.sizes();
+    // Scatter the block (row-major) into its place in `out`.
+    std::vector<int64_t> idx(rank, 0);
+    for (size_t i = 0; i < v.size(); ++i) {
+      int64_t pos = base;
+      for (int64_t d = 0; d < rank; ++d) pos += idx[d] * out_strides[d];
+      out[static_cast<size_t>(pos)] = v[i];
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++idx[d] < bs[d]) break;
+        idx[d] = 0;
+      }
+    }
+    int64_t d = rank - 1;
+    for (; d >= 0; --d) {
+      if (++pick[d] < runs[d].size()) break;
+      pick[d] = 0;
+    }
+    if (d < 0) break;
+  }
+  return out;
+}
+
 void print_values(std::ostringstream& os, const std::vector<double>& v, const Shape& sizes,
-                  size_t dimi, int64_t base, int64_t max_per_dim, int indent) {
+                  const std::vector<std::vector<int64_t>>& shown, size_t dimi, int64_t base,
+                  int indent) {
+  auto number = [](double x) { return fmt::format("{:.4f}", x); };
   if (sizes.empty()) {
-    os << fmt::format("{:.4f}", v[0]);
+    os << number(v[0]);
     return;
   }
-  int64_t n = sizes[dimi];
+  const auto& idx = shown[dimi];
   int64_t inner = 1;
-  for (size_t i = dimi + 1; i < sizes.size(); ++i) inner *= sizes[i];
-  int64_t edge = std::max<int64_t>(max_per_dim / 2, 1);
-  bool summarize = n > max_per_dim;
+  for (size_t i = dimi + 1; i < shown.size(); ++i) inner *= static_cast<int64_t>(shown[i].size());
+  const bool last_dim = dimi + 1 == sizes.size();
   os << "[";
-  for (int64_t i = 0; i < n; ++i) {
-    if (summarize && i == edge) {
-      os << (dimi + 1 == sizes.size() ? "..., " : "...,\n" + std::string(indent + 1, ' '));
-      i = n - edge;
-    }
-    if (dimi + 1 == sizes.size()) {
-      os << fmt::format("{:.4f}", v[base + i]);
-      if (i + 1 < n) os << ", ";
+  for (size_t k = 0; k < idx.size(); ++k) {
+    if (k > 0 && idx[k] != idx[k - 1] + 1)
+      os << (last_dim ? "..., " : "...,\n" + std::string(indent + 1, ' '));
+    if (last_dim) {
+      os << number(v[base + static_cast<int64_t>(k)]);
+      if (k + 1 < idx.size()) os << ", ";
     } else {
-      print_values(os, v, sizes, dimi + 1, base + i * inner, max_per_dim, indent + 1);
-      if (i + 1 < n) os << ",\n" << std::string(indent + 1, ' ');
+      print_values(os, v, sizes, shown, dimi + 1, base + static_cast<int64_t>(k) * inner,
+                   indent + 1);
+      if (k + 1 < idx.size()) os << ",\n" << std::string(indent + 1, ' ');
     }
   }
   os << "]";
 }
+
 }  // namespace
 
 std::string Tensor::str(int64_t max_per_dim) const {
@@ -620,15 +782,56 @@ std::string Tensor::str(int64_t max_per_dim) const {
   os << "tensor(shape=" << shape_str(sizes()) << ", dtype=" << dtype_name(dtype())
      << ", device=" << device().str() << ")\n";
   if (!is_convertible(dtype())) return os.str();
-  std::vector<double> v = to_vector<double>();
-  if (v.empty()) {
+  if (numel() == 0) {
     os << "[]";
     return os.str();
   }
-  print_values(os, v, sizes(), 0, 0, max_per_dim, 0);
+  std::vector<std::vector<int64_t>> shown;
+  for (int64_t d = 0; d < dim(); ++d) shown.push_back(shown_indices(sizes()[d], max_per_dim));
+  print_values(os, gather_shown(*this, shown), sizes(), shown, 0, 0, 0);
   return os.str();
 }
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str(); }
+
+// ---------------------------------------------------------------- creation like
+
+Tensor zeros_like(const Tensor& t) { return Tensor::zeros(t.sizes(), t.dtype(), t.device()); }
+Tensor ones_like(const Tensor& t) { return Tensor::ones(t.sizes(), t.dtype(), t.device()); }
+Tensor full_like(const Tensor& t, double value) {
+  return Tensor::full(t.sizes(), value, t.dtype(), t.device());
+}
+
+// ---------------------------------------------------------------- generator
+
+namespace {
+struct Generator {
+  std::mutex mutex;
+  uint64_t seed = 0;
+  uint64_t draws = 0;
+};
+Generator& generator() {
+  static Generator g;
+  return g;
+}
+}  // namespace
+
+void manual_seed(uint64_t seed) {
+  Generator& g = generator();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  g.seed = seed;
+  g.draws = 0;
+}
+
+// Draw k uses the SplitMix64 finaliser of (seed, k): distinct draws get unrelated
+// Philox streams, and the same manual_seed replays the same sequence.
+uint64_t next_generator_seed() {
+  Generator& g = generator();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  uint64_t x = g.seed * 0x9E3779B97F4A7C15ull + (++g.draws);
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
 
 }  // namespace tt

@@ -2,12 +2,18 @@
 // same tensor (as in libtorch): views (reshape, permute, narrow, ...) share storage
 // and return new tensors; set_data() rebinds every handle at once, which is how
 // Module::to() and load_state_dict() update parameters that models hold.
+//
+// The arithmetic on tensors (operators, the in-place members add_/sub_/mul_/div_/
+// fill_/zero_) is declared here, libtorch style, but defined in the ops library
+// (ops/tensor_ops.cpp), because it dispatches to tt::ops: link tt_ops (as every user
+// does through tensortune::tensortune) to use it.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/device.h"
@@ -56,6 +62,28 @@ class Tensor {
   static Tensor randn(const Shape& sizes, uint64_t seed, Device device = Device::cpu());
   static Tensor uniform(const Shape& sizes, double lo, double hi, uint64_t seed,
                         Device device = Device::cpu());
+  // The same, drawing the seed from the global generator (tt::manual_seed): each call
+  // takes the next seed, so two calls give different values and a program that seeds
+  // once is reproducible.
+  static Tensor rand(const Shape& sizes, Device device = Device::cpu());
+  static Tensor randn(const Shape& sizes, Device device = Device::cpu());
+  // torch.arange: [start, end) in steps of `step`. Integer arguments give int64, any
+  // floating argument float32, as PyTorch; the 5-argument form names the dtype.
+  template <typename E, typename = std::enable_if_t<std::is_arithmetic_v<E>>>
+  static Tensor arange(E end) {
+    return arange(0.0, static_cast<double>(end), 1.0,
+                  std::is_integral_v<E> ? DType::I64 : DType::F32, Device::cpu());
+  }
+  template <typename S, typename E, typename St = int64_t,
+            typename = std::enable_if_t<std::is_arithmetic_v<S> && std::is_arithmetic_v<E> &&
+                                        std::is_arithmetic_v<St>>>
+  static Tensor arange(S start, E end, St step = 1) {
+    constexpr bool integral =
+        std::is_integral_v<S> && std::is_integral_v<E> && std::is_integral_v<St>;
+    return arange(static_cast<double>(start), static_cast<double>(end), static_cast<double>(step),
+                  integral ? DType::I64 : DType::F32, Device::cpu());
+  }
+  static Tensor arange(double start, double end, double step, DType dtype, Device device);
 
   // ---- properties ----
   bool defined() const { return impl_ != nullptr; }
@@ -87,7 +115,14 @@ class Tensor {
   Tensor permute(const std::vector<int64_t>& dims) const;
   Tensor transpose(int64_t a, int64_t b) const;
   Tensor narrow(int64_t d, int64_t start, int64_t length) const;
-  Tensor flatten() const { return reshape({-1}); }
+  // Dims start_dim..end_dim merged into one (a view when the strides allow, else a
+  // copy, as reshape); a 0-d tensor becomes 1-D.
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  // The slice at `index` of dimension `dim`, which is removed (a view).
+  Tensor select(int64_t dim, int64_t index) const;
+  // A view with size-1 dimensions repeated (stride 0) to `sizes`; new leading dims may
+  // be added; -1 keeps a size.
+  Tensor expand(const Shape& sizes) const;
 
   // ---- copies ----
   Tensor contiguous() const;       // self when already contiguous
@@ -104,6 +139,24 @@ class Tensor {
   std::vector<T> to_vector() const;  // row-major copy of the elements
   // A scalar of a 1-element tensor, as double.
   double item() const;
+  // The same as T (float, double, int64_t, int32_t), like libtorch's item<T>().
+  template <typename T>
+  T item() const {
+    return static_cast<T>(item());
+  }
+
+  // ---- in place (defined in the ops library; see the top of this file) ----
+  // self op= other, other broadcast to self's shape (self's shape never changes).
+  const Tensor& add_(const Tensor& other) const;
+  const Tensor& add_(double other) const;
+  const Tensor& sub_(const Tensor& other) const;
+  const Tensor& sub_(double other) const;
+  const Tensor& mul_(const Tensor& other) const;
+  const Tensor& mul_(double other) const;
+  const Tensor& div_(const Tensor& other) const;
+  const Tensor& div_(double other) const;
+  const Tensor& fill_(double value) const;
+  const Tensor& zero_() const { return fill_(0.0); }
 
   // "tensor(shape=[2, 3], dtype=float32, device=cpu)\n[[...]]", PyTorch's summary style.
   std::string str(int64_t max_per_dim = 6) const;
@@ -114,5 +167,31 @@ class Tensor {
 };
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+// ---- arithmetic operators (ops::add/sub/mul/div/neg; defined in the ops library) ----
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, double b);
+Tensor operator-(const Tensor& a, double b);
+Tensor operator*(const Tensor& a, double b);
+Tensor operator/(const Tensor& a, double b);
+Tensor operator+(double a, const Tensor& b);
+Tensor operator-(double a, const Tensor& b);
+Tensor operator*(double a, const Tensor& b);
+Tensor operator/(double a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+
+// ---- creation like another tensor (its shape, dtype and device) ----
+Tensor zeros_like(const Tensor& t);
+Tensor ones_like(const Tensor& t);
+Tensor full_like(const Tensor& t, double value);
+
+// ---- the global generator behind rand(sizes)/randn(sizes) ----
+// Reseeds it (PyTorch's torch::manual_seed); the initial seed is 0.
+void manual_seed(uint64_t seed);
+// The seed the next rand(sizes)/randn(sizes) draws with, advancing the generator.
+uint64_t next_generator_seed();
 
 }  // namespace tt

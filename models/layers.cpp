@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <fmt/ranges.h>
+
 #include "models/check_inputs.h"
 #include "models/seed.h"
 #include "ops/ops.h"
@@ -111,6 +113,203 @@ Tensor InstanceNorm2d::operator()(const Tensor& x) const {
 std::vector<Tensor> InstanceNorm2d::forward(const std::vector<Tensor>& inputs) {
   check_input_count(name(), inputs, 1);
   return {(*this)(inputs[0])};
+}
+
+}  // namespace tt::nn
+
+// ---- repr, as PyTorch's extra_repr ----
+
+namespace tt::nn {
+namespace {
+
+// forward() of a one-input layer: the count check, then the layer's operator().
+template <class Layer>
+std::vector<Tensor> forward_one(const Layer& layer, const std::vector<Tensor>& inputs) {
+  check_input_count(layer.name(), inputs, 1);
+  return {layer(inputs[0])};
+}
+
+std::string py_bool(bool b) { return b ? "True" : "False"; }
+
+// Python's tuple spelling: "(8,)" or "(2, 3)".
+std::string py_tuple(const Shape& s) {
+  return s.size() == 1 ? fmt::format("({},)", s[0]) : fmt::format("({})", fmt::join(s, ", "));
+}
+
+}  // namespace
+
+std::string Linear::extra_repr() const {
+  return fmt::format("in_features={}, out_features={}, bias={}", in_features, out_features,
+                     py_bool(bias.defined()));
+}
+
+std::string BatchNorm1d::extra_repr() const {
+  return fmt::format("{}, eps={}, momentum={}, affine=True, track_running_stats=True", num_features,
+                     eps, momentum);
+}
+
+std::string GroupNorm::extra_repr() const {
+  return fmt::format("{}, {}, eps={}, affine={}", num_groups, num_channels, eps,
+                     py_bool(weight.defined()));
+}
+
+std::string InstanceNorm2d::extra_repr() const {
+  return fmt::format("{}, eps={}, momentum={}, affine={}, track_running_stats=False", num_features,
+                     eps, momentum, py_bool(weight.defined()));
+}
+
+// ---- LayerNorm, RMSNorm ----
+
+namespace {
+
+void check_normalized_shape(const char* layer, const Shape& shape) {
+  TT_CHECK(!shape.empty(), "{}: normalized_shape is empty; expected at least one size", layer);
+  for (int64_t s : shape)
+    TT_CHECK(s > 0, "{}: normalized_shape must hold positive sizes but is {}", layer,
+             shape_str(shape));
+}
+
+}  // namespace
+
+LayerNorm::LayerNorm(Shape normalized_shape_, double eps, bool elementwise_affine, bool bias)
+    : normalized_shape(std::move(normalized_shape_)), eps(eps) {
+  check_normalized_shape("LayerNorm", normalized_shape);
+  check_eps("LayerNorm", eps);
+  if (elementwise_affine) {
+    weight = register_parameter("weight", Tensor::ones(normalized_shape));
+    if (bias) this->bias = register_parameter("bias", Tensor::zeros(normalized_shape));
+  }
+}
+
+Tensor LayerNorm::operator()(const Tensor& x) const {
+  return ops::layer_norm(x, normalized_shape, weight, bias, eps);
+}
+
+std::vector<Tensor> LayerNorm::forward(const std::vector<Tensor>& inputs) {
+  return forward_one(*this, inputs);
+}
+
+std::string LayerNorm::extra_repr() const {
+  return fmt::format("{}, eps={}, elementwise_affine={}", py_tuple(normalized_shape), eps,
+                     py_bool(weight.defined()));
+}
+
+RMSNorm::RMSNorm(Shape normalized_shape_, std::optional<double> eps, bool elementwise_affine)
+    : normalized_shape(std::move(normalized_shape_)), eps(eps) {
+  check_normalized_shape("RMSNorm", normalized_shape);
+  if (eps) check_eps("RMSNorm", *eps);
+  if (elementwise_affine) weight = register_parameter("weight", Tensor::ones(normalized_shape));
+}
+
+Tensor RMSNorm::operator()(const Tensor& x) const {
+  return ops::rms_norm(x, normalized_shape, weight, eps);
+}
+
+std::vector<Tensor> RMSNorm::forward(const std::vector<Tensor>& inputs) {
+  return forward_one(*this, inputs);
+}
+
+std::string RMSNorm::extra_repr() const {
+  return fmt::format("{}, eps={}, elementwise_affine={}", py_tuple(normalized_shape),
+                     eps ? fmt::format("{}", *eps) : "None", py_bool(weight.defined()));
+}
+
+// ---- activations ----
+
+GELU::GELU(std::string approximate_) : approximate(std::move(approximate_)) {
+  TT_CHECK(approximate == "none" || approximate == "tanh",
+           "GELU: approximate must be 'none' or 'tanh' but is '{}'", approximate);
+}
+
+Tensor GELU::operator()(const Tensor& x) const { return ops::gelu(x, approximate); }
+
+std::vector<Tensor> GELU::forward(const std::vector<Tensor>& inputs) {
+  return forward_one(*this, inputs);
+}
+
+std::string GELU::extra_repr() const { return fmt::format("approximate='{}'", approximate); }
+
+Tensor ReLU::operator()(const Tensor& x) const { return ops::relu(x); }
+
+std::vector<Tensor> ReLU::forward(const std::vector<Tensor>& inputs) {
+  return forward_one(*this, inputs);
+}
+
+Tensor SiLU::operator()(const Tensor& x) const { return ops::silu(x); }
+
+std::vector<Tensor> SiLU::forward(const std::vector<Tensor>& inputs) {
+  return forward_one(*this, inputs);
+}
+
+Tensor Softmax::operator()(const Tensor& x) const { return ops::softmax(x, dim); }
+
+std::vector<Tensor> Softmax::forward(const std::vector<Tensor>& inputs) {
+  return forward_one(*this, inputs);
+}
+
+std::string Softmax::extra_repr() const { return fmt::format("dim={}", dim); }
+
+// ---- containers ----
+
+namespace {
+
+const std::shared_ptr<Module>& module_at(const char* container,
+                                         const std::vector<std::shared_ptr<Module>>& modules,
+                                         size_t i) {
+  TT_CHECK(i < modules.size(), "{}: index {} is out of range for {} modules", container, i,
+           modules.size());
+  return modules[i];
+}
+
+}  // namespace
+
+Sequential::Sequential(std::initializer_list<std::shared_ptr<Module>> modules) {
+  for (const auto& m : modules) push_back(m);
+}
+
+Sequential& Sequential::push_back(std::shared_ptr<Module> module) {
+  TT_CHECK(module != nullptr, "Sequential: module {} is null", modules_.size());
+  register_module(std::to_string(modules_.size()), module);
+  modules_.push_back(std::move(module));
+  return *this;
+}
+
+std::vector<Tensor> Sequential::forward(const std::vector<Tensor>& inputs) {
+  std::vector<Tensor> values = inputs;
+  for (auto& m : modules_) values = (*m)(values);  // under each module's precision
+  return values;
+}
+
+Tensor Sequential::operator()(const Tensor& x) {
+  const std::vector<Tensor> out = forward({x});
+  TT_CHECK(out.size() == 1, "Sequential: the last module returned {} outputs; expected 1",
+           out.size());
+  return out[0];
+}
+
+const std::shared_ptr<Module>& Sequential::operator[](size_t i) const {
+  return module_at("Sequential", modules_, i);
+}
+
+ModuleList::ModuleList(std::initializer_list<std::shared_ptr<Module>> modules) {
+  for (const auto& m : modules) push_back(m);
+}
+
+ModuleList& ModuleList::push_back(std::shared_ptr<Module> module) {
+  TT_CHECK(module != nullptr, "ModuleList: module {} is null", modules_.size());
+  register_module(std::to_string(modules_.size()), module);
+  modules_.push_back(std::move(module));
+  return *this;
+}
+
+std::vector<Tensor> ModuleList::forward(const std::vector<Tensor>&) {
+  TT_FAIL(
+      "ModuleList: a ModuleList has no forward; call its modules (list[i]->forward(...)) "
+      "instead");
+}
+
+const std::shared_ptr<Module>& ModuleList::operator[](size_t i) const {
+  return module_at("ModuleList", modules_, i);
 }
 
 }  // namespace tt::nn

@@ -1,13 +1,18 @@
-// The PyTorch layers the seed models are built from: nn.Linear, nn.BatchNorm1d,
-// nn.GroupNorm and nn.InstanceNorm2d, as tt::Module subclasses with PyTorch's
-// parameter and buffer names (weight, bias, running_mean, running_var) and PyTorch's
-// default initialisation, so that a state_dict saved by PyTorch loads unchanged.
+// PyTorch's layers as tt::Module subclasses: nn.Linear, nn.BatchNorm1d, nn.GroupNorm,
+// nn.InstanceNorm2d, nn.LayerNorm, nn.RMSNorm, the activations (GELU, ReLU, SiLU,
+// Softmax) and the containers Sequential and ModuleList, with PyTorch's parameter and
+// buffer names (weight, bias, running_mean, running_var), PyTorch's default
+// initialisation and PyTorch's repr (Module::str()), so that a state_dict saved by
+// PyTorch loads unchanged.
 //
 // Each layer holds its tensors as public handles; Module::to() and
 // load_state_dict() rebind those handles, so they always name the live tensors.
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +28,7 @@ class Linear : public Module {
   std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
   Tensor operator()(const Tensor& x) const;
   std::string name() const override { return "Linear"; }
+  std::string extra_repr() const override;
 
   const int64_t in_features;
   const int64_t out_features;
@@ -39,6 +45,7 @@ class BatchNorm1d : public Module {
   std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
   Tensor operator()(const Tensor& x) const;
   std::string name() const override { return "BatchNorm1d"; }
+  std::string extra_repr() const override;
 
   const int64_t num_features;
   const double eps;
@@ -57,6 +64,7 @@ class GroupNorm : public Module {
   std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
   Tensor operator()(const Tensor& x) const;
   std::string name() const override { return "GroupNorm"; }
+  std::string extra_repr() const override;
 
   const int64_t num_groups;
   const int64_t num_channels;
@@ -75,12 +83,128 @@ class InstanceNorm2d : public Module {
   std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
   Tensor operator()(const Tensor& x) const;
   std::string name() const override { return "InstanceNorm2d"; }
+  std::string extra_repr() const override;
 
   const int64_t num_features;
   const double eps;
   const double momentum;
   Tensor weight;  // undefined unless affine
   Tensor bias;
+};
+
+// Layer norm over the trailing normalized_shape dims (biased variance, eps inside
+// the sqrt); weight ones and bias zeros of normalized_shape when elementwise_affine.
+class LayerNorm : public Module {
+ public:
+  explicit LayerNorm(Shape normalized_shape, double eps = 1e-5, bool elementwise_affine = true,
+                     bool bias = true);
+  explicit LayerNorm(int64_t normalized_size, double eps = 1e-5, bool elementwise_affine = true,
+                     bool bias = true)
+      : LayerNorm(Shape{normalized_size}, eps, elementwise_affine, bias) {}
+  std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
+  Tensor operator()(const Tensor& x) const;
+  std::string name() const override { return "LayerNorm"; }
+  std::string extra_repr() const override;
+
+  const Shape normalized_shape;
+  const double eps;
+  Tensor weight;  // undefined unless elementwise_affine
+  Tensor bias;    // undefined unless elementwise_affine and bias
+};
+
+// x * rsqrt(mean(x^2) + eps) * weight over the trailing normalized_shape dims; eps
+// absent = float32's machine epsilon (PyTorch's eps=None); weight ones.
+class RMSNorm : public Module {
+ public:
+  explicit RMSNorm(Shape normalized_shape, std::optional<double> eps = std::nullopt,
+                   bool elementwise_affine = true);
+  explicit RMSNorm(int64_t normalized_size, std::optional<double> eps = std::nullopt,
+                   bool elementwise_affine = true)
+      : RMSNorm(Shape{normalized_size}, eps, elementwise_affine) {}
+  std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
+  Tensor operator()(const Tensor& x) const;
+  std::string name() const override { return "RMSNorm"; }
+  std::string extra_repr() const override;
+
+  const Shape normalized_shape;
+  const std::optional<double> eps;
+  Tensor weight;  // undefined unless elementwise_affine
+};
+
+// approximate: "none" (erf) or "tanh".
+class GELU : public Module {
+ public:
+  explicit GELU(std::string approximate = "none");
+  std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
+  Tensor operator()(const Tensor& x) const;
+  std::string name() const override { return "GELU"; }
+  std::string extra_repr() const override;
+
+  const std::string approximate;
+};
+
+class ReLU : public Module {
+ public:
+  std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
+  Tensor operator()(const Tensor& x) const;
+  std::string name() const override { return "ReLU"; }
+};
+
+class SiLU : public Module {
+ public:
+  std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
+  Tensor operator()(const Tensor& x) const;
+  std::string name() const override { return "SiLU"; }
+};
+
+class Softmax : public Module {
+ public:
+  explicit Softmax(int64_t dim) : dim(dim) {}
+  std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
+  Tensor operator()(const Tensor& x) const;
+  std::string name() const override { return "Softmax"; }
+  std::string extra_repr() const override;
+
+  const int64_t dim;
+};
+
+// Runs its modules in order, each on the previous one's outputs; children are named
+// "0", "1", ... as PyTorch's, so state-dict keys read "0.weight", "2.bias".
+class Sequential : public Module {
+ public:
+  Sequential() = default;
+  Sequential(std::initializer_list<std::shared_ptr<Module>> modules);
+  // Appends a module as child "<size()>"; returns *this for chaining.
+  Sequential& push_back(std::shared_ptr<Module> module);
+  std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
+  Tensor operator()(const Tensor& x);
+  std::string name() const override { return "Sequential"; }
+
+  size_t size() const { return modules_.size(); }
+  const std::shared_ptr<Module>& operator[](size_t i) const;
+
+ private:
+  std::vector<std::shared_ptr<Module>> modules_;
+};
+
+// Holds submodules named "0", "1", ... (their parameters join the owner's state
+// dict); it has no forward of its own, as PyTorch's.
+class ModuleList : public Module {
+ public:
+  ModuleList() = default;
+  ModuleList(std::initializer_list<std::shared_ptr<Module>> modules);
+  ModuleList& push_back(std::shared_ptr<Module> module);
+  // Throws tt::Error: a ModuleList is a container; call its modules.
+  std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
+  std::string name() const override { return "ModuleList"; }
+
+  size_t size() const { return modules_.size(); }
+  const std::shared_ptr<Module>& operator[](size_t i) const;
+  std::vector<std::shared_ptr<Module>>::const_iterator begin() const { return modules_.begin(); }
+  std::vector<std::shared_ptr<Module>>::const_iterator end() const { return modules_.end(); }
+
+ private:
+  std::vector<std::shared_ptr<Module>> modules_;
 };
 
 }  // namespace tt::nn

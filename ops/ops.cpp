@@ -5,12 +5,15 @@
 // verified against.
 #include "ops/ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <limits>
 #include <string>
 
-#include "ops/cpu/broadcast.h"
+#include "ops/broadcast.h"
 #include "ops/cpu/cpu_ops.h"
+#include "ops/front_end.h"
 #if TT_CUDA
 #include "ops/cuda/cuda_ops.h"
 #endif
@@ -18,44 +21,7 @@
 namespace tt::ops {
 namespace {
 
-struct NamedTensor {
-  const char* name;
-  const Tensor& tensor;
-};
-
-// A tensor the op needs: defined and float32.
-void check_required(const char* op, const char* name, const Tensor& t) {
-  TT_CHECK(t.defined(), "{}: {} is undefined; expected a float32 tensor", op, name);
-  TT_CHECK(t.dtype() == DType::F32, "{}: {} has dtype {} but only float32 is supported", op, name,
-           dtype_name(t.dtype()));
-}
-
-// An optional tensor: undefined, or float32.
-void check_optional(const char* op, const char* name, const Tensor& t) {
-  if (t.defined()) check_required(op, name, t);
-}
-
-// Every defined tensor must be on the device of the first one; returns that device.
-Device common_device(const char* op, std::initializer_list<NamedTensor> tensors) {
-  const NamedTensor* first = nullptr;
-  for (const NamedTensor& nt : tensors) {
-    if (!nt.tensor.defined()) continue;
-    if (!first) {
-      first = &nt;
-      continue;
-    }
-    TT_CHECK(nt.tensor.device() == first->tensor.device(),
-             "{}: {} is on {} but {} is on {}; all tensors must be on the same device", op, nt.name,
-             nt.tensor.device().str(), first->name, first->tensor.device().str());
-  }
-  return first ? first->tensor.device() : Device::cpu();
-}
-
-// Every tensor is required (check_required, in order), then on one device.
-Device required_on_one_device(const char* op, std::initializer_list<NamedTensor> tensors) {
-  for (const NamedTensor& nt : tensors) check_required(op, nt.name, nt.tensor);
-  return common_device(op, tensors);
-}
+using namespace detail;
 
 // A per-feature vector (bias, scale, norm weight, running stat): 1-D of `length`
 // elements. `why` says where the length comes from ("the input has 6 channels").
@@ -108,32 +74,7 @@ std::string output_features(int64_t n) { return fmt::format("weight has {} outpu
 
 std::string input_channels(int64_t n) { return fmt::format("the input has {} channels", n); }
 
-void check_binary(const char* op, const Tensor& a, const Tensor& b) {
-  required_on_one_device(op, {{"a", a}, {"b", b}});
-  TT_CHECK(a.dim() <= kMaxRank && b.dim() <= kMaxRank,
-           "{}: inputs have ranks {} and {} but at most {} dimensions are supported", op, a.dim(),
-           b.dim(), kMaxRank);
-  cpu::broadcast_shapes(op, a.sizes(), b.sizes());
-}
-
-#if !TT_CUDA
-[[noreturn]] void fail_without_cuda(const char* op, Device device) {
-  TT_FAIL("{}: the inputs are on {} but tensortune was built without CUDA", op, device.str());
-}
-#endif
-
 }  // namespace
-
-// Runs `cpu_call` on the CPU, `cuda_call` on a CUDA device. Without TT_CUDA the CUDA
-// branch is compiled out (the tt::ops::cuda symbols do not exist).
-#if TT_CUDA
-#define TT_DISPATCH(op, device, cpu_call, cuda_call) \
-  return (device).is_cpu() ? (cpu_call) : (cuda_call)
-#else
-#define TT_DISPATCH(op, device, cpu_call, cuda_call) \
-  if ((device).is_cpu()) return (cpu_call);          \
-  fail_without_cuda(op, device)
-#endif
 
 // ---- building blocks ----
 
@@ -146,36 +87,6 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const int64_t out = check_linear_shapes(op, x, weight);
   check_optional_vector(op, "bias", bias, out, output_features(out));
   TT_DISPATCH(op, device, cpu::linear(x, weight, bias), cuda::linear(x, weight, bias));
-}
-
-Tensor add(const Tensor& a, const Tensor& b) {
-  check_binary("add", a, b);
-  TT_DISPATCH("add", a.device(), cpu::add(a, b), cuda::add(a, b));
-}
-
-Tensor sub(const Tensor& a, const Tensor& b) {
-  check_binary("sub", a, b);
-  TT_DISPATCH("sub", a.device(), cpu::sub(a, b), cuda::sub(a, b));
-}
-
-Tensor mul(const Tensor& a, const Tensor& b) {
-  check_binary("mul", a, b);
-  TT_DISPATCH("mul", a.device(), cpu::mul(a, b), cuda::mul(a, b));
-}
-
-Tensor relu(const Tensor& x) {
-  check_required("relu", "input", x);
-  TT_DISPATCH("relu", x.device(), cpu::relu(x), cuda::relu(x));
-}
-
-Tensor sigmoid(const Tensor& x) {
-  check_required("sigmoid", "input", x);
-  TT_DISPATCH("sigmoid", x.device(), cpu::sigmoid(x), cuda::sigmoid(x));
-}
-
-Tensor swish(const Tensor& x) {
-  check_required("swish", "input", x);
-  TT_DISPATCH("swish", x.device(), cpu::swish(x), cuda::swish(x));
 }
 
 Tensor instance_norm(const Tensor& x, double eps, const Tensor& weight, const Tensor& bias) {

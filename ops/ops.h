@@ -1,10 +1,18 @@
-// The one public op front end. Each op checks shapes, dtypes and devices (a clear
-// tt::Error otherwise), then dispatches to the CPU reference (ops/cpu, Eigen) or to
-// CUDA (ops/cuda). All tensors are float32 today. Outputs are new contiguous
-// tensors on the inputs' device; inputs may be any strided view.
+// The one public op front end, with libtorch's names, argument orders and result
+// dtypes (torch::matmul, torch::softmax(x, dim), torch::nn::functional::layer_norm,
+// ...). Each op checks shapes, dtypes and devices (a tt::Error sentence naming the op
+// otherwise), normalises dims (negative dims count from the end everywhere), then
+// dispatches to the CPU reference (ops/cpu, Eigen) or to CUDA (ops/cuda). Inputs are
+// float32 (argmax/argmin return int64; where's condition is uint8, 0 = false).
+// Outputs are new contiguous tensors on the inputs' device; inputs may be any strided
+// view. Tensor operators (a + b, 2.0 * a, -a) and the in-place members (add_, fill_,
+// ...) declared in core/tensor.h are defined with these ops (ops/tensor_ops.cpp).
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "core/tensor.h"
 
@@ -13,13 +21,90 @@ namespace tt::ops {
 // ---- building blocks ----
 // y = x W^T + b. x [..., in], weight [out, in], bias [out] or undefined.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
-// Elementwise with NumPy/PyTorch broadcasting.
+// ---- pointwise (the pointwise family: ops/pointwise_functors.h) ----
+// Binary ops broadcast as NumPy/PyTorch. The double forms treat the scalar as a
+// float32 0-d tensor, as PyTorch does for a Python number (the result stays float32).
 Tensor add(const Tensor& a, const Tensor& b);
+Tensor add(const Tensor& a, double b);
 Tensor sub(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, double b);
 Tensor mul(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, double b);
+Tensor div(const Tensor& a, const Tensor& b);  // true division (IEEE: x/0 = inf, 0/0 = nan)
+Tensor div(const Tensor& a, double b);
+Tensor maximum(const Tensor& a, const Tensor& b);  // NaN propagates, as PyTorch
+Tensor minimum(const Tensor& a, const Tensor& b);
+// cond ? a : b elementwise, cond (uint8, nonzero = true), a and b broadcast together.
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+
+Tensor neg(const Tensor& x);
+Tensor abs(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor rsqrt(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor pow(const Tensor& x, double exponent);
+// min(max(x, min), max); at least one bound must be given. min > max gives max, as
+// PyTorch.
+Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max);
 Tensor relu(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
 Tensor swish(const Tensor& x);  // x * sigmoid(x)
+Tensor silu(const Tensor& x);   // x * sigmoid(x) (PyTorch's name for swish)
+// approximate: "none" (x * Phi(x), with erf) or "tanh" (the tanh approximation).
+Tensor gelu(const Tensor& x, const std::string& approximate = "none");
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+
+// ---- matrix products (strict float32, as linear) ----
+// torch.matmul: 1-D x 1-D dot (0-d result), 2-D x 2-D, 1-D operands promoted (and the
+// added dimension removed again), batch dimensions broadcast. Transposed and other
+// strided views are read in place where the backend can (no copy).
+Tensor matmul(const Tensor& a, const Tensor& b);
+// a [B, n, m] x b [B, m, p] -> [B, n, p]; exactly 3-D, same B.
+Tensor bmm(const Tensor& a, const Tensor& b);
+
+// ---- reductions ----
+// `dims` empty = every dimension (libtorch's sum(x) / sum(x, {})). Dims may be
+// negative; a dim listed twice is an error. keepdim keeps reduced dims as size 1.
+Tensor sum(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor mean(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+// unbiased: Bessel's correction (divide by N - 1); N - 1 = 0 gives nan/inf, as PyTorch.
+Tensor var(const Tensor& x, const std::vector<int64_t>& dims = {}, bool unbiased = true,
+           bool keepdim = false);
+Tensor std(const Tensor& x, const std::vector<int64_t>& dims = {}, bool unbiased = true,
+           bool keepdim = false);
+Tensor amax(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+// int64 indices; no dim: the index into the flattened tensor. Ties give the first
+// index; NaN counts as the largest (smallest) value, as PyTorch.
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor softmax(const Tensor& x, int64_t dim);      // max-subtracted
+Tensor log_softmax(const Tensor& x, int64_t dim);  // x - max - log(sum(exp(x - max)))
+// Normalises over the trailing dims given by normalized_shape (biased variance, eps
+// inside the sqrt), then weight/bias (shape normalized_shape, or undefined).
+Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
+                  const Tensor& bias = Tensor(), double eps = 1e-5);
+// x * rsqrt(mean(x^2) + eps) * weight over the trailing normalized_shape dims; eps
+// defaults to float32's machine epsilon, as PyTorch.
+Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
+                std::optional<double> eps = std::nullopt);
+
+// ---- shape ops (views where possible, else one copy; any device) ----
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
+// Views of consecutive pieces of split_size along dim (the last may be smaller).
+std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0);
+// Views of the given sizes along dim (they must add up to x.size(dim)).
+std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& split_sizes,
+                          int64_t dim = 0);
+// At most `chunks` views of ceil(size / chunks) along dim, as PyTorch.
+std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
+// The Tensor members of the same names, as free functions (libtorch has both).
+Tensor select(const Tensor& x, int64_t dim, int64_t index);
+Tensor expand(const Tensor& x, const Shape& sizes);
+Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
 
 // Instance norm over every (n, c) slice of x [N, C, *spatial] (rank >= 3); biased
 // variance; optional per-channel affine (weight/bias [C] or undefined).

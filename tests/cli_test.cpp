@@ -185,6 +185,9 @@ TEST(CliRun, PrintsAnOutputSummaryAndTheForwardTime) {
               HasSubstr("model:   GemmBiasReLU init [64, 80, [80]] (small, train mode, seed 0)"));
   EXPECT_THAT(r.output, HasSubstr("inputs:  x[16, 64]"));
   EXPECT_THAT(r.output, HasSubstr("output:  tensor(shape=[16, 80], dtype=float32, device=cpu)"));
+  // relu output: the minimum is 0; statistics then the corner values.
+  EXPECT_THAT(r.output,
+              testing::ContainsRegex("\n         min 0  max [0-9.e+-]+  mean [0-9.e+-]+\n\\[\\["));
   EXPECT_THAT(r.output, testing::ContainsRegex(
                             "forward: [0-9]+\\.[0-9]{3} ms \\(one run after one warm-up\\)"));
 }

@@ -149,6 +149,43 @@ TEST_F(Installed, CustomModelGetsTheTtCommands) {
   EXPECT_TRUE(fs::exists(db)) << r.output;
 }
 
+// Issue 9's example blocks, built against the install (umbrella header, the one
+// target): they run, reproduce PyTorch's float64 goldens when those have been made
+// (tools/device/make_example_goldens.py), and agree between the CPU and CUDA.
+TEST_F(Installed, ExampleBlocksRunAndMatchTheirGoldens) {
+  struct Example {
+    const char* dir;
+    const char* model;
+    const char* output;
+  };
+  for (const Example& ex :
+       {Example{"mlp_block", "MLPBlock", "output:  tensor(shape=[16, 64], dtype=float32"},
+        Example{"attention_block", "AttentionBlock",
+                "output:  tensor(shape=[4, 32, 64], dtype=float32"}}) {
+    SCOPED_TRACE(ex.model);
+    const fs::path build = build_project(fs::path(TT_SOURCE_DIR) / "examples" / ex.dir, ex.dir);
+    const std::string exe = shell_quoted(build / ex.dir);
+    test::CommandResult r = test::run_command(exe + " run " + ex.model);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_THAT(r.output, HasSubstr(ex.output));
+    const fs::path golden =
+        fs::path(TT_TEST_DATA_DIR) / "examples" / (std::string(ex.dir) + "_small.safetensors");
+    if (fs::exists(golden)) {
+      for (const char* device : {"cpu", "cuda"}) {
+        if (std::string(device) == "cuda" && !test::cuda_available()) continue;
+        r = test::run_command(exe + " check " + shell_quoted(golden) + " --device " + device);
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_THAT(r.output, HasSubstr("PASS")) << r.output;
+      }
+    }
+    if (test::cuda_available()) {
+      r = test::run_command(exe + " compare " + ex.model);
+      EXPECT_EQ(r.exit_code, 0) << r.output;
+      EXPECT_THAT(r.output, HasSubstr("all 1 models agree"));
+    }
+  }
+}
+
 TEST_F(Installed, AMovedPrefixStillFindsItsShippedDatabases) {
   const fs::path moved = dir_ / "moved";
   const test::CommandResult cp =

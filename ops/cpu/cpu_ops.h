@@ -1,25 +1,60 @@
 // CPU reference kernels (Eigen, OpenMP over both cores). Called by the front end
-// (ops/ops.cpp) after it has checked shapes, dtypes and devices, so these assume
-// valid float32 CPU inputs. Signatures mirror ops/ops.h.
+// (ops/ops.cpp) after it has checked shapes, dtypes and devices and normalised dims
+// (non-negative, sorted, unique), so these assume valid CPU inputs; they accept any
+// strided view and return new contiguous tensors. The reduction/softmax/norm/bmm
+// signatures are the contract the CUDA backend (ops/cuda/cuda_ops_reduce.h) shares.
 #pragma once
 
+#include <vector>
+
 #include "ops/ops.h"
+#include "ops/pointwise_functors.h"
 
 namespace tt::ops::cpu {
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
-Tensor add(const Tensor& a, const Tensor& b);
-Tensor sub(const Tensor& a, const Tensor& b);
-Tensor mul(const Tensor& a, const Tensor& b);
-Tensor relu(const Tensor& x);
-Tensor sigmoid(const Tensor& x);
-Tensor swish(const Tensor& x);
 Tensor instance_norm(const Tensor& x, double eps, const Tensor& weight, const Tensor& bias);
 Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
                   double eps);
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight, const Tensor& bias, bool training, double momentum,
                   double eps);
+
+// ---- the pointwise family (ops/cpu/pointwise.cpp) ----
+// out = op(inputs), inputs broadcast to out's shape; out may be any non-overlapping
+// strided view (in-place ops pass self) and may alias an input element for element.
+void unary(pointwise::UnaryOp op, const pointwise::UnaryParams& params, const Tensor& x,
+           const Tensor& out);
+void binary(pointwise::BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out);
+void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);
+// Out-of-place conveniences for the CPU compositions of the fused ops.
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor relu(const Tensor& x);
+Tensor swish(const Tensor& x);
+
+// ---- reductions, softmax, norms, bmm (the contract with the CUDA backend) ----
+// dims: sorted, unique, non-negative, non-empty.
+Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
+Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
+// correction: 1 = unbiased (Bessel), 0 = biased; N - correction <= 0 gives nan/inf.
+Tensor var(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction, bool keepdim);
+Tensor std(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction, bool keepdim);
+Tensor amax(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
+Tensor amin(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
+// int64 result; ties: the first index; NaN counts as the max/min.
+Tensor argmax(const Tensor& x, int64_t dim, bool keepdim);
+Tensor argmin(const Tensor& x, int64_t dim, bool keepdim);
+Tensor softmax(const Tensor& x, int64_t dim);
+Tensor log_softmax(const Tensor& x, int64_t dim);
+// Over the trailing normalized_numel elements of each row; weight/bias contiguous
+// [normalized_numel] or undefined; biased variance, eps inside the sqrt.
+Tensor layer_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
+                  const Tensor& bias, double eps);
+Tensor rms_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight, double eps);
+// a [B, m, k], b [B, k, n], any strides (batch stride 0 for a broadcast batch);
+// out contiguous [B, m, n]; strict float32.
+Tensor bmm(const Tensor& a, const Tensor& b);
 
 // Fused ops: the compositions of the ops above (ops/cpu/fused.cpp), the reference
 // that the CUDA plans (ops/cuda/fused) are checked against.

@@ -1,21 +1,16 @@
 // CUDA implementations behind the op front end (ops/ops.cpp), which has already
 // checked shapes, dtypes and that every tensor is on the same CUDA device.
-// Building blocks live in ops/cuda/*.cu, fused seed-model kernels in
-// ops/cuda/fused/*.cu. Only compiled when TT_CUDA is on.
+// Building blocks live in ops/cuda/*.cu, the pointwise family in ops/cuda/pointwise/,
+// fused seed-model kernels in ops/cuda/fused/*.cu. Only compiled when TT_CUDA is on.
 #pragma once
 
 #include "ops/cuda/cuda_ops_reduce.h"
+#include "ops/cuda/pointwise/pointwise.h"
 #include "ops/ops.h"
 
 namespace tt::ops::cuda {
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
-Tensor add(const Tensor& a, const Tensor& b);
-Tensor sub(const Tensor& a, const Tensor& b);
-Tensor mul(const Tensor& a, const Tensor& b);
-Tensor relu(const Tensor& x);
-Tensor sigmoid(const Tensor& x);
-Tensor swish(const Tensor& x);
 Tensor instance_norm(const Tensor& x, double eps, const Tensor& weight, const Tensor& bias);
 Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
                   double eps);

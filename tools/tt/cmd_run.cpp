@@ -10,6 +10,7 @@
 #include "autotune/lookup.h"
 #include "core/cuda/runtime.h"
 #include "models/registry.h"
+#include "ops/ops.h"
 #include "tools/tt/command.h"
 #include "tools/tt/device_arg.h"
 #include "tools/tt/model_selection.h"
@@ -36,6 +37,21 @@ void wait_for(Device device) {
 #else
   (void)device;
 #endif
+}
+
+// Shape, dtype, device, min/max/mean (reductions on the output's device: no copy of
+// it) and the corner values (Tensor::str() gathers only those).
+std::string output_summary(const Tensor& out) {
+  std::string stats;
+  if (out.dtype() == DType::F32 && out.numel() > 0) {
+    stats = fmt::format("min {:.6g}  max {:.6g}  mean {:.6g}\n", ops::amin(out).item(),
+                        ops::amax(out).item(), ops::mean(out).item());
+  }
+  const std::string text = out.str();
+  const size_t header_end = text.find('\n');
+  if (header_end == std::string::npos) return text;
+  return text.substr(0, header_end + 1) + (stats.empty() ? "" : "         " + stats) +
+         text.substr(header_end + 1);
 }
 
 void run_model(const RunOptions& opt) {
@@ -65,7 +81,7 @@ void run_model(const RunOptions& opt) {
   const std::chrono::duration<double, std::milli> elapsed =
       std::chrono::steady_clock::now() - start;
 
-  std::cout << "output:  " << outputs.at(0).str() << "\n";
+  std::cout << "output:  " << output_summary(outputs.at(0)) << "\n";
   std::cout << "forward: " << fmt::format("{:.3f}", elapsed.count() / opt.iterations) << " ms ("
             << (opt.iterations == 1 ? "one run" : fmt::format("mean of {} runs", opt.iterations))
             << " after one warm-up)\n";

@@ -1,8 +1,8 @@
-#include "ops/cpu/broadcast.h"
+#include "ops/broadcast.h"
 
 #include <algorithm>
 
-namespace tt::ops::cpu {
+namespace tt::ops {
 
 Shape broadcast_shapes(const char* op, const Shape& a, const Shape& b) {
   const size_t rank = std::max(a.size(), b.size());
@@ -31,36 +31,36 @@ int64_t broadcast_stride(const Tensor& t, size_t out_rank, size_t d) {
 
 }  // namespace
 
-BinaryLoopPlan plan_binary_loop(const Shape& out_shape, const Tensor& a, const Tensor& b) {
-  BinaryLoopPlan plan;
+LoopPlan plan_loop(const Shape& shape, const std::vector<const Tensor*>& operands) {
+  LoopPlan plan;
+  plan.operands = static_cast<int>(operands.size());
+  const int n_ops = plan.operands;
   int rank = 0;
-  for (size_t d = 0; d < out_shape.size(); ++d) {
-    const int64_t size = out_shape[d];
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const int64_t size = shape[d];
     if (size == 1) continue;  // contributes no offset
-    const int64_t sa = broadcast_stride(a, out_shape.size(), d);
-    const int64_t sb = broadcast_stride(b, out_shape.size(), d);
+    int64_t st[kMaxLoopOperands];
+    for (int k = 0; k < n_ops; ++k) st[k] = broadcast_stride(*operands[k], shape.size(), d);
     // Fold into the previous (outer) dimension when stepping the outer one is the
-    // same as stepping the inner one `size` times, for both inputs.
-    if (rank > 0 && plan.a_strides[rank - 1] == sa * size &&
-        plan.b_strides[rank - 1] == sb * size) {
+    // same as stepping the inner one `size` times, for every operand.
+    bool fold = rank > 0;
+    for (int k = 0; fold && k < n_ops; ++k) fold = plan.strides[k][rank - 1] == st[k] * size;
+    if (fold) {
       plan.sizes[rank - 1] *= size;
-      plan.a_strides[rank - 1] = sa;
-      plan.b_strides[rank - 1] = sb;
+      for (int k = 0; k < n_ops; ++k) plan.strides[k][rank - 1] = st[k];
       continue;
     }
     plan.sizes[rank] = size;
-    plan.a_strides[rank] = sa;
-    plan.b_strides[rank] = sb;
+    for (int k = 0; k < n_ops; ++k) plan.strides[k][rank] = st[k];
     ++rank;
   }
   if (rank == 0) {
     plan.sizes[0] = 1;
-    plan.a_strides[0] = 0;
-    plan.b_strides[0] = 0;
+    for (int k = 0; k < n_ops; ++k) plan.strides[k][0] = 0;
     rank = 1;
   }
   plan.rank = rank;
   return plan;
 }
 
-}  // namespace tt::ops::cpu
+}  // namespace tt::ops

@@ -1,0 +1,130 @@
+// The pointwise family on the CPU: one strided loop for every unary, binary and
+// where op (the functors of ops/pointwise_functors.h). The operands are read in place
+// (no contiguous copies); the output may be any non-overlapping view. The loop runs
+// over the folded plan (ops/broadcast.h): rows of the innermost dimension, with a
+// unit-stride path the compiler vectorises.
+#include <cstdint>
+
+#include "ops/broadcast.h"
+#include "ops/cpu/cpu_ops.h"
+#include "ops/cpu/parallel.h"
+
+namespace tt::ops::cpu {
+namespace {
+
+using namespace pointwise;
+
+// Arity 1: fn(a); 2: fn(a, b); 3: fn(a, b, c). A is float, or uint8 for where.
+template <int Arity, typename A, typename Fn>
+void run_loop(const Tensor& out, const Tensor& ta, const Tensor* tb, const Tensor* tc, Fn fn) {
+  const int64_t numel = out.numel();
+  if (numel == 0) return;
+  std::vector<const Tensor*> operands{&out, &ta};
+  if (tb) operands.push_back(tb);
+  if (tc) operands.push_back(tc);
+  const LoopPlan plan = plan_loop(out.sizes(), operands);
+  const int inner_dim = plan.rank - 1;
+  const int64_t inner = plan.sizes[inner_dim];
+  const int64_t outer = numel / inner;
+  float* po = static_cast<float*>(out.data_ptr());
+  const A* pa = static_cast<const A*>(ta.data_ptr());
+  const float* pb = tb ? static_cast<const float*>(tb->data_ptr()) : nullptr;
+  const float* pc = tc ? static_cast<const float*>(tc->data_ptr()) : nullptr;
+  const int64_t so = plan.strides[0][inner_dim], sa = plan.strides[1][inner_dim];
+  const int64_t sb = Arity >= 2 ? plan.strides[2][inner_dim] : 0;
+  const int64_t sc = Arity >= 3 ? plan.strides[3][inner_dim] : 0;
+  const bool unit = so == 1 && sa == 1 && (Arity < 2 || sb == 1) && (Arity < 3 || sc == 1);
+
+#pragma omp parallel for schedule(static) if (numel >= kParallelMinElements)
+  for (int64_t row = 0; row < outer; ++row) {
+    // Offsets of this row's first element, from its index over the outer dimensions.
+    int64_t rest = row, off[kMaxLoopOperands] = {0, 0, 0, 0};
+    for (int d = inner_dim - 1; d >= 0; --d) {
+      const int64_t i = rest % plan.sizes[d];
+      rest /= plan.sizes[d];
+      for (int k = 0; k < plan.operands; ++k) off[k] += i * plan.strides[k][d];
+    }
+    float* ro = po + off[0];
+    const A* ra = pa + off[1];
+    const float* rb = pb ? pb + off[2] : nullptr;
+    const float* rc = pc ? pc + off[3] : nullptr;
+    if (unit) {
+      if constexpr (Arity == 1) {
+#pragma omp simd
+        for (int64_t i = 0; i < inner; ++i) ro[i] = fn(ra[i]);
+      } else if constexpr (Arity == 2) {
+#pragma omp simd
+        for (int64_t i = 0; i < inner; ++i) ro[i] = fn(ra[i], rb[i]);
+      } else {
+#pragma omp simd
+        for (int64_t i = 0; i < inner; ++i) ro[i] = fn(ra[i], rb[i], rc[i]);
+      }
+    } else {
+      for (int64_t i = 0; i < inner; ++i) {
+        if constexpr (Arity == 1) {
+          ro[i * so] = fn(ra[i * sa]);
+        } else if constexpr (Arity == 2) {
+          ro[i * so] = fn(ra[i * sa], rb[i * sb]);
+        } else {
+          ro[i * so] = fn(ra[i * sa], rb[i * sb], rc[i * sc]);
+        }
+      }
+    }
+  }
+}
+
+Tensor new_output(const Shape& shape) { return Tensor::empty(shape, DType::F32, Device::cpu()); }
+
+}  // namespace
+
+void unary(UnaryOp op, const UnaryParams& params, const Tensor& x, const Tensor& out) {
+  switch (op) {
+#define TT_UNARY_CASE(name, fn, text)                         \
+  case UnaryOp::name:                                         \
+    run_loop<1, float>(out, x, nullptr, nullptr, fn{params}); \
+    return;
+    TT_POINTWISE_UNARY_OPS(TT_UNARY_CASE)
+#undef TT_UNARY_CASE
+  }
+}
+
+void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  switch (op) {
+#define TT_BINARY_CASE(name, fn, text)             \
+  case BinaryOp::name:                             \
+    run_loop<2, float>(out, a, &b, nullptr, fn{}); \
+    return;
+    TT_POINTWISE_BINARY_OPS(TT_BINARY_CASE)
+#undef TT_BINARY_CASE
+  }
+}
+
+void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
+  run_loop<3, uint8_t>(out, cond, &a, &b, WhereFn{});
+}
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  Tensor out = new_output(broadcast_shapes("add", a.sizes(), b.sizes()));
+  binary(BinaryOp::Add, a, b, out);
+  return out;
+}
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+  Tensor out = new_output(broadcast_shapes("mul", a.sizes(), b.sizes()));
+  binary(BinaryOp::Mul, a, b, out);
+  return out;
+}
+
+Tensor relu(const Tensor& x) {
+  Tensor out = new_output(x.sizes());
+  unary(UnaryOp::Relu, {}, x, out);
+  return out;
+}
+
+Tensor swish(const Tensor& x) {
+  Tensor out = new_output(x.sizes());
+  unary(UnaryOp::Swish, {}, x, out);
+  return out;
+}
+
+}  // namespace tt::ops::cpu

@@ -1,0 +1,268 @@
+// The pointwise family's kernels and their launcher, generic over the functor
+// (ops/pointwise_functors.h) and the arity (1: unary, 2: binary, 3: where, whose
+// first operand is the uint8 condition). Included by the family's .cu files only.
+//
+// flat_kernel: every operand unit-stride over the same numel elements. Each thread
+// moves `Items` vectors of `Vec` elements per grid step (all loads first, then the
+// math, then the stores: independent loads in flight hide latency, and an in-place
+// op that aliases an input still reads before it writes); the n % Vec tail goes
+// element by element. Vectors need every pointer aligned to Vec elements, which the
+// launcher checks (the alignment is part of the problem key).
+// strided_kernel: anything else; the output index is unravelled over the folded
+// dims (ops/broadcast.h) into each operand's offset, in 32-bit arithmetic when every
+// index and offset fits (64-bit division is several times slower).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/cuda/check.h"
+#include "core/cuda/launch.h"
+#include "core/cuda/runtime.h"
+#include "core/cuda/stream.h"
+#include "ops/broadcast.h"
+#include "ops/cuda/pointwise/pointwise_config.h"
+#include "ops/pointwise_functors.h"
+
+namespace tt::ops::cuda::pointwise_kernels {
+
+template <typename A>
+struct Operands {
+  float* out;
+  const A* a;
+  const float* b;
+  const float* c;
+};
+
+template <int Arity, typename A, typename Fn>
+__device__ __forceinline__ float apply(const Fn& fn, A a, float b, float c) {
+  if constexpr (Arity == 1) {
+    return fn(a);
+  } else if constexpr (Arity == 2) {
+    return fn(a, b);
+  } else {
+    return fn(a, b, c);
+  }
+}
+
+template <int Vec, typename T>
+struct VecOf;
+template <>
+struct VecOf<1, float> {
+  using type = float;
+};
+template <>
+struct VecOf<2, float> {
+  using type = float2;
+};
+template <>
+struct VecOf<4, float> {
+  using type = float4;
+};
+template <>
+struct VecOf<1, uint8_t> {
+  using type = uint8_t;
+};
+template <>
+struct VecOf<2, uint8_t> {
+  using type = uchar2;
+};
+template <>
+struct VecOf<4, uint8_t> {
+  using type = uchar4;
+};
+
+// Elements v*Vec .. v*Vec+Vec-1 of p, one load instruction.
+template <int Vec, typename T>
+__device__ __forceinline__ void load_vec(const T* p, int64_t v, T (&out)[Vec]) {
+  using V = typename VecOf<Vec, T>::type;
+  const V x = reinterpret_cast<const V*>(p)[v];
+  const T* e = reinterpret_cast<const T*>(&x);
+#pragma unroll
+  for (int j = 0; j < Vec; ++j) out[j] = e[j];
+}
+
+template <int Vec>
+__device__ __forceinline__ void store_vec(float* p, int64_t v, const float (&in)[Vec]) {
+  using V = typename VecOf<Vec, float>::type;
+  V x;
+  float* e = reinterpret_cast<float*>(&x);
+#pragma unroll
+  for (int j = 0; j < Vec; ++j) e[j] = in[j];
+  reinterpret_cast<V*>(p)[v] = x;
+}
+
+template <int Arity, int Vec, int Items, typename A, typename Fn>
+__global__ void flat_kernel(Operands<A> op, int64_t n, Fn fn) {
+  const int64_t nvec = n / Vec;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x * Items;
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x * Items + threadIdx.x;
+       base < nvec; base += step) {
+    A va[Items][Vec];
+    float vb[Items][Vec], vc[Items][Vec];
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      const int64_t v = base + static_cast<int64_t>(k) * blockDim.x;
+      if (v < nvec) {
+        load_vec<Vec>(op.a, v, va[k]);
+        if constexpr (Arity >= 2) load_vec<Vec>(op.b, v, vb[k]);
+        if constexpr (Arity >= 3) load_vec<Vec>(op.c, v, vc[k]);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      const int64_t v = base + static_cast<int64_t>(k) * blockDim.x;
+      if (v < nvec) {
+        float r[Vec];
+#pragma unroll
+        for (int j = 0; j < Vec; ++j)
+          r[j] = apply<Arity>(fn, va[k][j], Arity >= 2 ? vb[k][j] : 0.0f,
+                              Arity >= 3 ? vc[k][j] : 0.0f);
+        store_vec<Vec>(op.out, v, r);
+      }
+    }
+  }
+  const int64_t first_tail = nvec * Vec;
+  for (int64_t i = first_tail + static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    op.out[i] = apply<Arity>(fn, op.a[i], Arity >= 2 ? op.b[i] : 0.0f, Arity >= 3 ? op.c[i] : 0.0f);
+  }
+}
+
+template <int Arity, int Items, typename Index, typename A, typename Fn>
+__global__ void strided_kernel(Operands<A> op, int64_t n, LoopPlan plan, Fn fn) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x * Items;
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x * Items + threadIdx.x; base < n;
+       base += step) {
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      const int64_t i = base + static_cast<int64_t>(k) * blockDim.x;
+      if (i >= n) break;
+      Index rest = static_cast<Index>(i);
+      Index off[Arity + 1] = {};
+      for (int d = plan.rank - 1; d >= 0; --d) {
+        const Index size = static_cast<Index>(plan.sizes[d]);
+        const Index coord = rest % size;
+        rest /= size;
+#pragma unroll
+        for (int o = 0; o <= Arity; ++o) off[o] += coord * static_cast<Index>(plan.strides[o][d]);
+      }
+      op.out[off[0]] =
+          apply<Arity>(fn, op.a[off[1]], Arity >= 2 ? op.b[off[Arity >= 2 ? 2 : 0]] : 0.0f,
+                       Arity >= 3 ? op.c[off[Arity >= 3 ? 3 : 0]] : 0.0f);
+    }
+  }
+}
+
+// Largest alignment (in elements, up to 4) every pointer allows for vectors.
+template <typename T>
+int elements_aligned(const T* p) {
+  const uintptr_t bytes = reinterpret_cast<uintptr_t>(p);
+  for (int v = 4; v > 1; v /= 2)
+    if (bytes % (v * sizeof(T)) == 0) return v;
+  return 1;
+}
+
+// The largest element offset an operand reaches under the plan (strides >= 0).
+inline int64_t max_offset(const LoopPlan& plan, int k) {
+  int64_t offset = 0;
+  for (int d = 0; d < plan.rank; ++d) offset += (plan.sizes[d] - 1) * plan.strides[k][d];
+  return offset;
+}
+
+inline unsigned int blocks_for(int64_t work, int threads, int items) {
+  return tt::cuda::grid_size((work + items - 1) / items, threads);
+}
+
+template <int Arity, int Vec, typename A, typename Fn>
+void launch_flat_items(const Operands<A>& op, int64_t n, Fn fn, int threads, int items,
+                       cudaStream_t s) {
+  const unsigned int blocks = blocks_for(n / Vec > 0 ? n / Vec : 1, threads, items);
+  switch (items) {
+    case 1:
+      flat_kernel<Arity, Vec, 1><<<blocks, threads, 0, s>>>(op, n, fn);
+      break;
+    case 2:
+      flat_kernel<Arity, Vec, 2><<<blocks, threads, 0, s>>>(op, n, fn);
+      break;
+    default:
+      flat_kernel<Arity, Vec, 4><<<blocks, threads, 0, s>>>(op, n, fn);
+      break;
+  }
+}
+
+template <int Arity, typename Index, typename A, typename Fn>
+void launch_strided_items(const Operands<A>& op, int64_t n, const LoopPlan& plan, Fn fn,
+                          int threads, int items, cudaStream_t s) {
+  const unsigned int blocks = blocks_for(n, threads, items);
+  switch (items) {
+    case 1:
+      strided_kernel<Arity, 1, Index><<<blocks, threads, 0, s>>>(op, n, plan, fn);
+      break;
+    case 2:
+      strided_kernel<Arity, 2, Index><<<blocks, threads, 0, s>>>(op, n, plan, fn);
+      break;
+    default:
+      strided_kernel<Arity, 4, Index><<<blocks, threads, 0, s>>>(op, n, plan, fn);
+      break;
+  }
+}
+
+// out = fn(a[, b[, c]]) with broadcasting; `name` is the op's name ("add", "gelu").
+template <int Arity, typename A, typename Fn>
+void launch(const char* name, Fn fn, const Tensor& out, const Tensor& a, const Tensor* b,
+            const Tensor* c) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  std::vector<const Tensor*> operands{&out, &a};
+  if (b) operands.push_back(b);
+  if (c) operands.push_back(c);
+  const LoopPlan plan = plan_loop(out.sizes(), operands);
+  Operands<A> op{static_cast<float*>(out.data_ptr()), static_cast<const A*>(a.data_ptr()),
+                 b ? static_cast<const float*>(b->data_ptr()) : nullptr,
+                 c ? static_cast<const float*>(c->data_ptr()) : nullptr};
+  const int device = out.device().index;
+  tt::cuda::DeviceGuard guard(device);
+  cudaStream_t s = tt::cuda::stream(device);
+  const std::string kernel = std::string("pointwise.") + name;
+
+  pointwise_tuning::PointwiseProblem problem;
+  problem.numel = n;
+  problem.flat = is_flat(plan);
+  if (problem.flat) {
+    int align = std::min(elements_aligned(op.out), elements_aligned(op.a));
+    if (op.b) align = std::min(align, elements_aligned(op.b));
+    if (op.c) align = std::min(align, elements_aligned(op.c));
+    problem.align = align;
+    const pointwise_tuning::PointwiseConfig cfg = pointwise_tuning::choose(kernel, problem, device);
+    switch (cfg.vec) {
+      case 4:
+        launch_flat_items<Arity, 4>(op, n, fn, cfg.threads, cfg.items, s);
+        break;
+      case 2:
+        launch_flat_items<Arity, 2>(op, n, fn, cfg.threads, cfg.items, s);
+        break;
+      default:
+        launch_flat_items<Arity, 1>(op, n, fn, cfg.threads, cfg.items, s);
+        break;
+    }
+  } else {
+    problem.rank = plan.rank;
+    const pointwise_tuning::PointwiseConfig cfg = pointwise_tuning::choose(kernel, problem, device);
+    bool index32 = n <= (int64_t{1} << 30);
+    for (int k = 0; k < plan.operands; ++k) index32 = index32 && max_offset(plan, k) <= INT32_MAX;
+    if (index32) {
+      launch_strided_items<Arity, int32_t>(op, n, plan, fn, cfg.threads, cfg.items, s);
+    } else {
+      launch_strided_items<Arity, int64_t>(op, n, plan, fn, cfg.threads, cfg.items, s);
+    }
+  }
+  TT_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace tt::ops::cuda::pointwise_kernels

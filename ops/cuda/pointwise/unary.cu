@@ -1,0 +1,21 @@
+// The unary ops of the pointwise family on CUDA (one instantiation of the generic
+// kernels per functor of TT_POINTWISE_UNARY_OPS).
+#include "ops/cuda/pointwise/pointwise.cuh"
+#include "ops/cuda/pointwise/pointwise.h"
+
+namespace tt::ops::cuda {
+
+void unary(pointwise::UnaryOp op, const pointwise::UnaryParams& params, const Tensor& x,
+           const Tensor& out) {
+  using namespace pointwise;
+  switch (op) {
+#define TT_UNARY_CASE(name, fn, text)                                                \
+  case UnaryOp::name:                                                                \
+    pointwise_kernels::launch<1, float>(text, fn{params}, out, x, nullptr, nullptr); \
+    return;
+    TT_POINTWISE_UNARY_OPS(TT_UNARY_CASE)
+#undef TT_UNARY_CASE
+  }
+}
+
+}  // namespace tt::ops::cuda

@@ -1,0 +1,78 @@
+// Checks and dispatch shared by the op front end's files (ops/ops.cpp,
+// ops/pointwise_ops.cpp, ops/reduce_ops.cpp, ops/shape_ops.cpp, ops/tensor_ops.cpp):
+// one wording for every user mistake, and the CPU/CUDA dispatch macro. Private to ops/.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace tt::ops::detail {
+
+struct NamedTensor {
+  const char* name;
+  const Tensor& tensor;
+};
+
+// A tensor the op needs: defined and float32.
+inline void check_required(const char* op, const char* name, const Tensor& t) {
+  TT_CHECK(t.defined(), "{}: {} is undefined; expected a float32 tensor", op, name);
+  TT_CHECK(t.dtype() == DType::F32, "{}: {} has dtype {} but only float32 is supported", op, name,
+           dtype_name(t.dtype()));
+}
+
+// An optional tensor: undefined, or float32.
+inline void check_optional(const char* op, const char* name, const Tensor& t) {
+  if (t.defined()) check_required(op, name, t);
+}
+
+// Every defined tensor must be on the device of the first one; returns that device.
+inline Device common_device(const char* op, std::initializer_list<NamedTensor> tensors) {
+  const NamedTensor* first = nullptr;
+  for (const NamedTensor& nt : tensors) {
+    if (!nt.tensor.defined()) continue;
+    if (!first) {
+      first = &nt;
+      continue;
+    }
+    TT_CHECK(nt.tensor.device() == first->tensor.device(),
+             "{}: {} is on {} but {} is on {}; all tensors must be on the same device", op, nt.name,
+             nt.tensor.device().str(), first->name, first->tensor.device().str());
+  }
+  return first ? first->tensor.device() : Device::cpu();
+}
+
+// Every tensor is required (check_required, in order), then on one device.
+inline Device required_on_one_device(const char* op, std::initializer_list<NamedTensor> tensors) {
+  for (const NamedTensor& nt : tensors) check_required(op, nt.name, nt.tensor);
+  return common_device(op, tensors);
+}
+
+// A dim of a tensor of rank `rank`, negative counting from the end; a 0-d tensor
+// accepts 0 and -1 as PyTorch does. Returns it non-negative.
+inline int64_t wrap_dim(const char* op, int64_t dim, int64_t rank) {
+  const int64_t r = rank > 0 ? rank : 1;
+  TT_CHECK(dim >= -r && dim < r,
+           "{}: dimension {} is out of range for a tensor of rank {} (expected a dim in [{}, {}])",
+           op, dim, rank, -r, r - 1);
+  return dim < 0 ? dim + r : dim;
+}
+
+[[noreturn]] inline void fail_without_cuda(const char* op, Device device) {
+  TT_FAIL("{}: the inputs are on {} but tensortune was built without CUDA", op, device.str());
+}
+
+}  // namespace tt::ops::detail
+
+// Runs `cpu_call` on the CPU, `cuda_call` on a CUDA device. Without TT_CUDA the CUDA
+// branch is compiled out (the tt::ops::cuda symbols do not exist).
+#if TT_CUDA
+#define TT_DISPATCH(op, device, cpu_call, cuda_call) \
+  return (device).is_cpu() ? (cpu_call) : (cuda_call)
+#else
+#define TT_DISPATCH(op, device, cpu_call, cuda_call) \
+  if ((device).is_cpu()) return (cpu_call);          \
+  ::tt::ops::detail::fail_without_cuda(op, device)
+#endif
