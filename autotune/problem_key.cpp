@@ -47,6 +47,12 @@ ProblemKey& ProblemKey::add(const std::string& name, const std::string& value) {
   return *this;
 }
 
+ProblemKey& ProblemKey::add_align_floats(int floats) {
+  return add("align", std::to_string(4 * floats) + "B");
+}
+
+ProblemKey& ProblemKey::add_precision(Precision p) { return add("precision", precision_name(p)); }
+
 ProblemKey ProblemKey::parse(std::string_view text) {
   ProblemKey key;
   for_each_name_value(text, "problem key", [&](std::string_view name, std::string_view value) {

@@ -1,8 +1,8 @@
 // Problem keys: what a kernel's best config depends on, as "m=1024,n=8192,k=8192,
 // precision=strict". A field whose value is an integer is numeric (a size); any other
 // value is categorical (precision=strict, layout=nt). Kernels build keys with
-// ProblemKey().add("m", m).add("precision", "strict").str() so that the tuner and the
-// run-time lookup spell a problem the same way; field order is the order of add().
+// ProblemKey().add("m", m).add_align_floats(4).add_precision().str() so that the tuner
+// and the run-time lookup spell a problem the same way; field order is the order of add().
 //
 // problem_distance() is the metric of the nearest-config rule in autotune/lookup.h.
 #pragma once
@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/precision.h"
 
 namespace tt::autotune {
 
@@ -28,6 +30,14 @@ class ProblemKey {
   ProblemKey& add(const std::string& name, const char* value) {
     return add(name, std::string(value));
   }
+  // "align=16B": the widest access the operands' addresses allow, given in floats (4:
+  // 16 bytes). Categorical: a config tuned for aligned data is never offered to
+  // misaligned data by the nearest-problem rule.
+  ProblemKey& add_align_floats(int floats);
+  // "precision=strict": the precision mode the kernel computes in. Every kernel of this
+  // build computes strict float32 whatever tt::current_precision() asks, so that is
+  // the default; a kernel that honours the mode passes it.
+  ProblemKey& add_precision(Precision p = Precision::strict);
 
   // Reads "m=1024,precision=strict"; throws tt::Error naming the bad field.
   static ProblemKey parse(std::string_view text);

@@ -71,6 +71,14 @@ Database gemm_database() {
   return db;
 }
 
+TEST(ProblemKey, AlignmentAndPrecisionHaveOneSpelling) {
+  EXPECT_EQ(ProblemKey().add("rows", 8).add_align_floats(4).add_precision().str(),
+            "rows=8,align=16B,precision=strict");
+  EXPECT_EQ(ProblemKey().add_align_floats(1).add_precision(Precision::accurate).str(),
+            "align=4B,precision=accurate");
+  EXPECT_FALSE(ProblemKey().add_align_floats(2).find("align")->number.has_value());
+}
+
 TEST(ProblemKey, BuildsParsesAndMeasuresDistance) {
   const ProblemKey key = ProblemKey().add("m", 1024).add("n", 64).add("precision", "strict");
   EXPECT_EQ(key.str(), "m=1024,n=64,precision=strict");

@@ -181,7 +181,7 @@ std::string problem_key(const PlanKey& key, const LtOperand& a, const LtOperand&
       .add("layout", std::string(a.trans ? "t" : "n") + (b.trans ? "t" : "n"))
       .add("bcast", bcast)
       .add("align", std::to_string(key.align) + "B")
-      .add("precision", "strict")
+      .add_precision()
       .str();
 }
 

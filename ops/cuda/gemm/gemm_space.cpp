@@ -95,8 +95,7 @@ std::string gemm_problem_key(const GemmStage& stage, const GemmProblem& p, int64
   autotune::ProblemKey key;
   key.add("m", p.m).add("n", p.n).add("k", p.k);
   if (stage.groups_in_key) key.add("groups", groups);
-  key.add("align", fmt::format("{}B", 4 * gemm_load_align(p)));
-  key.add("precision", "strict");
+  key.add_align_floats(gemm_load_align(p)).add_precision();
   return key.str();
 }
 

@@ -50,8 +50,6 @@ std::vector<std::string> kind_names(const std::vector<SegmentKind>& kinds) {
   return out;
 }
 
-std::string align_text(int align) { return fmt::format("{}B", 4 * align); }
-
 // The threads-per-block rule every norm space shares, for a known device.
 template <class C>
 void add_thread_limit(Rules<C>& rules, const DeviceLimits& limits) {
@@ -227,8 +225,8 @@ std::string segment_problem_key(const SegmentProblem& p) {
   return autotune::ProblemKey()
       .add("segments", p.segments)
       .add("length", p.length)
-      .add("align", align_text(p.align))
-      .add("precision", "strict")
+      .add_align_floats(p.align)
+      .add_precision()
       .str();
 }
 
@@ -236,8 +234,8 @@ std::string column_problem_key(const ColumnProblem& p) {
   return autotune::ProblemKey()
       .add("rows", p.rows)
       .add("cols", p.cols)
-      .add("align", align_text(p.align))
-      .add("precision", "strict")
+      .add_align_floats(p.align)
+      .add_precision()
       .str();
 }
 
@@ -246,8 +244,8 @@ std::string affine_problem_key(const AffineProblem& p) {
       .add("total", p.total)
       .add("channels", p.channels)
       .add("inner", p.inner)
-      .add("align", align_text(p.align))
-      .add("precision", "strict")
+      .add_align_floats(p.align)
+      .add_precision()
       .str();
 }
 

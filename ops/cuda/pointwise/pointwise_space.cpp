@@ -24,11 +24,11 @@ std::string problem_key(const PointwiseProblem& p) {
   autotune::ProblemKey key;
   key.add("numel", p.numel);
   if (p.flat) {
-    key.add("layout", "flat").add("align", fmt::format("{}B", 4 * p.align));
+    key.add("layout", "flat").add_align_floats(p.align);
   } else {
     key.add("rank", p.rank).add("layout", "strided");
   }
-  return key.add("precision", "strict").str();
+  return key.add_precision().str();
 }
 
 autotune::ParamSpace space(const std::string& kernel, const PointwiseProblem& p,
@@ -57,13 +57,11 @@ autotune::ParamSpace space(const std::string& kernel, const PointwiseProblem& p,
 }
 
 PointwiseConfig choose(const std::string& kernel, const PointwiseProblem& p, int device) {
-  const autotune::Config c =
-      autotune::choose(device, kernel, problem_key(p), /*swept_first=*/false,
-                       [&](bool constrained) {
-                         return space(kernel, p,
-                                      constrained ? tt::cuda::device_limits(device)
-                                                  : tt::cuda::DeviceLimits{});
-                       });
+  const autotune::Config c = autotune::choose(
+      device, kernel, problem_key(p), /*swept_first=*/false, [&](bool constrained) {
+        return space(kernel, p,
+                     constrained ? tt::cuda::device_limits(device) : tt::cuda::DeviceLimits{});
+      });
   return descriptor().from_config(c);
 }
 

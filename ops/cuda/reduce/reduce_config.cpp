@@ -34,8 +34,6 @@ int widest_vec(int64_t n, int align) {
   return 1;
 }
 
-std::string align_text(int align) { return fmt::format("{}B", align * 4); }
-
 bool inner_oversized(const InnerConfig& c, const InnerProblem& p) {
   return int64_t{c.lanes} * c.vec > std::max<int64_t>(round_up(p.cols, 128), 128);
 }
@@ -249,8 +247,8 @@ std::string inner_problem_key(Op op, const InnerProblem& p) {
       .add("op", op_name(op))
       .add("rows", p.rows)
       .add("cols", p.cols)
-      .add("align", align_text(p.align))
-      .add("precision", "strict")
+      .add_align_floats(p.align)
+      .add_precision()
       .str();
 }
 
@@ -260,8 +258,8 @@ std::string outer_problem_key(Op op, const OuterProblem& p) {
       .add("outer", p.outer)
       .add("rows", p.rows)
       .add("inner", p.inner)
-      .add("align", align_text(p.align))
-      .add("precision", "strict")
+      .add_align_floats(p.align)
+      .add_precision()
       .str();
 }
 
@@ -269,8 +267,8 @@ std::string row_problem_key(const RowProblem& p) {
   return autotune::ProblemKey()
       .add("rows", p.rows)
       .add("cols", p.cols)
-      .add("align", align_text(p.align))
-      .add("precision", "strict")
+      .add_align_floats(p.align)
+      .add_precision()
       .str();
 }
 
