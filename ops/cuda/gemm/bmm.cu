@@ -30,12 +30,12 @@
 #include "core/cuda/stream.h"
 #include "core/error.h"
 #include "ops/cuda/cuda_ops_reduce.h"
+#include "ops/cuda/gemm/cublaslt_heuristics.h"
 
 namespace tt::ops::cuda {
 namespace {
 
 constexpr int kAlgoCandidates = 8;  // as the GEMM stages' cublas algo axis
-constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 
 // One operand as cuBLASLt sees it: a column-major `rows x cols` matrix (ld) per batch.
 struct LtOperand {
@@ -144,27 +144,12 @@ Plan& plan_for(const PlanKey& key, const LtOperand& a, const LtOperand& b) {
   set_batch(plan->lb, key.batch, a.batch_stride);
   set_batch(plan->lc, key.batch, key.m * key.n);
 
-  cublasLtMatmulPreference_t pref = nullptr;
-  TT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-  const uint64_t ws = kWorkspaceBytes;
-  const uint32_t align = static_cast<uint32_t>(key.align);
-  TT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
-  for (auto attr :
-       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
-    TT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, attr, &align, sizeof(align)));
-  }
-  plan->algos.resize(kAlgoCandidates);
-  int found = 0;
-  const cublasStatus_t status =
-      cublasLtMatmulAlgoGetHeuristic(handle, plan->desc, plan->la, plan->lb, plan->lc, plan->lc,
-                                     pref, kAlgoCandidates, plan->algos.data(), &found);
-  cublasLtMatmulPreferenceDestroy(pref);
-  TT_CHECK(status == CUBLAS_STATUS_SUCCESS && found > 0,
+  cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+  plan->algos = gemm::lt_heuristics(handle, plan->desc, plan->la, plan->lb, plan->lc,
+                                    static_cast<uint32_t>(key.align), kAlgoCandidates, &status);
+  TT_CHECK(!plan->algos.empty(),
            "bmm: cuBLASLt has no float32 algorithm for batch={} m={} n={} k={} ({})", key.batch,
            key.m, key.n, key.k, cublasGetStatusString(status));
-  plan->algos.resize(found);
   return *st.plans.emplace(key, std::move(plan)).first->second;
 }
 
@@ -239,12 +224,12 @@ Tensor bmm(const Tensor& a_in, const Tensor& b_in) {
   const cudaStream_t stream = tt::cuda::stream(device);
   void*& workspace = st.workspaces[stream];
   // A plain cudaMalloc, not the caching allocator: it lives as long as the process.
-  if (workspace == nullptr) TT_CUDA_CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
+  if (workspace == nullptr) TT_CUDA_CHECK(cudaMalloc(&workspace, gemm::kLtWorkspaceBytes));
   const float alpha = 1.f, beta = 0.f;
   TT_CUBLAS_CHECK(cublasLtMatmul(st.handles[device], plan.desc, &alpha, b.ptr, plan.la, a.ptr,
                                  plan.lb, &beta, out.data<float>(), plan.lc, out.data<float>(),
-                                 plan.lc, &plan.algos[index].algo, workspace, kWorkspaceBytes,
-                                 stream));
+                                 plan.lc, &plan.algos[index].algo, workspace,
+                                 gemm::kLtWorkspaceBytes, stream));
   return out;
 }
 

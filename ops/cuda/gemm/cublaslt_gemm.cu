@@ -13,6 +13,7 @@
 #include "core/cuda/runtime.h"
 #include "core/cuda/stream.h"
 #include "core/error.h"
+#include "ops/cuda/gemm/cublaslt_heuristics.h"
 
 namespace tt::ops::cuda::gemm {
 
@@ -23,7 +24,6 @@ bool LtProblem::operator<(const LtProblem& o) const {
 
 namespace {
 
-constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 constexpr int kHeuristicsRequested = 16;
 
 // Descriptors and heuristic list of one problem; created once, never destroyed
@@ -105,29 +105,14 @@ Plan& plan_for(DeviceState& st, const LtProblem& p) {
   TT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->b, CUDA_R_32F, u(p.k), u(p.m), p.k));
   TT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->c, CUDA_R_32F, u(p.n), u(p.m), p.n));
 
-  cublasLtMatmulPreference_t pref = nullptr;
-  TT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-  const uint64_t ws = kWorkspaceBytes;
-  const uint32_t align = static_cast<uint32_t>(p.align_bytes);
-  TT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
-  for (auto attr :
-       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
-    TT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, attr, &align, sizeof(align)));
-  }
-  plan->algos.resize(kHeuristicsRequested);
-  int found = 0;
-  const cublasStatus_t status =
-      cublasLtMatmulAlgoGetHeuristic(st.handle, plan->desc, plan->a, plan->b, plan->c, plan->c,
-                                     pref, kHeuristicsRequested, plan->algos.data(), &found);
-  cublasLtMatmulPreferenceDestroy(pref);
-  TT_CHECK(status == CUBLAS_STATUS_SUCCESS && found > 0,
+  cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+  plan->algos = lt_heuristics(st.handle, plan->desc, plan->a, plan->b, plan->c,
+                              static_cast<uint32_t>(p.align_bytes), kHeuristicsRequested, &status);
+  TT_CHECK(!plan->algos.empty(),
            "cublaslt_gemm: cuBLASLt has no float32 algorithm for m={} n={} k={} with epilogue "
            "{} and {}-byte alignment ({})",
            p.m, p.n, p.k, static_cast<int>(p.epilogue), p.align_bytes,
            cublasGetStatusString(status));
-  plan->algos.resize(found);
   return *st.plans.emplace(p, std::move(plan)).first->second;
 }
 
@@ -168,17 +153,41 @@ void cublaslt_gemm_on(const LtProblem& problem, const float* x, const float* w, 
   }
   void*& workspace = st.workspaces[stream];
   // A plain cudaMalloc, not the caching allocator: it lives as long as the process.
-  if (workspace == nullptr) TT_CUDA_CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
+  if (workspace == nullptr) TT_CUDA_CHECK(cudaMalloc(&workspace, kLtWorkspaceBytes));
   const float alpha = 1.f, beta = 0.f;
   const cublasLtMatmulHeuristicResult_t& algo = plan.algos[algo_index];
   TT_CUBLAS_CHECK(cublasLtMatmul(st.handle, plan.desc, &alpha, w, plan.a, x, plan.b, &beta, c,
-                                 plan.c, c, plan.c, &algo.algo, workspace, kWorkspaceBytes,
+                                 plan.c, c, plan.c, &algo.algo, workspace, kLtWorkspaceBytes,
                                  stream));
 }
 
 void cublaslt_gemm(const LtProblem& p, const float* x, const float* w, const float* bias, float* c,
                    int algo_index) {
   cublaslt_gemm_on(p, x, w, bias, c, algo_index, tt::cuda::stream(p.device));
+}
+
+std::vector<cublasLtMatmulHeuristicResult_t> lt_heuristics(
+    cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a,
+    cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c, uint32_t align_bytes, int max_algos,
+    cublasStatus_t* status) {
+  cublasLtMatmulPreference_t pref = nullptr;
+  TT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+  const uint64_t ws = kLtWorkspaceBytes;
+  TT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
+  for (auto attr :
+       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
+    TT_CUBLAS_CHECK(
+        cublasLtMatmulPreferenceSetAttribute(pref, attr, &align_bytes, sizeof(align_bytes)));
+  }
+  std::vector<cublasLtMatmulHeuristicResult_t> algos(static_cast<size_t>(max_algos));
+  int found = 0;
+  *status = cublasLtMatmulAlgoGetHeuristic(handle, desc, a, b, c, c, pref, max_algos, algos.data(),
+                                           &found);
+  cublasLtMatmulPreferenceDestroy(pref);
+  algos.resize(*status == CUBLAS_STATUS_SUCCESS ? static_cast<size_t>(found) : 0);
+  return algos;
 }
 
 }  // namespace tt::ops::cuda::gemm
