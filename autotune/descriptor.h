@@ -297,19 +297,44 @@ class Descriptor {
 
   // The parameter space of a launch site named `kernel`: the impl axis, one axis per
   // field (for the impls that read it), the descriptor's constraints, then `extra`
-  // (the problem's and the device's), and `default_config` as the default.
-  ParamSpace space(std::string kernel, std::vector<Constraint> extra,
-                   const C& default_config) const {
+  // (the problem's and the device's), and `default_config` as the default. `impls`
+  // (non-empty: a subset of impls(), in the order given) offers only those impls: a
+  // field or constraint that only the others read is left out.
+  ParamSpace space(std::string kernel, std::vector<Constraint> extra, const C& default_config,
+                   std::vector<std::string> impls = {}) const {
+    for (const auto& impl : impls) {
+      TT_CHECK(
+          std::find(d_->impl_names.begin(), d_->impl_names.end(), impl) != d_->impl_names.end(),
+          "{}: space() offers impl '{}', which is not declared", d_->family, impl);
+    }
+    const bool subset = !impls.empty();
+    if (!subset) impls = d_->impl_names;
+    // The impls of `listed` that the space offers; nullopt when none (then the field or
+    // constraint is left out).
+    const auto kept =
+        [&](const std::vector<std::string>& listed) -> std::optional<std::vector<std::string>> {
+      if (!subset || listed.empty()) return listed;
+      std::vector<std::string> out;
+      for (const auto& i : listed) {
+        if (std::find(impls.begin(), impls.end(), i) != impls.end()) out.push_back(i);
+      }
+      if (out.empty()) return std::nullopt;
+      return out;
+    };
     ParamSpace space(std::move(kernel));
-    if (!d_->impl_names.empty()) space.impls(d_->impl_names);
-    for (const Field& f : d_->fields) space.axis(f.name, f.candidates, f.impls);
+    if (!impls.empty()) space.impls(impls);
+    for (const Field& f : d_->fields) {
+      if (auto on = kept(f.impls)) space.axis(f.name, f.candidates, *on);
+    }
     const auto add = [&](const Constraint& k) {
+      const auto on = kept(k.impls);
+      if (!on) return;
       space.constraint(
           k.reason,
           [view = Descriptor(d_), k](const Config& c) {
             return holds_in(*view.d_, k, view.from_config(c));
           },
-          k.impls);
+          *on);
     };
     for (const Constraint& k : d_->constraints) add(k);
     for (const Constraint& k : extra) add(k);

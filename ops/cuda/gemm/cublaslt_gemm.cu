@@ -1,5 +1,5 @@
-// cuBLASLt in strict float32 with a row-major view, cached descriptors and a
-// workspace per stream.
+// cuBLASLt in strict float32 (or FAST_TF32 when the problem asks) with a row-major
+// view, cached descriptors and a workspace per stream.
 #include "ops/cuda/gemm/cublaslt_gemm.h"
 
 #include <cublasLt.h>
@@ -18,8 +18,8 @@
 namespace tt::ops::cuda::gemm {
 
 bool LtProblem::operator<(const LtProblem& o) const {
-  return std::tie(m, n, k, epilogue, device, align_bytes) <
-         std::tie(o.m, o.n, o.k, o.epilogue, o.device, o.align_bytes);
+  return std::tie(m, n, k, epilogue, device, align_bytes, tf32) <
+         std::tie(o.m, o.n, o.k, o.epilogue, o.device, o.align_bytes, o.tf32);
 }
 
 namespace {
@@ -89,8 +89,11 @@ Plan& plan_for(DeviceState& st, const LtProblem& p) {
   TT_CHECK(p.m > 0 && p.n > 0 && p.k > 0, "cublaslt_gemm: sizes must be positive but are {}x{}x{}",
            p.m, p.n, p.k);
   auto plan = std::make_unique<Plan>();
-  // Strict float32: products and sums in IEEE float32 on the FMA units.
-  TT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  // Strict float32: products and sums in IEEE float32 on the FMA units; tf32: operands
+  // rounded to TF32 on the tensor cores, float32 accumulation. The heuristic below is
+  // asked for this compute type.
+  const cublasComputeType_t compute = p.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  TT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan->desc, compute, CUDA_R_32F));
   const cublasOperation_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
   TT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a,
                                                  sizeof(trans_a)));
@@ -109,10 +112,10 @@ Plan& plan_for(DeviceState& st, const LtProblem& p) {
   plan->algos = lt_heuristics(st.handle, plan->desc, plan->a, plan->b, plan->c,
                               static_cast<uint32_t>(p.align_bytes), kHeuristicsRequested, &status);
   TT_CHECK(!plan->algos.empty(),
-           "cublaslt_gemm: cuBLASLt has no float32 algorithm for m={} n={} k={} with epilogue "
+           "cublaslt_gemm: cuBLASLt has no {} algorithm for m={} n={} k={} with epilogue "
            "{} and {}-byte alignment ({})",
-           p.m, p.n, p.k, static_cast<int>(p.epilogue), p.align_bytes,
-           cublasGetStatusString(status));
+           p.tf32 ? "FAST_TF32" : "float32", p.m, p.n, p.k, static_cast<int>(p.epilogue),
+           p.align_bytes, cublasGetStatusString(status));
   return *st.plans.emplace(p, std::move(plan)).first->second;
 }
 

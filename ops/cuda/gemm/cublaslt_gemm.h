@@ -1,5 +1,7 @@
-// The cuBLASLt stage: C[M,N] = X[M,K] W[N,K]^T (+ bias[N], + ReLU) in strict float32
-// (CUBLAS_COMPUTE_32F, R_32F scale: never a TF32 compute type), row-major.
+// The cuBLASLt stage: C[M,N] = X[M,K] W[N,K]^T (+ bias[N], + ReLU), row-major, float32
+// in and out with an R_32F scale, in the compute type the problem names: strict
+// float32 (CUBLAS_COMPUTE_32F, the default) or TF32 tensor-core products
+// (CUBLAS_COMPUTE_32F_FAST_TF32, the tf32 precision's impl=cublaslt_tf32).
 //
 // cuBLASLt is column-major, so we ask it for C^T[N,M] = op_T(W viewed as col-major
 // K x N) * (X viewed as col-major K x M): no copies, and the bias runs along the rows
@@ -25,6 +27,8 @@ struct LtProblem {
   // cuBLASLt only offers algorithms that need no more. cublaslt_gemm() lowers it to
   // what the actual pointers allow.
   int align_bytes = 256;
+  // CUBLAS_COMPUTE_32F_FAST_TF32 instead of CUBLAS_COMPUTE_32F (its own heuristic list).
+  bool tf32 = false;
   bool operator<(const LtProblem& o) const;
 };
 

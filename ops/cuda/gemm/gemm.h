@@ -1,8 +1,12 @@
-// One entry point for the GEMM stage, whichever implementation the config names. The
-// config comes from the family's run-time choice (gemm_space.h: choose_gemm).
+// One entry point for the GEMM stage, whichever implementation the config names, and
+// what the plans of the fused ops ask the family about a config (so that no plan tests
+// cfg.impl). The config comes from the family's run-time choice (gemm_space.h:
+// choose_gemm).
 #pragma once
 
 #include <cuda_runtime_api.h>
+
+#include <cstdint>
 
 #include "ops/cuda/gemm/gemm_config.h"
 #include "ops/cuda/gemm/gemm_epilogue.h"
@@ -14,10 +18,33 @@ namespace tt::ops::cuda::gemm {
 // bias + ReLU; nothing after the activation, no affine).
 bool cublaslt_supports(const EpilogueParams& e);
 
+// Whether the tc family can apply the epilogue itself (pointwise: bias, then none, ReLU
+// or swish; nothing after the activation, no affine).
+bool tc_supports(const EpilogueParams& e);
+
+// Whether run_gemm(cfg, ...) applies `e` inside the config's own kernel for problem p
+// (no fallback kernel, no pass): own: the tile can (whole groups for kGroupNorm); cuBLASLt
+// (either compute type): cublaslt_supports; tc: tc_supports and the problem within
+// the TMA's rules. A plan runs a separate pass for what is not supported.
+bool epilogue_supported(const GemmConfig& cfg, const GemmProblem& p, const EpilogueParams& e);
+
+// Rows per column-statistics partial that the config's kColumnStats epilogue writes
+// (the own kernel: BM, one partial per CTA row band); 0 when the impl has no such
+// epilogue (cuBLASLt, tc): the plan then runs a statistics pass.
+int64_t column_stat_rows(const GemmConfig& cfg);
+
+// The config the tail GEMM of a tail split runs (GemmConfig::tail_rows; the head runs
+// cfg without the tail): the first pick of cfg's own arithmetic, so that a split keeps
+// the precision of its config: cuBLASLt(0) for own and cublaslt, cublaslt_tf32(0) for
+// cublaslt_tf32, and cfg's tc variant for tc.
+GemmConfig split_tail_config(const GemmConfig& cfg);
+
 // Runs C = X W^T + epilogue with the config on `stream` (device `device` current).
-// A cuBLASLt config with an epilogue cuBLASLt cannot apply, or K == 0, runs on our own
-// kernel instead (own_default_for), since that changes speed only. Throws tt::Error
-// for an invalid config.
+// A cuBLASLt or tc config with an epilogue it cannot apply, or K == 0, runs on our own
+// kernel instead (own_default_for), since that changes speed only (the own kernel is
+// strict float32, no less accurate); so does a tc config on a device without the tc
+// family or for a problem outside the TMA's rules (pointers that are not 16-byte
+// aligned). Throws tt::Error for an invalid config.
 void run_gemm(const GemmConfig& cfg, const GemmArgs& a, const EpilogueParams& e, int device,
               cudaStream_t stream);
 

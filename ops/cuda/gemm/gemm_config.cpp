@@ -1,9 +1,11 @@
-// The GEMM config table and the untuned defaults.
+// The GEMM config tables (own and tc variants), the tc conversion and the untuned
+// defaults.
 #include "ops/cuda/gemm/gemm_config.h"
 
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <limits>
 
 #include "core/error.h"
 #include "ops/cuda/gemm/gemm_space.h"
@@ -25,6 +27,76 @@ const std::vector<GemmConfig>& own_variants() {
   return table;
 }
 
+sm90::TcConfig to_tc_config(const GemmConfig& c) {
+  sm90::TcConfig t;
+  t.mode = c.tc_accurate ? sm90::TcMode::accurate : sm90::TcMode::tf32;
+  t.bm = c.bm;
+  t.bn = c.bn;
+  t.bk = c.bk;
+  t.stages = c.stages;
+  t.consumers = c.tc_warpgroups;
+  t.promote = c.tc_promote;
+  t.pingpong = c.tc_pingpong != 0;
+  t.group_m = c.tc_group;
+  t.persistent = c.tc_persistent != 0;
+  return t;
+}
+
+GemmConfig from_tc_config(const sm90::TcConfig& t) {
+  GemmConfig c;
+  c.impl = GemmImpl::kTc;
+  c.tc_accurate = t.mode == sm90::TcMode::accurate ? 1 : 0;
+  c.bm = t.bm;
+  c.bn = t.bn;
+  c.bk = t.bk;
+  c.stages = t.stages;
+  c.tc_warpgroups = t.consumers;
+  c.tc_promote = t.promote;
+  c.tc_pingpong = t.pingpong ? 1 : 0;
+  c.tc_group = t.group_m;
+  c.tc_persistent = t.persistent ? 1 : 0;
+  return c;
+}
+
+const std::vector<GemmConfig>& tc_variants() {
+  static const std::vector<GemmConfig> table = [] {
+    std::vector<GemmConfig> t;
+#if TT_SM90_GEMM
+    for (const sm90::TcConfig& v : sm90::tc_gemm_variants()) t.push_back(from_tc_config(v));
+#endif
+    return t;
+  }();
+  return table;
+}
+
+GemmConfig tc_default(bool accurate) {
+#if TT_SM90_GEMM
+  return from_tc_config(
+      sm90::tc_gemm_default(accurate ? sm90::TcMode::accurate : sm90::TcMode::tf32));
+#else
+  TT_FAIL("gemm: this build has no sm_90a code, so the tensor-core family has no {} default",
+          accurate ? "accurate" : "tf32");
+#endif
+}
+
+bool tc_fits(const GemmProblem& p) {
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  return p.k % 4 == 0 && p.align >= 4 && p.m >= 1 && p.n >= 1 && p.k >= 1 && p.m <= kMax &&
+         p.n <= kMax && p.k <= kMax;
+}
+
+std::string accurate_fallback_message(int cc_major, int cc_minor, bool compiled) {
+  if (cc_major == 9 && cc_minor == 0) {
+    if (compiled) return "";
+    return "accurate runs the strict path on this GPU (compute capability 9.0, but this build "
+           "has no sm_90a code for the tensor-core family)";
+  }
+  return fmt::format(
+      "accurate runs the strict path on this GPU (compute capability {}.{}; the tensor-core "
+      "family needs 9.0)",
+      cc_major, cc_minor);
+}
+
 GemmConfig GemmConfig::cublaslt(int algo_index, int64_t chunk_rows, int64_t tail_rows) {
   GemmConfig c;
   c.impl = GemmImpl::kCublasLt;
@@ -34,7 +106,24 @@ GemmConfig GemmConfig::cublaslt(int algo_index, int64_t chunk_rows, int64_t tail
   return c;
 }
 
-GemmConfig GemmConfig::default_for(const GemmProblem&) { return cublaslt(0); }
+GemmConfig GemmConfig::cublaslt_tf32(int algo_index, int64_t chunk_rows, int64_t tail_rows) {
+  GemmConfig c = cublaslt(algo_index, chunk_rows, tail_rows);
+  c.impl = GemmImpl::kCublasLtTf32;
+  return c;
+}
+
+GemmConfig GemmConfig::default_for(const GemmProblem& p, Precision precision, bool tc_device) {
+  switch (precision) {
+    case Precision::strict:
+      break;
+    case Precision::tf32:
+      return cublaslt_tf32(0);
+    case Precision::accurate:
+      if (tc_device && !tc_variants().empty() && tc_fits(p)) return tc_default(true);
+      break;
+  }
+  return cublaslt(0);
+}
 
 GemmConfig GemmConfig::own_default_for(const GemmProblem& p) {
   // Large problems: the 128x128 tile with 8x8 per thread; small ones: 64x64 so that

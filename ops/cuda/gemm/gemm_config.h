@@ -1,15 +1,26 @@
 // The GEMM stage of the fused ops: C[M,N] = X[M,K] W[N,K]^T (+ an epilogue), X and
 // W row-major with K contiguous. This header names the problem and the tunable
-// choice: which implementation (our own tiled SIMT kernel or cuBLASLt) and, for our
-// own kernel, its tile shape; for cuBLASLt, the index into its heuristic list. The
-// own kernel's variants are a fixed compiled table (own_variants()); the autotuner
-// sweeps it together with the cuBLASLt indices. Everything is strict float32: FFMA
-// on the CUDA cores, never TF32.
+// choice: which implementation and its parameters.
+//   own            our tiled SIMT kernel (strict float32, FFMA): its tile shape, from a
+//                  compiled table (own_variants()).
+//   cublaslt       cuBLASLt with CUBLAS_COMPUTE_32F (strict): the index into its
+//                  heuristic list.
+//   cublaslt_tf32  cuBLASLt with CUBLAS_COMPUTE_32F_FAST_TF32 (the tf32 precision): the
+//                  index into the heuristic list of that compute type.
+//   tc             our sm_90a tensor-core family (sm90/tc_gemm.h) in its tf32 or accurate
+//                  (split TF32) mode: a compiled variant (tc_variants()) plus its
+//                  run-time fields (raster group, persistence).
+// A config names its arithmetic completely (the ambient tt::current_precision() only
+// decides which configs a space offers, gemm_space.h), so a tuned config means the
+// same thing wherever it runs.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "core/precision.h"
+#include "ops/cuda/gemm/sm90/tc_gemm.h"
 
 namespace tt::ops::cuda::gemm {
 
@@ -25,12 +36,18 @@ struct GemmProblem {
   std::string str() const;  // "m=1024,n=8192,k=8192"
 };
 
-enum class GemmImpl : uint8_t { kOwn = 0, kCublasLt = 1 };
+enum class GemmImpl : uint8_t { kOwn = 0, kCublasLt = 1, kTc = 2, kCublasLtTf32 = 3 };
+
+// Whether the impl is cuBLASLt (either compute type): it reads algo, chunk and tail.
+constexpr bool is_cublaslt(GemmImpl i) {
+  return i == GemmImpl::kCublasLt || i == GemmImpl::kCublasLtTf32;
+}
 
 struct GemmConfig {
   GemmImpl impl = GemmImpl::kCublasLt;
   // Own kernel: CTA tile BM x BN, K step BK, thread tile TM x TN, global load width
   // vec (floats), shared-memory stages (2: double buffer fed through registers).
+  // tc: bm, bn, bk and stages are the variant's CTA tile, k-block and pipeline depth.
   int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0, vec = 0, stages = 0;
   // cuBLASLt: index into heuristic_algorithms() for the problem (0 = its first pick).
   int cublas_algo_index = 0;
@@ -45,32 +62,76 @@ struct GemmConfig {
   // the passes fill the SMs that the GEMMs' last, partial wave leaves idle
   // (ops/cuda/fused/plans.cu).
   int64_t tail_rows = 0;
+  // tc (sm90::TcConfig; tc_config() converts): the mode (1: accurate, split TF32; 0:
+  // tf32), consumer warpgroups, promotion interval (accurate), ping-pong consumers;
+  // then the run-time fields: raster group of tile rows and persistent CTAs.
+  int tc_accurate = 0, tc_warpgroups = 0, tc_promote = 0, tc_pingpong = 0;
+  int tc_group = 0, tc_persistent = 0;
 
   int threads() const { return impl == GemmImpl::kOwn ? (bm / tm) * (bn / tn) : 0; }
   // The text form and equality come from the family's descriptor (gemm_space.h):
-  // "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=4,stages=2" or "impl=cublaslt,algo=0",
-  // with ",chunk=4096" when chunk_rows > 0 and ",tail=64" when tail_rows > 0; equal
-  // configs have the same impl and the same values in the fields that impl reads.
+  // "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=4,stages=2", "impl=cublaslt,algo=0",
+  // "impl=cublaslt_tf32,algo=0" or "impl=tc,accurate=1,bm=128,bn=128,bk=32,stages=3,
+  // wg=2,promote=64,pingpong=0,group=8,persistent=1", with ",chunk=4096" when
+  // chunk_rows > 0 and ",tail=64" when tail_rows > 0; equal configs have the same impl
+  // and the same values in the fields that impl reads.
   std::string str() const;
   bool operator==(const GemmConfig& o) const;
   bool operator!=(const GemmConfig& o) const { return !(*this == o); }
 
   static GemmConfig cublaslt(int algo_index = 0, int64_t chunk_rows = 0, int64_t tail_rows = 0);
-  // The default when nothing is tuned: cuBLASLt's own first heuristic pick, which
-  // is within a few percent of the best we measured at the seed shapes.
-  static GemmConfig default_for(const GemmProblem& p);
+  static GemmConfig cublaslt_tf32(int algo_index = 0, int64_t chunk_rows = 0,
+                                  int64_t tail_rows = 0);
+  // The default when nothing is tuned, per precision:
+  //   strict    cuBLASLt's own first heuristic pick (CUBLAS_COMPUTE_32F), within a few
+  //             percent of the best we measured at the seed shapes;
+  //   tf32      cuBLASLt's first pick with CUBLAS_COMPUTE_32F_FAST_TF32;
+  //   accurate  the tc family's accurate default when `tc_device` (the device runs the
+  //             sm90 family) and the problem is within the TMA's rules (tc_fits), else
+  //             the strict default (the strict path: no less accurate).
+  static GemmConfig default_for(const GemmProblem& p, Precision precision = Precision::strict,
+                                bool tc_device = false);
   // The fastest own variant we expect for p without timing (valid for p).
   static GemmConfig own_default_for(const GemmProblem& p);
 };
 
 // Whether `c` can run `p` (launch-time check; the rules are
 // the descriptor's and the space's, gemm_space.cpp): a compiled own tile whose vector width
-// p.align allows, or a cuBLASLt index 0..7 with a chunk or tail split that fits the
-// rows. Whether cuBLASLt has that many algorithms is only known at run time.
+// p.align allows, a cuBLASLt index 0..7 or a compiled tc variant within the TMA's rules,
+// with a chunk or tail split that fits the rows. Whether cuBLASLt has that many
+// algorithms, and whether the device runs the tc family, is only known at run time.
 bool valid(const GemmConfig& c, const GemmProblem& p);
 
 // Every compiled own-kernel variant (the autotuner's sweep over our kernel).
 const std::vector<GemmConfig>& own_variants();
+
+// Every compiled variant of the sm90 tensor-core family (sm90::tc_gemm_variants()) as
+// GemmConfigs with their run-time fields at the family's defaults; empty when this
+// build has no sm_90a code (TT_SM90_GEMM == 0).
+const std::vector<GemmConfig>& tc_variants();
+// Whether c's compile-time tc fields (accurate, bm, bn, bk, stages, wg, promote,
+// pingpong) name a row of tc_variants(); the run-time fields are free.
+bool tc_compiled(const GemmConfig& c);
+// The tc family's default variant for the mode (accurate or tf32); requires tc_variants()
+// to be non-empty.
+GemmConfig tc_default(bool accurate);
+// The one conversion between the tc family's config and the GEMM family's (every
+// TcConfig field has its GemmConfig field here and nowhere else).
+sm90::TcConfig to_tc_config(const GemmConfig& c);
+GemmConfig from_tc_config(const sm90::TcConfig& t);
+// Whether the problem is within the TMA's rules the tc family needs: K a multiple of 4
+// and X, W 16-byte aligned (p.align == 4), sizes within 32 bits.
+bool tc_fits(const GemmProblem& p);
+// Whether `device` can run the tc family: compute capability 9.0 and sm_90a code in
+// this build (memoized per device).
+bool tc_device_supported(int device);
+// What an accurate run says when the device cannot run the tc family ("" when it can):
+// "accurate runs the strict path on this GPU (compute capability 8.0; the tensor-core
+// family needs 9.0)". `compiled`: the build has the sm_90a code.
+std::string accurate_fallback_message(int cc_major, int cc_minor, bool compiled);
+// Prints accurate_fallback_message for `device` to stderr, once per process, when the
+// calling thread's precision is accurate and the device cannot run the tc family.
+void note_accurate_fallback(int device);
 // Those valid for p (gemm_space.h: valid), then cuBLASLt indices 0..cublas_candidates-1.
 std::vector<GemmConfig> candidates(const GemmProblem& p, int cublas_candidates = 4);
 

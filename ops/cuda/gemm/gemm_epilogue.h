@@ -5,7 +5,8 @@
 // (the per-column affine of norm::launch_channel_affine, in the same rounding order).
 // Two epilogues then need the whole tile, so they only exist in our own kernel:
 //   kGroupNorm:    GroupNorm over contiguous groups of `group_size` channels of each
-//                  row, which must lie inside one CTA tile (gemm_swish_bias_group_norm in one kernel);
+//                  row, which must lie inside one CTA tile (gemm_swish_bias_group_norm in one
+//                  kernel);
 //   kColumnStats:  store v and, per CTA row band, each column's mean and M2 over the
 //                  band's rows into part_mean/part_m2 [ceil(M / BM)][N], the partials
 //                  that norm::launch_batch_norm_finalize merges (batch norm training).

@@ -17,34 +17,81 @@ using autotune::Descriptor;
 using autotune::ParamSpace;
 using Constraint = Descriptor<GemmConfig>::Constraint;
 
-// Rows per chunk offered with cuBLASLt (0: one GEMM, then one pass).
+// Rows per chunk offered with cuBLASLt and tc (0: one GEMM, then one pass).
 const std::vector<int64_t> kChunkCandidates = {0, 1024, 2048, 4096, 8192};
 constexpr int64_t kMaxChunks = 16;
 // Tail rows offered for a tail split (0: none). H200, the group-norm stage at full
 // shape: 2048 to 16384 rows all within 0.3% (5.64-5.65 ms); 64 rows 5.65-5.77 ms.
 const std::vector<int64_t> kTailCandidates = {0, 64, 2048, 4096, 8192};
+// The tc family's run-time fields: raster groups of tile rows (L2 reuse of W's
+// panels) and persistent CTAs (one per SM looping over tiles) or one CTA per tile.
+const std::vector<int64_t> kTcGroupCandidates = {1, 4, 8, 16};
+const std::vector<int64_t> kTcPersistentCandidates = {0, 1};
+
+const char* const kOwn = "own";
+const char* const kLt = "cublaslt";
+const char* const kLtTf32 = "cublaslt_tf32";
+const char* const kTc = "tc";
+
+// The distinct values of a field over both compiled tables, own's first; a field that
+// only tc reads falls back to {0} when this build has no tc variants (the impl is
+// declared either way, so that its text parses; the "compiled" rule rejects it).
+template <class T>
+std::vector<int64_t> values_of(T GemmConfig::*member, bool own, bool tc) {
+  std::vector<GemmConfig> both;
+  if (own) both = own_variants();
+  if (tc) both.insert(both.end(), tc_variants().begin(), tc_variants().end());
+  std::vector<int64_t> v = autotune::distinct_values(both, member);
+  if (v.empty()) v.push_back(0);
+  return v;
+}
 
 Descriptor<GemmConfig> make_descriptor(bool chunks, bool tails) {
-  const std::vector<GemmConfig>& table = own_variants();
-  const std::vector<std::string> own = {"own"}, lt = {"cublaslt"};
+  const std::vector<std::string> own = {kOwn}, lt = {kLt, kLtTf32}, tc = {kTc},
+                                 own_tc = {kOwn, kTc}, scheduled = {kLt, kLtTf32, kTc};
   Descriptor<GemmConfig> d("gemm");
-  d.impl(&GemmConfig::impl, {{"own", GemmImpl::kOwn}, {"cublaslt", GemmImpl::kCublasLt}})
-      .field("bm", &GemmConfig::bm, autotune::distinct_values(table, &GemmConfig::bm), own)
-      .field("bn", &GemmConfig::bn, autotune::distinct_values(table, &GemmConfig::bn), own)
-      .field("bk", &GemmConfig::bk, autotune::distinct_values(table, &GemmConfig::bk), own)
-      .field("tm", &GemmConfig::tm, autotune::distinct_values(table, &GemmConfig::tm), own)
-      .field("tn", &GemmConfig::tn, autotune::distinct_values(table, &GemmConfig::tn), own)
-      .field("vec", &GemmConfig::vec, autotune::distinct_values(table, &GemmConfig::vec), own)
-      .field("stages", &GemmConfig::stages, autotune::distinct_values(table, &GemmConfig::stages),
-             own);
+  d.impl(&GemmConfig::impl, {{kOwn, GemmImpl::kOwn},
+                             {kLt, GemmImpl::kCublasLt},
+                             {kLtTf32, GemmImpl::kCublasLtTf32},
+                             {kTc, GemmImpl::kTc}})
+      .field("accurate", &GemmConfig::tc_accurate, values_of(&GemmConfig::tc_accurate, false, true),
+             tc)
+      .field("bm", &GemmConfig::bm, values_of(&GemmConfig::bm, true, true), own_tc)
+      .field("bn", &GemmConfig::bn, values_of(&GemmConfig::bn, true, true), own_tc)
+      .field("bk", &GemmConfig::bk, values_of(&GemmConfig::bk, true, true), own_tc)
+      .field("tm", &GemmConfig::tm, values_of(&GemmConfig::tm, true, false), own)
+      .field("tn", &GemmConfig::tn, values_of(&GemmConfig::tn, true, false), own)
+      .field("vec", &GemmConfig::vec, values_of(&GemmConfig::vec, true, false), own)
+      .field("stages", &GemmConfig::stages, values_of(&GemmConfig::stages, true, true), own_tc)
+      .field("wg", &GemmConfig::tc_warpgroups, values_of(&GemmConfig::tc_warpgroups, false, true),
+             tc)
+      .field("promote", &GemmConfig::tc_promote, values_of(&GemmConfig::tc_promote, false, true),
+             tc)
+      .field("pingpong", &GemmConfig::tc_pingpong, values_of(&GemmConfig::tc_pingpong, false, true),
+             tc)
+      .field("group", &GemmConfig::tc_group, kTcGroupCandidates, tc)
+      .field("persistent", &GemmConfig::tc_persistent, kTcPersistentCandidates, tc);
   std::vector<int64_t> algos;
   for (int i = 0; i < kCublasAlgoCandidates; ++i) algos.push_back(i);
   d.field("algo", &GemmConfig::cublas_algo_index, algos, lt);
-  if (chunks) d.field("chunk", &GemmConfig::chunk_rows, kChunkCandidates, lt);
-  if (tails) d.field("tail", &GemmConfig::tail_rows, kTailCandidates, lt);
+  if (chunks) d.field("chunk", &GemmConfig::chunk_rows, kChunkCandidates, scheduled);
+  if (tails) d.field("tail", &GemmConfig::tail_rows, kTailCandidates, scheduled);
   d.compiled(
       "the tile must be one of the compiled own variants (ops/cuda/gemm/tiled_gemm_variants.h)",
-      table, own);
+      own_variants(), own);
+  // The compile-time fields must name a row of the variant table; the run-time fields
+  // (group, persistent) are free. The table's rows carry the family's run-time
+  // defaults, so the rule compares the compile-time fields only.
+  if (tc_variants().empty()) {
+    d.constraint(
+        "this build has no sm_90a code for the tensor-core family (impl=tc)",
+        [](const GemmConfig&) { return false; }, tc);
+  } else {
+    d.constraint(
+        "the tensor-core variant (accurate, bm, bn, bk, stages, wg, promote, pingpong) must be a "
+        "row of the compiled table (ops/cuda/gemm/sm90/tc_gemm_variants.h)",
+        [](const GemmConfig& c) { return tc_compiled(c); }, tc);
+  }
   return d;
 }
 
@@ -61,6 +108,21 @@ bool chunk_fits(const GemmConfig& c, int64_t m) {
 // floats); the epilogues reuse the same buffer.
 int64_t own_shared_bytes(const GemmConfig& c) {
   return 2 * int64_t{c.bk} * (c.bm + 4 + c.bn + 4) * static_cast<int64_t>(sizeof(float));
+}
+
+// The impls a space offers in each precision (CONTRACT item 2): strict = own +
+// cuBLASLt(32F); tf32 = strict's + cuBLASLt(FAST_TF32) + tc tf32; accurate = strict's +
+// tc accurate.
+std::vector<std::string> impls_of(Precision precision) {
+  switch (precision) {
+    case Precision::tf32:
+      return {kOwn, kLt, kLtTf32, kTc};
+    case Precision::accurate:
+      return {kOwn, kLt, kTc};
+    case Precision::strict:
+      break;
+  }
+  return {kOwn, kLt};
 }
 
 }  // namespace
@@ -80,9 +142,18 @@ std::string GemmConfig::str() const {
 
 bool GemmConfig::operator==(const GemmConfig& o) const { return gemm_descriptor().equal(*this, o); }
 
+bool tc_compiled(const GemmConfig& c) {
+  return std::any_of(tc_variants().begin(), tc_variants().end(), [&](const GemmConfig& t) {
+    return t.tc_accurate == c.tc_accurate && t.bm == c.bm && t.bn == c.bn && t.bk == c.bk &&
+           t.stages == c.stages && t.tc_warpgroups == c.tc_warpgroups &&
+           t.tc_promote == c.tc_promote && t.tc_pingpong == c.tc_pingpong;
+  });
+}
+
 bool valid(const GemmConfig& c, const GemmProblem& p) {
   if (!gemm_descriptor().valid(c)) return false;
   if (c.impl == GemmImpl::kOwn) return vec_fits(c, p.align);
+  if (c.impl == GemmImpl::kTc && !tc_fits(p)) return false;
   return tail_fits(c, p.m);
 }
 
@@ -91,33 +162,64 @@ int gemm_load_align(const GemmProblem& p) {
   return std::max(1, std::min(p.align, k_align));
 }
 
-std::string gemm_problem_key(const GemmStage& stage, const GemmProblem& p, int64_t groups) {
+std::string gemm_problem_key(const GemmStage& stage, const GemmProblem& p, int64_t groups,
+                             Precision precision) {
   autotune::ProblemKey key;
   key.add("m", p.m).add("n", p.n).add("k", p.k);
   if (stage.groups_in_key) key.add("groups", groups);
-  key.add_align_floats(gemm_load_align(p)).add_precision();
+  key.add_align_floats(gemm_load_align(p)).add_precision(precision);
   return key.str();
 }
 
 ParamSpace gemm_space(const GemmStage& stage, const GemmProblem& p,
                       const tt::cuda::DeviceLimits& limits, AlgoCount algo_count) {
+  GemmSpaceOptions options;
+  options.algo_count = std::move(algo_count);
+  return gemm_space(stage, p, limits, options);
+}
+
+ParamSpace gemm_space(const GemmStage& stage, const GemmProblem& p,
+                      const tt::cuda::DeviceLimits& limits, const GemmSpaceOptions& options) {
   const int align = gemm_load_align(p);
   const int64_t m = p.m;
-  const std::vector<std::string> own = {"own"}, lt = {"cublaslt"};
+  const Precision precision = options.precision;
+  const std::vector<std::string> impls = impls_of(precision);
+  const auto offered = [&](std::vector<std::string> list) {
+    std::vector<std::string> out;
+    for (const std::string& i : list) {
+      if (std::find(impls.begin(), impls.end(), i) != impls.end()) out.push_back(i);
+    }
+    return out;
+  };
+  const std::vector<std::string> own = {kOwn}, tc = offered({kTc}),
+                                 scheduled = offered({kLt, kLtTf32, kTc});
   std::vector<Constraint> rules;
   rules.push_back({fmt::format("vec must not exceed the {} floats that the addresses of X and W "
                                "and K = {} allow",
                                align, p.k),
                    [align](const GemmConfig& c) { return vec_fits(c, align); }, own});
+  if (!tc.empty()) {
+    const bool accurate = precision == Precision::accurate;
+    rules.push_back(
+        {fmt::format("in {} precision the tensor-core family runs its {} variants "
+                     "(accurate={})",
+                     precision_name(precision), accurate ? "accurate" : "tf32", accurate ? 1 : 0),
+         [accurate](const GemmConfig& c) { return (c.tc_accurate != 0) == accurate; }, tc});
+    const bool fits = tc_fits(p);
+    rules.push_back({fmt::format("the tensor-core family needs K % 4 == 0 and 16-byte aligned X "
+                                 "and W (the TMA's rules); K = {}, alignment {} bytes",
+                                 p.k, 4 * p.align),
+                     [fits](const GemmConfig&) { return fits; }, tc});
+  }
   if (stage.chunks) {
     rules.push_back(
         {fmt::format("chunk must be 0 or split the {} rows into 2 to {} chunks", m, kMaxChunks),
-         [m](const GemmConfig& c) { return chunk_fits(c, m); }, lt});
+         [m](const GemmConfig& c) { return chunk_fits(c, m); }, scheduled});
   }
   if (stage.tails) {
     rules.push_back(
         {fmt::format("tail must be 0 or at most half the {} rows, and not combined with chunk", m),
-         [m](const GemmConfig& c) { return tail_fits(c, m); }, lt});
+         [m](const GemmConfig& c) { return tail_fits(c, m); }, scheduled});
   }
   if (limits.known) {
     const int max_threads = limits.max_threads_per_block;
@@ -131,12 +233,25 @@ ParamSpace gemm_space(const GemmStage& stage, const GemmProblem& p,
                      "device's {} bytes per block",
                      max_shared),
          [max_shared](const GemmConfig& c) { return own_shared_bytes(c) <= max_shared; }, own});
-    if (algo_count) {
-      const AlgoCount count = algo_count;
+    const bool tc_runs = limits.cc_major == 9 && limits.cc_minor == 0 && !tc_variants().empty();
+    if (!tc.empty() && !tc_runs) {
+      rules.push_back(
+          {fmt::format("the tensor-core family (impl=tc) needs compute capability 9.0 and this "
+                       "build's sm_90a code; this GPU has compute capability {}.{}{}",
+                       limits.cc_major, limits.cc_minor,
+                       tc_variants().empty() ? " and the build has no sm_90a code" : ""),
+           [](const GemmConfig&) { return false; }, tc});
+    }
+    // cuBLASLt's heuristic list of each compute type, when known.
+    for (const auto& [impl, counter] :
+         {std::pair<const char*, AlgoCount>{kLt, options.algo_count},
+          std::pair<const char*, AlgoCount>{kLtTf32, options.tf32_algo_count}}) {
+      if (!counter || offered({impl}).empty()) continue;
+      const AlgoCount count = counter;
       rules.push_back(
           {fmt::format("algo must index cuBLASLt's heuristic list for the GEMM (or chunk) shape "
-                       "on this device ({} algorithms for m={})",
-                       count(m), m),
+                       "on this device ({} algorithms for m={}{})",
+                       count(m), m, impl == kLtTf32 ? " with FAST_TF32" : ""),
            [count, m](const GemmConfig& c) {
              const int64_t chunk = c.chunk_rows, tail = c.tail_rows;
              const int64_t a = c.cublas_algo_index;
@@ -146,11 +261,12 @@ ParamSpace gemm_space(const GemmStage& stage, const GemmProblem& p,
              if (a >= count(std::min(chunk, m))) return false;
              return m % chunk == 0 || a < count(m % chunk);
            },
-           lt});
+           {impl}});
     }
   }
   return gemm_descriptor(stage.chunks, stage.tails)
-      .space(stage.name, std::move(rules), GemmConfig::default_for(p));
+      .space(stage.name, std::move(rules), GemmConfig::default_for(p, precision, options.tc_device),
+             impls);
 }
 
 }  // namespace tt::ops::cuda::gemm
