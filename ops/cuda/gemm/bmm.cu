@@ -1,5 +1,14 @@
 // bmm on CUDA: out[B, m, n] = a[B, m, k] b[B, k, n] as one strided batched cuBLASLt
-// matmul in strict float32 (CUBLAS_COMPUTE_32F, never TF32).
+// matmul, in the compute type of the calling thread's precision: strict and accurate
+// CUBLAS_COMPUTE_32F, tf32 CUBLAS_COMPUTE_32F_FAST_TF32 (the heuristic list asked for
+// that compute type). In tf32 and accurate, a product that is one GEMM of the GEMM
+// family's layout (b shared by every batch, or one batch, as the transposed view of a
+// K-contiguous [n, k] matrix: matmul(x, W.t()); a's rows K-contiguous and its batches
+// consecutive) runs as that GEMM instead (kernel "matmul", X = a as [B*m, k], W = b^T):
+// there the tc family's variants are in the space (accurate: its default on an sm_90 GPU
+// where K % 4 == 0 and the operands are 16-byte aligned). Any other layout in accurate
+// runs the strict batched path: the tc family has no batched form, and strict float32 is
+// within accurate's bound. Strict runs exactly what it ran before the modes existed.
 //
 // Row-major to cuBLASLt's column-major: we ask for out^T [n, m] (ld n) =
 // op(b) * op(a), where a row-major matrix with rows of unit stride is its own
@@ -11,7 +20,8 @@
 //
 // Tuning: kernel "bmm", one axis cublas_algo_index (the position in cuBLASLt's
 // heuristic list, as the GEMM stages' algo); problem key
-// "batch=B,m=M,n=N,k=K,layout=nt,bcast=a,align=16B,precision=strict" where layout
+// "batch=B,m=M,n=N,k=K,layout=nt,bcast=a,align=16B,precision=strict" (the calling
+// thread's precision) where layout
 // gives op(a) op(b) (n: rows of unit stride, t: a transposed view) and bcast which
 // operands have batch stride 0 (none, a, b, ab).
 #include <cublasLt.h>
@@ -31,6 +41,8 @@
 #include "core/error.h"
 #include "ops/cuda/cuda_ops_reduce.h"
 #include "ops/cuda/gemm/cublaslt_heuristics.h"
+#include "ops/cuda/gemm/gemm.h"
+#include "ops/cuda/gemm/gemm_space.h"
 
 namespace tt::ops::cuda {
 namespace {
@@ -84,10 +96,11 @@ struct PlanKey {
   bool ta, tb;
   int64_t lda, ldb, sa, sb;
   int align;
+  bool tf32;  // CUBLAS_COMPUTE_32F_FAST_TF32
   bool operator<(const PlanKey& o) const {
-    return std::tie(device, batch, m, n, k, ta, tb, lda, ldb, sa, sb, align) <
-           std::tie(o.device, o.batch, o.m, o.n, o.k, o.ta, o.tb, o.lda, o.ldb, o.sa, o.sb,
-                    o.align);
+    return std::tie(device, batch, m, n, k, ta, tb, lda, ldb, sa, sb, align, tf32) <
+           std::tie(o.device, o.batch, o.m, o.n, o.k, o.ta, o.tb, o.lda, o.ldb, o.sa, o.sb, o.align,
+                    o.tf32);
   }
 };
 
@@ -128,7 +141,8 @@ Plan& plan_for(const PlanKey& key, const LtOperand& a, const LtOperand& b) {
   auto& handle = st.handles[key.device];
   if (!handle) TT_CUBLAS_CHECK(cublasLtCreate(&handle));
   auto plan = std::make_unique<Plan>();
-  TT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublasComputeType_t compute = key.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  TT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan->desc, compute, CUDA_R_32F));
   // cuBLASLt's A is our b (supplying b^T, n x k), its B our a (supplying a^T, k x m).
   const cublasOperation_t op_a = b.trans ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_b = a.trans ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -148,8 +162,9 @@ Plan& plan_for(const PlanKey& key, const LtOperand& a, const LtOperand& b) {
   plan->algos = gemm::lt_heuristics(handle, plan->desc, plan->la, plan->lb, plan->lc,
                                     static_cast<uint32_t>(key.align), kAlgoCandidates, &status);
   TT_CHECK(!plan->algos.empty(),
-           "bmm: cuBLASLt has no float32 algorithm for batch={} m={} n={} k={} ({})", key.batch,
-           key.m, key.n, key.k, cublasGetStatusString(status));
+           "bmm: cuBLASLt has no {} algorithm for batch={} m={} n={} k={} ({})",
+           key.tf32 ? "FAST_TF32" : "float32", key.batch, key.m, key.n, key.k,
+           cublasGetStatusString(status));
   return *st.plans.emplace(key, std::move(plan)).first->second;
 }
 
@@ -166,8 +181,17 @@ std::string problem_key(const PlanKey& key, const LtOperand& a, const LtOperand&
       .add("layout", std::string(a.trans ? "t" : "n") + (b.trans ? "t" : "n"))
       .add("bcast", bcast)
       .add("align", std::to_string(key.align) + "B")
-      .add_precision()
+      .add_precision(current_precision())
       .str();
+}
+
+// Whether the product is one GEMM of the GEMM family's layout: b^T a K-contiguous [n, k]
+// matrix shared by every batch, a's rows K-contiguous with consecutive batches (X is
+// then [batch * m, k]).
+bool one_family_gemm(int64_t batch, int64_t m, int64_t k, const LtOperand& a, const LtOperand& b) {
+  const bool a_rows = !a.trans && a.ld == k && (batch == 1 || a.batch_stride == m * k);
+  const bool b_shared = b.trans && b.ld == k && (batch == 1 || b.batch_stride == 0);
+  return a_rows && b_shared;
 }
 
 }  // namespace
@@ -184,8 +208,35 @@ Tensor bmm(const Tensor& a_in, const Tensor& b_in) {
   const int device = dev.index;
   tt::cuda::DeviceGuard guard(device);
 
-  PlanKey key{device,         batch,          m, n, k, a.trans, b.trans, a.ld, b.ld,
-              a.batch_stride, b.batch_stride, 0};
+  const Precision precision = current_precision();
+  if (precision == Precision::accurate) gemm::note_accurate_fallback(device);
+  if (precision != Precision::strict && one_family_gemm(batch, m, k, a, b)) {
+    gemm::GemmArgs args;
+    args.x = a.ptr;
+    args.w = b.ptr;
+    args.c = out.data<float>();
+    args.m = batch * m;
+    args.n = n;
+    args.k = k;
+    const gemm::GemmProblem p{args.m, n, k, gemm::pointer_align({args.x, args.w})};
+    const gemm::GemmConfig cfg = gemm::choose_gemm(gemm::kMatmulStage, p, device);
+    gemm::run_gemm(cfg, args, gemm::EpilogueParams{}, device, tt::cuda::stream(device));
+    return out;
+  }
+
+  PlanKey key{device,
+              batch,
+              m,
+              n,
+              k,
+              a.trans,
+              b.trans,
+              a.ld,
+              b.ld,
+              a.batch_stride,
+              b.batch_stride,
+              0,
+              precision == Precision::tf32};
   key.align = std::min(align_bytes_of(a), align_bytes_of(b));
   const auto out_ptr = reinterpret_cast<uintptr_t>(out.data<float>());
   while (key.align > 4 && (out_ptr % key.align != 0 || (m * n * 4) % key.align != 0))

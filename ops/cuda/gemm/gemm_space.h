@@ -70,6 +70,9 @@ struct GemmStage {
 // epilogue, and without a bias: tuned under their own names, keyed as the GEMM stages.
 inline constexpr GemmStage kLinearStage{"linear", false, false, false, false, true};
 inline constexpr GemmStage kLinearNoBiasStage{"linear_nobias", false, false, false, false, false};
+// A matmul/bmm that is one GEMM of the family's layout (ops/cuda/gemm/bmm.cu), in tf32 and
+// accurate (strict keeps bmm's batched cuBLASLt path).
+inline constexpr GemmStage kMatmulStage{"matmul", false, false, false, false, false};
 
 // GemmConfig's descriptor, with the chunk and tail fields or without.
 const autotune::Descriptor<GemmConfig>& gemm_descriptor(bool chunks = true, bool tails = true);
