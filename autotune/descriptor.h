@@ -300,8 +300,19 @@ class Descriptor {
   // (the problem's and the device's), and `default_config` as the default. `impls`
   // (non-empty: a subset of impls(), in the order given) offers only those impls: a
   // field or constraint that only the others read is left out.
+  //
+  // `narrowed` gives some impls fewer candidates of a field in this space (a subset of the
+  // field's): {field, impls, candidates}; the field's other impls keep all of them. A
+  // family whose valid configs are a small part of the product (a compiled table's rows
+  // for one mode) keeps the space's product, and so its enumeration, small.
+  struct Narrowing {
+    std::string field;
+    std::vector<std::string> impls;
+    std::vector<int64_t> candidates;
+  };
   ParamSpace space(std::string kernel, std::vector<Constraint> extra, const C& default_config,
-                   std::vector<std::string> impls = {}) const {
+                   std::vector<std::string> impls = {},
+                   const std::vector<Narrowing>& narrowed = {}) const {
     for (const auto& impl : impls) {
       TT_CHECK(
           std::find(d_->impl_names.begin(), d_->impl_names.end(), impl) != d_->impl_names.end(),
@@ -324,7 +335,30 @@ class Descriptor {
     ParamSpace space(std::move(kernel));
     if (!impls.empty()) space.impls(impls);
     for (const Field& f : d_->fields) {
-      if (auto on = kept(f.impls)) space.axis(f.name, f.candidates, *on);
+      auto on = kept(f.impls);
+      if (!on) continue;
+      if (impls.empty()) {  // no impl member: nothing to narrow per impl
+        space.axis(f.name, f.candidates);
+        continue;
+      }
+      if (on->empty()) on = impls;  // every impl: listed, so that narrowing can split them
+      for (const Narrowing& n : narrowed) {
+        if (n.field != f.name) continue;
+        std::vector<std::string> those;
+        for (const auto& i : n.impls) {
+          const auto it = std::find(on->begin(), on->end(), i);
+          if (it == on->end()) continue;
+          those.push_back(i);
+          on->erase(it);
+        }
+        for (int64_t v : n.candidates) {
+          TT_CHECK(std::find(f.candidates.begin(), f.candidates.end(), v) != f.candidates.end(),
+                   "{}: narrowing field '{}' to {} is not a subset of its candidates", d_->family,
+                   f.name, v);
+        }
+        if (!those.empty()) space.axis(f.name, n.candidates, those);
+      }
+      if (!on->empty()) space.axis(f.name, f.candidates, *on);
     }
     const auto add = [&](const Constraint& k) {
       const auto on = kept(k.impls);

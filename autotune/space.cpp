@@ -58,8 +58,16 @@ ParamSpace& ParamSpace::impls(std::vector<std::string> names) {
 ParamSpace& ParamSpace::axis(std::string name, std::vector<int64_t> candidates,
                              std::vector<std::string> only_for_impls) {
   TT_CHECK(!candidates.empty(), "{}: axis '{}' needs at least one candidate value", kernel_, name);
-  TT_CHECK(std::none_of(axes_.begin(), axes_.end(), [&](const Axis& a) { return a.name == name; }),
-           "{}: axis '{}' is declared twice", kernel_, name);
+  // A name may be declared again for other impls (its candidates differ per impl): the
+  // declarations' impl lists must be non-empty and disjoint.
+  const auto overlaps = [&](const Axis& a) {
+    if (a.name != name) return false;
+    if (a.only_for_impls.empty() || only_for_impls.empty()) return true;
+    return std::any_of(only_for_impls.begin(), only_for_impls.end(),
+                       [&](const std::string& i) { return applies_to(a.only_for_impls, i); });
+  };
+  TT_CHECK(std::none_of(axes_.begin(), axes_.end(), overlaps),
+           "{}: axis '{}' is declared twice for the same impl", kernel_, name);
   std::vector<int64_t> sorted = candidates;
   std::sort(sorted.begin(), sorted.end());
   TT_CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end(),

@@ -46,6 +46,8 @@ class ParamSpace {
   // Declares the string axis `impl`. Without it, configs have no impl.
   ParamSpace& impls(std::vector<std::string> names);
   // Declares an integer axis. `only_for_impls` empty: the axis applies to every impl.
+  // One name may be declared once per impl: again with other candidates for impls that
+  // no earlier declaration of it lists (both lists non-empty).
   ParamSpace& axis(std::string name, std::vector<int64_t> candidates,
                    std::vector<std::string> only_for_impls = {});
   // `description` is the sentence a rejected config reports, so phrase it as the rule

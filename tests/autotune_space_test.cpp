@@ -162,9 +162,24 @@ TEST(ParamSpace, RejectsBadDeclarations) {
             }),
             "k: axis 'bm' lists a candidate value twice (1|2|1)");
   EXPECT_EQ(error_of([] { ParamSpace("k").axis("bm", {1}).axis("bm", {2}); }),
-            "k: axis 'bm' is declared twice");
+            "k: axis 'bm' is declared twice for the same impl");
+  EXPECT_EQ(
+      error_of([] {
+        ParamSpace("k").impls({"own", "tc"}).axis("bm", {1}, {"own", "tc"}).axis("bm", {2}, {"tc"});
+      }),
+      "k: axis 'bm' is declared twice for the same impl");
   EXPECT_THAT(error_of([] { ParamSpace("k").axis("bm", {1}, {"own"}); }),
               HasSubstr("axis 'bm' applies to impl 'own', which is not declared"));
+}
+
+TEST(ParamSpace, AnAxisMayHaveOtherCandidatesPerImpl) {
+  ParamSpace space("k");
+  space.impls({"own", "tc"}).axis("bm", {64, 128}, {"own"}).axis("bm", {256}, {"tc"});
+  std::vector<std::string> texts;
+  for (const Config& c : space.enumerate()) texts.push_back(c.str());
+  EXPECT_EQ(texts,
+            (std::vector<std::string>{"impl=own,bm=64", "impl=own,bm=128", "impl=tc,bm=256"}));
+  EXPECT_EQ(space.why_invalid(Config::parse("impl=tc,bm=128")), "bm=128 is not a candidate (256)");
 }
 
 TEST(ParamSpace, SamplingIsDeterministicDistinctAndValid) {

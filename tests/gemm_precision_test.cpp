@@ -190,8 +190,7 @@ TEST(GemmPrecisionSpace, EachPrecisionOffersItsImpls) {
   EXPECT_EQ(tc_tf32, rows_tf32 * 4 * 2);  // x group {1,4,8,16} x persistent {0,1}
   EXPECT_EQ(tc_accurate, rows_accurate * 4 * 2);
   if (have_tc()) {
-    EXPECT_EQ(reason(tf32, kTcAccurate),
-              "in tf32 precision the tensor-core family runs its tf32 variants (accurate=0)");
+    EXPECT_EQ(reason(tf32, kTcAccurate), "accurate=1 is not a candidate (0)");
   }
   EXPECT_THAT(reason(strict, kTcAccurate), HasSubstr("impl 'tc' is not one of own|cublaslt"));
   EXPECT_THAT(reason(accurate, "impl=cublaslt_tf32,algo=0"),

@@ -199,12 +199,6 @@ ParamSpace gemm_space(const GemmStage& stage, const GemmProblem& p,
                                align, p.k),
                    [align](const GemmConfig& c) { return vec_fits(c, align); }, own});
   if (!tc.empty()) {
-    const bool accurate = precision == Precision::accurate;
-    rules.push_back(
-        {fmt::format("in {} precision the tensor-core family runs its {} variants "
-                     "(accurate={})",
-                     precision_name(precision), accurate ? "accurate" : "tf32", accurate ? 1 : 0),
-         [accurate](const GemmConfig& c) { return (c.tc_accurate != 0) == accurate; }, tc});
     const bool fits = tc_fits(p);
     rules.push_back({fmt::format("the tensor-core family needs K % 4 == 0 and 16-byte aligned X "
                                  "and W (the TMA's rules); K = {}, alignment {} bytes",
@@ -264,9 +258,29 @@ ParamSpace gemm_space(const GemmStage& stage, const GemmProblem& p,
            {impl}});
     }
   }
+  // The tc axes hold only the values of the precision's mode rows (tf32: accurate=0,
+  // accurate: accurate=1), which is also what keeps the space's product, and so its
+  // enumeration by the tuner, near its valid configs.
+  std::vector<Descriptor<GemmConfig>::Narrowing> narrowed;
+  if (!tc.empty() && !tc_variants().empty()) {
+    const int accurate = precision == Precision::accurate ? 1 : 0;
+    const auto mode_rows = [accurate](const GemmConfig& c) { return c.tc_accurate == accurate; };
+    const std::vector<GemmConfig>& rows = tc_variants();
+    const auto narrow = [&](const char* field, auto member) {
+      narrowed.push_back({field, tc, autotune::distinct_values(rows, member, mode_rows)});
+    };
+    narrow("accurate", &GemmConfig::tc_accurate);
+    narrow("bm", &GemmConfig::bm);
+    narrow("bn", &GemmConfig::bn);
+    narrow("bk", &GemmConfig::bk);
+    narrow("stages", &GemmConfig::stages);
+    narrow("wg", &GemmConfig::tc_warpgroups);
+    narrow("promote", &GemmConfig::tc_promote);
+    narrow("pingpong", &GemmConfig::tc_pingpong);
+  }
   return gemm_descriptor(stage.chunks, stage.tails)
       .space(stage.name, std::move(rules), GemmConfig::default_for(p, precision, options.tc_device),
-             impls);
+             impls, narrowed);
 }
 
 }  // namespace tt::ops::cuda::gemm
