@@ -89,8 +89,8 @@ std::string reason(const ParamSpace& space, const std::string& config) {
 }
 
 const std::string kTcAccurate =
-    "impl=tc,accurate=1,bm=128,bn=128,bk=32,stages=3,wg=2,promote=64,pingpong=0,group=8,"
-    "persistent=1";
+    "impl=tc,accurate=1,a_regs=1,bm=128,bn=128,bk=32,stages=4,wg=2,pingpong=0,promote=64,"
+    "group=8,raster_n=0,persistent=1,store_vec=2";
 
 // ---- configs ----
 
@@ -110,7 +110,7 @@ TEST(GemmPrecisionConfig, TcAndTf32ConfigsRoundTripThroughText) {
   for (const g::GemmConfig& v : g::tc_variants()) {
     SCOPED_TRACE(v.str());
     EXPECT_EQ(plain.parse(v.str()), v);
-    EXPECT_TRUE(g::tc_compiled(v));
+    EXPECT_TRUE(g::tc_runnable(v));
     EXPECT_TRUE(g::valid(v, {1024, 8192, 8192, 4}));
     EXPECT_EQ(g::from_tc_config(g::to_tc_config(v)), v);
     EXPECT_THAT(v.str(), ::testing::StartsWith("impl=tc,accurate="));
@@ -124,20 +124,28 @@ TEST(GemmPrecisionConfig, TcAndTf32ConfigsRoundTripThroughText) {
 TEST(GemmPrecisionConfig, TcValidationNamesTheRule) {
   if (!have_tc()) GTEST_SKIP() << "this build has no sm_90a code (TT_SM90_GEMM == 0)";
   const auto& plain = g::gemm_descriptor(false, false);
-  // A compile-time field off the table; the run-time fields are free within their candidates.
-  EXPECT_EQ(*plain.why_invalid(plain.parse(
-                "impl=tc,accurate=1,bm=128,bn=256,bk=32,stages=3,wg=2,promote=64,pingpong=0,"
-                "group=8,persistent=1")),
-            "the tensor-core variant (accurate, bm, bn, bk, stages, wg, promote, pingpong) must be "
-            "a row of the compiled table (ops/cuda/gemm/sm90/tc_gemm_variants.h)");
-  EXPECT_FALSE(plain
-                   .why_invalid(plain.parse("impl=tc,accurate=1,bm=128,bn=128,bk=32,stages=3,wg=2,"
-                                            "promote=64,pingpong=0,group=1,persistent=0"))
-                   .has_value());
-  EXPECT_EQ(*plain.why_invalid(plain.parse(
-                "impl=tc,accurate=1,bm=128,bn=128,bk=32,stages=3,wg=2,promote=64,pingpong=0,"
-                "group=3,persistent=1")),
-            "group=3 is not a candidate (1|4|8|16)");
+  // A compile-time field off the table, or a run-time field the kernel refuses; the run-time
+  // fields are otherwise free within their candidates.
+  const std::string runnable =
+      "the tensor-core variant must be runnable: accurate, a_regs, bm, bn, bk, stages, wg and "
+      "pingpong a row of the compiled table (ops/cuda/gemm/sm90/tc_gemm_variants.h), promote a "
+      "multiple of bk in accurate and 0 in tf32";
+  const auto why = [&](const std::string& text) {
+    const auto r = plain.why_invalid(plain.parse(text));
+    return r ? *r : "(valid)";
+  };
+  EXPECT_EQ(why("impl=tc,accurate=1,a_regs=1,bm=128,bn=256,bk=32,stages=4,wg=2,pingpong=0,"
+                "promote=64,group=8,raster_n=0,persistent=1,store_vec=2"),
+            runnable);
+  EXPECT_EQ(why("impl=tc,accurate=0,a_regs=0,bm=128,bn=256,bk=32,stages=4,wg=2,pingpong=0,"
+                "promote=64,group=8,raster_n=0,persistent=1,store_vec=2"),
+            runnable);
+  EXPECT_EQ(why("impl=tc,accurate=0,a_regs=0,bm=128,bn=256,bk=32,stages=4,wg=2,pingpong=0,"
+                "promote=0,group=1,raster_n=1,persistent=0,store_vec=1"),
+            "(valid)");
+  EXPECT_EQ(why("impl=tc,accurate=1,a_regs=1,bm=128,bn=128,bk=32,stages=4,wg=2,pingpong=0,"
+                "promote=64,group=3,raster_n=0,persistent=1,store_vec=2"),
+            "group=3 is not a candidate (1|2|4|8|16)");
   // Own fields are not tc fields, and the reverse.
   EXPECT_EQ(tt::test::error_of([&] { plain.parse(kTcAccurate + ",tm=8"); }),
             "gemm config " + kTcAccurate + ",tm=8: 'tm' is not a field of gemm impl=tc");
@@ -187,8 +195,11 @@ TEST(GemmPrecisionSpace, EachPrecisionOffersItsImpls) {
   }
   size_t rows_tf32 = 0, rows_accurate = 0;
   for (const g::GemmConfig& v : g::tc_variants()) (v.tc_accurate ? rows_accurate : rows_tf32)++;
-  EXPECT_EQ(tc_tf32, rows_tf32 * 4 * 2);  // x group {1,4,8,16} x persistent {0,1}
-  EXPECT_EQ(tc_accurate, rows_accurate * 4 * 2);
+  // Each row x the run-time fields: promote (accurate: 32|64|128; tf32: 0) x group (5) x
+  // raster_n (2) x persistent (2) x store_vec (2).
+  const size_t runtime = 5 * 2 * 2 * 2;
+  EXPECT_EQ(tc_tf32, rows_tf32 * runtime);
+  EXPECT_EQ(tc_accurate, rows_accurate * 3 * runtime);
   if (have_tc()) {
     EXPECT_EQ(reason(tf32, kTcAccurate), "accurate=1 is not a candidate (0)");
   }
@@ -245,7 +256,7 @@ TEST(GemmPrecisionSpace, AccurateSpacesOfTheSeedStagesHoldAtLeast100ValidVariant
       tc += cfg.impl == g::GemmImpl::kTc;
       ++total;
     }
-    EXPECT_GE(tc, 40u) << s.stage->name;  // 5 accurate rows x 4 groups x 2 persistence, at least
+    EXPECT_GE(tc, 240u) << s.stage->name;  // 2 accurate rows x 120 run-time combinations
   }
   EXPECT_GE(total, 100u);
 }

@@ -98,7 +98,7 @@ void run_gemm(const GemmConfig& cfg, const GemmArgs& a, const EpilogueParams& e,
   }
 #if TT_SM90_GEMM
   if (cfg.impl == GemmImpl::kTc && tc_runs(a, e, device)) {
-    TT_CHECK(tc_compiled(cfg), "gemm: {} is not a compiled tensor-core variant", cfg.str());
+    TT_CHECK(tc_runnable(cfg), "gemm: {} is not a runnable tensor-core variant", cfg.str());
     sm90::TcEpilogue te;
     te.bias = e.bias;
     te.act = tc_activation(e.act);

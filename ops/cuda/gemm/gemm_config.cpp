@@ -30,15 +30,18 @@ const std::vector<GemmConfig>& own_variants() {
 sm90::TcConfig to_tc_config(const GemmConfig& c) {
   sm90::TcConfig t;
   t.mode = c.tc_accurate ? sm90::TcMode::accurate : sm90::TcMode::tf32;
+  t.a_regs = c.tc_a_regs != 0;
   t.bm = c.bm;
   t.bn = c.bn;
   t.bk = c.bk;
   t.stages = c.stages;
   t.consumers = c.tc_warpgroups;
-  t.promote = c.tc_promote;
   t.pingpong = c.tc_pingpong != 0;
+  t.promote = c.tc_promote;
   t.group_m = c.tc_group;
+  t.raster_n = c.tc_raster_n != 0;
   t.persistent = c.tc_persistent != 0;
+  t.vec = c.tc_vec;
   return t;
 }
 
@@ -46,16 +49,51 @@ GemmConfig from_tc_config(const sm90::TcConfig& t) {
   GemmConfig c;
   c.impl = GemmImpl::kTc;
   c.tc_accurate = t.mode == sm90::TcMode::accurate ? 1 : 0;
+  c.tc_a_regs = t.a_regs ? 1 : 0;
   c.bm = t.bm;
   c.bn = t.bn;
   c.bk = t.bk;
   c.stages = t.stages;
   c.tc_warpgroups = t.consumers;
-  c.tc_promote = t.promote;
   c.tc_pingpong = t.pingpong ? 1 : 0;
+  c.tc_promote = t.promote;
   c.tc_group = t.group_m;
+  c.tc_raster_n = t.raster_n ? 1 : 0;
   c.tc_persistent = t.persistent ? 1 : 0;
+  c.tc_vec = t.vec;
   return c;
+}
+
+const TcRuntimeCandidates& tc_runtime_candidates() {
+  static const TcRuntimeCandidates values = [] {
+    TcRuntimeCandidates v;
+#if TT_SM90_GEMM
+    const sm90::TcRuntimeAxes& ax = sm90::tc_gemm_runtime_axes();
+    const auto ints = [](const auto& list) {
+      std::vector<int64_t> out;
+      for (auto x : list) out.push_back(static_cast<int64_t>(x));
+      return out;
+    };
+    v.promote = ints(ax.promote);
+    v.group = ints(ax.group_m);
+    v.raster_n = ints(ax.raster_n);
+    v.persistent = ints(ax.persistent);
+    v.vec = ints(ax.vec);
+#else
+    v.promote = v.group = v.raster_n = v.persistent = v.vec = {0};
+#endif
+    return v;
+  }();
+  return values;
+}
+
+bool tc_runnable(const GemmConfig& c) {
+#if TT_SM90_GEMM
+  return sm90::tc_config_invalid_reason(to_tc_config(c)).empty();
+#else
+  (void)c;
+  return false;
+#endif
 }
 
 const std::vector<GemmConfig>& tc_variants() {

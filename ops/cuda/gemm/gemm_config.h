@@ -62,17 +62,20 @@ struct GemmConfig {
   // the passes fill the SMs that the GEMMs' last, partial wave leaves idle
   // (ops/cuda/fused/plans.cu).
   int64_t tail_rows = 0;
-  // tc (sm90::TcConfig; tc_config() converts): the mode (1: accurate, split TF32; 0:
-  // tf32), consumer warpgroups, promotion interval (accurate), ping-pong consumers;
-  // then the run-time fields: raster group of tile rows and persistent CTAs.
-  int tc_accurate = 0, tc_warpgroups = 0, tc_promote = 0, tc_pingpong = 0;
-  int tc_group = 0, tc_persistent = 0;
+  // tc (sm90::TcConfig; to_tc_config() converts). Compile-time (a row of the variant
+  // table, with bm, bn, bk and stages above): the mode (1: accurate, split TF32; 0:
+  // tf32), A from registers, consumer warpgroups, ping-pong consumers. Run-time: the
+  // promotion interval (accurate), the raster group of tile rows (or columns with
+  // raster_n), persistent CTAs and the epilogue's store width.
+  int tc_accurate = 0, tc_a_regs = 0, tc_warpgroups = 0, tc_pingpong = 0;
+  int tc_promote = 0, tc_group = 0, tc_raster_n = 0, tc_persistent = 0, tc_vec = 0;
 
   int threads() const { return impl == GemmImpl::kOwn ? (bm / tm) * (bn / tn) : 0; }
   // The text form and equality come from the family's descriptor (gemm_space.h):
   // "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=4,stages=2", "impl=cublaslt,algo=0",
-  // "impl=cublaslt_tf32,algo=0" or "impl=tc,accurate=1,bm=128,bn=128,bk=32,stages=3,
-  // wg=2,promote=64,pingpong=0,group=8,persistent=1", with ",chunk=4096" when
+  // "impl=cublaslt_tf32,algo=0" or "impl=tc,accurate=1,a_regs=1,bm=128,bn=128,bk=32,
+  // stages=4,wg=2,pingpong=0,promote=64,group=8,raster_n=0,persistent=1,store_vec=2",
+  // with ",chunk=4096" when
   // chunk_rows > 0 and ",tail=64" when tail_rows > 0; equal configs have the same impl
   // and the same values in the fields that impl reads.
   std::string str() const;
@@ -109,9 +112,15 @@ const std::vector<GemmConfig>& own_variants();
 // GemmConfigs with their run-time fields at the family's defaults; empty when this
 // build has no sm_90a code (TT_SM90_GEMM == 0).
 const std::vector<GemmConfig>& tc_variants();
-// Whether c's compile-time tc fields (accurate, bm, bn, bk, stages, wg, promote,
-// pingpong) name a row of tc_variants(); the run-time fields are free.
-bool tc_compiled(const GemmConfig& c);
+// Whether the tc kernel accepts c: its compile-time fields name a row of tc_variants()
+// and its run-time fields are in range (sm90::tc_config_invalid_reason).
+bool tc_runnable(const GemmConfig& c);
+// The candidate values of the tc family's run-time fields (sm90::tc_gemm_runtime_axes();
+// promote: the accurate values, tf32 takes 0); {0} each without sm_90a code.
+struct TcRuntimeCandidates {
+  std::vector<int64_t> promote, group, raster_n, persistent, vec;
+};
+const TcRuntimeCandidates& tc_runtime_candidates();
 // The tc family's default variant for the mode (accurate or tf32); requires tc_variants()
 // to be non-empty.
 GemmConfig tc_default(bool accurate);

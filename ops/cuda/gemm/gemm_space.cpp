@@ -56,6 +56,7 @@ Descriptor<GemmConfig> make_descriptor(bool chunks, bool tails) {
                              {kTc, GemmImpl::kTc}})
       .field("accurate", &GemmConfig::tc_accurate, values_of(&GemmConfig::tc_accurate, false, true),
              tc)
+      .field("a_regs", &GemmConfig::tc_a_regs, values_of(&GemmConfig::tc_a_regs, false, true), tc)
       .field("bm", &GemmConfig::bm, values_of(&GemmConfig::bm, true, true), own_tc)
       .field("bn", &GemmConfig::bn, values_of(&GemmConfig::bn, true, true), own_tc)
       .field("bk", &GemmConfig::bk, values_of(&GemmConfig::bk, true, true), own_tc)
@@ -65,12 +66,18 @@ Descriptor<GemmConfig> make_descriptor(bool chunks, bool tails) {
       .field("stages", &GemmConfig::stages, values_of(&GemmConfig::stages, true, true), own_tc)
       .field("wg", &GemmConfig::tc_warpgroups, values_of(&GemmConfig::tc_warpgroups, false, true),
              tc)
-      .field("promote", &GemmConfig::tc_promote, values_of(&GemmConfig::tc_promote, false, true),
-             tc)
       .field("pingpong", &GemmConfig::tc_pingpong, values_of(&GemmConfig::tc_pingpong, false, true),
-             tc)
-      .field("group", &GemmConfig::tc_group, kTcGroupCandidates, tc)
-      .field("persistent", &GemmConfig::tc_persistent, kTcPersistentCandidates, tc);
+             tc);
+  const TcRuntimeCandidates& rt = tc_runtime_candidates();
+  std::vector<int64_t> promote = {0};  // tf32
+  for (int64_t v : rt.promote) {
+    if (v != 0) promote.push_back(v);
+  }
+  d.field("promote", &GemmConfig::tc_promote, promote, tc)
+      .field("group", &GemmConfig::tc_group, rt.group, tc)
+      .field("raster_n", &GemmConfig::tc_raster_n, rt.raster_n, tc)
+      .field("persistent", &GemmConfig::tc_persistent, rt.persistent, tc)
+      .field("store_vec", &GemmConfig::tc_vec, rt.vec, tc);
   std::vector<int64_t> algos;
   for (int i = 0; i < kCublasAlgoCandidates; ++i) algos.push_back(i);
   d.field("algo", &GemmConfig::cublas_algo_index, algos, lt);
@@ -79,18 +86,18 @@ Descriptor<GemmConfig> make_descriptor(bool chunks, bool tails) {
   d.compiled(
       "the tile must be one of the compiled own variants (ops/cuda/gemm/tiled_gemm_variants.h)",
       own_variants(), own);
-  // The compile-time fields must name a row of the variant table; the run-time fields
-  // (group, persistent) are free. The table's rows carry the family's run-time
-  // defaults, so the rule compares the compile-time fields only.
+  // The compile-time fields must name a row of the variant table and the run-time fields
+  // be what the kernel accepts (sm90::tc_config_invalid_reason).
   if (tc_variants().empty()) {
     d.constraint(
         "this build has no sm_90a code for the tensor-core family (impl=tc)",
         [](const GemmConfig&) { return false; }, tc);
   } else {
     d.constraint(
-        "the tensor-core variant (accurate, bm, bn, bk, stages, wg, promote, pingpong) must be a "
-        "row of the compiled table (ops/cuda/gemm/sm90/tc_gemm_variants.h)",
-        [](const GemmConfig& c) { return tc_compiled(c); }, tc);
+        "the tensor-core variant must be runnable: accurate, a_regs, bm, bn, bk, stages, wg "
+        "and pingpong a row of the compiled table (ops/cuda/gemm/sm90/tc_gemm_variants.h), "
+        "promote a multiple of bk in accurate and 0 in tf32",
+        [](const GemmConfig& c) { return tc_runnable(c); }, tc);
   }
   return d;
 }
@@ -141,14 +148,6 @@ std::string GemmConfig::str() const {
 }
 
 bool GemmConfig::operator==(const GemmConfig& o) const { return gemm_descriptor().equal(*this, o); }
-
-bool tc_compiled(const GemmConfig& c) {
-  return std::any_of(tc_variants().begin(), tc_variants().end(), [&](const GemmConfig& t) {
-    return t.tc_accurate == c.tc_accurate && t.bm == c.bm && t.bn == c.bn && t.bk == c.bk &&
-           t.stages == c.stages && t.tc_warpgroups == c.tc_warpgroups &&
-           t.tc_promote == c.tc_promote && t.tc_pingpong == c.tc_pingpong;
-  });
-}
 
 bool valid(const GemmConfig& c, const GemmProblem& p) {
   if (!gemm_descriptor().valid(c)) return false;
@@ -270,13 +269,16 @@ ParamSpace gemm_space(const GemmStage& stage, const GemmProblem& p,
       narrowed.push_back({field, tc, autotune::distinct_values(rows, member, mode_rows)});
     };
     narrow("accurate", &GemmConfig::tc_accurate);
+    narrow("a_regs", &GemmConfig::tc_a_regs);
     narrow("bm", &GemmConfig::bm);
     narrow("bn", &GemmConfig::bn);
     narrow("bk", &GemmConfig::bk);
     narrow("stages", &GemmConfig::stages);
     narrow("wg", &GemmConfig::tc_warpgroups);
-    narrow("promote", &GemmConfig::tc_promote);
     narrow("pingpong", &GemmConfig::tc_pingpong);
+    std::vector<int64_t> promote = {0};
+    if (accurate) promote = tc_runtime_candidates().promote;
+    narrowed.push_back({"promote", tc, promote});
   }
   return gemm_descriptor(stage.chunks, stage.tails)
       .space(stage.name, std::move(rules), GemmConfig::default_for(p, precision, options.tc_device),

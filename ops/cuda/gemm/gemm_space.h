@@ -11,9 +11,10 @@
 //   impl=cublaslt, impl=cublaslt_tf32 (CUBLAS_COMPUTE_32F resp. _FAST_TF32):
 //                  algo, the index into cuBLASLt's heuristic list for the problem,
 //                  0..7;
-//   impl=tc:       accurate, bm, bn, bk, stages, wg, promote, pingpong: a row of the
-//                  sm90 family's compiled table (tc_variants()); group and persistent,
-//                  its run-time raster group and persistence, multiply the space;
+//   impl=tc:       accurate, a_regs, bm, bn, bk, stages, wg, pingpong: a row of the
+//                  sm90 family's compiled table (tc_variants()); its run-time fields
+//                  promote (accurate), group, raster_n, persistent and store_vec
+//                  (sm90::tc_gemm_runtime_axes()) multiply the space;
 //   cuBLASLt and tc: for a stage whose plan can overlap the GEMM with its memory
 //                  pass in row chunks, chunk = rows per chunk (0: no chunking); for a
 //                  stage whose plan can split the rows, tail = rows of the tail split
