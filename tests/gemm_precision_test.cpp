@@ -32,6 +32,7 @@
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_config.h"
 #include "ops/cuda/gemm/gemm_space.h"
+#include "ops/cuda/gemm/tc_config.h"
 
 namespace {
 
@@ -426,6 +427,14 @@ TEST(GemmPrecisionGpu, LinearAndMatmulHonourEachPrecision) {
     EXPECT_TRUE(kernels.count("linear"));
     EXPECT_TRUE(kernels.count("linear_nobias"));
     EXPECT_TRUE(kernels.count(p == Precision::strict ? "bmm" : "matmul"));
+    // A batched product that is not one GEMM of the family's layout stays cuBLASLt's
+    // batched path (FAST_TF32 in tf32).
+    tt::autotune::clear_configs_used();
+    const Tensor a = Tensor::rand({3, 33, 64}, 41), bb = Tensor::rand({3, 64, 17}, 42);
+    EXPECT_LE(tt::test::rel_l2(tt::ops::bmm(a.to(kGpu), bb.to(kGpu)), tt::ops::bmm(a, bb)), tol);
+    ASSERT_EQ(tt::autotune::configs_used().size(), 1u);
+    EXPECT_EQ(tt::autotune::configs_used()[0].kernel, "bmm");
+    EXPECT_THAT(tt::autotune::configs_used()[0].problem, ::testing::EndsWith(suffix));
   }
 }
 

@@ -6,6 +6,7 @@
 #include "ops/cuda/gemm/cublaslt_gemm.h"
 #include "ops/cuda/gemm/gemm_space.h"
 #include "ops/cuda/gemm/sm90/tc_gemm.h"
+#include "ops/cuda/gemm/tc_config.h"
 
 namespace tt::ops::cuda::gemm {
 

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "ops/cuda/gemm/gemm_space.h"
+#include "ops/cuda/gemm/tc_config.h"
 #include "ops/cuda/gemm/tiled_gemm_variants.h"
 
 namespace tt::ops::cuda::gemm {

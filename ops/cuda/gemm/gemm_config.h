@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "core/precision.h"
-#include "ops/cuda/gemm/sm90/tc_gemm.h"
 
 namespace tt::ops::cuda::gemm {
 
@@ -109,8 +108,8 @@ bool valid(const GemmConfig& c, const GemmProblem& p);
 const std::vector<GemmConfig>& own_variants();
 
 // Every compiled variant of the sm90 tensor-core family (sm90::tc_gemm_variants()) as
-// GemmConfigs with their run-time fields at the family's defaults; empty when this
-// build has no sm_90a code (TT_SM90_GEMM == 0).
+// GemmConfigs (tc_config.h converts) with their run-time fields at the family's defaults; empty
+// when this build has no sm_90a code (TT_SM90_GEMM == 0).
 const std::vector<GemmConfig>& tc_variants();
 // Whether the tc kernel accepts c: its compile-time fields name a row of tc_variants()
 // and its run-time fields are in range (sm90::tc_config_invalid_reason).
@@ -124,10 +123,6 @@ const TcRuntimeCandidates& tc_runtime_candidates();
 // The tc family's default variant for the mode (accurate or tf32); requires tc_variants()
 // to be non-empty.
 GemmConfig tc_default(bool accurate);
-// The one conversion between the tc family's config and the GEMM family's (every
-// TcConfig field has its GemmConfig field here and nowhere else).
-sm90::TcConfig to_tc_config(const GemmConfig& c);
-GemmConfig from_tc_config(const sm90::TcConfig& t);
 // Whether the problem is within the TMA's rules the tc family needs: K a multiple of 4
 // and X, W 16-byte aligned (p.align == 4), sizes within 32 bits.
 bool tc_fits(const GemmProblem& p);
