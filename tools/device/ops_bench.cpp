@@ -12,8 +12,9 @@
 // + write) timed the same way, and "floor ms" is the time the copy bandwidth needs for
 // those bytes. bmm reports TFLOP/s instead (it is compute bound).
 //
-// Usage: ops_bench [--reps N] [--quick] [--no-sweep]
-//   --quick: one small case per op (smoke test); --no-sweep: defaults only.
+// Usage: ops_bench [--reps N] [--quick] [--no-sweep] [--only NAME[,NAME...]]
+//   --quick: one small case per op (smoke test); --no-sweep: defaults only;
+//   --only: the cases whose name starts with one of the NAMEs ("sum,mean,var").
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -131,6 +132,7 @@ Result measure(const Case& c, bool sweep) {
 
 int main(int argc, char** argv) {
   bool quick = false, sweep = true;
+  std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick"))
       quick = true;
@@ -138,8 +140,15 @@ int main(int argc, char** argv) {
       sweep = false;
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
       g_reps = std::atoi(argv[++i]);
-    else {
-      std::fprintf(stderr, "usage: ops_bench [--reps N] [--quick] [--no-sweep]\n");
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
+      const std::string list = argv[++i];
+      for (size_t b = 0, e; b <= list.size(); b = e + 1) {
+        e = std::min(list.find(',', b), list.size());
+        if (e > b) only.push_back(list.substr(b, e - b));
+      }
+    } else {
+      std::fprintf(stderr,
+                   "usage: ops_bench [--reps N] [--quick] [--no-sweep] [--only NAME[,NAME...]]\n");
       return 1;
     }
   }
@@ -192,6 +201,10 @@ int main(int argc, char** argv) {
     std::printf("\n%-32s %9s %9s %8s %7s %9s %8s %7s %8s  %s\n", "op", "floor ms", "default",
                 "GB/s", "% copy", "tuned", "GB/s", "% copy", "speedup", "tuned config");
     for (const Case& c : cases) {
+      if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& n) {
+            return c.name.compare(0, n.size(), n) == 0;
+          }))
+        continue;
       const Result r = measure(c, sweep);
       if (c.bytes > 0) {
         const double floor_ms = c.bytes / (copy * 1e6);
