@@ -48,6 +48,20 @@ bool row_oversized(const RowConfig& c, const RowProblem& p) {
 template <class C>
 using Rule = typename autotune::Descriptor<C>::Constraint;
 
+// The load policy is a run-time argument of every compiled variant: the table the
+// descriptor checks holds each variant with each policy.
+template <class C>
+std::vector<C> with_load_policies(const std::vector<C>& compiled) {
+  std::vector<C> t;
+  for (int e : {0, 1}) {
+    for (C c : compiled) {
+      c.evict_first = e;
+      t.push_back(c);
+    }
+  }
+  return t;
+}
+
 // The device's threads-per-block limit, for a known device.
 template <class C>
 void device_threads(std::vector<Rule<C>>& rules, const tt::cuda::DeviceLimits& limits) {
@@ -73,7 +87,8 @@ const std::vector<InnerConfig>& InnerConfig::all() {
 }
 
 bool InnerConfig::operator==(const InnerConfig& o) const {
-  return std::tie(threads, lanes, vec, items) == std::tie(o.threads, o.lanes, o.vec, o.items);
+  return std::tie(threads, lanes, vec, items, evict_first) ==
+         std::tie(o.threads, o.lanes, o.vec, o.items, o.evict_first);
 }
 
 const autotune::Descriptor<InnerConfig>& InnerConfig::descriptor() {
@@ -85,7 +100,9 @@ const autotune::Descriptor<InnerConfig>& InnerConfig::descriptor() {
         .field("lanes", &InnerConfig::lanes, autotune::distinct_values(t, &InnerConfig::lanes))
         .field("vec", &InnerConfig::vec, autotune::distinct_values(t, &InnerConfig::vec))
         .field("items", &InnerConfig::items, autotune::distinct_values(t, &InnerConfig::items))
-        .compiled("the variant must be compiled (ops/cuda/reduce/reduce_variants.h)", t);
+        .field("evict_first", &InnerConfig::evict_first, {0, 1})
+        .compiled("the variant must be compiled (ops/cuda/reduce/reduce_variants.h)",
+                  with_load_policies(t));
   }();
   return d;
 }
@@ -131,8 +148,8 @@ const std::vector<OuterConfig>& OuterConfig::all() {
 }
 
 bool OuterConfig::operator==(const OuterConfig& o) const {
-  return std::tie(threads, col_threads, vec, items) ==
-         std::tie(o.threads, o.col_threads, o.vec, o.items);
+  return std::tie(threads, col_threads, vec, items, evict_first) ==
+         std::tie(o.threads, o.col_threads, o.vec, o.items, o.evict_first);
 }
 
 const autotune::Descriptor<OuterConfig>& OuterConfig::descriptor() {
@@ -145,7 +162,9 @@ const autotune::Descriptor<OuterConfig>& OuterConfig::descriptor() {
                autotune::distinct_values(t, &OuterConfig::col_threads))
         .field("vec", &OuterConfig::vec, autotune::distinct_values(t, &OuterConfig::vec))
         .field("items", &OuterConfig::items, autotune::distinct_values(t, &OuterConfig::items))
-        .compiled("the variant must be compiled (ops/cuda/reduce/reduce_variants.h)", t);
+        .field("evict_first", &OuterConfig::evict_first, {0, 1})
+        .compiled("the variant must be compiled (ops/cuda/reduce/reduce_variants.h)",
+                  with_load_policies(t));
   }();
   return d;
 }

@@ -220,6 +220,22 @@ __device__ __forceinline__ typename OpT::State group_reduce(typename OpT::State 
   return s;
 }
 
+// A vector load, evict-first in the L2 (ld.global.cs) when `evict_first` (the
+// configs' run-time load policy; uniform across the grid).
+template <int V>
+__device__ __forceinline__ void load_policy(float (&d)[V], const float* p, bool evict_first) {
+  if (!evict_first) return load_vec<V>(d, p);
+  if constexpr (V == 4) {
+    const float4 t = __ldcs(reinterpret_cast<const float4*>(p));
+    d[0] = t.x, d[1] = t.y, d[2] = t.z, d[3] = t.w;
+  } else if constexpr (V == 2) {
+    const float2 t = __ldcs(reinterpret_cast<const float2*>(p));
+    d[0] = t.x, d[1] = t.y;
+  } else {
+    d[0] = __ldcs(p);
+  }
+}
+
 template <int I, int V>
 __device__ __forceinline__ void zero_tile(float (&v)[I][V], int j) {
 #pragma unroll
@@ -234,7 +250,7 @@ template <class OpT, int kThreads, int kLanes, int kVec, int kItems>
 __global__ void __launch_bounds__(kThreads)
     inner_kernel(const float* __restrict__ x, int64_t rows, int64_t cols, int64_t splits,
                  int64_t span, typename OpT::Out* __restrict__ out,
-                 typename OpT::State* __restrict__ partial, FinishDev fin) {
+                 typename OpT::State* __restrict__ partial, FinishDev fin, bool evict_first) {
   using State = typename OpT::State;
   constexpr int kGroups = kThreads / kLanes;
   constexpr int kStep = kLanes * kVec;
@@ -257,7 +273,7 @@ __global__ void __launch_bounds__(kThreads)
         for (int j = 0; j < kItems; ++j) {
           const int64_t pos = base + int64_t{j} * kStep;
           if (pos < c1) {
-            load_vec<kVec>(v[j], xr + pos);
+            load_policy<kVec>(v[j], xr + pos, evict_first);
             valid = j + 1;
           } else {
             zero_tile(v, j);
@@ -284,7 +300,7 @@ template <class OpT, int kThreads, int kColThreads, int kVec, int kItems>
 __global__ void __launch_bounds__(kThreads)
     outer_kernel(const float* __restrict__ x, int64_t rows, int64_t inner, int64_t itiles,
                  int64_t rows_per_split, int64_t ncols, typename OpT::Out* __restrict__ out,
-                 typename OpT::State* __restrict__ partial, FinishDev fin) {
+                 typename OpT::State* __restrict__ partial, FinishDev fin, bool evict_first) {
   using State = typename OpT::State;
   constexpr int kRowThreads = kThreads / kColThreads;
   constexpr int kCols = kColThreads * kVec;
@@ -307,7 +323,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int j = 0; j < kItems; ++j) {
       const int64_t rr = r + int64_t{j} * kRowThreads;
       if (col_ok && rr < r1) {
-        load_vec<kVec>(v[j], xo + rr * inner);
+        load_policy<kVec>(v[j], xo + rr * inner, evict_first);
         valid = j + 1;
       } else {
         zero_tile(v, j);
@@ -349,8 +365,8 @@ constexpr int kMergeThreads = 256;
 
 template <class OpT>
 __global__ void __launch_bounds__(kMergeThreads)
-    merge_kernel(const typename OpT::State* __restrict__ partial, int64_t n, int64_t splits,
-                 int bx, typename OpT::Out* __restrict__ out, FinishDev fin) {
+    merge_kernel(const typename OpT::State* __restrict__ partial, int64_t n, int64_t splits, int bx,
+                 typename OpT::Out* __restrict__ out, FinishDev fin) {
   using State = typename OpT::State;
   __shared__ State sm[kMergeThreads];
   const int by = kMergeThreads / bx;
@@ -421,8 +437,8 @@ void launch_merge(const typename OpT::State* partial, int64_t n, int64_t splits,
 }
 
 template <class OpT, int kThreads, int kLanes, int kVec, int kItems>
-void run_inner(const InnerProblem& p, const float* x, void* out, FinishDev fin, int device,
-               cudaStream_t stream) {
+void run_inner(const InnerProblem& p, const float* x, void* out, FinishDev fin, bool evict_first,
+               int device, cudaStream_t stream) {
   using State = typename OpT::State;
   constexpr int64_t kGroups = kThreads / kLanes;
   constexpr int64_t kTile = int64_t{kLanes} * kVec * kItems;
@@ -437,16 +453,16 @@ void run_inner(const InnerProblem& p, const float* x, void* out, FinishDev fin, 
   const int64_t blocks = std::min<int64_t>(ceil_div(units, kGroups), int64_t{1} << 30);
   Scratch scratch(splits > 1 ? sizeof(State) * static_cast<size_t>(units) : 0, device);
   inner_kernel<OpT, kThreads, kLanes, kVec, kItems>
-      <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, p.rows, p.cols, splits, span,
-                                                               static_cast<typename OpT::Out*>(out),
-                                                               scratch.as<State>(), fin);
+      <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+          x, p.rows, p.cols, splits, span, static_cast<typename OpT::Out*>(out),
+          scratch.as<State>(), fin, evict_first);
   TT_CUDA_CHECK_LAUNCH();
   if (splits > 1) launch_merge<OpT>(scratch.as<State>(), p.rows, splits, out, fin, stream);
 }
 
 template <class OpT, int kThreads, int kColThreads, int kVec, int kItems>
-void run_outer(const OuterProblem& p, const float* x, void* out, FinishDev fin, int device,
-               cudaStream_t stream) {
+void run_outer(const OuterProblem& p, const float* x, void* out, FinishDev fin, bool evict_first,
+               int device, cudaStream_t stream) {
   using State = typename OpT::State;
   constexpr int64_t kRowThreads = kThreads / kColThreads;
   const int64_t itiles = ceil_div(p.inner, int64_t{kColThreads} * kVec);
@@ -466,7 +482,7 @@ void run_outer(const OuterProblem& p, const float* x, void* out, FinishDev fin, 
   const dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(splits));
   outer_kernel<OpT, kThreads, kColThreads, kVec, kItems><<<grid, kThreads, 0, stream>>>(
       x, p.rows, p.inner, itiles, rows_per_split, ncols, static_cast<typename OpT::Out*>(out),
-      scratch.as<State>(), fin);
+      scratch.as<State>(), fin, evict_first);
   TT_CUDA_CHECK_LAUNCH();
   if (splits > 1) launch_merge<OpT>(scratch.as<State>(), ncols, splits, out, fin, stream);
 }
@@ -475,13 +491,13 @@ template <class OpT>
 void launch_inner_t(const InnerConfig& cfg, const InnerProblem& p, const float* x, void* out,
                     FinishDev fin, int device, cudaStream_t stream) {
   TT_CHECK(cfg.valid(p),
-           "reduce.inner: config threads={} lanes={} vec={} items={} is not valid "
-           "for {} rows of {} floats with {}-float alignment",
-           cfg.threads, cfg.lanes, cfg.vec, cfg.items, p.rows, p.cols, p.align);
-#define TT_REDUCE_INNER_CASE(T, L, V, I)                                      \
-  if (cfg.threads == T && cfg.lanes == L && cfg.vec == V && cfg.items == I) { \
-    run_inner<OpT, T, L, V, I>(p, x, out, fin, device, stream);               \
-    return;                                                                   \
+           "reduce.inner: config {} is not valid for {} rows of {} floats with {}-float "
+           "alignment",
+           cfg.to_config().str(), p.rows, p.cols, p.align);
+#define TT_REDUCE_INNER_CASE(T, L, V, I)                                              \
+  if (cfg.threads == T && cfg.lanes == L && cfg.vec == V && cfg.items == I) {         \
+    run_inner<OpT, T, L, V, I>(p, x, out, fin, cfg.evict_first != 0, device, stream); \
+    return;                                                                           \
   }
   TT_REDUCE_INNER_VARIANTS(TT_REDUCE_INNER_CASE)
 #undef TT_REDUCE_INNER_CASE
@@ -491,13 +507,12 @@ template <class OpT>
 void launch_outer_t(const OuterConfig& cfg, const OuterProblem& p, const float* x, void* out,
                     FinishDev fin, int device, cudaStream_t stream) {
   TT_CHECK(cfg.valid(p),
-           "reduce.outer: config threads={} col_threads={} vec={} items={} is not "
-           "valid for [{}, {}, {}] with {}-float alignment",
-           cfg.threads, cfg.col_threads, cfg.vec, cfg.items, p.outer, p.rows, p.inner, p.align);
-#define TT_REDUCE_OUTER_CASE(T, C, V, I)                                            \
-  if (cfg.threads == T && cfg.col_threads == C && cfg.vec == V && cfg.items == I) { \
-    run_outer<OpT, T, C, V, I>(p, x, out, fin, device, stream);                     \
-    return;                                                                         \
+           "reduce.outer: config {} is not valid for [{}, {}, {}] with {}-float alignment",
+           cfg.to_config().str(), p.outer, p.rows, p.inner, p.align);
+#define TT_REDUCE_OUTER_CASE(T, C, V, I)                                              \
+  if (cfg.threads == T && cfg.col_threads == C && cfg.vec == V && cfg.items == I) {   \
+    run_outer<OpT, T, C, V, I>(p, x, out, fin, cfg.evict_first != 0, device, stream); \
+    return;                                                                           \
   }
   TT_REDUCE_OUTER_VARIANTS(TT_REDUCE_OUTER_CASE)
 #undef TT_REDUCE_OUTER_CASE
