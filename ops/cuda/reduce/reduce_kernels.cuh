@@ -236,6 +236,32 @@ __device__ __forceinline__ void load_policy(float (&d)[V], const float* p, bool 
   }
 }
 
+// A partial state written by another block of the same launch, read from the L2
+// (ld.global.cg: never a stale L1 line).
+template <class T>
+__device__ __forceinline__ T load_cg(const T* p) {
+  static_assert(sizeof(T) % sizeof(unsigned) == 0, "states are whole words");
+  T out;
+  auto* d = reinterpret_cast<unsigned*>(&out);
+  const auto* s = reinterpret_cast<const unsigned*>(p);
+#pragma unroll
+  for (size_t i = 0; i < sizeof(T) / sizeof(unsigned); ++i) d[i] = __ldcg(s + i);
+  return out;
+}
+
+// Lane 0's flag, to every lane of its group (kLanes lanes of a warp, or the block).
+template <int kLanes>
+__device__ __forceinline__ bool group_flag(bool f, int* scratch) {
+  if constexpr (kLanes <= 32) {
+    return __shfl_sync(0xffffffffu, static_cast<int>(f), 0, kLanes) != 0;
+  } else {
+    __syncthreads();
+    if (threadIdx.x == 0) *scratch = f;
+    __syncthreads();
+    return *scratch != 0;
+  }
+}
+
 template <int I, int V>
 __device__ __forceinline__ void zero_tile(float (&v)[I][V], int j) {
 #pragma unroll
@@ -246,15 +272,23 @@ __device__ __forceinline__ void zero_tile(float (&v)[I][V], int j) {
 // of `row`; with one split it writes the output, otherwise its state to
 // partial[u] ([splits][rows]). Groups loop over units in block-uniform steps so that
 // every lane of a warp reaches the shuffles.
+//
+// With `arrivals` (one zeroed counter per row, see arrival_counters), the group that
+// writes a row's last partial merges the row there and then (a fence, then an atomic
+// count of the row's arrivals) and sets the counter back to 0: no second kernel,
+// whose launch and lone tail cost a few us of a 50 us full reduction. Without it
+// (nullptr), merge_kernel runs after.
 template <class OpT, int kThreads, int kLanes, int kVec, int kItems>
 __global__ void __launch_bounds__(kThreads)
     inner_kernel(const float* __restrict__ x, int64_t rows, int64_t cols, int64_t splits,
                  int64_t span, typename OpT::Out* __restrict__ out,
-                 typename OpT::State* __restrict__ partial, FinishDev fin, bool evict_first) {
+                 typename OpT::State* __restrict__ partial, unsigned* __restrict__ arrivals,
+                 FinishDev fin, bool evict_first) {
   using State = typename OpT::State;
   constexpr int kGroups = kThreads / kLanes;
   constexpr int kStep = kLanes * kVec;
   __shared__ State scratch[kThreads / 32];
+  __shared__ int flag;
   const int lane = static_cast<int>(threadIdx.x) % kLanes;
   const int group = static_cast<int>(threadIdx.x) / kLanes;
   const int64_t units = rows * splits;
@@ -283,12 +317,31 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
     s = group_reduce<OpT, kThreads, kLanes>(s, scratch);
+    if (splits == 1) {  // (uniform, as are `arrivals` and the loop: every lane goes on)
+      if (lane == 0 && unit < units) out[unit] = OpT::finish(s, fin);
+      continue;
+    }
+    const int64_t row = unit % rows;
+    bool last = false;
     if (lane == 0 && unit < units) {
-      if (splits == 1) {
-        out[unit] = OpT::finish(s, fin);
-      } else {
-        partial[unit] = s;
+      partial[unit] = s;
+      if (arrivals) {
+        __threadfence();  // the partial is visible before the count that reveals it
+        last = atomicAdd(arrivals + row, 1u) == static_cast<unsigned>(splits - 1);
       }
+    }
+    if (!arrivals) continue;
+    // Every group reduces (nothing, unless it arrived last): the shuffles need all lanes.
+    last = group_flag<kLanes>(last, &flag);
+    State m = OpT::init();
+    if (last) {
+      for (int64_t sp = lane; sp < splits; sp += kLanes)
+        OpT::merge(m, load_cg(partial + sp * rows + row));
+    }
+    m = group_reduce<OpT, kThreads, kLanes>(m, scratch);
+    if (last && lane == 0) {
+      out[row] = OpT::finish(m, fin);
+      arrivals[row] = 0;  // ready for the next launch on this stream
     }
   }
 }
@@ -296,14 +349,18 @@ __global__ void __launch_bounds__(kThreads)
 // Outer: block (blockIdx.x = o * itiles + tile, blockIdx.y = split) reduces rows
 // [split * rows_per_split, ...) of kCols = col_threads * vec columns of slice o; its
 // row threads' states meet in shared memory.
+// With `arrivals` (one zeroed counter per column block), the block that writes a
+// column block's last partial merges it (as inner_kernel's rows).
 template <class OpT, int kThreads, int kColThreads, int kVec, int kItems>
 __global__ void __launch_bounds__(kThreads)
     outer_kernel(const float* __restrict__ x, int64_t rows, int64_t inner, int64_t itiles,
                  int64_t rows_per_split, int64_t ncols, typename OpT::Out* __restrict__ out,
-                 typename OpT::State* __restrict__ partial, FinishDev fin, bool evict_first) {
+                 typename OpT::State* __restrict__ partial, unsigned* __restrict__ arrivals,
+                 FinishDev fin, bool evict_first) {
   using State = typename OpT::State;
   constexpr int kRowThreads = kThreads / kColThreads;
   constexpr int kCols = kColThreads * kVec;
+  static_assert(kThreads % kCols == 0, "the merge lays the block out as columns x splits");
   __shared__ State sm[kRowThreads][kCols];
   const int tx = static_cast<int>(threadIdx.x) % kColThreads;
   const int ty = static_cast<int>(threadIdx.x) / kColThreads;
@@ -353,6 +410,37 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
   }
+  if (gridDim.y == 1 || !arrivals) return;
+  __shared__ int last;
+  __threadfence();  // this thread's partials are visible before the block's count
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(arrivals + blockIdx.x, 1u) == gridDim.y - 1;
+  __syncthreads();
+  if (!last) return;
+  // The last block of the column block: kCols columns x kLanes split lanes.
+  constexpr int kLanes = kThreads / kCols;
+  const int col = static_cast<int>(threadIdx.x) % kCols;
+  const int sl = static_cast<int>(threadIdx.x) / kCols;
+  const int64_t i = (blockIdx.x % itiles) * kCols + col;
+  const int64_t c = o * inner + i;
+  State a = OpT::init();
+  if (i < inner) {
+    for (int64_t sp = sl; sp < gridDim.y; sp += kLanes)
+      OpT::merge(a, load_cg(partial + sp * ncols + c));
+  }
+  State* flat =
+      &sm[0][0];  // kRowThreads * kCols >= kThreads states; read above before the barriers
+  flat[threadIdx.x] = a;
+#pragma unroll
+  for (int half = kLanes / 2; half > 0; half /= 2) {
+    __syncthreads();
+    if (sl < half) {
+      OpT::merge(a, flat[threadIdx.x + half * kCols]);
+      flat[threadIdx.x] = a;
+    }
+  }
+  if (sl == 0 && i < inner) out[c] = OpT::finish(a, fin);
+  if (threadIdx.x == 0) arrivals[blockIdx.x] = 0;  // ready for the next launch on this stream
 }
 
 // Merges partial [splits][n] into out [n]. A block of kMergeThreads is laid out as
@@ -421,6 +509,13 @@ class Scratch {
 
 // bx: outputs per merge block, a power of two; the rest of the block (at least as
 // many lanes as splits allow) goes across the splits.
+// kArrivalCounters zeroed counters private to (device, stream), allocated once: a
+// launch that merges in-kernel counts arrivals in them and leaves them zeroed, and
+// launches on one stream never overlap. nullptr when n exceeds them (the launch
+// then merges in merge_kernel). reduce_launch.cu.
+constexpr int64_t kArrivalCounters = int64_t{1} << 16;
+unsigned* arrival_counters(int device, cudaStream_t stream, int64_t n);
+
 template <class OpT>
 void launch_merge(const typename OpT::State* partial, int64_t n, int64_t splits, void* out,
                   FinishDev fin, cudaStream_t stream) {
@@ -452,12 +547,14 @@ void run_inner(const InnerProblem& p, const float* x, void* out, FinishDev fin, 
   const int64_t units = p.rows * splits;
   const int64_t blocks = std::min<int64_t>(ceil_div(units, kGroups), int64_t{1} << 30);
   Scratch scratch(splits > 1 ? sizeof(State) * static_cast<size_t>(units) : 0, device);
+  unsigned* arrivals = splits > 1 ? arrival_counters(device, stream, p.rows) : nullptr;
   inner_kernel<OpT, kThreads, kLanes, kVec, kItems>
       <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
           x, p.rows, p.cols, splits, span, static_cast<typename OpT::Out*>(out),
-          scratch.as<State>(), fin, evict_first);
+          scratch.as<State>(), arrivals, fin, evict_first);
   TT_CUDA_CHECK_LAUNCH();
-  if (splits > 1) launch_merge<OpT>(scratch.as<State>(), p.rows, splits, out, fin, stream);
+  if (splits > 1 && !arrivals)
+    launch_merge<OpT>(scratch.as<State>(), p.rows, splits, out, fin, stream);
 }
 
 template <class OpT, int kThreads, int kColThreads, int kVec, int kItems>
@@ -479,12 +576,14 @@ void run_outer(const OuterProblem& p, const float* x, void* out, FinishDev fin, 
   splits = ceil_div(p.rows, rows_per_split);
   const int64_t ncols = p.outer * p.inner;
   Scratch scratch(splits > 1 ? sizeof(State) * static_cast<size_t>(ncols * splits) : 0, device);
+  unsigned* arrivals = splits > 1 ? arrival_counters(device, stream, ctas) : nullptr;
   const dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(splits));
   outer_kernel<OpT, kThreads, kColThreads, kVec, kItems><<<grid, kThreads, 0, stream>>>(
       x, p.rows, p.inner, itiles, rows_per_split, ncols, static_cast<typename OpT::Out*>(out),
-      scratch.as<State>(), fin, evict_first);
+      scratch.as<State>(), arrivals, fin, evict_first);
   TT_CUDA_CHECK_LAUNCH();
-  if (splits > 1) launch_merge<OpT>(scratch.as<State>(), ncols, splits, out, fin, stream);
+  if (splits > 1 && !arrivals)
+    launch_merge<OpT>(scratch.as<State>(), ncols, splits, out, fin, stream);
 }
 
 template <class OpT>
