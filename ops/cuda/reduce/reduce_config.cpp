@@ -112,15 +112,20 @@ bool InnerConfig::valid(const InnerProblem& p) const {
          vec <= p.align;
 }
 
+// Untuned defaults, from the H100 sweeps of ops_bench (docs/performance.md): a block
+// per row from 2048 floats (a warp per 4096-float row trailed by 10%), 512 threads
+// for a row of a million floats or more (split over every SM), and evict-first loads
+// everywhere (1.10-1.19x at every measured shape).
 InnerConfig InnerConfig::default_for(const InnerProblem& p) {
   const int v = widest_vec(p.cols, p.align);
   InnerConfig c;
   if (v == 4) {
-    c = p.cols >= 8192  ? InnerConfig{256, 256, 4, 4}
-        : p.cols >= 256 ? InnerConfig{256, 32, 4, 4}
-        : p.cols >= 64  ? InnerConfig{256, 16, 4, 2}
-        : p.cols > 16   ? InnerConfig{256, 8, 4, 2}
-                        : InnerConfig{256, 4, 4, 1};
+    c = p.cols >= (1 << 20) ? InnerConfig{512, 512, 4, 4}
+        : p.cols >= 2048    ? InnerConfig{256, 256, 4, 4}
+        : p.cols >= 256     ? InnerConfig{256, 32, 4, 4}
+        : p.cols >= 64      ? InnerConfig{256, 16, 4, 2}
+        : p.cols > 16       ? InnerConfig{256, 8, 4, 2}
+                            : InnerConfig{256, 4, 4, 1};
   } else if (v == 2) {
     c = p.cols >= 8192 ? InnerConfig{256, 256, 2, 4} : InnerConfig{256, 32, 2, 4};
   } else {
@@ -128,6 +133,7 @@ InnerConfig InnerConfig::default_for(const InnerProblem& p) {
         : p.cols >= 128 ? InnerConfig{256, 32, 1, 8}
                         : InnerConfig{256, 8, 1, 4};
   }
+  c.evict_first = 1;
   return c;
 }
 
@@ -176,16 +182,21 @@ bool OuterConfig::valid(const OuterProblem& p) const {
 
 OuterConfig OuterConfig::default_for(const OuterProblem& p) {
   const int v = widest_vec(p.inner, p.align);
+  OuterConfig c;
   if (v == 4) {
-    return p.inner >= 128  ? OuterConfig{256, 32, 4, 4}
-           : p.inner >= 64 ? OuterConfig{256, 16, 4, 4}
-                           : OuterConfig{256, 8, 4, 4};
+    c = p.inner >= 128  ? OuterConfig{256, 32, 4, 4}
+        : p.inner >= 64 ? OuterConfig{256, 16, 4, 4}
+                        : OuterConfig{256, 8, 4, 4};
+  } else if (v == 2) {
+    c = p.inner >= 128 ? OuterConfig{256, 64, 2, 4} : OuterConfig{256, 32, 2, 4};
+  } else {
+    c = p.inner >= 128  ? OuterConfig{256, 128, 1, 4}
+        : p.inner >= 32 ? OuterConfig{256, 32, 1, 8}
+        : p.inner >= 8  ? OuterConfig{256, 8, 1, 8}
+                        : OuterConfig{256, 4, 1, 8};
   }
-  if (v == 2) return p.inner >= 128 ? OuterConfig{256, 64, 2, 4} : OuterConfig{256, 32, 2, 4};
-  return p.inner >= 128  ? OuterConfig{256, 128, 1, 4}
-         : p.inner >= 32 ? OuterConfig{256, 32, 1, 8}
-         : p.inner >= 8  ? OuterConfig{256, 8, 1, 8}
-                         : OuterConfig{256, 4, 1, 8};
+  c.evict_first = 1;  // as the inner defaults'
+  return c;
 }
 
 Config OuterConfig::to_config() const { return descriptor().to_config(*this); }
