@@ -18,6 +18,26 @@
 
 namespace tt::ops {
 
+// ---- float64 on the CPU (the float64 reference) ----
+// While a Float64Scope lives on the calling thread, every op of this header accepts
+// float64 CPU tensors and computes in double (the same CPU code as float32, templated
+// on the scalar: ops/cpu/scalar.h); one op's tensors must then share one dtype, and a
+// float64 tensor on a GPU is an error. Outside a scope the ops are float32 only, as
+// documented above. `tt compare --reference float64` runs the models' forwards so
+// (models/compare.h); scopes nest.
+class Float64Scope {
+ public:
+  Float64Scope();
+  ~Float64Scope();
+  Float64Scope(const Float64Scope&) = delete;
+  Float64Scope& operator=(const Float64Scope&) = delete;
+
+ private:
+  bool previous_;
+};
+// True inside a Float64Scope on this thread.
+bool float64_enabled();
+
 // ---- building blocks ----
 // y = x W^T + b. x [..., in], weight [out, in], bias [out] or undefined.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());

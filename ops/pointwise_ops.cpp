@@ -45,22 +45,24 @@ void run_binary(const char* op, BinaryOp kind, const Tensor& a, const Tensor& b,
 
 Tensor unary_op(const char* op, UnaryOp kind, const Tensor& x, UnaryParams params = {}) {
   check_required(op, "input", x);
-  Tensor out = Tensor::empty(x.sizes(), DType::F32, x.device());
+  Tensor out = Tensor::empty(x.sizes(), x.dtype(), x.device());
   run_unary(op, kind, params, x, out);
   return out;
 }
 
 Tensor binary_op(const char* op, BinaryOp kind, const Tensor& a, const Tensor& b) {
   required_on_one_device(op, {{"a", a}, {"b", b}});
-  Tensor out = Tensor::empty(broadcast_shapes(op, a.sizes(), b.sizes()), DType::F32, a.device());
+  Tensor out = Tensor::empty(broadcast_shapes(op, a.sizes(), b.sizes()), a.dtype(), a.device());
   run_binary(op, kind, a, b, out);
   return out;
 }
 
-// A Python number in a float32 op: a float32 0-d tensor on the tensor's device.
+// A Python number in a float32 op: a float32 0-d tensor on the tensor's device (a
+// float64 one for a float64 tensor: PyTorch's number never changes the tensor's dtype).
 Tensor scalar_on(const char* op, const Tensor& like, double value) {
   TT_CHECK(like.defined(), "{}: the tensor operand is undefined", op);
-  return Tensor::full({}, value, DType::F32, like.device());
+  return Tensor::full({}, value, like.dtype() == DType::F64 ? DType::F64 : DType::F32,
+                      like.device());
 }
 
 // An in-place op writes self's elements once each: a broadcast (stride-0) self
@@ -120,7 +122,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   const Device device = common_device(op, {{"condition", cond}, {"a", a}, {"b", b}});
   const Shape shape =
       broadcast_shapes(op, broadcast_shapes(op, cond.sizes(), a.sizes()), b.sizes());
-  Tensor out = Tensor::empty(shape, DType::F32, device);
+  Tensor out = Tensor::empty(shape, a.dtype(), device);
   if (device.is_cpu()) {
     cpu::where(cond, a, b, out);
     return out;
