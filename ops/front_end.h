@@ -28,8 +28,8 @@ inline void check_required(const char* op, const char* name, const Tensor& t) {
              op, name, t.device().str());
     return;
   }
-  TT_CHECK(t.dtype() == DType::F32, "{}: {} has dtype {} but only float32 is supported", op, name,
-           dtype_name(t.dtype()));
+  TT_CHECK(t.dtype() == DType::F32, "{}: {} has dtype {} but only float32 {} supported", op, name,
+           dtype_name(t.dtype()), float64_enabled() ? "and float64 (on the CPU) are" : "is");
 }
 
 // An optional tensor: undefined, or float32.

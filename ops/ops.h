@@ -3,7 +3,8 @@
 // ...). Each op checks shapes, dtypes and devices (a tt::Error sentence naming the op
 // otherwise), normalises dims (negative dims count from the end everywhere), then
 // dispatches to the CPU reference (ops/cpu, Eigen) or to CUDA (ops/cuda). Inputs are
-// float32 (argmax/argmin return int64; where's condition is uint8, 0 = false).
+// float32 (argmax/argmin return int64; where's condition is uint8, 0 = false), or
+// float64 on the CPU inside a Float64Scope (below).
 // Outputs are new contiguous tensors on the inputs' device; inputs may be any strided
 // view. Tensor operators (a + b, 2.0 * a, -a) and the in-place members (add_, fill_,
 // ...) declared in core/tensor.h are defined with these ops (ops/tensor_ops.cpp).
@@ -107,7 +108,8 @@ Tensor log_softmax(const Tensor& x, int64_t dim);  // x - max - log(sum(exp(x - 
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);
 // x * rsqrt(mean(x^2) + eps) * weight over the trailing normalized_shape dims; eps
-// defaults to float32's machine epsilon, as PyTorch.
+// defaults to the machine epsilon of x's dtype (float32's; float64's in a
+// Float64Scope), as PyTorch.
 Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
                 std::optional<double> eps = std::nullopt);
 

@@ -23,9 +23,11 @@ namespace tt::ops::pointwise {
 
 // Per-call scalars of the unary ops that take any (pow's exponent, clamp's bounds,
 // leaky_relu's slope, fill's value).
+// Kept in double so that the float64 path (T = double) gets the values unrounded; a
+// functor converts them to its T, so float32 sees exactly the float it always did.
 struct UnaryParams {
-  float a = 0.0f;
-  float b = 0.0f;
+  double a = 0.0;
+  double b = 0.0;
 };
 
 // The math of one scalar type: float calls the float functions (expf, ...), exactly as
@@ -175,11 +177,12 @@ struct PowFn {
   // PyTorch special-cases the common exponents (exact squares, sqrt, reciprocal).
   template <typename T>
   TT_HD T operator()(T x) const {
-    if (p.a == 2.0f) return x * x;
-    if (p.a == 1.0f) return x;
-    if (p.a == 0.5f) return math::sqrt(x);
-    if (p.a == -1.0f) return T(1) / x;
-    return math::pow(x, T(p.a));
+    const T e = T(p.a);
+    if (e == T(2)) return x * x;
+    if (e == T(1)) return x;
+    if (e == T(0.5)) return math::sqrt(x);
+    if (e == T(-1)) return T(1) / x;
+    return math::pow(x, e);
   }
 };
 struct ClampFn {

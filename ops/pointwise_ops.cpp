@@ -150,15 +150,14 @@ Tensor swish(const Tensor& x) { return unary_op("swish", UnaryOp::Swish, x); }
 Tensor silu(const Tensor& x) { return unary_op("silu", UnaryOp::Silu, x); }
 
 Tensor pow(const Tensor& x, double exponent) {
-  return unary_op("pow", UnaryOp::Pow, x, {static_cast<float>(exponent), 0.0f});
+  return unary_op("pow", UnaryOp::Pow, x, {exponent, 0.0});
 }
 
 Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max) {
   TT_CHECK(min.has_value() || max.has_value(),
            "clamp: at least one of min and max must be given, but both are absent");
-  constexpr float inf = std::numeric_limits<float>::infinity();
-  return unary_op("clamp", UnaryOp::Clamp, x,
-                  {min ? static_cast<float>(*min) : -inf, max ? static_cast<float>(*max) : inf});
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  return unary_op("clamp", UnaryOp::Clamp, x, {min ? *min : -inf, max ? *max : inf});
 }
 
 Tensor gelu(const Tensor& x, const std::string& approximate) {
@@ -168,7 +167,7 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
 }
 
 Tensor leaky_relu(const Tensor& x, double negative_slope) {
-  return unary_op("leaky_relu", UnaryOp::LeakyRelu, x, {static_cast<float>(negative_slope), 0.0f});
+  return unary_op("leaky_relu", UnaryOp::LeakyRelu, x, {negative_slope, 0.0});
 }
 
 }  // namespace tt::ops
@@ -219,7 +218,7 @@ const Tensor& Tensor::div_(double other) const {
 const Tensor& Tensor::fill_(double value) const {
   ops::detail::check_required("fill_", "self", *this);
   ops::check_writable("fill_", *this);
-  ops::run_unary("fill_", ops::UnaryOp::Fill, {static_cast<float>(value), 0.0f}, *this, *this);
+  ops::run_unary("fill_", ops::UnaryOp::Fill, {value, 0.0}, *this, *this);
   return *this;
 }
 
