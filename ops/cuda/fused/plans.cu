@@ -11,11 +11,7 @@
 namespace tt::ops::cuda::gemm {
 namespace {
 
-EpilogueParams bias_only(const float* bias) {
-  EpilogueParams e;
-  e.bias = bias;
-  return e;
-}
+Epilogue bias_only(const float* bias) { return Epilogue().add_column(bias); }
 
 void check_scratch(const float* scratch, int64_t needed, const char* op) {
   TT_CHECK(needed == 0 || scratch != nullptr, "{}: needs a scratch buffer of {} floats", op,
@@ -92,8 +88,7 @@ void chunked_gemm(const GemmConfig& cfg, const GemmArgs& g, int64_t chunk, const
 // ---- gemm_bias_relu ----
 void gemm_bias_relu_forward(const GemmConfig& cfg, const GemmBiasReluArgs& a, int device,
                             cudaStream_t stream) {
-  EpilogueParams e = bias_only(a.bias);
-  e.act = Activation::kRelu;
+  const Epilogue e = Epilogue().add_column(a.bias).relu();
   run_gemm(cfg, {a.x, a.w, a.out, a.m, a.n, a.k}, e, device, stream);
 }
 
@@ -116,17 +111,9 @@ void gemm_instance_norm_add_mul_forward(const GemmConfig& cfg, const GemmInstanc
 // ---- gemm_swish_bias_group_norm ----
 namespace {
 
-EpilogueParams group_norm_epilogue(const GemmSwishBiasGroupNormArgs& a) {
-  EpilogueParams e;
-  e.kind = EpilogueKind::kGroupNorm;
-  e.bias = a.b;
-  e.act = Activation::kSwish;
-  e.post_bias = a.bias;
-  e.group_size = a.groups > 0 ? a.n / a.groups : 0;
-  e.gamma = a.gamma;
-  e.beta = a.beta;
-  e.eps = a.eps;
-  return e;
+Epilogue group_norm_epilogue(const GemmSwishBiasGroupNormArgs& a) {
+  return Epilogue().add_column(a.b).silu().add_column(a.bias).group_norm(
+      a.groups > 0 ? a.n / a.groups : 0, a.gamma, a.beta, a.eps);
 }
 
 }  // namespace
@@ -134,9 +121,8 @@ EpilogueParams group_norm_epilogue(const GemmSwishBiasGroupNormArgs& a) {
 bool gemm_swish_bias_group_norm_fuses(const GemmConfig& cfg, int64_t m, int64_t n, int64_t k,
                                       int64_t groups) {
   if (cfg.impl != GemmImpl::kOwn || groups <= 0 || n % groups != 0) return false;
-  EpilogueParams e;
-  e.kind = EpilogueKind::kGroupNorm;
-  e.group_size = n / groups;
+  Epilogue e;
+  e.group_norm(n / groups, nullptr, nullptr, 0.f);
   // Alignment does not matter here: a width-1 fallback keeps the tile's BN.
   return own_epilogue_valid(cfg, GemmProblem{m, n, k, cfg.vec}, e);
 }
@@ -260,8 +246,7 @@ void gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleBatchNo
                                         a.running_var, a.eps, s.affine, stream);
     if (a.m == 0) return;
     if (own) {
-      EpilogueParams e = bias_only(a.b);
-      e.affine = s.affine;
+      const Epilogue e = Epilogue().add_column(a.b).column_affine(s.affine, a.n);
       launch_tiled_gemm(cfg, {a.x, a.w, a.out, a.m, a.n, a.k}, e, stream);
       return;
     }
@@ -289,10 +274,7 @@ void gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleBatchNo
   // partials land where one pass over all rows would put them (as chunks below).
   const int64_t head = (a.m - cfg.tail_rows) / cs.chunk_rows * cs.chunk_rows;
   if (own) {
-    EpilogueParams e = bias_only(a.b);
-    e.kind = EpilogueKind::kColumnStats;
-    e.part_mean = s.part_mean;
-    e.part_m2 = s.part_m2;
+    const Epilogue e = Epilogue().add_column(a.b).column_stats(s.part_mean, s.part_m2);
     launch_tiled_gemm(cfg, {a.x, a.w, s.y_lin, a.m, a.n, a.k}, e, stream);
   } else if (tail_split(cfg, a.m) && head > 0) {
     // Each part's statistics pass fills the GEMMs' last, partial wave (split_gemm;
