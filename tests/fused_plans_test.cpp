@@ -16,6 +16,7 @@
 
 #if TT_CUDA
 #include "core/cuda/stream.h"
+#include "ops/cuda/fused/plan.h"
 #include "ops/cuda/gemm/epilogue.h"
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/tiled_gemm.h"
@@ -119,6 +120,137 @@ TEST(EpilogueChain, FixedFunctionFormIsScaleBiasActivation) {
   EXPECT_FALSE(as_scale_bias_activation(Epilogue().add_column(&b).mul_column(&s)).ok);
   float part = 0.f;
   EXPECT_FALSE(as_scale_bias_activation(Epilogue().add_column(&b).column_stats(&part, &part)).ok);
+}
+
+// ---- the plans: which stages each fused op runs under a config ----
+
+namespace f = tt::ops::cuda::fused;
+
+// Stand-in device pointers: plan construction never dereferences them, but a null
+// vector would add no epilogue step.
+float g_dummy[8];
+float* const kPtr = g_dummy;
+
+// The own 128 x 128 tile (width 4) and cuBLASLt, whole, in row chunks, with a tail split.
+const GemmConfig& own128() {
+  for (const GemmConfig& c : own_variants()) {
+    if (c.bm == 128 && c.bn == 128 && c.vec == 4) return c;
+  }
+  throw tt::Error("no own 128x128 variant");
+}
+const GemmConfig kLt = GemmConfig::cublaslt(0);
+const GemmConfig kLtChunks = GemmConfig::cublaslt(0, 4096);
+const GemmConfig kLtTail = GemmConfig::cublaslt(0, 0, 64);
+
+GemmSwishBiasGroupNormArgs swish_args(int64_t m, int64_t n, int64_t groups) {
+  GemmSwishBiasGroupNormArgs a;
+  a.x = a.w = a.b = a.bias = a.gamma = a.beta = kPtr;
+  a.out = kPtr, a.m = m, a.n = n, a.k = 1024, a.groups = groups;
+  return a;
+}
+
+GemmScaleBatchNormArgs batch_norm_args(int64_t m, int64_t n, bool training) {
+  GemmScaleBatchNormArgs a;
+  a.x = a.w = a.b = a.scale = a.gamma = a.beta = kPtr;
+  a.running_mean = a.running_var = a.out = kPtr;
+  a.m = m, a.n = n, a.k = 4096, a.training = training;
+  return a;
+}
+
+TEST(FusedPlans, GemmBiasReluIsOneGemmUnderEveryConfig) {
+  GemmBiasReluArgs a{kPtr, kPtr, kPtr, kPtr, 1024, 8192, 8192};
+  for (const GemmConfig& cfg : {own128(), kLt, kLtChunks}) {
+    const f::Plan p = f::gemm_bias_relu_plan(cfg, a);
+    EXPECT_EQ(p.str(), "gemm_bias_relu chunk=0 tail=0\ngemm[add_column,relu] -> out");
+    EXPECT_EQ(p.scratch_floats(), 0);
+  }
+}
+
+TEST(FusedPlans, GemmInstanceNormAddMulIsAGemmAndARowNorm) {
+  GemmInstanceNormAddMulArgs a;
+  a.x = a.y = a.w = a.b = a.out = kPtr, a.m = 1024, a.n = 8192, a.k = 8192;
+  for (const GemmConfig& cfg : {own128(), kLt, kLtChunks}) {
+    const f::Plan p = f::gemm_instance_norm_add_mul_plan(cfg, a);
+    EXPECT_EQ(p.str(),
+              "gemm_instance_norm_add_mul chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
+              "segment_norm[identity,add_mul,groups=1] gemm_out -> out");
+    EXPECT_EQ(p.scratch_floats(), 1024 * 8192);
+  }
+}
+
+TEST(FusedPlans, GemmSwishBiasGroupNormFusesOnlyWhenTheTileHoldsWholeGroups) {
+  // 64 groups of 64 channels: two per 128-wide tile, so the own config is one kernel.
+  f::Plan p = f::gemm_swish_bias_group_norm_plan(own128(), swish_args(32768, 4096, 64));
+  EXPECT_EQ(p.str(),
+            "gemm_swish_bias_group_norm chunk=0 tail=0\n"
+            "gemm[add_column,silu,add_column,group_norm(64)] -> out");
+  EXPECT_EQ(p.scratch_floats(), 0);
+  EXPECT_TRUE(gemm_swish_bias_group_norm_fuses(own128(), 32768, 4096, 1024, 64));
+  // 16 groups of 256 channels do not fit a 128-wide tile: GEMM, then the pass.
+  p = f::gemm_swish_bias_group_norm_plan(own128(), swish_args(32768, 4096, 16));
+  EXPECT_EQ(p.str(),
+            "gemm_swish_bias_group_norm chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
+            "segment_norm[swish_bias,affine,groups=16] gemm_out -> out");
+  EXPECT_EQ(p.scratch_floats(), int64_t{32768} * 4096);
+  EXPECT_FALSE(gemm_swish_bias_group_norm_fuses(kLt, 32768, 4096, 1024, 64));
+  // cuBLASLt in row chunks or with a tail split: the pass runs in place in out.
+  p = f::gemm_swish_bias_group_norm_plan(kLtChunks, swish_args(32768, 4096, 64));
+  EXPECT_EQ(p.str(),
+            "gemm_swish_bias_group_norm chunk=4096 tail=0\ngemm[add_column] -> out\n"
+            "segment_norm[swish_bias,affine,groups=64] out -> out");
+  EXPECT_EQ(p.scratch_floats(), 0);
+  p = f::gemm_swish_bias_group_norm_plan(kLtTail, swish_args(32768, 4096, 64));
+  EXPECT_EQ(p.str(),
+            "gemm_swish_bias_group_norm chunk=0 tail=64\ngemm[add_column] -> out\n"
+            "segment_norm[swish_bias,affine,groups=64] out -> out");
+  // A tail as long as the rows is no split: one GEMM through scratch.
+  p = f::gemm_swish_bias_group_norm_plan(kLtTail, swish_args(64, 4096, 64));
+  EXPECT_EQ(p.schedule.tail_rows, 0);
+  EXPECT_EQ(p.scratch_floats(), 64 * 4096);
+  EXPECT_THAT([] { f::gemm_swish_bias_group_norm_plan(kLt, swish_args(8, 100, 3)); },
+              testing::ThrowsMessage<tt::Error>(
+                  "gemm_swish_bias_group_norm: 100 channels do not split into 3 groups"));
+}
+
+TEST(FusedPlans, GemmScaleBatchNormTrainingTakesStatisticsFromTheEpilogueWhenItCan) {
+  const int64_t m = 16384, n = 4096;
+  // Own kernel: the partials come from the epilogue, one per 128-row band.
+  f::Plan p = f::gemm_scale_batch_norm_plan(own128(), batch_norm_args(m, n, true));
+  EXPECT_EQ(p.str(),
+            "gemm_scale_batch_norm chunk=0 tail=0\ngemm[add_column,column_stats] -> gemm_out\n"
+            "finalize part_mean,part_m2 -> affine\nchannel_affine gemm_out -> out");
+  EXPECT_EQ(p.part_rows, 128);
+  EXPECT_EQ(p.scratch_floats(), m * n + 4 * n + 2 * (m / 128) * n);
+  // cuBLASLt: a statistics pass, with chunks and the tail split's head whole bands.
+  p = f::gemm_scale_batch_norm_plan(kLtTail, batch_norm_args(m, n, true));
+  EXPECT_EQ(p.str(),
+            "gemm_scale_batch_norm chunk=0 tail=64\ngemm[add_column] -> gemm_out\n"
+            "column_stats gemm_out -> part_mean,part_m2\nfinalize part_mean,part_m2 -> affine\n"
+            "channel_affine gemm_out -> out");
+  const int64_t band = norm::ColumnStatsConfig::default_for({m, n, 4}).chunk_rows;
+  EXPECT_EQ(p.part_rows, band);
+  EXPECT_EQ(p.schedule.row_multiple, band);
+  EXPECT_EQ(p.scratch_floats(), m * n + 4 * n + 2 * ((m + band - 1) / band) * n);
+}
+
+TEST(FusedPlans, GemmScaleBatchNormEvalAppliesTheAffineInTheEpilogueWhenItCan) {
+  const int64_t m = 16384, n = 4096;
+  f::Plan p = f::gemm_scale_batch_norm_plan(own128(), batch_norm_args(m, n, false));
+  EXPECT_EQ(p.str(),
+            "gemm_scale_batch_norm chunk=0 tail=0\neval_affine -> affine\n"
+            "gemm[add_column,column_affine] -> out");
+  EXPECT_EQ(p.scratch_floats(), 4 * n);
+  p = f::gemm_scale_batch_norm_plan(kLtChunks, batch_norm_args(m, n, false));
+  EXPECT_EQ(p.str(),
+            "gemm_scale_batch_norm chunk=4096 tail=0\neval_affine -> affine\n"
+            "gemm[add_column] -> out\nchannel_affine out -> out");
+  EXPECT_EQ(p.scratch_floats(), 4 * n);
+  // Eval offers no tail split: one GEMM through scratch, then the pass.
+  p = f::gemm_scale_batch_norm_plan(kLtTail, batch_norm_args(m, n, false));
+  EXPECT_EQ(p.str(),
+            "gemm_scale_batch_norm chunk=0 tail=0\neval_affine -> affine\n"
+            "gemm[add_column] -> gemm_out\nchannel_affine gemm_out -> out");
+  EXPECT_EQ(p.scratch_floats(), m * n + 4 * n);
 }
 
 // ---- on the GPU: the own tiled kernel runs any chain ----

@@ -5,8 +5,8 @@
 #include "core/cuda/stream.h"
 #include "ops/cuda/cuda_ops.h"
 #include "ops/cuda/fused/fused_stages.h"
-#include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/fused/plans.h"
+#include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_tensor.h"
 
 namespace tt::ops::cuda {
