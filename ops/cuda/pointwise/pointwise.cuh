@@ -19,6 +19,7 @@
 #include <climits>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/cuda/check.h"
@@ -213,12 +214,59 @@ void launch_strided_items(const Operands<A>& op, int64_t n, const LoopPlan& plan
   }
 }
 
+// A binary functor with one operand a single float in device memory (a 0-d or
+// one-element tensor broadcast over the other, as `x / 2.0` makes): the unary
+// functor that the flat kernel runs. Every thread reads the scalar through the
+// read-only cache; one address for the whole grid, so it costs no bandwidth.
+template <typename Fn, bool ScalarFirst>
+struct WithScalar {
+  Fn fn;
+  const float* scalar;
+  __device__ __forceinline__ float operator()(float x) const {
+    const float s = __ldg(scalar);
+    return ScalarFirst ? fn(s, x) : fn(x, s);
+  }
+};
+
+// Whether `t` is a single element (any shape of numel 1).
+inline bool is_single(const Tensor* t) { return t && t->numel() == 1; }
+
+template <int Arity, typename A, typename Fn>
+void launch(const char* name, Fn fn, const Tensor& out, const Tensor& a, const Tensor* b,
+            const Tensor* c);
+
+// Binary ops with one single-element operand and the other unit-stride over out's
+// elements run as a flat (vectorised) unary kernel instead of the strided one; same
+// kernel name and results, so tuning and the CPU reference are unchanged. Returns
+// whether it launched.
+template <int Arity, typename A, typename Fn>
+bool launch_with_scalar(const char* name, Fn fn, const Tensor& out, const Tensor& a,
+                        const Tensor* b) {
+  if constexpr (Arity == 2 && std::is_same_v<A, float>) {
+    if (out.numel() <= 1 || is_single(&a) == is_single(b)) return false;
+    const Tensor& tensor = is_single(b) ? a : *b;
+    const Tensor& single = is_single(b) ? *b : a;
+    if (tensor.sizes() != out.sizes()) return false;
+    if (!is_flat(plan_loop(out.sizes(), {&out, &tensor}))) return false;
+    const float* s = static_cast<const float*>(single.data_ptr());
+    if (is_single(b)) {
+      launch<1, float>(name, WithScalar<Fn, false>{fn, s}, out, tensor, nullptr, nullptr);
+    } else {
+      launch<1, float>(name, WithScalar<Fn, true>{fn, s}, out, tensor, nullptr, nullptr);
+    }
+    return true;
+  } else {
+    return false;
+  }
+}
+
 // out = fn(a[, b[, c]]) with broadcasting; `name` is the op's name ("add", "gelu").
 template <int Arity, typename A, typename Fn>
 void launch(const char* name, Fn fn, const Tensor& out, const Tensor& a, const Tensor* b,
             const Tensor* c) {
   const int64_t n = out.numel();
   if (n == 0) return;
+  if (launch_with_scalar<Arity, A>(name, fn, out, a, b)) return;
   std::vector<const Tensor*> operands{&out, &a};
   if (b) operands.push_back(b);
   if (c) operands.push_back(c);
