@@ -157,100 +157,109 @@ GemmScaleBatchNormArgs batch_norm_args(int64_t m, int64_t n, bool training) {
   return a;
 }
 
-TEST(FusedPlans, GemmBiasReluIsOneGemmUnderEveryConfig) {
-  GemmBiasReluArgs a{kPtr, kPtr, kPtr, kPtr, 1024, 8192, 8192};
-  for (const GemmConfig& cfg : {own128(), kLt, kLtChunks}) {
-    const f::Plan p = f::gemm_bias_relu_plan(cfg, a);
-    EXPECT_EQ(p.str(), "gemm_bias_relu chunk=0 tail=0\ngemm[add_column,relu] -> out");
-    EXPECT_EQ(p.scratch_floats(), 0);
+// Each op's plan under the configs that change it: its stages (Plan::str) and scratch.
+TEST(FusedPlans, EachOpRunsTheStagesItsConfigAllows) {
+  const int64_t m = 16384, n = 4096, mn = m * n;
+  GemmBiasReluArgs relu{kPtr, kPtr, kPtr, kPtr, m, n, 1024};
+  GemmInstanceNormAddMulArgs inst;
+  inst.x = inst.y = inst.w = inst.b = inst.out = kPtr, inst.m = m, inst.n = n, inst.k = 1024;
+  const int64_t band = norm::ColumnStatsConfig::default_for({m, n, 4}).chunk_rows;
+  const int64_t bands = (m + band - 1) / band;
+  struct Case {
+    f::Plan plan;
+    const char* want;
+    int64_t scratch;
+  };
+  const Case cases[] = {
+      // Every GEMM implementation runs bias + ReLU itself.
+      {f::gemm_bias_relu_plan(own128(), relu),
+       "gemm_bias_relu chunk=0 tail=0\n"
+       "gemm[add_column,relu] -> out",
+       0},
+      {f::gemm_bias_relu_plan(kLtChunks, relu),
+       "gemm_bias_relu chunk=0 tail=0\n"
+       "gemm[add_column,relu] -> out",
+       0},
+      // A row norm needs a whole row: always a pass, never a schedule.
+      {f::gemm_instance_norm_add_mul_plan(kLtChunks, inst),
+       "gemm_instance_norm_add_mul chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
+       "segment_norm[identity,add_mul,groups=1] gemm_out -> out",
+       mn},
+      // 64 groups of 64 channels: two per 128-wide tile, so the own config is one kernel;
+      // 16 groups of 256 do not fit it.
+      {f::gemm_swish_bias_group_norm_plan(own128(), swish_args(m, n, 64)),
+       "gemm_swish_bias_group_norm chunk=0 tail=0\n"
+       "gemm[add_column,silu,add_column,group_norm(64)] -> out",
+       0},
+      {f::gemm_swish_bias_group_norm_plan(own128(), swish_args(m, n, 16)),
+       "gemm_swish_bias_group_norm chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
+       "segment_norm[swish_bias,affine,groups=16] gemm_out -> out",
+       mn},
+      // cuBLASLt in row chunks or with a tail split: the pass runs in place in out; a
+      // tail as long as the rows is no split.
+      {f::gemm_swish_bias_group_norm_plan(kLtChunks, swish_args(m, n, 64)),
+       "gemm_swish_bias_group_norm chunk=4096 tail=0\ngemm[add_column] -> out\n"
+       "segment_norm[swish_bias,affine,groups=64] out -> out",
+       0},
+      {f::gemm_swish_bias_group_norm_plan(kLtTail, swish_args(m, n, 64)),
+       "gemm_swish_bias_group_norm chunk=0 tail=64\ngemm[add_column] -> out\n"
+       "segment_norm[swish_bias,affine,groups=64] out -> out",
+       0},
+      {f::gemm_swish_bias_group_norm_plan(kLtTail, swish_args(64, n, 64)),
+       "gemm_swish_bias_group_norm chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
+       "segment_norm[swish_bias,affine,groups=64] gemm_out -> out",
+       64 * n},
+      // Training: the own kernel's epilogue writes the partials, one per 128-row band;
+      // with cuBLASLt a statistics pass does.
+      {f::gemm_scale_batch_norm_plan(own128(), batch_norm_args(m, n, true)),
+       "gemm_scale_batch_norm chunk=0 tail=0\ngemm[add_column,column_stats] -> gemm_out\n"
+       "finalize part_mean,part_m2 -> affine\nchannel_affine gemm_out -> out",
+       mn + 4 * n + 2 * (m / 128) * n},
+      {f::gemm_scale_batch_norm_plan(kLtTail, batch_norm_args(m, n, true)),
+       "gemm_scale_batch_norm chunk=0 tail=64\ngemm[add_column] -> gemm_out\n"
+       "column_stats gemm_out -> part_mean,part_m2\nfinalize part_mean,part_m2 -> affine\n"
+       "channel_affine gemm_out -> out",
+       mn + 4 * n + 2 * bands * n},
+      // Eval: the affine in the own kernel's epilogue; cuBLASLt chunks apply it in place;
+      // eval offers no tail split.
+      {f::gemm_scale_batch_norm_plan(own128(), batch_norm_args(m, n, false)),
+       "gemm_scale_batch_norm chunk=0 tail=0\neval_affine -> affine\n"
+       "gemm[add_column,column_affine] -> out",
+       4 * n},
+      {f::gemm_scale_batch_norm_plan(kLtChunks, batch_norm_args(m, n, false)),
+       "gemm_scale_batch_norm chunk=4096 tail=0\neval_affine -> affine\n"
+       "gemm[add_column] -> out\nchannel_affine out -> out",
+       4 * n},
+      {f::gemm_scale_batch_norm_plan(kLtTail, batch_norm_args(m, n, false)),
+       "gemm_scale_batch_norm chunk=0 tail=0\neval_affine -> affine\n"
+       "gemm[add_column] -> gemm_out\nchannel_affine gemm_out -> out",
+       mn + 4 * n},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(c.plan.str(), c.want);
+    EXPECT_EQ(c.plan.scratch_floats(), c.scratch) << c.want;
   }
 }
 
-TEST(FusedPlans, GemmInstanceNormAddMulIsAGemmAndARowNorm) {
-  GemmInstanceNormAddMulArgs a;
-  a.x = a.y = a.w = a.b = a.out = kPtr, a.m = 1024, a.n = 8192, a.k = 8192;
-  for (const GemmConfig& cfg : {own128(), kLt, kLtChunks}) {
-    const f::Plan p = f::gemm_instance_norm_add_mul_plan(cfg, a);
-    EXPECT_EQ(p.str(),
-              "gemm_instance_norm_add_mul chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
-              "segment_norm[identity,add_mul,groups=1] gemm_out -> out");
-    EXPECT_EQ(p.scratch_floats(), 1024 * 8192);
-  }
+TEST(FusedPlans, StatisticsBandsSetTheScheduleGrain) {
+  const int64_t m = 16384, n = 4096;
+  EXPECT_EQ(f::gemm_scale_batch_norm_plan(own128(), batch_norm_args(m, n, true)).part_rows, 128);
+  const int64_t band = norm::ColumnStatsConfig::default_for({m, n, 4}).chunk_rows;
+  const f::Plan p = f::gemm_scale_batch_norm_plan(kLtChunks, batch_norm_args(m, n, true));
+  EXPECT_EQ(p.part_rows, band);
+  EXPECT_EQ(p.schedule.row_multiple, band);
 }
 
-TEST(FusedPlans, GemmSwishBiasGroupNormFusesOnlyWhenTheTileHoldsWholeGroups) {
-  // 64 groups of 64 channels: two per 128-wide tile, so the own config is one kernel.
-  f::Plan p = f::gemm_swish_bias_group_norm_plan(own128(), swish_args(32768, 4096, 64));
-  EXPECT_EQ(p.str(),
-            "gemm_swish_bias_group_norm chunk=0 tail=0\n"
-            "gemm[add_column,silu,add_column,group_norm(64)] -> out");
-  EXPECT_EQ(p.scratch_floats(), 0);
+TEST(FusedPlans, GroupNormFusesOnlyInATileThatHoldsWholeGroups) {
   EXPECT_TRUE(gemm_swish_bias_group_norm_fuses(own128(), 32768, 4096, 1024, 64));
-  // 16 groups of 256 channels do not fit a 128-wide tile: GEMM, then the pass.
-  p = f::gemm_swish_bias_group_norm_plan(own128(), swish_args(32768, 4096, 16));
-  EXPECT_EQ(p.str(),
-            "gemm_swish_bias_group_norm chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
-            "segment_norm[swish_bias,affine,groups=16] gemm_out -> out");
-  EXPECT_EQ(p.scratch_floats(), int64_t{32768} * 4096);
+  EXPECT_FALSE(gemm_swish_bias_group_norm_fuses(own128(), 32768, 4096, 1024, 16));
   EXPECT_FALSE(gemm_swish_bias_group_norm_fuses(kLt, 32768, 4096, 1024, 64));
-  // cuBLASLt in row chunks or with a tail split: the pass runs in place in out.
-  p = f::gemm_swish_bias_group_norm_plan(kLtChunks, swish_args(32768, 4096, 64));
-  EXPECT_EQ(p.str(),
-            "gemm_swish_bias_group_norm chunk=4096 tail=0\ngemm[add_column] -> out\n"
-            "segment_norm[swish_bias,affine,groups=64] out -> out");
-  EXPECT_EQ(p.scratch_floats(), 0);
-  p = f::gemm_swish_bias_group_norm_plan(kLtTail, swish_args(32768, 4096, 64));
-  EXPECT_EQ(p.str(),
-            "gemm_swish_bias_group_norm chunk=0 tail=64\ngemm[add_column] -> out\n"
-            "segment_norm[swish_bias,affine,groups=64] out -> out");
-  // A tail as long as the rows is no split: one GEMM through scratch.
-  p = f::gemm_swish_bias_group_norm_plan(kLtTail, swish_args(64, 4096, 64));
-  EXPECT_EQ(p.schedule.tail_rows, 0);
-  EXPECT_EQ(p.scratch_floats(), 64 * 4096);
   EXPECT_THAT([] { f::gemm_swish_bias_group_norm_plan(kLt, swish_args(8, 100, 3)); },
               testing::ThrowsMessage<tt::Error>(
                   "gemm_swish_bias_group_norm: 100 channels do not split into 3 groups"));
-}
-
-TEST(FusedPlans, GemmScaleBatchNormTrainingTakesStatisticsFromTheEpilogueWhenItCan) {
-  const int64_t m = 16384, n = 4096;
-  // Own kernel: the partials come from the epilogue, one per 128-row band.
-  f::Plan p = f::gemm_scale_batch_norm_plan(own128(), batch_norm_args(m, n, true));
-  EXPECT_EQ(p.str(),
-            "gemm_scale_batch_norm chunk=0 tail=0\ngemm[add_column,column_stats] -> gemm_out\n"
-            "finalize part_mean,part_m2 -> affine\nchannel_affine gemm_out -> out");
-  EXPECT_EQ(p.part_rows, 128);
-  EXPECT_EQ(p.scratch_floats(), m * n + 4 * n + 2 * (m / 128) * n);
-  // cuBLASLt: a statistics pass, with chunks and the tail split's head whole bands.
-  p = f::gemm_scale_batch_norm_plan(kLtTail, batch_norm_args(m, n, true));
-  EXPECT_EQ(p.str(),
-            "gemm_scale_batch_norm chunk=0 tail=64\ngemm[add_column] -> gemm_out\n"
-            "column_stats gemm_out -> part_mean,part_m2\nfinalize part_mean,part_m2 -> affine\n"
-            "channel_affine gemm_out -> out");
-  const int64_t band = norm::ColumnStatsConfig::default_for({m, n, 4}).chunk_rows;
-  EXPECT_EQ(p.part_rows, band);
-  EXPECT_EQ(p.schedule.row_multiple, band);
-  EXPECT_EQ(p.scratch_floats(), m * n + 4 * n + 2 * ((m + band - 1) / band) * n);
-}
-
-TEST(FusedPlans, GemmScaleBatchNormEvalAppliesTheAffineInTheEpilogueWhenItCan) {
-  const int64_t m = 16384, n = 4096;
-  f::Plan p = f::gemm_scale_batch_norm_plan(own128(), batch_norm_args(m, n, false));
-  EXPECT_EQ(p.str(),
-            "gemm_scale_batch_norm chunk=0 tail=0\neval_affine -> affine\n"
-            "gemm[add_column,column_affine] -> out");
-  EXPECT_EQ(p.scratch_floats(), 4 * n);
-  p = f::gemm_scale_batch_norm_plan(kLtChunks, batch_norm_args(m, n, false));
-  EXPECT_EQ(p.str(),
-            "gemm_scale_batch_norm chunk=4096 tail=0\neval_affine -> affine\n"
-            "gemm[add_column] -> out\nchannel_affine out -> out");
-  EXPECT_EQ(p.scratch_floats(), 4 * n);
-  // Eval offers no tail split: one GEMM through scratch, then the pass.
-  p = f::gemm_scale_batch_norm_plan(kLtTail, batch_norm_args(m, n, false));
-  EXPECT_EQ(p.str(),
-            "gemm_scale_batch_norm chunk=0 tail=0\neval_affine -> affine\n"
-            "gemm[add_column] -> gemm_out\nchannel_affine gemm_out -> out");
-  EXPECT_EQ(p.scratch_floats(), m * n + 4 * n);
+  EXPECT_THAT(
+      [] { f::gemm_scale_batch_norm_plan(kLt, batch_norm_args(0, 8, true)); },
+      testing::ThrowsMessage<tt::Error>("gemm_scale_batch_norm: training needs at least one row"));
 }
 
 // ---- on the GPU: the own tiled kernel runs any chain ----

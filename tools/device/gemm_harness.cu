@@ -105,6 +105,21 @@ void report(const std::string& what, const Err& e, double tol = 1e-5) {
 
 double sigmoid_swish(double v) { return v / (1.0 + std::exp(-v)); }
 
+// GroupNorm of one row z [n] over `groups` contiguous groups, in float64, into out.
+void group_norm_row(const std::vector<double>& z, int64_t groups, const float* gamma,
+                    const float* beta, double eps, double* out) {
+  const int64_t n = static_cast<int64_t>(z.size()), gs = n / groups;
+  for (int64_t g = 0; g < groups; ++g) {
+    double mu = 0, var = 0;
+    for (int64_t j = g * gs; j < (g + 1) * gs; ++j) mu += z[j];
+    mu /= gs;
+    for (int64_t j = g * gs; j < (g + 1) * gs; ++j) var += (z[j] - mu) * (z[j] - mu);
+    var /= gs;
+    for (int64_t j = g * gs; j < (g + 1) * gs; ++j)
+      out[j] = (z[j] - mu) / std::sqrt(var + eps) * gamma[j] + beta[j];
+  }
+}
+
 // Reference epilogue for the pointwise part (see epilogue.h).
 struct HostEpi {
   std::vector<float> bias, post, affine, gamma, beta;
@@ -258,15 +273,7 @@ void check_group_norm(int64_t m, int64_t n, int64_t k, int64_t groups, cudaStrea
     std::vector<double> z(n);
     for (int64_t j = 0; j < n; ++j)
       z[j] = sigmoid_swish(dot(&hx[i * k], &hw[j * k], k) + hb[j]) + hbias[j];
-    for (int64_t g = 0; g < groups; ++g) {
-      double mu = 0, var = 0;
-      for (int64_t j = g * gs; j < (g + 1) * gs; ++j) mu += z[j];
-      mu /= gs;
-      for (int64_t j = g * gs; j < (g + 1) * gs; ++j) var += (z[j] - mu) * (z[j] - mu);
-      var /= gs;
-      for (int64_t j = g * gs; j < (g + 1) * gs; ++j)
-        ref[i * n + j] = (z[j] - mu) / std::sqrt(var + 1e-5) * hg[j] + hbe[j];
-    }
+    group_norm_row(z, groups, hg.data(), hbe.data(), 1e-5, &ref[i * n]);
   }
   const Epilogue e =
       Epilogue().add_column(db.p).silu().add_column(dbias.p).group_norm(gs, dg.p, dbe.p, 1e-5f);
@@ -569,18 +576,9 @@ void full_shape(const Full& f, cudaStream_t stream, cublasHandle_t blas) {
         CK(cudaMemsetAsync(dout.p, 0xff, m * n * 4, stream));
         run3();
         check_rows("MODEL3" + tag, [&](int64_t i, std::vector<double>& r) {
-          const int64_t gs = n / 64;
           std::vector<double> z(n);
           for (int64_t j = 0; j < n; ++j) z[j] = sigmoid_swish(z_lin(i, j)) + h1[j];
-          for (int64_t g = 0; g < 64; ++g) {
-            double mu = 0, var = 0;
-            for (int64_t j = g * gs; j < (g + 1) * gs; ++j) mu += z[j];
-            mu /= gs;
-            for (int64_t j = g * gs; j < (g + 1) * gs; ++j) var += (z[j] - mu) * (z[j] - mu);
-            var /= gs;
-            for (int64_t j = g * gs; j < (g + 1) * gs; ++j)
-              r[j] = (z[j] - mu) / std::sqrt(var + eps) * h2[j] + h3[j];
-          }
+          group_norm_row(z, 64, h2.data(), h3.data(), eps, r.data());
         });
         line("MODEL3 gemm_swish_bias_group_norm" + tag, time_ms(run3, stream), nullptr);
       }

@@ -41,6 +41,7 @@ fused::Plan fused::gemm_scale_batch_norm_plan(const gemm::GemmConfig& cfg,
     p.add(channel_affine_stage(y, Slot::kOut));
     return p;
   }
+  TT_CHECK(a.m > 0, "gemm_scale_batch_norm: training needs at least one row");
   p.schedule = schedule_of(cfg, a.m);
   gemm::Epilogue with_stats = bias;
   with_stats.column_stats(nullptr, nullptr);  // the executor points them at the partials
@@ -75,7 +76,6 @@ int64_t gemm::gemm_scale_batch_norm_scratch_floats(const GemmConfig& cfg, int64_
 void gemm::gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleBatchNormArgs& a,
                                          int device, cudaStream_t stream) {
   if (a.n == 0) return;
-  TT_CHECK(!a.training || a.m > 0, "gemm_scale_batch_norm: training needs at least one row");
   fused::run_plan(fused::gemm_scale_batch_norm_plan(cfg, a), a.scratch, device, stream);
 }
 

@@ -40,50 +40,28 @@ int64_t parts_of(const Plan& p) {
   return p.part_rows > 0 ? (p.m + p.part_rows - 1) / p.part_rows : 0;
 }
 
-// The scratch pieces, in this order: [gemm_out | affine | part_mean | part_m2], each
-// starting on a 16-byte boundary so that vector loads stay possible.
+// The buffer of each slot: the op's output and the scratch pieces, laid out in this
+// order: [gemm_out | affine | part_mean | part_m2], each starting on a 16-byte boundary
+// so that vector loads stay possible.
 struct Buffers {
-  float* out = nullptr;
-  float* gemm_out = nullptr;
-  float* affine = nullptr;
-  float* part_mean = nullptr;
-  float* part_m2 = nullptr;
+  float* at[6] = {};  // indexed by Slot
   int64_t floats = 0;
-
-  float* operator[](Slot s) const {
-    switch (s) {
-      case Slot::kOut:
-        return out;
-      case Slot::kGemmOut:
-        return gemm_out;
-      case Slot::kAffine:
-        return affine;
-      case Slot::kPartMean:
-        return part_mean;
-      case Slot::kPartM2:
-        return part_m2;
-      case Slot::kNone:
-        break;
-    }
-    return nullptr;
-  }
+  float* operator[](Slot s) const { return at[static_cast<int>(s)]; }
 };
 
 Buffers layout(const Plan& p, float* base) {
   Buffers b;
-  b.out = p.out;
-  const auto round4 = [](int64_t v) { return (v + 3) / 4 * 4; };
-  const auto take = [&](int64_t count) {
-    float* at = base ? base + b.floats : nullptr;
-    b.floats += round4(count);
-    return at;
+  b.at[static_cast<int>(Slot::kOut)] = p.out;
+  const auto take = [&](Slot s, int64_t count) {
+    b.at[static_cast<int>(s)] = base ? base + b.floats : nullptr;
+    b.floats += (count + 3) / 4 * 4;
   };
-  if (uses(p, Slot::kGemmOut)) b.gemm_out = take(p.m * p.n);
-  if (uses(p, Slot::kAffine)) b.affine = take(4 * p.n);
+  if (uses(p, Slot::kGemmOut)) take(Slot::kGemmOut, p.m * p.n);
+  if (uses(p, Slot::kAffine)) take(Slot::kAffine, 4 * p.n);
   const int64_t parts = parts_of(p);
   if (parts > 0 && uses(p, Slot::kPartMean)) {
-    b.part_mean = take(parts * p.n);
-    b.part_m2 = take(parts * p.n);
+    take(Slot::kPartMean, parts * p.n);
+    take(Slot::kPartM2, parts * p.n);
   }
   return b;
 }
@@ -102,7 +80,8 @@ norm::AffineConfig affine_config(const Plan& p, const norm::AffineProblem& ap) {
 void run_gemm_rows(const Plan& p, const Stage& st, const Buffers& b, const GemmConfig& cfg,
                    int64_t r0, int64_t rows, int device, cudaStream_t s) {
   gemm::Epilogue e = st.epilogue.at_rows(r0);
-  if (e.kind == gemm::EpilogueKind::kColumnStats) e.column_stats(b.part_mean, b.part_m2);
+  if (e.kind == gemm::EpilogueKind::kColumnStats)
+    e.column_stats(b[Slot::kPartMean], b[Slot::kPartM2]);
   if (st.append_affine != Slot::kNone) e.column_affine(b[st.append_affine], p.n);
   gemm::run_gemm(cfg, {p.x + r0 * p.k, p.w, b[st.out] + r0 * p.n, rows, p.n, p.k}, e, device, s);
 }
@@ -146,24 +125,26 @@ void run_pass(const Plan& p, const Stage& st, const Buffers& b, int64_t r0, int6
       return;
     case StageKind::kColumnStats: {
       const int64_t part0 = r0 / p.part_rows;
-      norm::launch_column_stats(p.column_stats, in, rows, p.n, b.part_mean + part0 * p.n,
-                                b.part_m2 + part0 * p.n, s);
+      norm::launch_column_stats(p.column_stats, in, rows, p.n, b[Slot::kPartMean] + part0 * p.n,
+                                b[Slot::kPartM2] + part0 * p.n, s);
       return;
     }
     case StageKind::kChannelAffine: {
       const norm::AffineProblem ap{rows * p.n, p.n, 1, norm::vec_align({in, out})};
-      norm::launch_channel_affine(affine_config(p, ap), in, out, b.affine, rows * p.n, p.n, 1, s);
+      norm::launch_channel_affine(affine_config(p, ap), in, out, b[Slot::kAffine], rows * p.n, p.n,
+                                  1, s);
       return;
     }
     case StageKind::kEvalAffine:
       norm::launch_batch_norm_eval_affine(p.n, st.bn.scale, st.bn.gamma, st.bn.beta,
                                           st.bn.running_mean, st.bn.running_var, st.bn.eps,
-                                          b.affine, s);
+                                          b[Slot::kAffine], s);
       return;
     case StageKind::kFinalize:
-      norm::launch_batch_norm_finalize(b.part_mean, b.part_m2, parts_of(p), p.part_rows, p.m, p.n,
-                                       st.bn.scale, st.bn.gamma, st.bn.beta, st.bn.running_mean,
-                                       st.bn.running_var, st.bn.momentum, st.bn.eps, b.affine, s);
+      norm::launch_batch_norm_finalize(b[Slot::kPartMean], b[Slot::kPartM2], parts_of(p),
+                                       p.part_rows, p.m, p.n, st.bn.scale, st.bn.gamma, st.bn.beta,
+                                       st.bn.running_mean, st.bn.running_var, st.bn.momentum,
+                                       st.bn.eps, b[Slot::kAffine], s);
       return;
     case StageKind::kGemm:
       break;
