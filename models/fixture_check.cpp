@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/safetensors.h"
+#include "models/compare.h"
 #include "models/registry.h"
 
 namespace tt::models {
@@ -53,7 +54,7 @@ int input_count(const safetensors::File& file) {
   return count;
 }
 
-FixtureResult run_fixture(const std::string& path, Device device, double tolerance) {
+FixtureResult run_fixture(const std::string& path, Device device, double tolerance, bool float64) {
   safetensors::File file = safetensors::load(path);
   FixtureResult result;
   result.path = path;
@@ -85,13 +86,24 @@ FixtureResult run_fixture(const std::string& path, Device device, double toleran
   model->load_state_dict(params, /*strict=*/true);
   model->train(result.mode == "train");
   model->to(device);
-  std::vector<Tensor> outputs = model->forward(inputs);
+  std::vector<Tensor> outputs;
+  NamedTensors float64_buffers;
+  if (float64) {
+    Float64Forward wide = forward_float64(*model, inputs);
+    outputs = std::move(wide.outputs);
+    float64_buffers = std::move(wide.buffers);
+  } else {
+    outputs = model->forward(inputs);
+  }
   TT_CHECK(!outputs.empty(), "{} returned no output", result.model);
 
   result.out_error = relative_l2_error(outputs[0], tensor(file, "expected.out"));
   bool pass = result.out_error <= tolerance;
 
-  const StateDict state = model->state_dict();
+  // After a float64 forward the model holds its float32 tensors again: compare the
+  // float64 buffers that forward returned.
+  StateDict state = model->state_dict();
+  for (const auto& [name, t] : float64_buffers) state[name] = t;
   for (const auto& [name, expected] : file.tensors) {
     if (!starts_with(name, "expected.") || name == "expected.out" || name == "expected.out_fp32")
       continue;
@@ -122,15 +134,29 @@ double relative_l2_error(const Tensor& out, const Tensor& ref) {
   return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
 }
 
-FixtureResult check_fixture(const std::string& path, Device device, double tolerance) {
+namespace {
+
+// Names the file in an error that does not already.
+template <typename Fn>
+FixtureResult naming_the_file(const std::string& path, Fn run) {
   try {
-    return run_fixture(path, device, tolerance);
+    return run();
   } catch (const Error& e) {
     const std::string message = e.what();
     // safetensors::load already names the file; the checks above do not.
     if (message.find(path) != std::string::npos) throw;
     throw Error(fmt::format("fixture {}: {}", path, message));
   }
+}
+
+}  // namespace
+
+FixtureResult check_fixture(const std::string& path, Device device, double tolerance) {
+  return naming_the_file(path, [&] { return run_fixture(path, device, tolerance, false); });
+}
+
+FixtureResult check_fixture_float64(const std::string& path, double tolerance) {
+  return naming_the_file(path, [&] { return run_fixture(path, Device::cpu(), tolerance, true); });
 }
 
 }  // namespace tt::models

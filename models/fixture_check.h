@@ -36,6 +36,13 @@ struct FixtureResult {
 FixtureResult check_fixture(const std::string& path, Device device = Device::cpu(),
                             double tolerance = kFixtureTolerance);
 
+// The same fixture computed in float64 on the CPU (models/compare.h forward_float64:
+// the model's forward on float64 copies of the stored float32 parameters and inputs),
+// which is what PyTorch computed for expected.out, so out_error is the float64 path's
+// own error (about 1e-15); the stored running statistics are float32, so buffer errors
+// stay near float32's rounding.
+FixtureResult check_fixture_float64(const std::string& path, double tolerance);
+
 // ||out - ref|| / ||ref||, accumulated in double; both tensors may be on any device and
 // of float32 or float64. Throws tt::Error when the shapes differ. A zero reference
 // gives the absolute error ||out||.

@@ -17,6 +17,7 @@
 #include "autotune/lookup.h"
 #include "autotune/tolerance.h"
 #include "core/error.h"
+#include "core/precision.h"
 #include "models/fixture_check.h"
 #if TT_CUDA
 #include "autotune/device_identity.h"
@@ -185,6 +186,9 @@ void run_model(const ModelInfo& info, const TuneOptions& opt, autotune::Database
   };
   const ShapePreset& preset = info.preset(opt.shape);
   const Device gpu = Device::cuda(opt.device);
+  // Every forward below (discovery, candidates, the final check) runs in this mode, so
+  // the problem keys looked up and saved are this mode's.
+  PrecisionGuard precision_scope(parse_precision(opt.precision));
   result.longest_reduction = longest_reduction(info, preset);
   result.tolerance = autotune::verification_tolerance(opt.precision, result.longest_reduction);
 
@@ -280,10 +284,12 @@ ModelTuneResult tune_model(const ModelInfo& info, const TuneOptions& options,
   TT_CHECK(options.budget_s > 0, "tune: the time budget must be positive but is {} s",
            options.budget_s);
   cuda::check_device(options.device);
+  parse_precision(options.precision);  // a bad mode is the caller's error, not the model's
   const auto start = std::chrono::steady_clock::now();
   ModelTuneResult result;
   result.model = info.name;
   result.shape = options.shape;
+  result.precision = options.precision;
   try {
     run_model(info, options, updates, result, start);
   } catch (const Error& e) {

@@ -44,6 +44,9 @@ struct TuneOptions {
   double budget_s = 34;
   uint64_t seed = 0;
   int device = 0;
+  // The precision mode (precision_name()) the forwards run in (a tt::PrecisionGuard
+  // over the whole tuning): it picks the tolerance (autotune/tolerance.h) and the
+  // problem keys the winners are saved under. The CPU reference is float32 in every mode.
   std::string precision = "strict";
   // Called for every step of every sweep (the model's name first).
   std::function<void(const std::string& model, const autotune::SweepProgress&)> progress;
@@ -54,6 +57,7 @@ struct TuneOptions {
 struct ModelTuneResult {
   std::string model;
   std::string shape;
+  std::string precision;  // TuneOptions::precision
   int64_t longest_reduction = 0;
   double tolerance = 0;
   std::vector<autotune::SweepResult> kernels;  // in the order swept

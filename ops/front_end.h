@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "ops/ops.h"
 
 namespace tt::ops::detail {
 
@@ -16,11 +17,19 @@ struct NamedTensor {
   const Tensor& tensor;
 };
 
-// A tensor the op needs: defined and float32.
+// A tensor the op needs: defined and float32; inside a Float64Scope (ops/ops.h) also
+// float64 on the CPU.
 inline void check_required(const char* op, const char* name, const Tensor& t) {
   TT_CHECK(t.defined(), "{}: {} is undefined; expected a float32 tensor", op, name);
-  TT_CHECK(t.dtype() == DType::F32, "{}: {} has dtype {} but only float32 is supported", op, name,
-           dtype_name(t.dtype()));
+  if (t.dtype() == DType::F64 && float64_enabled()) {
+    TT_CHECK(t.device().is_cpu(),
+             "{}: {} is a float64 tensor on {}, but float64 runs on the CPU only (the float64 "
+             "reference); move it to the CPU or convert it to float32",
+             op, name, t.device().str());
+    return;
+  }
+  TT_CHECK(t.dtype() == DType::F32, "{}: {} has dtype {} but only float32 {} supported", op, name,
+           dtype_name(t.dtype()), float64_enabled() ? "and float64 (on the CPU) are" : "is");
 }
 
 // An optional tensor: undefined, or float32.
@@ -40,6 +49,20 @@ inline Device common_device(const char* op, std::initializer_list<NamedTensor> t
     TT_CHECK(nt.tensor.device() == first->tensor.device(),
              "{}: {} is on {} but {} is on {}; all tensors must be on the same device", op, nt.name,
              nt.tensor.device().str(), first->name, first->tensor.device().str());
+  }
+  // Float64 (Float64Scope) does not mix with float32 within one op: the kernel reads
+  // every operand as one scalar type. (where's uint8 condition is not a float operand.)
+  const NamedTensor* first_float = nullptr;
+  for (const NamedTensor& nt : tensors) {
+    if (!nt.tensor.defined() || nt.tensor.dtype() == DType::U8) continue;
+    if (!first_float) {
+      first_float = &nt;
+      continue;
+    }
+    TT_CHECK(nt.tensor.dtype() == first_float->tensor.dtype(),
+             "{}: {} is {} but {} is {}; the tensors of one op must have one dtype", op, nt.name,
+             dtype_name(nt.tensor.dtype()), first_float->name,
+             dtype_name(first_float->tensor.dtype()));
   }
   return first ? first->tensor.device() : Device::cpu();
 }

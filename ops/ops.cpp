@@ -74,7 +74,13 @@ std::string output_features(int64_t n) { return fmt::format("weight has {} outpu
 
 std::string input_channels(int64_t n) { return fmt::format("the input has {} channels", n); }
 
+thread_local bool tls_float64 = false;
+
 }  // namespace
+
+Float64Scope::Float64Scope() : previous_(tls_float64) { tls_float64 = true; }
+Float64Scope::~Float64Scope() { tls_float64 = previous_; }
+bool float64_enabled() { return tls_float64; }
 
 // ---- building blocks ----
 

@@ -3,7 +3,8 @@
 // ...). Each op checks shapes, dtypes and devices (a tt::Error sentence naming the op
 // otherwise), normalises dims (negative dims count from the end everywhere), then
 // dispatches to the CPU reference (ops/cpu, Eigen) or to CUDA (ops/cuda). Inputs are
-// float32 (argmax/argmin return int64; where's condition is uint8, 0 = false).
+// float32 (argmax/argmin return int64; where's condition is uint8, 0 = false), or
+// float64 on the CPU inside a Float64Scope (below).
 // Outputs are new contiguous tensors on the inputs' device; inputs may be any strided
 // view. Tensor operators (a + b, 2.0 * a, -a) and the in-place members (add_, fill_,
 // ...) declared in core/tensor.h are defined with these ops (ops/tensor_ops.cpp).
@@ -17,6 +18,26 @@
 #include "core/tensor.h"
 
 namespace tt::ops {
+
+// ---- float64 on the CPU (the float64 reference) ----
+// While a Float64Scope lives on the calling thread, every op of this header accepts
+// float64 CPU tensors and computes in double (the same CPU code as float32, templated
+// on the scalar: ops/cpu/scalar.h); one op's tensors must then share one dtype, and a
+// float64 tensor on a GPU is an error. Outside a scope the ops are float32 only, as
+// documented above. `tt compare --reference float64` runs the models' forwards so
+// (models/compare.h); scopes nest.
+class Float64Scope {
+ public:
+  Float64Scope();
+  ~Float64Scope();
+  Float64Scope(const Float64Scope&) = delete;
+  Float64Scope& operator=(const Float64Scope&) = delete;
+
+ private:
+  bool previous_;
+};
+// True inside a Float64Scope on this thread.
+bool float64_enabled();
 
 // ---- building blocks ----
 // y = x W^T + b. x [..., in], weight [out, in], bias [out] or undefined.
@@ -87,7 +108,8 @@ Tensor log_softmax(const Tensor& x, int64_t dim);  // x - max - log(sum(exp(x - 
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);
 // x * rsqrt(mean(x^2) + eps) * weight over the trailing normalized_shape dims; eps
-// defaults to float32's machine epsilon, as PyTorch.
+// defaults to the machine epsilon of x's dtype (float32's; float64's in a
+// Float64Scope), as PyTorch.
 Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
                 std::optional<double> eps = std::nullopt);
 

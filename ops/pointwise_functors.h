@@ -23,135 +23,234 @@ namespace tt::ops::pointwise {
 
 // Per-call scalars of the unary ops that take any (pow's exponent, clamp's bounds,
 // leaky_relu's slope, fill's value).
+// Kept in double so that the float64 path (T = double) gets the values unrounded; a
+// functor converts them to its T, so float32 sees exactly the float it always did.
 struct UnaryParams {
-  float a = 0.0f;
-  float b = 0.0f;
+  double a = 0.0;
+  double b = 0.0;
 };
 
-TT_HD float sigmoid_of(float v) { return 1.0f / (1.0f + ::expf(-v)); }
+// The math of one scalar type: float calls the float functions (expf, ...), exactly as
+// before the functors took a scalar type, so float32 results are unchanged; double
+// (the CPU's float64 reference, ops/ops.h Float64Scope) calls the double ones.
+namespace math {
+#define TT_POINTWISE_MATH(name, float_fn, double_fn)  \
+  TT_HD float name(float v) { return ::float_fn(v); } \
+  TT_HD double name(double v) { return ::double_fn(v); }
+TT_POINTWISE_MATH(abs, fabsf, fabs)
+TT_POINTWISE_MATH(exp, expf, exp)
+TT_POINTWISE_MATH(log, logf, log)
+TT_POINTWISE_MATH(sqrt, sqrtf, sqrt)
+TT_POINTWISE_MATH(tanh, tanhf, tanh)
+TT_POINTWISE_MATH(erf, erff, erf)
+#undef TT_POINTWISE_MATH
+TT_HD float pow(float v, float e) { return ::powf(v, e); }
+TT_HD double pow(double v, double e) { return ::pow(v, e); }
+}  // namespace math
 
+// The formulas' constants, written once in double: each rounds to the float literal
+// the float32 kernels always used (checked here), so float results do not change.
+constexpr double kSqrtHalf = 0.70710678118654752440;       // 1 / sqrt(2)
+constexpr double kSqrtTwoOverPi = 0.79788456080286535588;  // sqrt(2 / pi)
+constexpr double kGeluCubic = 0.044715;
+static_assert(static_cast<float>(kSqrtHalf) == 0.70710678118654752440f);
+static_assert(static_cast<float>(kSqrtTwoOverPi) == 0.79788456080286535588f);
+static_assert(static_cast<float>(kGeluCubic) == 0.044715f);
+
+template <typename T>
+TT_HD T sigmoid_of(T v) {
+  return T(1) / (T(1) + math::exp(-v));
+}
+
+// Each functor's operator() is a template over the scalar T (float on both backends,
+// double on the CPU's float64 path); UnaryParams' floats convert to T.
 struct NegFn {
   UnaryParams p;
-  TT_HD float operator()(float x) const { return -x; }
+  template <typename T>
+  TT_HD T operator()(T x) const {
+    return -x;
+  }
 };
 struct AbsFn {
   UnaryParams p;
-  TT_HD float operator()(float x) const { return ::fabsf(x); }
+  template <typename T>
+  TT_HD T operator()(T x) const {
+    return math::abs(x);
+  }
 };
 struct ExpFn {
   UnaryParams p;
-  TT_HD float operator()(float x) const { return ::expf(x); }
+  template <typename T>
+  TT_HD T operator()(T x) const {
+    return math::exp(x);
+  }
 };
 struct LogFn {
   UnaryParams p;
-  TT_HD float operator()(float x) const { return ::logf(x); }
+  template <typename T>
+  TT_HD T operator()(T x) const {
+    return math::log(x);
+  }
 };
 struct SqrtFn {
   UnaryParams p;
-  TT_HD float operator()(float x) const { return ::sqrtf(x); }
+  template <typename T>
+  TT_HD T operator()(T x) const {
+    return math::sqrt(x);
+  }
 };
 struct RsqrtFn {
   UnaryParams p;
-  TT_HD float operator()(float x) const {
+  template <typename T>
+  TT_HD T operator()(T x) const {
 #ifdef __CUDA_ARCH__
-    return ::rsqrtf(x);  // within 2 ulp
-#else
-    return 1.0f / ::sqrtf(x);
+    if constexpr (sizeof(T) == sizeof(float)) return ::rsqrtf(x);  // within 2 ulp
 #endif
+    return T(1) / math::sqrt(x);
   }
 };
 struct TanhFn {
   UnaryParams p;
-  TT_HD float operator()(float x) const { return ::tanhf(x); }
+  template <typename T>
+  TT_HD T operator()(T x) const {
+    return math::tanh(x);
+  }
 };
 struct ReluFn {
   UnaryParams p;
   // Testing x < 0 (not x > 0) lets NaN through, as PyTorch does.
-  TT_HD float operator()(float x) const { return x < 0.0f ? 0.0f : x; }
+  template <typename T>
+  TT_HD T operator()(T x) const {
+    return x < T(0) ? T(0) : x;
+  }
 };
 struct SigmoidFn {
   UnaryParams p;
-  TT_HD float operator()(float x) const { return sigmoid_of(x); }
+  template <typename T>
+  TT_HD T operator()(T x) const {
+    return sigmoid_of(x);
+  }
 };
 struct SwishFn {
   UnaryParams p;
   // sigmoid(x) * x: the product order of gemm_swish_bias_group_norm (its PyTorch
   // fixture), kept for swish.
-  TT_HD float operator()(float x) const { return sigmoid_of(x) * x; }
+  template <typename T>
+  TT_HD T operator()(T x) const {
+    return sigmoid_of(x) * x;
+  }
 };
 struct SiluFn {
   UnaryParams p;
   // PyTorch's silu kernel: x / (1 + exp(-x)).
-  TT_HD float operator()(float x) const { return x / (1.0f + ::expf(-x)); }
+  template <typename T>
+  TT_HD T operator()(T x) const {
+    return x / (T(1) + math::exp(-x));
+  }
 };
 struct GeluErfFn {
   UnaryParams p;
   // 0.5 x (1 + erf(x / sqrt(2))), PyTorch's approximate="none".
-  TT_HD float operator()(float x) const {
-    return 0.5f * x * (1.0f + ::erff(x * 0.70710678118654752440f));
+  template <typename T>
+  TT_HD T operator()(T x) const {
+    return T(0.5) * x * (T(1) + math::erf(x * T(kSqrtHalf)));
   }
 };
 struct GeluTanhFn {
   UnaryParams p;
   // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), PyTorch's approximate="tanh".
-  TT_HD float operator()(float x) const {
-    const float inner = 0.79788456080286535588f * (x + 0.044715f * x * x * x);
-    return 0.5f * x * (1.0f + ::tanhf(inner));
+  template <typename T>
+  TT_HD T operator()(T x) const {
+    const T inner = T(kSqrtTwoOverPi) * (x + T(kGeluCubic) * x * x * x);
+    return T(0.5) * x * (T(1) + math::tanh(inner));
   }
 };
 struct LeakyReluFn {
   UnaryParams p;  // a: negative_slope
-  TT_HD float operator()(float x) const { return x > 0.0f ? x : x * p.a; }
+  template <typename T>
+  TT_HD T operator()(T x) const {
+    return x > T(0) ? x : x * T(p.a);
+  }
 };
 struct PowFn {
   UnaryParams p;  // a: exponent
   // PyTorch special-cases the common exponents (exact squares, sqrt, reciprocal).
-  TT_HD float operator()(float x) const {
-    if (p.a == 2.0f) return x * x;
-    if (p.a == 1.0f) return x;
-    if (p.a == 0.5f) return ::sqrtf(x);
-    if (p.a == -1.0f) return 1.0f / x;
-    return ::powf(x, p.a);
+  template <typename T>
+  TT_HD T operator()(T x) const {
+    const T e = T(p.a);
+    if (e == T(2)) return x * x;
+    if (e == T(1)) return x;
+    if (e == T(0.5)) return math::sqrt(x);
+    if (e == T(-1)) return T(1) / x;
+    return math::pow(x, e);
   }
 };
 struct ClampFn {
   UnaryParams p;  // a: min (-inf when absent), b: max (+inf when absent)
   // Comparisons (not fminf/fmaxf) let NaN through; min > max gives max, as PyTorch.
-  TT_HD float operator()(float x) const {
-    const float lo = x < p.a ? p.a : x;
-    return lo > p.b ? p.b : lo;
+  template <typename T>
+  TT_HD T operator()(T x) const {
+    const T lo = x < T(p.a) ? T(p.a) : x;
+    return lo > T(p.b) ? T(p.b) : lo;
   }
 };
 struct IdentityFn {  // copies into strided destinations (cat, copy into views)
   UnaryParams p;
-  TT_HD float operator()(float x) const { return x; }
+  template <typename T>
+  TT_HD T operator()(T x) const {
+    return x;
+  }
 };
 struct FillFn {   // fill_: the input is ignored
   UnaryParams p;  // a: the value
-  TT_HD float operator()(float) const { return p.a; }
+  template <typename T>
+  TT_HD T operator()(T) const {
+    return T(p.a);
+  }
 };
 
 struct AddFn {
-  TT_HD float operator()(float x, float y) const { return x + y; }
+  template <typename T>
+  TT_HD T operator()(T x, T y) const {
+    return x + y;
+  }
 };
 struct SubFn {
-  TT_HD float operator()(float x, float y) const { return x - y; }
+  template <typename T>
+  TT_HD T operator()(T x, T y) const {
+    return x - y;
+  }
 };
 struct MulFn {
-  TT_HD float operator()(float x, float y) const { return x * y; }
+  template <typename T>
+  TT_HD T operator()(T x, T y) const {
+    return x * y;
+  }
 };
 struct DivFn {
-  TT_HD float operator()(float x, float y) const { return x / y; }
+  template <typename T>
+  TT_HD T operator()(T x, T y) const {
+    return x / y;
+  }
 };
 struct MaximumFn {  // NaN in either propagates
-  TT_HD float operator()(float x, float y) const { return (x > y || x != x) ? x : y; }
+  template <typename T>
+  TT_HD T operator()(T x, T y) const {
+    return (x > y || x != x) ? x : y;
+  }
 };
 struct MinimumFn {
-  TT_HD float operator()(float x, float y) const { return (x < y || x != x) ? x : y; }
+  template <typename T>
+  TT_HD T operator()(T x, T y) const {
+    return (x < y || x != x) ? x : y;
+  }
 };
 
 struct WhereFn {
-  TT_HD float operator()(uint8_t c, float x, float y) const { return c ? x : y; }
+  template <typename T>
+  TT_HD T operator()(uint8_t c, T x, T y) const {
+    return c ? x : y;
+  }
 };
 
 }  // namespace tt::ops::pointwise

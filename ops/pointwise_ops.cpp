@@ -45,22 +45,24 @@ void run_binary(const char* op, BinaryOp kind, const Tensor& a, const Tensor& b,
 
 Tensor unary_op(const char* op, UnaryOp kind, const Tensor& x, UnaryParams params = {}) {
   check_required(op, "input", x);
-  Tensor out = Tensor::empty(x.sizes(), DType::F32, x.device());
+  Tensor out = Tensor::empty(x.sizes(), x.dtype(), x.device());
   run_unary(op, kind, params, x, out);
   return out;
 }
 
 Tensor binary_op(const char* op, BinaryOp kind, const Tensor& a, const Tensor& b) {
   required_on_one_device(op, {{"a", a}, {"b", b}});
-  Tensor out = Tensor::empty(broadcast_shapes(op, a.sizes(), b.sizes()), DType::F32, a.device());
+  Tensor out = Tensor::empty(broadcast_shapes(op, a.sizes(), b.sizes()), a.dtype(), a.device());
   run_binary(op, kind, a, b, out);
   return out;
 }
 
-// A Python number in a float32 op: a float32 0-d tensor on the tensor's device.
+// A Python number in a float32 op: a float32 0-d tensor on the tensor's device (a
+// float64 one for a float64 tensor: PyTorch's number never changes the tensor's dtype).
 Tensor scalar_on(const char* op, const Tensor& like, double value) {
   TT_CHECK(like.defined(), "{}: the tensor operand is undefined", op);
-  return Tensor::full({}, value, DType::F32, like.device());
+  return Tensor::full({}, value, like.dtype() == DType::F64 ? DType::F64 : DType::F32,
+                      like.device());
 }
 
 // An in-place op writes self's elements once each: a broadcast (stride-0) self
@@ -120,7 +122,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   const Device device = common_device(op, {{"condition", cond}, {"a", a}, {"b", b}});
   const Shape shape =
       broadcast_shapes(op, broadcast_shapes(op, cond.sizes(), a.sizes()), b.sizes());
-  Tensor out = Tensor::empty(shape, DType::F32, device);
+  Tensor out = Tensor::empty(shape, a.dtype(), device);
   if (device.is_cpu()) {
     cpu::where(cond, a, b, out);
     return out;
@@ -148,15 +150,14 @@ Tensor swish(const Tensor& x) { return unary_op("swish", UnaryOp::Swish, x); }
 Tensor silu(const Tensor& x) { return unary_op("silu", UnaryOp::Silu, x); }
 
 Tensor pow(const Tensor& x, double exponent) {
-  return unary_op("pow", UnaryOp::Pow, x, {static_cast<float>(exponent), 0.0f});
+  return unary_op("pow", UnaryOp::Pow, x, {exponent, 0.0});
 }
 
 Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max) {
   TT_CHECK(min.has_value() || max.has_value(),
            "clamp: at least one of min and max must be given, but both are absent");
-  constexpr float inf = std::numeric_limits<float>::infinity();
-  return unary_op("clamp", UnaryOp::Clamp, x,
-                  {min ? static_cast<float>(*min) : -inf, max ? static_cast<float>(*max) : inf});
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  return unary_op("clamp", UnaryOp::Clamp, x, {min ? *min : -inf, max ? *max : inf});
 }
 
 Tensor gelu(const Tensor& x, const std::string& approximate) {
@@ -166,7 +167,7 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
 }
 
 Tensor leaky_relu(const Tensor& x, double negative_slope) {
-  return unary_op("leaky_relu", UnaryOp::LeakyRelu, x, {static_cast<float>(negative_slope), 0.0f});
+  return unary_op("leaky_relu", UnaryOp::LeakyRelu, x, {negative_slope, 0.0});
 }
 
 }  // namespace tt::ops
@@ -217,7 +218,7 @@ const Tensor& Tensor::div_(double other) const {
 const Tensor& Tensor::fill_(double value) const {
   ops::detail::check_required("fill_", "self", *this);
   ops::check_writable("fill_", *this);
-  ops::run_unary("fill_", ops::UnaryOp::Fill, {static_cast<float>(value), 0.0f}, *this, *this);
+  ops::run_unary("fill_", ops::UnaryOp::Fill, {value, 0.0}, *this, *this);
   return *this;
 }
 

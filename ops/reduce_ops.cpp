@@ -199,7 +199,11 @@ Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& we
   check_optional(op, "weight", weight);
   const Device device = common_device(op, {{"input", x}, {"weight", weight}});
   const int64_t n = check_normalized_shape(op, x, normalized_shape, {{"weight", weight}});
-  const double e = eps ? *eps : static_cast<double>(std::numeric_limits<float>::epsilon());
+  // PyTorch's default: the machine epsilon of the input's dtype.
+  const double e = eps ? *eps
+                   : x.dtype() == DType::F64
+                       ? std::numeric_limits<double>::epsilon()
+                       : static_cast<double>(std::numeric_limits<float>::epsilon());
   check_eps(op, e);
   const Tensor w = flat_affine(weight, n);
   TT_DISPATCH(op, device, cpu::rms_norm(x, n, w, e), cuda::rms_norm(x, n, w, e));

@@ -228,6 +228,95 @@ TEST(CliRun, BadShapeAndMissingModelAreUsageErrors) {
   EXPECT_THAT(r.output, HasSubstr("model is required"));
 }
 
+// ---- --precision and --reference float64 ----
+
+TEST(CliPrecision, OnTheCpuANonStrictModeSaysOnceThatItComputesFloat32) {
+  const CommandResult r = tt("run GemmBiasReLU --precision tf32 --iters 3");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("device:  cpu, tf32 precision\n"));
+  const std::string note =
+      "note: run: on the CPU every precision computes the float32 reference, so --precision "
+      "tf32 runs as strict there\n";
+  ASSERT_THAT(r.output, HasSubstr(note));
+  EXPECT_EQ(r.output.find(note), r.output.rfind(note));  // once, for four forwards
+  // The same numbers as strict: the summary up to the time.
+  const auto summary = [](const std::string& out) {
+    return out.substr(out.find("output:"), out.find("forward:") - out.find("output:"));
+  };
+  EXPECT_EQ(summary(r.output), summary(tt("run GemmBiasReLU").output));
+  EXPECT_THAT(tt("run GemmBiasReLU").output, Not(HasSubstr("note:")));
+}
+
+TEST(CliPrecision, CheckHoldsFixturesToTheModesBound) {
+  const std::string file = "'" + fixture("gemm_bias_relu_small.safetensors") + "'";
+  CommandResult r = tt("check --precision tf32 " + file);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("1 of 1 fixture passed on cpu in tf32 precision (relative L2 error <= "
+                        "2e-03)"));
+  r = tt("check --precision accurate " + file);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("passed on cpu in accurate precision (relative L2 error <= "
+                                  "1e-05)"));
+  // --tolerance still decides when given.
+  r = tt("check --precision tf32 --tolerance 1e-9 " + file);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("0 of 1 fixture passed on cpu in tf32 precision"));
+}
+
+TEST(CliPrecision, EveryCommandThatComputesTakesIt) {
+  for (const char* command : {"run", "check", "compare", "bench", "tune"}) {
+    const CommandResult r = tt(std::string(command) + " --help");
+    EXPECT_THAT(r.output, HasSubstr("--precision")) << command;
+    EXPECT_THAT(r.output, HasSubstr("accurate (split TF32")) << command;
+    const CommandResult bad = tt(std::string(command) + " GemmBiasReLU --precision fp16");
+    EXPECT_EQ(bad.exit_code, 2) << command;
+    EXPECT_EQ(bad.output, fmt::format("tt {0}: --precision must be strict, tf32 or accurate but "
+                                      "got 'fp16'; see tt {0} --help.\n",
+                                      command))
+        << command;
+  }
+  EXPECT_THAT(tt("compare --help").output, HasSubstr("--reference"));
+}
+
+TEST(CliCompare, Float64ReferenceWithoutAGpuPrintsTheCpuFloat32Error) {
+  if (test::cuda_available()) GTEST_SKIP() << "a CUDA device is present (the GPU test runs)";
+  const CommandResult r = tt("compare --all --reference float64");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::vector<std::string> lines = lines_of(r.output);
+  ASSERT_EQ(lines.size(), 2 + models::registered_models().size() + 1) << r.output;
+  EXPECT_EQ(lines[0],
+            "float64 CPU reference (train mode, seed 0); no CUDA device, so only the CPU float32 "
+            "output is compared");
+  for (size_t i = 0; i < models::registered_models().size(); ++i) {
+    // model, shape, no GPU errors, then the CPU float32 relative L2 and max abs errors:
+    // float32 rounding (1e-8..1e-6), not zero (the reference is not float32 itself).
+    EXPECT_THAT(lines[2 + i], testing::MatchesRegex("[A-Za-z0-9]+ +small +- +- +"
+                                                    "[1-9]\\.[0-9]{3}e-0[678] +"
+                                                    "[1-9]\\.[0-9]{3}e-0[5678].*"));
+  }
+  EXPECT_THAT(r.output, HasSubstr("bn.running_mean="));
+  EXPECT_EQ(lines.back(), "all 5 models computed");
+  const CommandResult bad = tt("compare GemmBiasReLU --reference float16");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.output, HasSubstr("float16"));
+}
+
+TEST(CliCompare, Float64ReferenceOnAGpuInEveryMode) {
+  if (!test::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const char* precision : {"strict", "tf32", "accurate"}) {
+    const CommandResult r =
+        tt(std::string("compare --all --reference float64 --precision ") + precision);
+    EXPECT_EQ(r.exit_code, 0) << precision << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr(fmt::format("({} precision)", precision)));
+    EXPECT_THAT(r.output, HasSubstr("all 5 models agree")) << r.output;
+    int pass_lines = 0;
+    for (const std::string& line : lines_of(r.output))
+      pass_lines += line.find(" PASS") != std::string::npos;
+    EXPECT_EQ(pass_lines, 5) << r.output;
+  }
+}
+
 // ---- help ----
 
 TEST(CliHelp, EveryCommandHasHelpAndADescription) {

@@ -2,7 +2,8 @@
 // single ops against PyTorch's float64 results (tools/device/make_example_goldens.py,
 // saved in tests/data/examples), on the CPU and on CUDA: relative L2 <= 1e-5, the
 // bound of SEED_MODELS.md. Skips, saying which file is missing, until the goldens
-// are generated on the GPU machine.
+// are generated on the GPU machine. The same goldens hold the float64 CPU path
+// (ops::Float64Scope, models::forward_float64) to double rounding (<= 1e-12).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "attention_block/attention_block.h"
 #include "core/safetensors.h"
 #include "mlp_block/mlp_block.h"
+#include "models/compare.h"
 #include "support/test_util.h"
 
 namespace tt {
@@ -54,16 +56,29 @@ void check_block(Block& block, const safetensors::File& file) {
   }
 }
 
+// The block's forward in float64 on the CPU (float64 copies of the file's float32
+// parameters and input, as PyTorch computed expected.out): double rounding, far below
+// float32's error.
+template <typename Block>
+void check_block_float64(Block& block, const safetensors::File& file) {
+  block.to(Device::cpu());
+  const models::Float64Forward wide = models::forward_float64(block, {file.tensors.at("input.0")});
+  EXPECT_EQ(wide.outputs.at(0).dtype(), DType::F64);
+  EXPECT_LE(test::rel_l2(wide.outputs.at(0), file.tensors.at("expected.out")), 1e-12);
+}
+
 TEST(ExampleGoldens, MlpBlockMatchesPyTorchFloat64) {
   TT_LOAD_GOLDEN(file, "mlp_block_small.safetensors");
   examples::MLPBlock block(64, 256);
   check_block(block, file);
+  check_block_float64(block, file);
 }
 
 TEST(ExampleGoldens, AttentionBlockMatchesPyTorchFloat64) {
   TT_LOAD_GOLDEN(file, "attention_block_small.safetensors");
   examples::AttentionBlock block(64);
   check_block(block, file);
+  check_block_float64(block, file);
 }
 
 // One row per case of make_example_goldens.py's op_cases(), same names.
@@ -159,6 +174,30 @@ TEST(ExampleGoldens, SingleOpsMatchPyTorchFloat64) {
     }
   }
   EXPECT_GE(cases, static_cast<int>(op_rows().size()));
+}
+
+// Every op of the golden file on float64 copies of its float32 inputs, in a
+// Float64Scope: float64 results within double rounding of PyTorch's float64 ones.
+TEST(ExampleGoldens, SingleOpsInFloat64MatchPyTorchFloat64) {
+  TT_LOAD_GOLDEN(file, "ops_small.safetensors");
+  ops::Float64Scope scope;
+  for (const auto& [name, fn] : op_rows()) {
+    SCOPED_TRACE(name);
+    const Tensor& expected = file.tensors.at(name + ".expected");
+    std::vector<Tensor> in;
+    for (int k = 0; file.tensors.count(name + ".in." + std::to_string(k)); ++k) {
+      const Tensor& t = file.tensors.at(name + ".in." + std::to_string(k));
+      in.push_back(t.dtype() == DType::F32 ? t.to(DType::F64) : t);
+    }
+    const Tensor out = fn(in);
+    ASSERT_EQ(out.sizes(), expected.sizes());
+    if (expected.dtype() == DType::I64) {
+      EXPECT_EQ(out.to_vector<int64_t>(), expected.to_vector<int64_t>());
+    } else {
+      EXPECT_EQ(out.dtype(), DType::F64);
+      EXPECT_LE(test::rel_l2(out, expected), 1e-12);
+    }
+  }
 }
 
 }  // namespace

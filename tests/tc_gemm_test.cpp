@@ -1,7 +1,9 @@
 // The sm90 tensor-core GEMM family (ops/cuda/gemm/sm90) against a CPU double
 // reference: every compiled variant in both modes at small awkward shapes (M, N, K
 // not tile multiples, K past several promotion intervals, M = 1), persistent and
-// plain grids, each epilogue; outputs are poisoned with NaN before each launch.
+// plain grids with the other run-time axes moved along (raster order and group,
+// promotion interval, store width), each epilogue; outputs are poisoned with NaN
+// before each launch. The variant-space and config checks need no GPU.
 // Bounds (relative L2 vs float64): tf32 5e-3 (operands truncated to 10-bit
 // mantissas: 2^-10 each, a few e-4 on these sums), accurate 2e-6 (float32 level; the
 // device harness compares it with SGEMM at full size). The problem checks need no
@@ -125,6 +127,52 @@ TEST(TcGemm, VariantTableHasBothModesAndDistinctRows) {
   EXPECT_EQ(s9::tc_gemm_default(s9::TcMode::accurate).promote, 64);
 }
 
+TEST(TcGemm, SpaceIsRowsTimesRunTimeAxesAndAllRunnable) {
+  const s9::TcRuntimeAxes& ax = s9::tc_gemm_runtime_axes();
+  const size_t per_row_tf32 =
+      ax.group_m.size() * ax.raster_n.size() * ax.persistent.size() * ax.vec.size();
+  for (s9::TcMode mode : {s9::TcMode::tf32, s9::TcMode::accurate}) {
+    size_t rows = 0;
+    for (const s9::TcConfig& r : s9::tc_gemm_variants()) rows += r.mode == mode;
+    const std::vector<s9::TcConfig> space = s9::tc_gemm_space(mode);
+    EXPECT_EQ(space.size(),
+              rows * per_row_tf32 * (mode == s9::TcMode::accurate ? ax.promote.size() : 1));
+    for (const s9::TcConfig& c : space) {
+      EXPECT_EQ(c.mode, mode);
+      EXPECT_EQ(s9::tc_config_invalid_reason(c), "") << s9::to_string(c);
+    }
+  }
+  // The tuner's sweep in accurate (issue 10): at least 100 variants, from a few kernels.
+  EXPECT_GE(s9::tc_gemm_space(s9::TcMode::accurate).size(), 100u);
+}
+
+TEST(TcGemm, InvalidRunTimeFieldsAreSentences) {
+  s9::TcConfig c = s9::tc_gemm_default(s9::TcMode::accurate);
+  c.promote = 48;
+  EXPECT_EQ(s9::tc_config_invalid_reason(c),
+            "accurate needs promote to be a positive multiple of bk=32, got 48");
+  c.promote = 0;
+  EXPECT_EQ(s9::tc_config_invalid_reason(c),
+            "accurate needs promote to be a positive multiple of bk=32, got 0");
+  c = s9::tc_gemm_default(s9::TcMode::tf32);
+  c.promote = 64;
+  EXPECT_EQ(s9::tc_config_invalid_reason(c), "tf32 takes promote=0 (it never promotes), got 64");
+  c.promote = 0;
+  c.vec = 4;
+  EXPECT_EQ(s9::tc_config_invalid_reason(c), "vec must be 1 or 2, got 4");
+  c.vec = 2;
+  c.group_m = 0;
+  EXPECT_EQ(s9::tc_config_invalid_reason(c), "group_m must be at least 1, got 0");
+  c.group_m = 8;
+  EXPECT_TRUE(s9::tc_same_kernel(c, s9::tc_gemm_default(s9::TcMode::tf32)));
+  c.raster_n = true;
+  c.persistent = false;
+  c.vec = 1;
+  EXPECT_TRUE(s9::tc_same_kernel(c, s9::tc_gemm_default(s9::TcMode::tf32)));
+  c.stages += 1;
+  EXPECT_FALSE(s9::tc_same_kernel(c, s9::tc_gemm_default(s9::TcMode::tf32)));
+}
+
 TEST(TcGemm, RefusesOffDeviceOrOffTable) {
   if (!tt::test::cuda_available()) GTEST_SKIP() << "no CUDA device";
   Tensor x = tt::test::nan_filled(Shape{4, 8}, Device::cuda(0));
@@ -153,10 +201,16 @@ TEST(TcGemm, EveryVariantMatchesDoubleAtAwkwardShapes) {
   REQUIRE_SM90();
   const std::vector<Case> cases = {{1, 64, 36}, {77, 93, 52}, {130, 257, 1004}, {67, 70, 2052}};
   uint64_t seed = 100;
+  int turn = 0;
   for (s9::TcConfig cfg : s9::tc_gemm_variants()) {
     for (int persistent = 0; persistent < 2; ++persistent) {
+      // Each config also moves the run-time axes, so that every value runs somewhere.
+      ++turn;
       cfg.persistent = persistent;
-      cfg.group_m = persistent ? 8 : 2;
+      cfg.group_m = persistent ? 8 : 1 + turn % 3;
+      cfg.raster_n = turn % 2;
+      cfg.vec = 1 + (turn / 2) % 2;
+      if (cfg.mode == s9::TcMode::accurate) cfg.promote = 32 << (turn % 3);
       for (const Case& c : cases) {
         const double err = run_case(cfg, c, seed += 10);
         EXPECT_LE(err, bound(cfg.mode))

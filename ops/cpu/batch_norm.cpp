@@ -10,6 +10,7 @@
 #include "ops/cpu/cpu_ops.h"
 #include "ops/cpu/norm_stats.h"
 #include "ops/cpu/parallel.h"
+#include "ops/cpu/scalar.h"
 
 namespace tt::ops::cpu {
 namespace {
@@ -22,7 +23,8 @@ struct Dims {
 // [N, C] (length 1) is read row by row with one accumulator row per thread, so both
 // cores stream memory in order; [N, C, L] is split by channel, each channel reading
 // N contiguous runs of L.
-std::vector<double> channel_sums(const float* x, const Dims& d, const double* centre) {
+template <typename T>
+std::vector<double> channel_sums(const T* x, const Dims& d, const double* centre) {
   std::vector<double> sums(d.channels, 0.0);
   if (d.length == 1) {
     const int threads = threads_for(d.batch * d.channels);
@@ -32,7 +34,7 @@ std::vector<double> channel_sums(const float* x, const Dims& d, const double* ce
       double* acc = partial.data() + static_cast<size_t>(omp_get_thread_num()) * d.channels;
 #pragma omp for schedule(static)
       for (int64_t n = 0; n < d.batch; ++n) {
-        const float* row = x + n * d.channels;
+        const T* row = x + n * d.channels;
         if (centre) {
 #pragma omp simd
           for (int64_t c = 0; c < d.channels; ++c) {
@@ -54,7 +56,7 @@ std::vector<double> channel_sums(const float* x, const Dims& d, const double* ce
   for (int64_t c = 0; c < d.channels; ++c) {
     double sum = 0.0;
     for (int64_t n = 0; n < d.batch; ++n) {
-      const float* run = x + (n * d.channels + c) * d.length;
+      const T* run = x + (n * d.channels + c) * d.length;
       sum += centre ? squared_deviation_sum(run, d.length, centre[c]) : sum_of(run, d.length);
     }
     sums[c] = sum;
@@ -64,20 +66,20 @@ std::vector<double> channel_sums(const float* x, const Dims& d, const double* ce
 
 // Element c of a 1-D tensor of any stride (running stats are updated in place, so
 // they are not copied to contiguous form).
-float& element(const Tensor& t, int64_t c) {
-  return static_cast<float*>(t.data_ptr())[c * t.stride(0)];
+template <typename T>
+T& element(const Tensor& t, int64_t c) {
+  return static_cast<T*>(t.data_ptr())[c * t.stride(0)];
 }
 
-}  // namespace
-
-Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
-                  const Tensor& weight, const Tensor& bias, bool training, double momentum,
-                  double eps) {
+template <typename T>
+Tensor batch_norm_of(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                     const Tensor& weight, const Tensor& bias, bool training, double momentum,
+                     double eps) {
   const Tensor in = x.contiguous();
-  Tensor out = Tensor::empty(x.sizes(), DType::F32, Device::cpu());
+  Tensor out = Tensor::empty(x.sizes(), DTypeOf<T>::value, Device::cpu());
   const Dims d{x.size(0), x.size(1), x.dim() == 3 ? x.size(2) : 1};
-  const float* pi = in.data<float>();
-  float* po = out.data<float>();
+  const T* pi = in.data<T>();
+  T* po = out.data<T>();
 
   std::vector<double> mean(d.channels), var(d.channels);
   if (training) {
@@ -88,24 +90,24 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
     for (double& v : var) v /= count;
     if (running_mean.defined()) {
       for (int64_t c = 0; c < d.channels; ++c) {
-        float& rm = element(running_mean, c);
-        float& rv = element(running_var, c);
+        T& rm = element<T>(running_mean, c);
+        T& rv = element<T>(running_var, c);
         const double unbiased = var[c] * count / (count - 1.0);
-        rm = static_cast<float>((1.0 - momentum) * rm + momentum * mean[c]);
-        rv = static_cast<float>((1.0 - momentum) * rv + momentum * unbiased);
+        rm = static_cast<T>((1.0 - momentum) * rm + momentum * mean[c]);
+        rv = static_cast<T>((1.0 - momentum) * rv + momentum * unbiased);
       }
     }
   } else {
     for (int64_t c = 0; c < d.channels; ++c) {
-      mean[c] = element(running_mean, c);
-      var[c] = element(running_var, c);
+      mean[c] = element<T>(running_mean, c);
+      var[c] = element<T>(running_var, c);
     }
   }
 
   std::vector<double> scale(d.channels), shift(d.channels);  // shift: beta
   for (int64_t c = 0; c < d.channels; ++c) {
-    const double gamma = weight.defined() ? element(weight, c) : 1.0;
-    const double beta = bias.defined() ? element(bias, c) : 0.0;
+    const double gamma = weight.defined() ? element<T>(weight, c) : 1.0;
+    const double beta = bias.defined() ? element<T>(bias, c) : 0.0;
     scale[c] = inv_std(var[c], eps) * gamma;
     shift[c] = beta;
   }
@@ -116,11 +118,11 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
 #pragma omp parallel for schedule(static) if (parallel_worth(d.batch * d.channels * d.length))
   for (int64_t n = 0; n < d.batch; ++n) {
     if (d.length == 1) {
-      const float* row = pi + n * d.channels;
-      float* dst = po + n * d.channels;
+      const T* row = pi + n * d.channels;
+      T* dst = po + n * d.channels;
 #pragma omp simd
       for (int64_t c = 0; c < d.channels; ++c) {
-        dst[c] = static_cast<float>(normalize_affine(row[c], pm[c], ps[c], pt[c]));
+        dst[c] = static_cast<T>(normalize_affine(row[c], pm[c], ps[c], pt[c]));
       }
     } else {
       for (int64_t c = 0; c < d.channels; ++c) {
@@ -130,6 +132,17 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
     }
   }
   return out;
+}
+
+}  // namespace
+
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight, const Tensor& bias, bool training, double momentum,
+                  double eps) {
+  return with_scalar(x.dtype(), [&](auto t) {
+    return batch_norm_of<decltype(t)>(x, running_mean, running_var, weight, bias, training,
+                                      momentum, eps);
+  });
 }
 
 }  // namespace tt::ops::cpu

@@ -1,8 +1,11 @@
 // CPU reference kernels (Eigen, OpenMP over both cores). Called by the front end
 // (ops/ops.cpp) after it has checked shapes, dtypes and devices and normalised dims
 // (non-negative, sorted, unique), so these assume valid CPU inputs; they accept any
-// strided view and return new contiguous tensors. The reduction/softmax/norm/bmm
-// signatures are the contract the CUDA backend (ops/cuda/cuda_ops_reduce.h) shares.
+// strided view and return new contiguous tensors. Every kernel takes float32, or
+// float64 on the float64 path (ops/ops.h Float64Scope): templates over the scalar,
+// instantiated for both (ops/cpu/scalar.h); the result has the inputs' dtype. The
+// reduction/softmax/norm/bmm signatures are the contract the CUDA backend
+// (ops/cuda/cuda_ops_reduce.h) shares.
 #pragma once
 
 #include <vector>

@@ -6,13 +6,16 @@
 #include "ops/cpu/cpu_ops.h"
 #include "ops/cpu/norm_stats.h"
 #include "ops/cpu/parallel.h"
+#include "ops/cpu/scalar.h"
 
 namespace tt::ops::cpu {
+namespace {
 
-Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
-                  double eps) {
+template <typename T>
+Tensor group_norm_of(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
+                     double eps) {
   const Tensor in = x.contiguous();
-  Tensor out = Tensor::empty(x.sizes(), DType::F32, Device::cpu());
+  Tensor out = Tensor::empty(x.sizes(), DTypeOf<T>::value, Device::cpu());
   if (out.numel() == 0) return out;
   const int64_t batch = x.size(0);
   const int64_t channels = x.size(1);
@@ -22,16 +25,16 @@ Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const T
 
   const Tensor w = weight.defined() ? weight.contiguous() : Tensor();
   const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
-  const float* pw = w.defined() ? w.data<float>() : nullptr;
-  const float* pb = b.defined() ? b.data<float>() : nullptr;
-  const float* pi = in.data<float>();
-  float* po = out.data<float>();
+  const T* pw = w.defined() ? w.data<T>() : nullptr;
+  const T* pb = b.defined() ? b.data<T>() : nullptr;
+  const T* pi = in.data<T>();
+  T* po = out.data<T>();
 
 #pragma omp parallel for schedule(static) if (parallel_worth(batch * groups * group_len))
   for (int64_t block = 0; block < batch * groups; ++block) {
     const int64_t first_channel = (block % groups) * channels_per_group;
-    const float* src = pi + block * group_len;
-    float* dst = po + block * group_len;
+    const T* src = pi + block * group_len;
+    T* dst = po + block * group_len;
     const MeanVar mv = mean_var_of(src, group_len);
     const double group_inv_std = inv_std(mv.var, eps);
     if (spatial == 1) {
@@ -40,7 +43,7 @@ Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const T
       for (int64_t k = 0; k < channels_per_group; ++k) {
         const int64_t c = first_channel + k;
         const double scale = group_inv_std * (pw ? pw[c] : 1.0);
-        dst[k] = static_cast<float>(normalize_affine(src[k], mv.mean, scale, pb ? pb[c] : 0.0));
+        dst[k] = static_cast<T>(normalize_affine(src[k], mv.mean, scale, pb ? pb[c] : 0.0));
       }
       continue;
     }
@@ -51,6 +54,14 @@ Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const T
     }
   }
   return out;
+}
+
+}  // namespace
+
+Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  return with_scalar(
+      x.dtype(), [&](auto t) { return group_norm_of<decltype(t)>(x, groups, weight, bias, eps); });
 }
 
 }  // namespace tt::ops::cpu

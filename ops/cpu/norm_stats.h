@@ -1,7 +1,8 @@
 // Numerically careful building blocks shared by the CPU norms: two-pass mean and
 // biased variance accumulated in double (so long rows of float32 lose nothing to
 // cancellation or summation error), and the final y = x * scale + shift evaluated
-// in double with one rounding to float.
+// in double with one rounding to float. T, the element type, is float, or double on
+// the float64 path (ops/cpu/scalar.h), where the same code rounds to nothing.
 #pragma once
 
 #include <cmath>
@@ -14,14 +15,16 @@ struct MeanVar {
   double var = 0.0;  // biased: divided by the count
 };
 
-inline double sum_of(const float* x, int64_t n) {
+template <typename T>
+inline double sum_of(const T* x, int64_t n) {
   double sum = 0.0;
 #pragma omp simd reduction(+ : sum)
   for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]);
   return sum;
 }
 
-inline double squared_deviation_sum(const float* x, int64_t n, double mean) {
+template <typename T>
+inline double squared_deviation_sum(const T* x, int64_t n, double mean) {
   double sum = 0.0;
 #pragma omp simd reduction(+ : sum)
   for (int64_t i = 0; i < n; ++i) {
@@ -32,7 +35,8 @@ inline double squared_deviation_sum(const float* x, int64_t n, double mean) {
 }
 
 // Mean and biased variance of n > 0 contiguous values.
-inline MeanVar mean_var_of(const float* x, int64_t n) {
+template <typename T>
+inline MeanVar mean_var_of(const T* x, int64_t n) {
   MeanVar mv;
   mv.mean = sum_of(x, n) / static_cast<double>(n);
   mv.var = squared_deviation_sum(x, n, mv.mean) / static_cast<double>(n);
@@ -44,14 +48,15 @@ inline double inv_std(double var, double eps) { return 1.0 / std::sqrt(var + eps
 // out[i] = (x[i] - mean) * scale + beta, where scale = gamma / std. Subtracting the
 // mean first (rather than folding it into a shift) keeps x == mean exactly 0 whether
 // or not the compiler contracts the multiply-add into an FMA.
-inline double normalize_affine(float x, double mean, double scale, double beta) {
+template <typename T>
+inline double normalize_affine(T x, double mean, double scale, double beta) {
   return (static_cast<double>(x) - mean) * scale + beta;
 }
-inline void scale_shift(const float* x, float* out, int64_t n, double mean, double scale,
-                        double beta) {
+template <typename T>
+inline void scale_shift(const T* x, T* out, int64_t n, double mean, double scale, double beta) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i)
-    out[i] = static_cast<float>(normalize_affine(x[i], mean, scale, beta));
+    out[i] = static_cast<T>(normalize_affine(x[i], mean, scale, beta));
 }
 
 }  // namespace tt::ops::cpu

@@ -2,8 +2,10 @@
 // where op (the functors of ops/pointwise_functors.h). The operands are read in place
 // (no contiguous copies); the output may be any non-overlapping view. The loop runs
 // over the folded plan (ops/broadcast.h): rows of the innermost dimension, with a
-// unit-stride path the compiler vectorises.
+// unit-stride path the compiler vectorises. The element type T is float, or double on
+// the float64 path (ops/ops.h Float64Scope): out's dtype says which.
 #include <cstdint>
+#include <type_traits>
 
 #include "ops/broadcast.h"
 #include "ops/cpu/cpu_ops.h"
@@ -14,8 +16,8 @@ namespace {
 
 using namespace pointwise;
 
-// Arity 1: fn(a); 2: fn(a, b); 3: fn(a, b, c). A is float, or uint8 for where.
-template <int Arity, typename A, typename Fn>
+// Arity 1: fn(a); 2: fn(a, b); 3: fn(a, b, c). A is T, or uint8 for where.
+template <int Arity, typename T, typename A, typename Fn>
 void run_loop(const Tensor& out, const Tensor& ta, const Tensor* tb, const Tensor* tc, Fn fn) {
   const int64_t numel = out.numel();
   if (numel == 0) return;
@@ -26,10 +28,10 @@ void run_loop(const Tensor& out, const Tensor& ta, const Tensor* tb, const Tenso
   const int inner_dim = plan.rank - 1;
   const int64_t inner = plan.sizes[inner_dim];
   const int64_t outer = numel / inner;
-  float* po = static_cast<float*>(out.data_ptr());
+  T* po = static_cast<T*>(out.data_ptr());
   const A* pa = static_cast<const A*>(ta.data_ptr());
-  const float* pb = tb ? static_cast<const float*>(tb->data_ptr()) : nullptr;
-  const float* pc = tc ? static_cast<const float*>(tc->data_ptr()) : nullptr;
+  const T* pb = tb ? static_cast<const T*>(tb->data_ptr()) : nullptr;
+  const T* pc = tc ? static_cast<const T*>(tc->data_ptr()) : nullptr;
   const int64_t so = plan.strides[0][inner_dim], sa = plan.strides[1][inner_dim];
   const int64_t sb = Arity >= 2 ? plan.strides[2][inner_dim] : 0;
   const int64_t sc = Arity >= 3 ? plan.strides[3][inner_dim] : 0;
@@ -44,10 +46,10 @@ void run_loop(const Tensor& out, const Tensor& ta, const Tensor* tb, const Tenso
       rest /= plan.sizes[d];
       for (int k = 0; k < plan.operands; ++k) off[k] += i * plan.strides[k][d];
     }
-    float* ro = po + off[0];
+    T* ro = po + off[0];
     const A* ra = pa + off[1];
-    const float* rb = pb ? pb + off[2] : nullptr;
-    const float* rc = pc ? pc + off[3] : nullptr;
+    const T* rb = pb ? pb + off[2] : nullptr;
+    const T* rc = pc ? pc + off[3] : nullptr;
     if (unit) {
       if constexpr (Arity == 1) {
 #pragma omp simd
@@ -73,15 +75,27 @@ void run_loop(const Tensor& out, const Tensor& ta, const Tensor* tb, const Tenso
   }
 }
 
-Tensor new_output(const Shape& shape) { return Tensor::empty(shape, DType::F32, Device::cpu()); }
+// float or double by out's dtype (the front end gives every operand out's dtype).
+template <int Arity, bool Where = false, typename Fn>
+void run_typed(const Tensor& out, const Tensor& ta, const Tensor* tb, const Tensor* tc, Fn fn) {
+  if (out.dtype() == DType::F64) {
+    run_loop<Arity, double, std::conditional_t<Where, uint8_t, double>>(out, ta, tb, tc, fn);
+  } else {
+    run_loop<Arity, float, std::conditional_t<Where, uint8_t, float>>(out, ta, tb, tc, fn);
+  }
+}
+
+Tensor new_output(const Shape& shape, const Tensor& like) {
+  return Tensor::empty(shape, like.dtype(), Device::cpu());
+}
 
 }  // namespace
 
 void unary(UnaryOp op, const UnaryParams& params, const Tensor& x, const Tensor& out) {
   switch (op) {
-#define TT_UNARY_CASE(name, fn, text)                         \
-  case UnaryOp::name:                                         \
-    run_loop<1, float>(out, x, nullptr, nullptr, fn{params}); \
+#define TT_UNARY_CASE(name, fn, text)                   \
+  case UnaryOp::name:                                   \
+    run_typed<1>(out, x, nullptr, nullptr, fn{params}); \
     return;
     TT_POINTWISE_UNARY_OPS(TT_UNARY_CASE)
 #undef TT_UNARY_CASE
@@ -90,9 +104,9 @@ void unary(UnaryOp op, const UnaryParams& params, const Tensor& x, const Tensor&
 
 void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
   switch (op) {
-#define TT_BINARY_CASE(name, fn, text)             \
-  case BinaryOp::name:                             \
-    run_loop<2, float>(out, a, &b, nullptr, fn{}); \
+#define TT_BINARY_CASE(name, fn, text)       \
+  case BinaryOp::name:                       \
+    run_typed<2>(out, a, &b, nullptr, fn{}); \
     return;
     TT_POINTWISE_BINARY_OPS(TT_BINARY_CASE)
 #undef TT_BINARY_CASE
@@ -100,29 +114,29 @@ void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
 }
 
 void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
-  run_loop<3, uint8_t>(out, cond, &a, &b, WhereFn{});
+  run_typed<3, true>(out, cond, &a, &b, WhereFn{});
 }
 
 Tensor add(const Tensor& a, const Tensor& b) {
-  Tensor out = new_output(broadcast_shapes("add", a.sizes(), b.sizes()));
+  Tensor out = new_output(broadcast_shapes("add", a.sizes(), b.sizes()), a);
   binary(BinaryOp::Add, a, b, out);
   return out;
 }
 
 Tensor mul(const Tensor& a, const Tensor& b) {
-  Tensor out = new_output(broadcast_shapes("mul", a.sizes(), b.sizes()));
+  Tensor out = new_output(broadcast_shapes("mul", a.sizes(), b.sizes()), a);
   binary(BinaryOp::Mul, a, b, out);
   return out;
 }
 
 Tensor relu(const Tensor& x) {
-  Tensor out = new_output(x.sizes());
+  Tensor out = new_output(x.sizes(), x);
   unary(UnaryOp::Relu, {}, x, out);
   return out;
 }
 
 Tensor swish(const Tensor& x) {
-  Tensor out = new_output(x.sizes());
+  Tensor out = new_output(x.sizes(), x);
   unary(UnaryOp::Swish, {}, x, out);
   return out;
 }

@@ -13,6 +13,7 @@
 #include "ops/cpu/cpu_ops.h"
 #include "ops/cpu/norm_stats.h"
 #include "ops/cpu/parallel.h"
+#include "ops/cpu/scalar.h"
 
 namespace tt::ops::cpu {
 namespace {
@@ -47,20 +48,21 @@ Rows as_rows(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   return r;
 }
 
-// out[row] = fn(row pointer, len), over every row in parallel.
-template <typename T, typename Fn>
-Tensor reduce_rows(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim, DType dtype,
-                   Fn fn) {
+// out[row] = fn(row pointer, len), over every row in parallel; In is x's element type,
+// Out the result's.
+template <typename Out, typename In, typename Fn>
+Tensor reduce_rows(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim, Fn fn) {
   const Rows r = as_rows(x, dims, keepdim);
-  Tensor out = Tensor::empty(r.out_shape, dtype, Device::cpu());
-  T* po = out.data<T>();
-  const float* pi = r.data.data<float>();
+  Tensor out = Tensor::empty(r.out_shape, DTypeOf<Out>::value, Device::cpu());
+  Out* po = out.data<Out>();
+  const In* pi = r.data.data<In>();
 #pragma omp parallel for schedule(static) if (r.rows * r.len >= kParallelMinElements)
   for (int64_t row = 0; row < r.rows; ++row) po[row] = fn(pi + row * r.len, r.len);
   return out;
 }
 
-double variance_of(const float* p, int64_t n, int64_t correction) {
+template <typename T>
+double variance_of(const T* p, int64_t n, int64_t correction) {
   const double mean =
       n > 0 ? sum_of(p, n) / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
   const double divisor = static_cast<double>(std::max<int64_t>(n - correction, 0));
@@ -68,11 +70,11 @@ double variance_of(const float* p, int64_t n, int64_t correction) {
 }
 
 // Extreme value with NaN propagating (PyTorch's amax/amin).
-template <bool Max>
-float extreme_of(const float* p, int64_t n) {
-  float best = p[0];
+template <bool Max, typename T>
+T extreme_of(const T* p, int64_t n) {
+  T best = p[0];
   for (int64_t i = 0; i < n; ++i) {
-    const float v = p[i];
+    const T v = p[i];
     if (v != v) return v;
     if (Max ? v > best : v < best) best = v;
   }
@@ -80,11 +82,11 @@ float extreme_of(const float* p, int64_t n) {
 }
 
 // First index of the extreme; the first NaN wins (PyTorch).
-template <bool Max>
-int64_t arg_extreme_of(const float* p, int64_t n) {
+template <bool Max, typename T>
+int64_t arg_extreme_of(const T* p, int64_t n) {
   int64_t best = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const float v = p[i];
+    const T v = p[i];
     if (v != v) return i;
     if (Max ? v > p[best] : v < p[best]) best = i;
   }
@@ -92,19 +94,19 @@ int64_t arg_extreme_of(const float* p, int64_t n) {
 }
 
 // Runs fn(in_row, out_row, len) on every row of x with `dim` moved last, and puts the
-// result back in x's layout (contiguous).
-template <typename Fn>
+// result back in x's layout (contiguous). T: x's element type.
+template <typename T, typename Fn>
 Tensor map_rows_along(const Tensor& x, int64_t dim, Fn fn) {
   std::vector<int64_t> perm;
   for (int64_t d = 0; d < x.dim(); ++d)
     if (d != dim) perm.push_back(d);
   if (x.dim() > 0) perm.push_back(dim);
   const Tensor in = x.permute(perm).contiguous();
-  Tensor out = Tensor::empty(in.sizes(), DType::F32, Device::cpu());
+  Tensor out = Tensor::empty(in.sizes(), DTypeOf<T>::value, Device::cpu());
   const int64_t len = x.dim() > 0 ? x.size(dim) : 1;
   const int64_t rows = len > 0 ? in.numel() / len : 0;
-  const float* pi = in.data<float>();
-  float* po = out.data<float>();
+  const T* pi = in.data<T>();
+  T* po = out.data<T>();
 #pragma omp parallel for schedule(static) if (in.numel() >= kParallelMinElements)
   for (int64_t row = 0; row < rows; ++row) fn(pi + row * len, po + row * len, len);
   std::vector<int64_t> inverse(perm.size());
@@ -112,131 +114,166 @@ Tensor map_rows_along(const Tensor& x, int64_t dim, Fn fn) {
   return out.permute(inverse).contiguous();
 }
 
-template <bool Log>
-void softmax_row(const float* x, float* y, int64_t n) {
-  const float max = extreme_of<true>(x, n);
+template <bool Log, typename T>
+void softmax_row(const T* x, T* y, int64_t n) {
+  const T max = extreme_of<true>(x, n);
   // An all -inf row would give -inf - -inf = nan, as PyTorch; a +inf max likewise.
   double sum = 0.0;
   for (int64_t i = 0; i < n; ++i) sum += std::exp(static_cast<double>(x[i]) - max);
   if (Log) {
     const double log_sum = std::log(sum);
     for (int64_t i = 0; i < n; ++i)
-      y[i] = static_cast<float>(static_cast<double>(x[i]) - max - log_sum);
+      y[i] = static_cast<T>(static_cast<double>(x[i]) - max - log_sum);
   } else {
     for (int64_t i = 0; i < n; ++i)
-      y[i] = static_cast<float>(std::exp(static_cast<double>(x[i]) - max) / sum);
+      y[i] = static_cast<T>(std::exp(static_cast<double>(x[i]) - max) / sum);
   }
 }
 
 }  // namespace
 
 Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
-  return reduce_rows<float>(x, dims, keepdim, DType::F32, [](const float* p, int64_t n) {
-    return static_cast<float>(sum_of(p, n));
+  return with_scalar(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    return reduce_rows<T, T>(x, dims, keepdim,
+                             [](const T* p, int64_t n) { return static_cast<T>(sum_of(p, n)); });
   });
 }
 
 Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
-  return reduce_rows<float>(x, dims, keepdim, DType::F32, [](const float* p, int64_t n) {
-    return static_cast<float>(sum_of(p, n) / static_cast<double>(n));  // n == 0: nan
+  return with_scalar(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    return reduce_rows<T, T>(x, dims, keepdim, [](const T* p, int64_t n) {
+      return static_cast<T>(sum_of(p, n) / static_cast<double>(n));  // n == 0: nan
+    });
   });
 }
 
 Tensor var(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction, bool keepdim) {
-  return reduce_rows<float>(x, dims, keepdim, DType::F32, [correction](const float* p, int64_t n) {
-    return static_cast<float>(variance_of(p, n, correction));
+  return with_scalar(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    return reduce_rows<T, T>(x, dims, keepdim, [correction](const T* p, int64_t n) {
+      return static_cast<T>(variance_of(p, n, correction));
+    });
   });
 }
 
 Tensor std(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction, bool keepdim) {
-  return reduce_rows<float>(x, dims, keepdim, DType::F32, [correction](const float* p, int64_t n) {
-    return static_cast<float>(std::sqrt(variance_of(p, n, correction)));
+  return with_scalar(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    return reduce_rows<T, T>(x, dims, keepdim, [correction](const T* p, int64_t n) {
+      return static_cast<T>(std::sqrt(variance_of(p, n, correction)));
+    });
   });
 }
 
 Tensor amax(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
-  return reduce_rows<float>(x, dims, keepdim, DType::F32, extreme_of<true>);
+  return with_scalar(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    return reduce_rows<T, T>(x, dims, keepdim, extreme_of<true, T>);
+  });
 }
 
 Tensor amin(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
-  return reduce_rows<float>(x, dims, keepdim, DType::F32, extreme_of<false>);
+  return with_scalar(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    return reduce_rows<T, T>(x, dims, keepdim, extreme_of<false, T>);
+  });
 }
 
 Tensor argmax(const Tensor& x, int64_t dim, bool keepdim) {
-  return reduce_rows<int64_t>(x, {dim}, keepdim, DType::I64, arg_extreme_of<true>);
+  return with_scalar(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    return reduce_rows<int64_t, T>(x, {dim}, keepdim, arg_extreme_of<true, T>);
+  });
 }
 
 Tensor argmin(const Tensor& x, int64_t dim, bool keepdim) {
-  return reduce_rows<int64_t>(x, {dim}, keepdim, DType::I64, arg_extreme_of<false>);
+  return with_scalar(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    return reduce_rows<int64_t, T>(x, {dim}, keepdim, arg_extreme_of<false, T>);
+  });
 }
 
-Tensor softmax(const Tensor& x, int64_t dim) { return map_rows_along(x, dim, softmax_row<false>); }
+Tensor softmax(const Tensor& x, int64_t dim) {
+  return with_scalar(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    return map_rows_along<T>(x, dim, softmax_row<false, T>);
+  });
+}
 
 Tensor log_softmax(const Tensor& x, int64_t dim) {
-  return map_rows_along(x, dim, softmax_row<true>);
+  return with_scalar(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    return map_rows_along<T>(x, dim, softmax_row<true, T>);
+  });
 }
 
 namespace {
 
 // out row r = fn(x row r, out row r, n) over the rows of n contiguous elements.
-template <typename Fn>
+template <typename T, typename Fn>
 Tensor norm_rows(const Tensor& x, int64_t n, Fn fn) {
   const Tensor in = x.contiguous();
-  Tensor out = Tensor::empty(x.sizes(), DType::F32, Device::cpu());
+  Tensor out = Tensor::empty(x.sizes(), DTypeOf<T>::value, Device::cpu());
   if (out.numel() == 0 || n == 0) return out;
   const int64_t rows = out.numel() / n;
-  const float* pi = in.data<float>();
-  float* po = out.data<float>();
+  const T* pi = in.data<T>();
+  T* po = out.data<T>();
 #pragma omp parallel for schedule(static) if (out.numel() >= kParallelMinElements)
   for (int64_t r = 0; r < rows; ++r) fn(pi + r * n, po + r * n, n);
   return out;
 }
 
-const float* data_or_null(const Tensor& t) { return t.defined() ? t.data<float>() : nullptr; }
+template <typename T>
+const T* data_or_null(const Tensor& t) {
+  return t.defined() ? t.data<T>() : nullptr;
+}
 
-}  // namespace
-
-Tensor layer_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
-                  const Tensor& bias, double eps) {
-  const float* pw = data_or_null(weight);
-  const float* pb = data_or_null(bias);
-  return norm_rows(x, normalized_numel, [=](const float* src, float* dst, int64_t n) {
+template <typename T>
+Tensor layer_norm_of(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
+                     const Tensor& bias, double eps) {
+  const T* pw = data_or_null<T>(weight);
+  const T* pb = data_or_null<T>(bias);
+  return norm_rows<T>(x, normalized_numel, [=](const T* src, T* dst, int64_t n) {
     const MeanVar mv = mean_var_of(src, n);
     const double rstd = inv_std(mv.var, eps);
     for (int64_t i = 0; i < n; ++i) {
-      dst[i] = static_cast<float>(
+      dst[i] = static_cast<T>(
           normalize_affine(src[i], mv.mean, rstd * (pw ? pw[i] : 1.0), pb ? pb[i] : 0.0));
     }
   });
 }
 
-Tensor rms_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight, double eps) {
-  const float* pw = data_or_null(weight);
-  return norm_rows(x, normalized_numel, [=](const float* src, float* dst, int64_t n) {
+template <typename T>
+Tensor rms_norm_of(const Tensor& x, int64_t normalized_numel, const Tensor& weight, double eps) {
+  const T* pw = data_or_null<T>(weight);
+  return norm_rows<T>(x, normalized_numel, [=](const T* src, T* dst, int64_t n) {
     double squares = 0.0;
     for (int64_t i = 0; i < n; ++i) squares += static_cast<double>(src[i]) * src[i];
     const double scale = inv_std(squares / static_cast<double>(n), eps);
     for (int64_t i = 0; i < n; ++i)
-      dst[i] = static_cast<float>(static_cast<double>(src[i]) * scale * (pw ? pw[i] : 1.0));
+      dst[i] = static_cast<T>(static_cast<double>(src[i]) * scale * (pw ? pw[i] : 1.0));
   });
 }
 
 // ---- bmm: Eigen GEMM on strided maps (no copies of transposed or broadcast views) ----
 
-Tensor bmm(const Tensor& a, const Tensor& b) {
-  using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+Tensor bmm_of(const Tensor& a, const Tensor& b) {
+  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
   using Strided = Eigen::Map<const Matrix, 0, Stride>;
   const int64_t batch = a.size(0), m = a.size(1), k = a.size(2), n = b.size(2);
-  Tensor out = Tensor::empty({batch, m, n}, DType::F32, Device::cpu());
+  Tensor out = Tensor::empty({batch, m, n}, DTypeOf<T>::value, Device::cpu());
   if (out.numel() == 0) return out;
-  float* po = out.data<float>();
+  T* po = out.data<T>();
   if (k == 0) {
-    std::fill(po, po + out.numel(), 0.0f);
+    std::fill(po, po + out.numel(), T(0));
     return out;
   }
-  const float* pa = static_cast<const float*>(a.data_ptr());
-  const float* pb = static_cast<const float*>(b.data_ptr());
+  const T* pa = static_cast<const T*>(a.data_ptr());
+  const T* pb = static_cast<const T*>(b.data_ptr());
   // One large GEMM: Eigen shares it between threads (from kParallelMinGemm
   // multiply-adds, as linear). Many small ones: one per thread, Eigen serial inside.
   const int64_t per_matrix = m * n * k;
@@ -252,6 +289,25 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 #pragma omp parallel for schedule(static) if (per_thread && batch * per_matrix >= kParallelMinGemm)
   for (int64_t i = 0; i < batch; ++i) one(i);
   return out;
+}
+
+}  // namespace
+
+Tensor layer_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
+                  const Tensor& bias, double eps) {
+  return with_scalar(x.dtype(), [&](auto t) {
+    return layer_norm_of<decltype(t)>(x, normalized_numel, weight, bias, eps);
+  });
+}
+
+Tensor rms_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight, double eps) {
+  return with_scalar(x.dtype(), [&](auto t) {
+    return rms_norm_of<decltype(t)>(x, normalized_numel, weight, eps);
+  });
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  return with_scalar(a.dtype(), [&](auto t) { return bmm_of<decltype(t)>(a, b); });
 }
 
 }  // namespace tt::ops::cpu

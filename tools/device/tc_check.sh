@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # One device call for the sm90 tensor-core GEMM family: builds
-# tools/device/tc_gemm_harness.cu with nvcc alone (sm_90a; not the CMake project),
-# runs it, and leaves the full log in $OUT/tc_gemm_harness.log and the SASS
-# instruction mix in $OUT/tc_sass_mix.txt; the summary table is printed last.
+# tools/device/tc_gemm_harness.cu with nvcc alone (sm_90a; not the CMake project) unless
+# TC_BIN names a binary that runs here, runs it, and with TC_SANITIZE=1 also runs the
+# small checks under compute-sanitizer's memcheck, racecheck and synccheck. Leaves the
+# logs in $OUT (tc_gemm_harness.log, sanitize_*.log, the SASS instruction mix in
+# tc_sass_mix.txt); the summary table is printed last.
 # Usage: tools/device/tc_check.sh [quick|awkward]
 # fmt is used header-only; FMT_INC points at its headers (carried where the machine has none).
-# TC_BIN: a binary built elsewhere, used when it runs here (else it is rebuilt).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/device-out}
@@ -25,6 +26,16 @@ if [ -z "${TC_BIN:-}" ] || ! "$BIN" probe >/dev/null 2>&1; then
   if [ $rc -ne 0 ]; then cat $objdir/*.log | grep -v "^$" | tail -40; echo "BUILD FAILED"; exit 2; fi
   nvcc "${flags[@]}" $objdir/*.o -o "$BIN" -lcublasLt -lcublas || { echo "LINK FAILED"; exit 2; }
 fi
+san_summary=()
+if [ "${TC_SANITIZE:-0}" = 1 ]; then
+  for tool in memcheck racecheck synccheck; do
+    t0=$SECONDS
+    timeout "${TC_SAN_TIMEOUT:-150}" compute-sanitizer --tool $tool --error-exitcode 9 "$BIN" sanitize \
+      >"$OUT/sanitize_$tool.log" 2>&1
+    src=$?
+    san_summary+=("sanitize $tool rc=$src $((SECONDS - t0))s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_$tool.log" | tail -1) passes=$(grep -c '^PASS' "$OUT/sanitize_$tool.log")")
+  done
+fi
 timeout "${TC_TIMEOUT:-300}" "$BIN" "$@" >"$OUT/tc_gemm_harness.log" 2>&1
 rc=$?
 if command -v cuobjdump >/dev/null; then
@@ -40,5 +51,6 @@ for fn in re.split(r"\n\s*Function : ", text)[1:]:
 fi
 grep -E "^(FAIL|INFO)" "$OUT/tc_gemm_harness.log" | head -40
 echo "PASS lines: $(grep -c '^PASS' "$OUT/tc_gemm_harness.log")"
+printf '%s\n' "${san_summary[@]}"
 sed -n '/==== summary/,$p' "$OUT/tc_gemm_harness.log"
 exit $rc

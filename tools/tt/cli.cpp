@@ -142,6 +142,36 @@ CLI::Option* add_positive_option(CLI::App* cmd, const std::string& name, double*
       ->capture_default_str();
 }
 
+CLI::Option* add_precision_option(CLI::App* cmd, std::string* precision, const std::string& help) {
+  return cmd
+      ->add_option("--precision", *precision,
+                   "Precision of the matrix products: strict (IEEE float32), tf32 (tensor cores, "
+                   "TF32 operands: about 1e-3 relative) or accurate (split TF32: float32 "
+                   "accuracy at tensor-core speed on sm_90); " +
+                       help)
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            try {
+              parse_precision(text);
+            } catch (const Error&) {
+              return fmt::format("must be strict, tf32 or accurate but got '{}'", text);
+            }
+            return "";
+          },
+          "MODE"))
+      ->capture_default_str();
+}
+
+void note_cpu_precision(const std::string& command, Precision precision, Device device) {
+  static bool said = false;
+  if (said || precision == Precision::strict || !device.is_cpu()) return;
+  said = true;
+  std::cerr << fmt::format(
+      "note: {}: on the CPU every precision computes the float32 reference, so --precision {} "
+      "runs as strict there\n",
+      command, precision_name(precision));
+}
+
 bool typed(const CLI::App* cmd, const std::string& option) { return cmd->count(option) > 0; }
 
 int main(int argc, char** argv) {

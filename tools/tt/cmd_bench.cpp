@@ -4,7 +4,8 @@
 // tuning databases give this GPU) and with every kernel forced to its default config,
 // and prints both, the speedup and which config each kernel used. --json writes the
 // repetitions in Google Benchmark's JSON format (tools/tt/bench_json.h), which
-// tools/device/bench_pytorch.py also writes and reads.
+// tools/device/bench_pytorch.py also writes and reads. --precision times the forwards
+// in that mode; the table's title line and every JSON record name it.
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -37,6 +38,7 @@ struct BenchOptions {
   std::string configs = "both";  // tuned | default | both
   bool show_configs = false;
   std::string db_path;
+  std::string precision = "strict";
   bool device_typed = false;
 };
 
@@ -87,11 +89,9 @@ BenchRecord bench_record(const models::ModelInfo& info, const BenchOptions& opt,
   r.samples_ms = stats.samples_ms;
   r.flops = flops;
   r.bytes = bytes;
-  r.extra = {{"model", info.name},
-             {"shape", opt.shape},
-             {"init", info.preset(opt.shape).init},
-             {"configs", configs},
-             {"configs_used", configs_json(used)}};
+  r.extra = {
+      {"model", info.name}, {"shape", opt.shape},         {"init", info.preset(opt.shape).init},
+      {"configs", configs}, {"precision", opt.precision}, {"configs_used", configs_json(used)}};
   return r;
 }
 #endif
@@ -104,7 +104,10 @@ void run_bench(const BenchOptions& opt) {
 #if TT_CUDA
   const bool tuned_run = opt.configs != "default";
   const bool default_run = opt.configs != "tuned";
+  PrecisionGuard precision_scope(parse_precision(opt.precision));
   std::vector<BenchRecord> records;
+  std::cout << fmt::format("GPU forward on {}, {} precision, {} shape\n", gpu.str(), opt.precision,
+                           opt.shape);
   std::cout << fmt::format("{:<24} {:<6} {:>10} {:>10} {:>10} {:>11} {:>8} {:>5}\n", "model",
                            "shape", tuned_run ? "tuned ms" : "default ms", "p10 ms", "p90 ms",
                            "default ms", "speedup", "reps");
@@ -205,6 +208,7 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--show-configs", opt->show_configs,
                 "Also print each kernel's problem and the database its config came from");
+  add_precision_option(cmd, &opt->precision, "the forwards are timed in it");
   cmd->add_option("--db", opt->db_path,
                   "Tuning database to read first (else TT_TUNING_DB, the user cache, the shipped "
                   "ones)");

@@ -2,7 +2,8 @@
 // random inputs of its small or full shape on the chosen device, and prints a
 // summary of the output and the time of one forward after a warm-up run; with
 // --show-configs, also the config each tunable GPU kernel used and where it came
-// from (autotune/lookup.h).
+// from (autotune/lookup.h). --precision sets the mode of the forwards' matrix
+// products (core/precision.h).
 #include <chrono>
 #include <iostream>
 #include <string>
@@ -27,6 +28,7 @@ struct RunOptions {
   bool eval = false;
   bool show_configs = false;
   std::string db_path;
+  std::string precision = "strict";
   bool device_typed = false;
 };
 
@@ -58,6 +60,9 @@ void run_model(const RunOptions& opt) {
   const models::ModelInfo& info = models::find_model(opt.model);
   const models::ShapePreset& preset = info.preset(opt.shape);
   const Device device = resolve_device(opt.device, "run", opt.device_typed);
+  const Precision precision = parse_precision(opt.precision);
+  note_cpu_precision("run", precision, device);
+  PrecisionGuard precision_scope(precision);
   use_database("run", opt.db_path);
   autotune::clear_configs_used();
 
@@ -71,7 +76,7 @@ void run_model(const RunOptions& opt) {
   std::cout << "inputs: ";
   for (size_t i = 0; i < inputs.size(); ++i)
     std::cout << " " << info.input_names.at(i) << shape_str(inputs[i].sizes());
-  std::cout << "\ndevice:  " << device.str() << "\n";
+  std::cout << "\ndevice:  " << device.str() << ", " << precision_name(precision) << " precision\n";
 
   std::vector<Tensor> outputs = model->forward(inputs);  // warm-up
   wait_for(device);
@@ -120,6 +125,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--eval", opt->eval, "Run in eval mode (default: train mode, as PyTorch)");
   cmd->add_flag("--show-configs", opt->show_configs,
                 "Print the config each tunable kernel used and where it came from");
+  add_precision_option(cmd, &opt->precision, "the CPU computes float32 in every mode");
   cmd->add_option("--db", opt->db_path,
                   "Tuning database to read first (else TT_TUNING_DB, the user cache, the shipped "
                   "ones)");

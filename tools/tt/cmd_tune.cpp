@@ -5,6 +5,9 @@
 // line on stderr shows the kernel, the variant, the best so far and the time left;
 // it is rewritten in place on a terminal and printed as plain lines otherwise.
 // `--report DIR` writes every measurement as CSV and one SVG chart per kernel.
+// `--precision` tunes the forwards in that mode (models/tune_model.h): its verification
+// tolerance, and database entries under the problem keys of that mode (precision=X
+// for the kernels whose key reads it).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -42,6 +45,7 @@ struct TuneOptions {
   std::string report_dir;
   uint64_t seed = 0;
   std::string device = "cuda";
+  std::string precision = "strict";
   bool device_typed = false;
 };
 
@@ -84,8 +88,8 @@ std::string rejected_count(const autotune::TuningEntry& e) {
 
 void print_results(const std::vector<models::ModelTuneResult>& results) {
   for (const models::ModelTuneResult& r : results) {
-    std::cout << fmt::format("\n{} ({} shape, tolerance {:.2e}, {:.1f} s)\n", r.model, r.shape,
-                             r.tolerance, r.seconds);
+    std::cout << fmt::format("\n{} ({} shape, {} precision, tolerance {:.2e}, {:.1f} s)\n", r.model,
+                             r.shape, r.precision, r.tolerance, r.seconds);
     std::vector<std::vector<std::string>> rows = {
         {"kernel", "problem", "default ms", "tuned ms", "speedup", "tried", "rejected", "winner"}};
     for (const autotune::SweepResult& k : r.kernels) {
@@ -114,8 +118,9 @@ void run_tune(const TuneOptions& opt) {
   const double budget =
       opt.budget_s > 0 ? opt.budget_s : kSecondsPerModel * static_cast<double>(selected.size());
   std::cout << fmt::format(
-      "tuning {} model{} at the {} shape on {} within {:.0f} s; saving to {}\n", selected.size(),
-      selected.size() == 1 ? "" : "s", opt.shape, gpu.str(), budget, db_path);
+      "tuning {} model{} at the {} shape in {} precision on {} within {:.0f} s; saving to {}\n",
+      selected.size(), selected.size() == 1 ? "" : "s", opt.shape, opt.precision, gpu.str(), budget,
+      db_path);
 
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] {
@@ -134,6 +139,7 @@ void run_tune(const TuneOptions& opt) {
     mo.shape = opt.shape;
     mo.seed = opt.seed;
     mo.device = gpu.index;
+    mo.precision = opt.precision;
     // Each model gets an equal share of what is left, so a model that finishes
     // early leaves its time to the next ones.
     mo.budget_s = std::max(1.0, (budget - elapsed()) / static_cast<double>(selected.size() - i));
@@ -208,6 +214,9 @@ void add_tune_command(CLI::App& app) {
                   "Write measurements.csv and one SVG chart per kernel into this directory");
   add_seed_option(cmd, &opt->seed, "Seed of the weights, inputs and sampling");
   cmd->add_option("--device", opt->device, "CUDA device: cuda or cuda:N")->capture_default_str();
+  add_precision_option(cmd, &opt->precision,
+                       "the kernels are tuned and verified in it (its tolerance) and saved under "
+                       "that mode's problem keys");
   cmd->callback([opt, cmd] {
     opt->device_typed = typed(cmd, "--device");
     run_tune(*opt);

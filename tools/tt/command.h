@@ -15,6 +15,9 @@
 #include <cstdint>
 #include <string>
 
+#include "core/device.h"
+#include "core/precision.h"
+
 namespace tt::cli {
 
 // Exit codes shared by the commands (documented in README.md and `tt --help`).
@@ -41,6 +44,15 @@ CLI::Option* add_count_option(CLI::App* cmd, const std::string& name, int* value
 // A finite positive number (--tolerance, --atol, ...); nan, inf, 0 are usage errors.
 CLI::Option* add_positive_option(CLI::App* cmd, const std::string& name, double* value,
                                  const std::string& help);
+
+// --precision strict|tf32|accurate (default strict), for the commands whose forwards,
+// sweeps or checks run inside a tt::PrecisionGuard of it. A value that
+// tt::parse_precision refuses is a usage error naming the choices. `help` ends the
+// option's description (what the mode applies to in this command).
+CLI::Option* add_precision_option(CLI::App* cmd, std::string* precision, const std::string& help);
+// On the CPU every mode computes the float32 reference: says so once per process (on
+// stderr; not an error) when `precision` is not strict and `device` is the CPU.
+void note_cpu_precision(const std::string& command, Precision precision, Device device);
 
 // True when the user typed the option on the command line (not its default).
 bool typed(const CLI::App* cmd, const std::string& option);

@@ -20,10 +20,11 @@ namespace tt::ops::cuda::gemm::sm90 {
 const char* to_string(TcMode mode) { return mode == TcMode::accurate ? "accurate" : "tf32"; }
 
 std::string to_string(const TcConfig& cfg) {
-  return fmt::format("{} bm={} bn={} bk={} stages={} consumers={} promote={} {} group_m={} {}",
-                     to_string(cfg.mode), cfg.bm, cfg.bn, cfg.bk, cfg.stages, cfg.consumers,
-                     cfg.promote, cfg.pingpong ? "pingpong" : "cooperative", cfg.group_m,
-                     cfg.persistent ? "persistent" : "grid");
+  return fmt::format(
+      "{}{} bm={} bn={} bk={} stages={} consumers={} {} promote={} group_m={} raster={} {} vec={}",
+      to_string(cfg.mode), cfg.mode == TcMode::tf32 && cfg.a_regs ? " a_regs" : "", cfg.bm, cfg.bn,
+      cfg.bk, cfg.stages, cfg.consumers, cfg.pingpong ? "pingpong" : "cooperative", cfg.promote,
+      cfg.group_m, cfg.raster_n ? "n" : "m", cfg.persistent ? "persistent" : "grid", cfg.vec);
 }
 
 namespace {
@@ -66,11 +67,11 @@ CUtensorMap make_map(const float* p, int64_t rows, int64_t k, int box_rows) {
   return map;
 }
 
-template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE, bool PP>
+template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP>
 void launch(const TcConfig& cfg, const CUtensorMap& mx, const CUtensorMap& mw, const TcParams& p,
             int sms, cudaStream_t stream) {
-  using T = TcTraits<kAccurate, BM, BN, BK, STAGES, CONSUMERS, PROMOTE, PP>;
-  auto kernel = tc_gemm_kernel<kAccurate, BM, BN, BK, STAGES, CONSUMERS, PROMOTE, PP>;
+  using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP>;
+  auto kernel = tc_gemm_kernel<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP>;
   // Raising the dynamic shared-memory limit is per function and device; once each.
   static std::atomic<uint64_t> raised{0};
   int device = 0;
@@ -92,25 +93,51 @@ struct Entry {
   LaunchFn fn;
 };
 
-constexpr bool is_accurate(TcMode m) { return m == TcMode::accurate; }
+constexpr int flavor(TcMode m, bool a_regs) {
+  return m == TcMode::accurate ? kAccurate : a_regs ? kRS : kSS;
+}
+
+TcConfig row(TcMode mode, bool a_regs, int bm, int bn, int bk, int stages, int consumers,
+             bool pingpong) {
+  TcConfig c;
+  c.mode = mode;
+  c.a_regs = a_regs;
+  c.bm = bm;
+  c.bn = bn;
+  c.bk = bk;
+  c.stages = stages;
+  c.consumers = consumers;
+  c.pingpong = pingpong;
+  c.promote = mode == TcMode::accurate ? 64 : 0;  // the measured bound (tc_gemm.h)
+  return c;
+}
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
-#define TT_TC_ENTRY(mode, bm, bn, bk, stages, consumers, promote, pingpong)       \
-  Entry{TcConfig{TcMode::mode, bm, bn, bk, stages, consumers, promote, pingpong}, \
-        &launch<is_accurate(TcMode::mode), bm, bn, bk, stages, consumers, promote, pingpong>},
+#define TT_TC_ENTRY(mode, a_regs, bm, bn, bk, stages, consumers, pingpong)  \
+  Entry{row(TcMode::mode, a_regs, bm, bn, bk, stages, consumers, pingpong), \
+        &launch<flavor(TcMode::mode, a_regs), bm, bn, bk, stages, consumers, pingpong>},
       TT_TC_GEMM_VARIANTS(TT_TC_ENTRY)
 #undef TT_TC_ENTRY
   };
   return table;
 }
 
-bool same_kernel(const TcConfig& a, const TcConfig& b) {
-  return a.mode == b.mode && a.bm == b.bm && a.bn == b.bn && a.bk == b.bk && a.stages == b.stages &&
-         a.consumers == b.consumers && a.promote == b.promote && a.pingpong == b.pingpong;
+const Entry* find_entry(const TcConfig& cfg) {
+  for (const Entry& e : entries())
+    if (tc_same_kernel(e.cfg, cfg)) return &e;
+  return nullptr;
 }
 
 }  // namespace
+
+bool tc_same_kernel(const TcConfig& a, const TcConfig& b) {
+  // accurate always takes A from registers, whatever the field says.
+  const bool ra = a.mode == TcMode::accurate || a.a_regs;
+  const bool rb = b.mode == TcMode::accurate || b.a_regs;
+  return a.mode == b.mode && ra == rb && a.bm == b.bm && a.bn == b.bn && a.bk == b.bk &&
+         a.stages == b.stages && a.consumers == b.consumers && a.pingpong == b.pingpong;
+}
 
 const std::vector<TcConfig>& tc_gemm_variants() {
   static const std::vector<TcConfig> list = [] {
@@ -119,6 +146,50 @@ const std::vector<TcConfig>& tc_gemm_variants() {
     return v;
   }();
   return list;
+}
+
+const TcRuntimeAxes& tc_gemm_runtime_axes() {
+  // promote: 32 and 64 keep the error under SGEMM's at every seed shape; 128 does not at
+  // K = 1024 (docs/performance.md), so the tuner's verification would drop it there.
+  static const TcRuntimeAxes axes{
+      {32, 64, 128}, {1, 2, 4, 8, 16}, {false, true}, {true, false}, {2, 1}};
+  return axes;
+}
+
+std::vector<TcConfig> tc_gemm_space(TcMode mode) {
+  const TcRuntimeAxes& ax = tc_gemm_runtime_axes();
+  const std::vector<int> tf32_promote = {0};
+  std::vector<TcConfig> out;
+  for (const TcConfig& row : tc_gemm_variants()) {
+    if (row.mode != mode) continue;
+    for (int promote : mode == TcMode::accurate ? ax.promote : tf32_promote)
+      for (int group : ax.group_m)
+        for (bool rn : ax.raster_n)
+          for (bool pers : ax.persistent)
+            for (int vec : ax.vec) {
+              TcConfig c = row;
+              c.promote = promote;
+              c.group_m = group;
+              c.raster_n = rn;
+              c.persistent = pers;
+              c.vec = vec;
+              out.push_back(c);
+            }
+  }
+  return out;
+}
+
+std::string tc_config_invalid_reason(const TcConfig& cfg) {
+  if (find_entry(cfg) == nullptr)
+    return fmt::format("no compiled variant matches the config '{}'", to_string(cfg));
+  if (cfg.mode == TcMode::accurate && (cfg.promote < cfg.bk || cfg.promote % cfg.bk != 0))
+    return fmt::format("accurate needs promote to be a positive multiple of bk={}, got {}", cfg.bk,
+                       cfg.promote);
+  if (cfg.mode == TcMode::tf32 && cfg.promote != 0)
+    return fmt::format("tf32 takes promote=0 (it never promotes), got {}", cfg.promote);
+  if (cfg.group_m < 1) return fmt::format("group_m must be at least 1, got {}", cfg.group_m);
+  if (cfg.vec != 1 && cfg.vec != 2) return fmt::format("vec must be 1 or 2, got {}", cfg.vec);
+  return {};
 }
 
 TcConfig tc_gemm_default(TcMode mode) {
@@ -168,11 +239,9 @@ void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int6
   const std::string why = tc_gemm_unsupported_reason(x, w, m, n, k);
   TT_CHECK(why.empty(), "tc_gemm: cannot run C[{}, {}] = X[{}, {}] W[{}, {}]^T: {}.", m, n, m, k, n,
            k, why);
-  TT_CHECK(cfg.group_m >= 1, "tc_gemm: group_m must be at least 1, got {}.", cfg.group_m);
-  const Entry* hit = nullptr;
-  for (const Entry& e : entries())
-    if (same_kernel(e.cfg, cfg)) hit = &e;
-  TT_CHECK(hit != nullptr, "tc_gemm: no compiled variant matches the config '{}'.", to_string(cfg));
+  const std::string bad = tc_config_invalid_reason(cfg);
+  TT_CHECK(bad.empty(), "tc_gemm: {}.", bad);
+  const Entry* hit = find_entry(cfg);
 
   TcParams p{};
   p.c = c;
@@ -183,8 +252,10 @@ void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int6
   const int tile_rows = cfg.pingpong ? cfg.bm / cfg.consumers : cfg.bm;
   p.tiles_m = int((m + tile_rows - 1) / tile_rows);
   p.tiles_n = int((n + cfg.bn - 1) / cfg.bn);
-  p.group_m = cfg.group_m;
-  p.vec2 = (n % 2 == 0 && reinterpret_cast<uintptr_t>(c) % 8 == 0) ? 1 : 0;
+  p.group = cfg.group_m;
+  p.raster_n = cfg.raster_n ? 1 : 0;
+  p.promote_blocks = cfg.mode == TcMode::accurate ? cfg.promote / cfg.bk : 0;
+  p.vec2 = (cfg.vec == 2 && n % 2 == 0 && reinterpret_cast<uintptr_t>(c) % 8 == 0) ? 1 : 0;
   p.bias = epilogue.bias;
   p.scale = epilogue.scale;
   p.act = static_cast<int>(epilogue.act);

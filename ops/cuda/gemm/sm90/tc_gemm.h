@@ -5,15 +5,17 @@
 // Two precision modes:
 //   tf32      one tensor-core product per k-block (operands read as TF32: 10-bit
 //             mantissas), float32 accumulation.
-//   accurate  split TF32 ("3xTF32"): each operand tile is split in the kernel into
-//             hi = tf32_rna(x) and lo = x - hi (exact), three products per k-block
-//             (hi*hi + hi*lo + lo*hi), and the tensor core's accumulator is added into
-//             a separate IEEE float32 accumulator every `promote` elements of K, which
-//             is what brings the error to float32 level (issue 10: every 64 -> 7.4e-7
+//   accurate  split TF32 ("3xTF32"): each operand is split in the kernel into
+//             hi = tf32_rna(x) and lo = x - hi (exact; X's tile in registers, W's
+//             in shared memory), three products per k-step (hi*hi + hi*lo + lo*hi),
+//             and the tensor core's accumulator is added into a separate IEEE
+//             float32 accumulator every `promote` elements of K, which is what
+//             brings the error to float32 level (issue 10: every 64 -> 7.4e-7
 //             relative L2 vs float64, below SGEMM's 1.6e-6).
-// The compile-time axes (tile, stages, warpgroups, promotion interval) come from the
-// variant table tc_gemm_variants.h; the run-time axes (raster group, persistence) are
-// plain fields. This header is host-only: callers need no sm_90a compiler flags.
+// The compile-time axes (A from registers, tile, stages, warpgroups, ping-pong) come
+// from the variant table tc_gemm_variants.h; the run-time axes (promotion interval,
+// raster group and order, persistence, epilogue store width) are plain fields.
+// This header is host-only: callers need no sm_90a compiler flags.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -38,26 +40,53 @@ struct TcEpilogue {
   TcActivation act = TcActivation::none;
 };
 
-// One variant of the family. The first eight fields select a compiled kernel (they
-// must match a row of the variant table); the last two are free at run time.
+// One variant of the family. The fields up to `pingpong` select a compiled kernel (they
+// must match a row of the variant table); the rest are free at run time.
 struct TcConfig {
   TcMode mode = TcMode::tf32;
-  int bm = 128;            // CTA tile rows (split evenly over the consumer warpgroups)
-  int bn = 256;            // CTA tile columns (the wgmma N)
-  int bk = 32;             // k-block in floats (32 = one 128-byte swizzle row)
-  int stages = 4;          // shared-memory pipeline depth
-  int consumers = 2;       // consumer warpgroups (a producer warpgroup comes on top)
-  int promote = 0;         // accurate: promote every this many elements of K (0: never)
-  bool pingpong = false;   // consumers own alternate tiles (epilogue overlaps products)
-  int group_m = 8;         // raster: CTAs walk groups of this many tile rows (L2 reuse)
+  bool a_regs = false;    // A to the tensor cores from registers (tf32: rounded to nearest
+                          // there; accurate: always, split there)
+  int bm = 128;           // CTA tile rows (split evenly over the consumer warpgroups)
+  int bn = 256;           // CTA tile columns (the wgmma N)
+  int bk = 32;            // k-block in floats (32 = one 128-byte swizzle row)
+  int stages = 4;         // shared-memory pipeline depth
+  int consumers = 2;      // consumer warpgroups (a producer warpgroup comes on top)
+  bool pingpong = false;  // consumers own alternate tiles (epilogue overlaps products)
+  // Run-time fields.
+  int promote = 0;         // accurate: promote every this many elements of K (a multiple
+                           // of bk); tf32: 0
+  int group_m = 8;         // raster: CTAs walk groups of this many tile rows (raster_n:
+                           // tile columns) for L2 reuse
+  bool raster_n = false;   // groups cut the tile columns and walk across N first
   bool persistent = true;  // one CTA per SM looping over tiles (epilogue overlaps loads)
+  int vec = 2;             // epilogue store width in floats: 1 or 2 (2 where N is even)
 };
 
 std::string to_string(const TcConfig& cfg);  // "accurate bm=128 bn=128 bk=32 ..."
 
-// Every compiled variant (the table), and the default for a mode.
+// Every compiled variant (the table, run-time fields at their defaults), and the default
+// for a mode.
 const std::vector<TcConfig>& tc_gemm_variants();
 TcConfig tc_gemm_default(TcMode mode);
+
+// The run-time axes' values that the tuner multiplies the compiled rows with, and the
+// whole space of a mode (compiled rows x run-time axes, every entry runnable).
+struct TcRuntimeAxes {
+  std::vector<int> promote;  // accurate only
+  std::vector<int> group_m;
+  std::vector<bool> raster_n;
+  std::vector<bool> persistent;
+  std::vector<int> vec;
+};
+const TcRuntimeAxes& tc_gemm_runtime_axes();
+std::vector<TcConfig> tc_gemm_space(TcMode mode);
+
+// Whether two configs run the same compiled kernel (equal compile-time fields).
+bool tc_same_kernel(const TcConfig& a, const TcConfig& b);
+
+// Empty if `cfg` is runnable (a compiled row, run-time fields in range), else why not
+// as a sentence fragment.
+std::string tc_config_invalid_reason(const TcConfig& cfg);
 
 // Whether the current device can run the family (compute capability 9.0, sm_90a code
 // present). Callers fall back to the strict path when it cannot.

@@ -14,45 +14,59 @@
 
 namespace tt::ops::cuda::gemm::sm90 {
 
+// The kernel's flavours (a compile-time axis of the variant table):
+//   kSS       tf32, A and B straight from the TMA's shared-memory tiles (the tensor core
+//             truncates both to TF32);
+//   kRS       tf32, A read into registers and rounded to nearest TF32 there (B still
+//             truncated), B from shared memory;
+//   kAccurate split TF32: A split into hi/lo in registers, W's tile split in shared
+//             memory by the producer warpgroup's spare warps (hi in place, lo beside
+//             it), hi*hi + hi*lo + lo*hi per k-step, promotion into float32.
+enum TcFlavor : int { kSS = 0, kRS = 1, kAccurate = 2 };
+
 struct TcParams {
   float* c;
   int m, n, k;
-  int tiles_m, tiles_n, group_m;
-  int vec2;  // C's rows allow 8-byte stores (N even, C 8-byte aligned)
+  int tiles_m, tiles_n;
+  int group;           // raster: tiles walked per group across the raster's short side
+  int raster_n;        // 0: groups of `group` tile rows, walked down; 1: tile columns, across
+  int promote_blocks;  // accurate: k-blocks per promotion interval (>= 1)
+  int vec2;            // C's rows take 8-byte stores (asked for, N even, C 8-byte aligned)
   const float* bias;
   const float* scale;
   int act;  // TcActivation
 };
 
-template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE, bool PP>
+template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP>
 struct TcTraits {
-  static constexpr int kWM = BM / CONSUMERS;  // rows per consumer warpgroup
-  static constexpr int kMI = kWM / 64;        // wgmma m64 blocks per warpgroup
+  static constexpr bool kAcc = FLAVOR == kAccurate;
+  static constexpr bool kARegs = FLAVOR != kSS;  // A fragments from registers
+  static constexpr int kWM = BM / CONSUMERS;     // rows per consumer warpgroup
+  static constexpr int kMI = kWM / 64;           // wgmma m64 blocks per warpgroup
   // Rows of one scheduled tile: cooperative consumers share a BM x BN tile; ping-pong
   // consumers (PP) each own a kWM x BN tile and take turns in the main loop, so one's
   // epilogue overlaps the other's products.
   static constexpr int kTM = PP ? kWM : BM;
-  static constexpr int kSplitThreads = PP ? 128 : CONSUMERS * 128;
   static constexpr int kPanels = BK / 32;  // 128-byte swizzle panels per k-block
   static constexpr int kABytes = kTM * BK * 4;
   static constexpr int kBBytes = BN * BK * 4;
   static constexpr int kRawBytes = kABytes + kBBytes;  // what TMA brings per stage
-  // accurate: the stage holds hi (written over the raw tile) and then lo.
-  static constexpr int kStageBytes = kRawBytes * (kAccurate ? 2 : 1);
+  // accurate: W's hi is written over its raw tile and its lo follows the stage.
+  static constexpr int kStageBytes = kRawBytes + (kAcc ? kBBytes : 0);
   static constexpr int kThreads = 128 * (CONSUMERS + 1);
-  static constexpr int kSmemBytes = STAGES * kStageBytes + 1024 + (2 * STAGES + CONSUMERS) * 8;
+  static constexpr int kBarriers = 3 * STAGES + CONSUMERS;  // full, ready, empty, order
+  static constexpr int kSmemBytes = STAGES * kStageBytes + 1024 + kBarriers * 8;
+  // 40 leaves the consumers 232 (accurate holds 192 accumulators); the split loop fits.
   static constexpr int kProducerRegs = 40;
   // What is left of the 64K-register file for each consumer thread, in steps of 8.
   static constexpr int kConsumerRegsRaw = (65536 - 128 * kProducerRegs) / (128 * CONSUMERS);
   static constexpr int kConsumerRegs = (kConsumerRegsRaw > 240 ? 240 : kConsumerRegsRaw) / 8 * 8;
-  static constexpr int kPromoteBlocks = PROMOTE > 0 ? PROMOTE / BK : 0;
+  static constexpr int kSplitThreads = 96;  // producer warps 1-3
 
   static_assert(kWM % 64 == 0 && kWM > 0, "BM / CONSUMERS must be a multiple of 64");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN: a generated wgmma N");
   static_assert(BK % 32 == 0, "BK: whole 128-byte swizzle rows");
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB a block can take");
-  static_assert(kAccurate ? (PROMOTE % BK == 0) : PROMOTE == 0,
-                "accurate: PROMOTE a multiple of BK (0: never); tf32: PROMOTE 0");
 };
 
 namespace detail {
@@ -114,16 +128,20 @@ __device__ __forceinline__ float tf32_rna(float x) {
   return __uint_as_float(r);
 }
 
-// Grouped raster: CTAs walk `group_m` tile rows down before moving one tile column
-// right, so a wave's W tiles and X tiles both stay in L2.
+// Grouped raster: CTAs walk `group` tile rows down before moving one tile column right
+// (raster_n = 0), or `group` tile columns across before moving one tile row down
+// (raster_n = 1), so that a wave's X tiles and W tiles both stay in L2.
 __device__ __forceinline__ void tile_coords(int t, const TcParams& p, int& tm, int& tn) {
-  const int per_group = p.group_m * p.tiles_n;
+  const int major = p.raster_n ? p.tiles_n : p.tiles_m;  // the side the groups cut
+  const int minor = p.raster_n ? p.tiles_m : p.tiles_n;
+  const int per_group = p.group * minor;
   const int g = t / per_group;
-  const int first = g * p.group_m;
-  const int rows = min(p.tiles_m - first, p.group_m);
+  const int first = g * p.group;
+  const int width = min(major - first, p.group);
   const int r = t - g * per_group;
-  tm = first + r % rows;
-  tn = r / rows;
+  const int a = first + r % width, b = r / width;
+  tm = p.raster_n ? b : a;
+  tn = p.raster_n ? a : b;
 }
 
 template <int ACT>
@@ -197,12 +215,12 @@ __device__ __forceinline__ void store_tile(const float (&a)[MI][R], TcStore s, c
 
 }  // namespace detail
 
-template <bool kAccurate, int BM, int BN, int BK, int STAGES, int CONSUMERS, int PROMOTE, bool PP>
+template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP>
 __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     tc_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x,
                    const __grid_constant__ CUtensorMap tmap_w, const TcParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = TcTraits<kAccurate, BM, BN, BK, STAGES, CONSUMERS, PROMOTE, PP>;
+  using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP>;
   using namespace detail;
   namespace ptx = ::cuda::ptx;
   extern __shared__ uint8_t smem_raw[];
@@ -210,7 +228,8 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
   const uint32_t raw_addr = smem_u32(smem_raw);
   uint8_t* smem = smem_raw + (((raw_addr + 1023u) & ~1023u) - raw_addr);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * T::kStageBytes);
-  uint64_t* empty = full + STAGES;
+  uint64_t* ready = full + STAGES;  // accurate: W's tile of the stage is split
+  uint64_t* empty = ready + STAGES;
   uint64_t* order = empty + STAGES;  // PP: consumer c may start its main loop
   const uint32_t smem_addr = smem_u32(smem);
 
@@ -221,6 +240,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       ptx::mbarrier_init(&full[s], 1);
+      ptx::mbarrier_init(&ready[s], 3);  // one arrival per split warp
       // One arrival per consumer warp (of the one consumer, PP) once its wgmma has
       // read the stage.
       ptx::mbarrier_init(&empty[s], PP ? 4 : CONSUMERS * 4);
@@ -231,8 +251,8 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
   __syncthreads();
 
   if (wg == 0) {
-    // Producer warpgroup: one thread issues every TMA load; the rest only give back
-    // their registers.
+    // Producer warpgroup: one thread issues every TMA load; in accurate, warps 1-3
+    // split each stage's W tile; the rest only give back their registers.
     setmaxnreg_dec<T::kProducerRegs>();
     if (threadIdx.x == 0) {
       int idx = 0;
@@ -259,48 +279,60 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
           }
         }
       }
+    } else if (T::kAcc && threadIdx.x >= 32) {
+      // Split every element of each stage's W tile in place: hi over the raw value, lo
+      // into the space after the stage's raw tiles. Elementwise, so the swizzled layout
+      // carries over as is. The tensor cores read through the async proxy: each thread
+      // fences its writes, then its warp tells the consumers (ready).
+      const int stid = threadIdx.x - 32;
+      int idx = 0;
+      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        for (int kb = 0; kb < nkb; ++kb, ++idx) {
+          const int s = idx % STAGES;
+          wait_parity(&full[s], (idx / STAGES) & 1);
+          uint8_t* st = smem + s * T::kStageBytes;
+          float4* raw = reinterpret_cast<float4*>(st + T::kABytes);
+          float4* lo = reinterpret_cast<float4*>(st + T::kRawBytes);
+#pragma unroll 2
+          for (int i = stid; i < T::kBBytes / 16; i += T::kSplitThreads) {
+            const float4 v = raw[i];
+            const float4 h =
+                make_float4(tf32_rna(v.x), tf32_rna(v.y), tf32_rna(v.z), tf32_rna(v.w));
+            raw[i] = h;
+            lo[i] = make_float4(v.x - h.x, v.y - h.y, v.z - h.z, v.w - h.w);
+          }
+          ptx::fence_proxy_async(ptx::space_shared);
+          __syncwarp();
+          if (threadIdx.x % 32 == 0) ptx::mbarrier_arrive(&ready[s]);
+        }
+      }
     }
   } else {
     setmaxnreg_inc<T::kConsumerRegs>();
     const int ctid = threadIdx.x - 128;
     const int c = ctid / 128;  // consumer warpgroup
-    const int split_tid = PP ? ctid % 128 : ctid;
     const int warp = (ctid % 128) / 32;
     const int lane = threadIdx.x % 32;
-    constexpr int kR = BN / 2;              // accumulator registers per m64 block
-    constexpr int kLo = T::kRawBytes >> 4;  // lo half's offset in descriptor units
-    constexpr int kPKB = T::kPromoteBlocks;
+    constexpr int kR = BN / 2;  // accumulator registers per m64 block
     using Acc = float[T::kMI][kR];
     Acc acc0;
     [[maybe_unused]] Acc acc1;  // accurate: the interval being promoted
-    [[maybe_unused]] float tot[kAccurate ? T::kMI : 1][kAccurate ? kR : 1];
+    [[maybe_unused]] float tot[T::kAcc ? T::kMI : 1][T::kAcc ? kR : 1];
     int idx = 0;
+    // A fragments (kARegs): thread (warp, lane) reads rows warp*16 + lane/4 (+8) and
+    // columns lane%4 (+4) of each k-step; the TMA's 128-byte swizzle XORs the 16-byte
+    // chunk index with the row's low three bits (= lane/4 here, since the rows start
+    // at multiples of 8), which also makes the four loads bank-conflict free.
+    const int g = lane / 4;
+    const uint32_t a_row_off =
+        uint32_t(((PP ? 0 : c * T::kWM) + warp * 16 + g) * 128 + (lane % 4) * 4);
 
-    // One k-block into `acc`: wait for its stage, split it (accurate), issue the
-    // products, then wait until only these are in flight, which frees the previous
-    // stage for the producer (and means every earlier product has landed).
-    auto kblock = [&](Acc& acc, int kb, bool fresh) {
+    // One k-block into `acc` (SS): wait for its stage, issue the products, then wait
+    // until only these are in flight, which frees the previous stage for the producer
+    // (and means every earlier product has landed).
+    [[maybe_unused]] auto kblock_ss = [&](Acc& acc, int kb, bool fresh) {
       const int s = idx % STAGES;
       wait_parity(&full[s], (idx / STAGES) & 1);
-      uint8_t* st = smem + s * T::kStageBytes;
-      if constexpr (kAccurate) {
-        // Split every element of the stage in place: hi over the raw value, lo into
-        // the second half. Elementwise, so the swizzled layout carries over as is.
-        float4* raw = reinterpret_cast<float4*>(st);
-        float4* lo = reinterpret_cast<float4*>(st + T::kRawBytes);
-#pragma unroll 4
-        for (int i = split_tid; i < T::kRawBytes / 16; i += T::kSplitThreads) {
-          const float4 v = raw[i];
-          const float4 h = make_float4(tf32_rna(v.x), tf32_rna(v.y), tf32_rna(v.z), tf32_rna(v.w));
-          raw[i] = h;
-          lo[i] = make_float4(v.x - h.x, v.y - h.y, v.z - h.z, v.w - h.w);
-        }
-        // The tensor cores read through the async proxy: fence, then every splitting
-        // thread (all consumers when they share the B tile) must be done before any
-        // wgmma reads.
-        ptx::fence_proxy_async(ptx::space_shared);
-        named_barrier_sync(PP ? 1 + c : 1, T::kSplitThreads);
-      }
       const uint32_t st_addr = smem_addr + s * T::kStageBytes;
 #pragma unroll
       for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);
@@ -315,10 +347,6 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
           const uint64_t da = sw128_desc(st_addr + q * T::kTM * 128 +
                                          ((PP ? 0 : c * T::kWM) + mi * 64) * 128 + koff);
           WgmmaTf32<BN>::mma(acc[mi], da, db, (fresh && kk == 0) ? 0 : 1);
-          if constexpr (kAccurate) {
-            WgmmaTf32<BN>::mma(acc[mi], da, db + kLo, 1);
-            WgmmaTf32<BN>::mma(acc[mi], da + kLo, db, 1);
-          }
         }
       }
       wgmma_commit();
@@ -327,6 +355,64 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
       wgmma_wait<1>();
       if (kb > 0 && lane == 0) ptx::mbarrier_arrive(&empty[(idx - 1) % STAGES]);
       ++idx;
+    };
+    // One k-block into `acc` with A from registers (RS, accurate): one commit group
+    // per k-step, at most two in flight, so only two k-steps' fragments stay live.
+    [[maybe_unused]] auto kblock_rs = [&](Acc& acc, int kb, bool fresh) {
+      const int s = idx % STAGES;
+      const uint32_t ph = (idx / STAGES) & 1;
+      wait_parity(&full[s], ph);
+      if constexpr (T::kAcc) wait_parity(&ready[s], ph);
+      const uint8_t* st = smem + s * T::kStageBytes;
+      const uint32_t st_addr = smem_addr + s * T::kStageBytes;
+#pragma unroll
+      for (int kk = 0; kk < BK / 8; ++kk) {
+        const int q = kk / 4;
+        const uint32_t koff = (kk % 4) * 32;
+        const uint64_t db = sw128_desc(st_addr + T::kABytes + q * BN * 128 + koff);
+        const uint32_t c0 = uint32_t(((2 * (kk % 4)) ^ g) * 16), c1 = c0 ^ 16u;
+        uint32_t hi[T::kMI][4];
+        [[maybe_unused]] uint32_t lo[T::kMI][4];
+#pragma unroll
+        for (int mi = 0; mi < T::kMI; ++mi) {
+          const uint8_t* a = st + q * T::kTM * 128 + mi * 64 * 128 + a_row_off;
+          const float v[4] = {*reinterpret_cast<const float*>(a + c0),
+                              *reinterpret_cast<const float*>(a + 1024 + c0),
+                              *reinterpret_cast<const float*>(a + c1),
+                              *reinterpret_cast<const float*>(a + 1024 + c1)};
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const float h = tf32_rna(v[e]);
+            hi[mi][e] = __float_as_uint(h);
+            if constexpr (T::kAcc) lo[mi][e] = __float_as_uint(v[e] - h);
+          }
+        }
+#pragma unroll
+        for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);
+        wgmma_fence();
+#pragma unroll
+        for (int mi = 0; mi < T::kMI; ++mi) {
+          WgmmaTf32<BN>::mma_rs(acc[mi], hi[mi], db, (fresh && kk == 0) ? 0 : 1);
+          if constexpr (T::kAcc) {
+            WgmmaTf32<BN>::mma_rs(acc[mi], hi[mi], db + (T::kBBytes >> 4), 1);
+            WgmmaTf32<BN>::mma_rs(acc[mi], lo[mi], db, 1);
+          }
+        }
+        wgmma_commit();
+#pragma unroll
+        for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);
+        wgmma_wait<1>();
+        // The previous k-block's last group has landed: its stage is free.
+        if (kk == 0 && kb > 0 && lane == 0) ptx::mbarrier_arrive(&empty[(idx - 1) % STAGES]);
+      }
+      ++idx;
+    };
+    auto kblock = [&](Acc& acc, int kb, bool fresh) {
+      if constexpr (T::kARegs) {
+        kblock_rs(acc, kb, fresh);
+      } else {
+        kblock_ss(acc, kb, fresh);
+      }
     };
     // tot += acc once acc's products have landed (the caller waited).
     [[maybe_unused]] auto promote = [&](Acc& acc) {
@@ -350,30 +436,31 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
       if constexpr (PP) {
         if (j > 0) wait_parity(&order[c], ((j - 1) / CONSUMERS) & 1);
       }
-      if constexpr (kAccurate && kPKB > 0) {
+      if constexpr (T::kAcc) {
+        const int pkb = p.promote_blocks;
 #pragma unroll
         for (int mi = 0; mi < T::kMI; ++mi)
 #pragma unroll
           for (int i = 0; i < kR; ++i) tot[mi][i] = 0.f;
         // Promotion intervals alternate between two tensor-core accumulators: the
         // interval just finished is added into tot right after the next interval's
-        // first k-block is issued (its wait<1> proves the old products landed), so the
+        // first k-block is issued (its waits prove the old products landed), so the
         // tensor cores never drain for a promotion.
         int kb = 0;
         bool pending = false;  // acc1 holds a finished interval not yet promoted
         while (true) {
-          for (int j = 0; j < kPKB && kb < nkb; ++j, ++kb) {
-            kblock(acc0, kb, j == 0);
-            if (j == 0 && pending) promote(acc1);
+          for (int i = 0; i < pkb && kb < nkb; ++i, ++kb) {
+            kblock(acc0, kb, i == 0);
+            if (i == 0 && pending) promote(acc1);
           }
           if (kb >= nkb) {
             wgmma_wait<0>();
             promote(acc0);
             break;
           }
-          for (int j = 0; j < kPKB && kb < nkb; ++j, ++kb) {
-            kblock(acc1, kb, j == 0);
-            if (j == 0) promote(acc0);
+          for (int i = 0; i < pkb && kb < nkb; ++i, ++kb) {
+            kblock(acc1, kb, i == 0);
+            if (i == 0) promote(acc0);
           }
           pending = true;
           if (kb >= nkb) {
@@ -396,7 +483,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
 
       const TcStore st{tm * T::kTM + (PP ? 0 : c * T::kWM) + warp * 16 + lane / 4,
                        tn * BN + 2 * (lane % 4)};
-      if constexpr (kAccurate && kPKB > 0) {
+      if constexpr (T::kAcc) {
         store_tile(tot, st, p);
       } else {
         store_tile(acc0, st, p);
