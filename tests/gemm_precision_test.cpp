@@ -309,19 +309,15 @@ TEST(GemmPrecisionKeys, AccurateFallbackSentence) {
 
 TEST(GemmPrecisionQueries, EpilogueSupportAndColumnStatRowsForEveryImpl) {
   const g::GemmProblem p{1024, 4096, 1024, 4};
-  g::EpilogueParams bias_relu;
-  bias_relu.act = g::Activation::kRelu;
   const float fake = 0.f;
-  bias_relu.bias = &fake;
-  g::EpilogueParams swish = bias_relu;
-  swish.act = g::Activation::kSwish;
-  g::EpilogueParams affine;
-  affine.affine = &fake;
-  g::EpilogueParams stats;
-  stats.kind = g::EpilogueKind::kColumnStats;
-  g::EpilogueParams group_norm;
-  group_norm.kind = g::EpilogueKind::kGroupNorm;
-  group_norm.group_size = 64;
+  float part = 0.f;
+  g::Epilogue bias_relu, swish, affine, stats, group_norm, per_row;
+  bias_relu.add_column(&fake).relu();
+  swish.add_column(&fake).silu();
+  affine.add_column(&fake).column_affine(&fake, p.n);
+  stats.add_column(&fake).column_stats(&part, &part);
+  group_norm.silu().group_norm(64, nullptr, nullptr, 1e-5f);
+  per_row.add_row(&fake);
   const g::GemmConfig own = g::own_variants().front();
   for (const g::GemmConfig& lt : {g::GemmConfig::cublaslt(0), g::GemmConfig::cublaslt_tf32(0)}) {
     EXPECT_TRUE(g::epilogue_supported(lt, p, bias_relu));
@@ -343,6 +339,7 @@ TEST(GemmPrecisionQueries, EpilogueSupportAndColumnStatRowsForEveryImpl) {
   EXPECT_FALSE(g::epilogue_supported(tc, p, affine));
   EXPECT_FALSE(g::epilogue_supported(tc, p, stats));
   EXPECT_FALSE(g::epilogue_supported(tc, p, group_norm));
+  EXPECT_FALSE(g::epilogue_supported(tc, p, per_row));
   EXPECT_FALSE(g::epilogue_supported(tc, {1024, 4096, 1022, 2}, bias_relu));  // K % 4 != 0
   EXPECT_EQ(g::column_stat_rows(tc), 0);
   g::GemmConfig tc_tail = tc;
@@ -389,9 +386,8 @@ TEST(GemmPrecisionGpu, RunGemmWithEachImplInEachModeMatchesTheCpuReference) {
     for (const g::GemmConfig& cfg : configs) {
       SCOPED_TRACE(cfg.str() + " m=" + std::to_string(s.m) + " k=" + std::to_string(s.k));
       const Tensor out = tt::test::nan_filled({s.m, s.n}, kGpu);
-      g::EpilogueParams e;
-      e.bias = tt::test::float_ptr(b);
-      e.act = g::Activation::kRelu;
+      g::Epilogue e;
+      e.add_column(tt::test::float_ptr(b)).relu();
       g::run_gemm(
           cfg,
           {tt::test::float_ptr(x), tt::test::float_ptr(w), tt::test::float_ptr(out), s.m, s.n, s.k},

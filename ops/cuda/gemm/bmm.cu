@@ -220,7 +220,7 @@ Tensor bmm(const Tensor& a_in, const Tensor& b_in) {
     args.k = k;
     const gemm::GemmProblem p{args.m, n, k, gemm::pointer_align({args.x, args.w})};
     const gemm::GemmConfig cfg = gemm::choose_gemm(gemm::kMatmulStage, p, device);
-    gemm::run_gemm(cfg, args, gemm::EpilogueParams{}, device, tt::cuda::stream(device));
+    gemm::run_gemm(cfg, args, gemm::Epilogue{}, device, tt::cuda::stream(device));
     return out;
   }
 

@@ -10,42 +10,57 @@
 
 namespace tt::ops::cuda::gemm {
 
-bool cublaslt_supports(const EpilogueParams& e) {
-  if (e.kind != EpilogueKind::kPointwise || e.post_bias != nullptr || e.affine != nullptr) {
-    return false;
-  }
-  if (e.act == Activation::kNone) return true;
-  return e.act == Activation::kRelu && e.bias != nullptr;
+bool cublaslt_supports(const Epilogue& e) {
+  const ScaleBiasActivation f = as_scale_bias_activation(e);
+  if (!f.ok || f.scale != nullptr) return false;
+  return !f.has_act || (f.act == EpilogueOp::kRelu && f.bias != nullptr);
 }
 
-bool tc_supports(const EpilogueParams& e) {
-  return e.kind == EpilogueKind::kPointwise && e.post_bias == nullptr && e.affine == nullptr;
+bool tc_supports(const GemmConfig& cfg, const Epilogue& e) {
+  const ScaleBiasActivation f = as_scale_bias_activation(e);
+  if (cfg.impl != GemmImpl::kTc || !f.ok) return false;
+  return !f.has_act || f.act == EpilogueOp::kRelu || f.act == EpilogueOp::kSilu ||
+         f.act == EpilogueOp::kGelu;
 }
 
-bool epilogue_supported(const GemmConfig& cfg, const GemmProblem& p, const EpilogueParams& e) {
+bool epilogue_supported(const GemmConfig& cfg, const GemmProblem& p, const Epilogue& e) {
   switch (cfg.impl) {
-    case GemmImpl::kOwn:
-      return own_epilogue_valid(cfg, p, e);
+    case GemmImpl::kOwn: {
+      GemmProblem aligned = p;
+      aligned.align = cfg.vec;
+      return own_epilogue_valid(cfg, aligned, e);
+    }
     case GemmImpl::kCublasLt:
     case GemmImpl::kCublasLtTf32:
       return p.k > 0 && cublaslt_supports(e);
     case GemmImpl::kTc:
-      return tc_fits(p) && tc_supports(e);
+      return tc_fits(p) && tc_supports(cfg, e);
   }
   return false;
 }
 
-int64_t column_stat_rows(const GemmConfig& cfg) { return cfg.impl == GemmImpl::kOwn ? cfg.bm : 0; }
+int64_t column_stat_rows(const GemmConfig& cfg) {
+  switch (cfg.impl) {
+    case GemmImpl::kOwn:
+      return cfg.bm;
+    case GemmImpl::kTc:
+    case GemmImpl::kCublasLt:
+    case GemmImpl::kCublasLtTf32:
+      break;
+  }
+  return 0;
+}
 
 GemmConfig split_tail_config(const GemmConfig& cfg) {
-  GemmConfig tail = cfg;
-  tail.chunk_rows = 0;
-  tail.tail_rows = 0;
   switch (cfg.impl) {
     case GemmImpl::kCublasLtTf32:
       return GemmConfig::cublaslt_tf32(0);
-    case GemmImpl::kTc:
+    case GemmImpl::kTc: {
+      GemmConfig tail = cfg;
+      tail.chunk_rows = 0;
+      tail.tail_rows = 0;
       return tail;
+    }
     case GemmImpl::kOwn:
     case GemmImpl::kCublasLt:
       break;
@@ -55,33 +70,36 @@ GemmConfig split_tail_config(const GemmConfig& cfg) {
 
 namespace {
 
-sm90::TcActivation tc_activation(Activation a) {
-  switch (a) {
-    case Activation::kRelu:
+sm90::TcActivation tc_activation(const ScaleBiasActivation& f) {
+  if (!f.has_act) return sm90::TcActivation::none;
+  switch (f.act) {
+    case EpilogueOp::kRelu:
       return sm90::TcActivation::relu;
-    case Activation::kSwish:
+    case EpilogueOp::kSilu:
       return sm90::TcActivation::silu;
-    case Activation::kNone:
+    case EpilogueOp::kGelu:
+      return sm90::TcActivation::gelu;
+    default:
       break;
   }
-  return sm90::TcActivation::none;
+  TT_FAIL("gemm: the tensor-core family has no {} epilogue", to_string(f.act));
 }
 
 // Whether a tc config runs here: the device has the family, the pointers and sizes are
 // within the TMA's rules, and the epilogue maps onto the kernel's.
-bool tc_runs(const GemmArgs& a, const EpilogueParams& e, int device) {
+bool tc_runs(const GemmConfig& cfg, const GemmArgs& a, const Epilogue& e, int device) {
 #if TT_SM90_GEMM
-  return a.k > 0 && tc_supports(e) && tc_device_supported(device) &&
+  return a.k > 0 && tc_supports(cfg, e) && tc_device_supported(device) &&
          sm90::tc_gemm_unsupported_reason(a.x, a.w, a.m, a.n, a.k).empty();
 #else
-  (void)a, (void)e, (void)device;
+  (void)cfg, (void)a, (void)e, (void)device;
   return false;
 #endif
 }
 
 }  // namespace
 
-void run_gemm(const GemmConfig& cfg, const GemmArgs& a, const EpilogueParams& e, int device,
+void run_gemm(const GemmConfig& cfg, const GemmArgs& a, const Epilogue& e, int device,
               cudaStream_t stream) {
   if (a.m == 0 || a.n == 0) return;
   if (is_cublaslt(cfg.impl) && a.k > 0 && cublaslt_supports(e)) {
@@ -91,18 +109,21 @@ void run_gemm(const GemmConfig& cfg, const GemmArgs& a, const EpilogueParams& e,
     p.k = a.k;
     p.device = device;
     p.tf32 = cfg.impl == GemmImpl::kCublasLtTf32;
-    p.epilogue = e.bias == nullptr            ? LtEpilogue::kDefault
-                 : e.act == Activation::kRelu ? LtEpilogue::kReluBias
-                                              : LtEpilogue::kBias;
-    cublaslt_gemm_on(p, a.x, a.w, e.bias, a.c, cfg.cublas_algo_index, stream);
+    const ScaleBiasActivation f = as_scale_bias_activation(e);
+    p.epilogue = f.bias == nullptr ? LtEpilogue::kDefault
+                 : f.has_act       ? LtEpilogue::kReluBias
+                                   : LtEpilogue::kBias;
+    cublaslt_gemm_on(p, a.x, a.w, f.bias, a.c, cfg.cublas_algo_index, stream);
     return;
   }
 #if TT_SM90_GEMM
-  if (cfg.impl == GemmImpl::kTc && tc_runs(a, e, device)) {
+  if (cfg.impl == GemmImpl::kTc && tc_runs(cfg, a, e, device)) {
     TT_CHECK(tc_runnable(cfg), "gemm: {} is not a runnable tensor-core variant", cfg.str());
+    const ScaleBiasActivation f = as_scale_bias_activation(e);
     sm90::TcEpilogue te;
-    te.bias = e.bias;
-    te.act = tc_activation(e.act);
+    te.bias = f.bias;
+    te.scale = f.scale;
+    te.act = tc_activation(f);
     sm90::tc_gemm(to_tc_config(cfg), a.x, a.w, a.c, a.m, a.n, a.k, te, stream);
     return;
   }

@@ -8,29 +8,31 @@
 
 #include <cstdint>
 
+#include "ops/cuda/gemm/epilogue.h"
 #include "ops/cuda/gemm/gemm_config.h"
-#include "ops/cuda/gemm/gemm_epilogue.h"
 #include "ops/cuda/gemm/tiled_gemm.h"
 
 namespace tt::ops::cuda::gemm {
 
-// Whether cuBLASLt can apply the epilogue itself (pointwise: no bias, bias, or
-// bias + ReLU; nothing after the activation, no affine).
-bool cublaslt_supports(const EpilogueParams& e);
+// Whether cuBLASLt can apply the epilogue itself (no steps, add_column (bias), or
+// add_column + relu).
+bool cublaslt_supports(const Epilogue& e);
 
-// Whether the tc family can apply the epilogue itself (pointwise: bias, then none, ReLU
-// or swish; nothing after the activation, no affine).
-bool tc_supports(const EpilogueParams& e);
+// Whether the tc config applies the epilogue itself: act(v * scale[col] + bias[col])
+// with each part optional and act none, relu, silu or gelu (its TcEpilogue), kPointwise.
+bool tc_supports(const GemmConfig& cfg, const Epilogue& e);
 
-// Whether run_gemm(cfg, ...) applies `e` inside the config's own kernel for problem p
-// (no fallback kernel, no pass): own: the tile can (whole groups for kGroupNorm); cuBLASLt
-// (either compute type): cublaslt_supports; tc: tc_supports and the problem within
-// the TMA's rules. A plan runs a separate pass for what is not supported.
-bool epilogue_supported(const GemmConfig& cfg, const GemmProblem& p, const EpilogueParams& e);
+// Whether the config applies the whole epilogue (steps and tile stage) inside its GEMM
+// for problem p, so that a plan needs no pass for it. Plans ask this, never cfg.impl.
+// own: what the tile can apply (own_epilogue_valid: a group norm needs whole groups in
+// a tile; the problem's alignment does not matter, the width-1 fallback keeps the tile);
+// cuBLASLt (either compute type): cublaslt_supports; tc: tc_supports and the problem
+// within the TMA's rules (tc_fits).
+bool epilogue_supported(const GemmConfig& cfg, const GemmProblem& p, const Epilogue& e);
 
-// Rows per column-statistics partial that the config's kColumnStats epilogue writes
-// (the own kernel: BM, one partial per CTA row band); 0 when the impl has no such
-// epilogue (cuBLASLt, tc): the plan then runs a statistics pass.
+// Rows per column-statistics partial (EpilogueKind::kColumnStats) that the config
+// writes (the own kernel: BM, one partial per CTA row band); 0 when it cannot compute
+// them (cuBLASLt, tc): then a plan runs a statistics pass.
 int64_t column_stat_rows(const GemmConfig& cfg);
 
 // The config the tail GEMM of a tail split runs (GemmConfig::tail_rows; the head runs
@@ -43,9 +45,9 @@ GemmConfig split_tail_config(const GemmConfig& cfg);
 // A cuBLASLt or tc config with an epilogue it cannot apply, or K == 0, runs on our own
 // kernel instead (own_default_for), since that changes speed only (the own kernel is
 // strict float32, no less accurate); so does a tc config on a device without the tc
-// family or for a problem outside the TMA's rules (pointers that are not 16-byte
+// family or for operands outside the TMA's rules (pointers that are not 16-byte
 // aligned). Throws tt::Error for an invalid config.
-void run_gemm(const GemmConfig& cfg, const GemmArgs& a, const EpilogueParams& e, int device,
+void run_gemm(const GemmConfig& cfg, const GemmArgs& a, const Epilogue& e, int device,
               cudaStream_t stream);
 
 }  // namespace tt::ops::cuda::gemm

@@ -59,7 +59,7 @@ struct GemmConfig {
   // (cuBLASLt's first pick for that shape) run at once on two high-priority side
   // streams, each part's pass after it on the main stream, whose lower priority lets
   // the passes fill the SMs that the GEMMs' last, partial wave leaves idle
-  // (ops/cuda/fused/plans.cu).
+  // (ops/cuda/fused/plan.cu).
   int64_t tail_rows = 0;
   // tc (sm90::TcConfig; to_tc_config() converts). Compile-time (a row of the variant
   // table, with bm, bn, bk and stages above): the mode (1: accurate, split TF32; 0:

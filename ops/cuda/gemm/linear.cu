@@ -50,12 +50,13 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   args.m = rows;
   args.n = out_features;
   args.k = in_features;
-  gemm::EpilogueParams e;
-  e.bias = bc.defined() ? bc.data<float>() : nullptr;
+  const float* bias_data = bc.defined() ? bc.data<float>() : nullptr;
+  gemm::Epilogue e;
+  e.add_column(bias_data);  // a null bias adds no step
   const gemm::GemmProblem problem{rows, out_features, in_features,
                                   gemm::pointer_align({args.x, args.w})};
   const gemm::GemmConfig cfg =
-      gemm::choose_gemm(e.bias ? gemm::kLinearStage : gemm::kLinearNoBiasStage, problem, device);
+      gemm::choose_gemm(bias_data ? gemm::kLinearStage : gemm::kLinearNoBiasStage, problem, device);
   gemm::run_gemm(cfg, args, e, device, tt::cuda::stream(device));
   return out;
 }
