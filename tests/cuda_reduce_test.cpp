@@ -2,8 +2,9 @@
 // double-precision host reference written here: the tensor functions on awkward
 // shapes (one row, odd sizes, rows longer than a block, rows split over blocks,
 // non-contiguous and misaligned views, several dims, keepdim, argmax ties and NaN),
-// then every config of every space of the reduce family on raw launches, outputs
-// poisoned with NaN first so that a variant that skips an element fails.
+// and the family's spaces. Every config of every space runs in tests/op_table_test.cpp
+// (the reduction, softmax and rms_norm rows carry the shapes that reach each kernel's
+// edges), outputs poisoned with NaN first so that a variant that skips an element fails.
 // Tolerance: relative L2 error 1e-5 (the strict-precision bound); argmax/argmin exact.
 #include <gtest/gtest.h>
 
@@ -259,7 +260,6 @@ const char* red_name(Red op) {
   return names[static_cast<int>(op)];
 }
 
-red::Op to_op(Red op) { return static_cast<red::Op>(static_cast<int>(op)); }
 bool is_arg(Red op) { return op == Red::kArgmax || op == Red::kArgmin; }
 
 void expect_match(const Tensor& got, const Tensor& want, Red op) {
@@ -458,63 +458,6 @@ TEST(CudaReduce, EmptyReductions) {
             "amax: cannot reduce over dims of total size 0 (the reduction has no identity)");
 }
 
-// Every config of the inner and outer spaces, on raw launches, for every op.
-TEST(CudaReduce, EveryInnerConfigMatches) {
-  TT_REQUIRE_CUDA();
-  const std::pair<int64_t, int64_t> problems[] = {{1, 1},     {3, 7},     {37, 64}, {5, 1000},
-                                                  {2, 33000}, {300, 128}, {1, 4096}};
-  const auto limits = tt::cuda::device_limits(0);
-  for (const auto& [rows, cols] : problems) {
-    const Tensor x = Tensor::randn({rows, cols}, 31);
-    const Tensor xg = x.to(kGpu);
-    const red::InnerProblem p{rows, cols, red::ptr_align(xg.data<float>())};
-    for (int o = 0; o < 8; ++o) {
-      const Red op = static_cast<Red>(o);
-      const Tensor want = ref_reduce(op, x, {1}, false);
-      red::Finish fin;
-      if (op == Red::kMean) fin.divisor = static_cast<double>(cols);
-      if (op == Red::kVar || op == Red::kStd) fin.divisor = static_cast<double>(cols - 1);
-      for (const auto& c : red::inner_space(p, limits).enumerate()) {
-        SCOPED_TRACE(std::string(red_name(op)) + " rows=" + std::to_string(rows) +
-                     " cols=" + std::to_string(cols) + " " + c.str());
-        Tensor out = is_arg(op) ? Tensor::full({rows}, -7, DType::I64, kGpu)
-                                : tt::test::nan_filled({rows}, kGpu);
-        red::launch_inner(to_op(op), red::InnerConfig::from_config(c), p, xg.data<float>(),
-                          out.data_ptr(), fin, 0, tt::cuda::stream(0));
-        if (cols == 1 && (op == Red::kVar || op == Red::kStd)) continue;  // 0/0
-        expect_match(out, want, op);
-      }
-    }
-  }
-}
-
-TEST(CudaReduce, EveryOuterConfigMatches) {
-  TT_REQUIRE_CUDA();
-  const Shape problems[] = {{1, 5, 3},      {2, 100, 64}, {3, 1000, 6},
-                            {1, 4000, 128}, {7, 9, 260},  {1, 20000, 4}};
-  const auto limits = tt::cuda::device_limits(0);
-  for (const Shape& s : problems) {
-    const Tensor x = Tensor::randn(s, 41);
-    const Tensor xg = x.to(kGpu);
-    const red::OuterProblem p{s[0], s[1], s[2], red::ptr_align(xg.data<float>())};
-    for (int o = 0; o < 8; ++o) {
-      const Red op = static_cast<Red>(o);
-      const Tensor want = ref_reduce(op, x, {1}, false);
-      red::Finish fin;
-      if (op == Red::kMean) fin.divisor = static_cast<double>(s[1]);
-      if (op == Red::kVar || op == Red::kStd) fin.divisor = static_cast<double>(s[1] - 1);
-      for (const auto& c : red::outer_space(p, limits).enumerate()) {
-        SCOPED_TRACE(std::string(red_name(op)) + " " + tt::shape_str(s) + " " + c.str());
-        Tensor out = is_arg(op) ? Tensor::full({s[0], s[2]}, -7, DType::I64, kGpu)
-                                : tt::test::nan_filled({s[0], s[2]}, kGpu);
-        red::launch_outer(to_op(op), red::OuterConfig::from_config(c), p, xg.data<float>(),
-                          out.data_ptr(), fin, 0, tt::cuda::stream(0));
-        expect_match(out, want, op);
-      }
-    }
-  }
-}
-
 // ---- softmax, log_softmax ----
 
 TEST(CudaReduce, SoftmaxMatchesReference) {
@@ -544,35 +487,6 @@ TEST(CudaReduce, SoftmaxMatchesReference) {
   const std::vector<double> sm = tcu::softmax(withinf.to(kGpu), 1).to_vector<double>();
   EXPECT_EQ(sm[0], 0.0);
   EXPECT_NEAR(sm[3], 1 / (1 + std::exp(-1.0)), 1e-7);
-}
-
-// Every config of the row-map spaces (softmax, log_softmax, rms_norm) on raw launches.
-TEST(CudaReduce, EveryRowMapConfigMatches) {
-  TT_REQUIRE_CUDA();
-  const std::pair<int64_t, int64_t> problems[] = {{1, 1},    {5, 7},    {33, 64},   {9, 512},
-                                                  {3, 1000}, {2, 4096}, {2, 16384}, {1, 40000}};
-  const auto limits = tt::cuda::device_limits(0);
-  for (const auto& [rows, cols] : problems) {
-    const Tensor x = Tensor::uniform({rows, cols}, -30.0, 30.0, 51);
-    const Tensor w = Tensor::uniform({cols}, 0.5, 1.5, 52);
-    const Tensor xg = x.to(kGpu), wg = w.to(kGpu);
-    const red::RowProblem p{
-        rows, cols, std::min(red::ptr_align(xg.data<float>()), red::ptr_align(wg.data<float>()))};
-    for (red::RowMap m : {red::RowMap::kSoftmax, red::RowMap::kLogSoftmax, red::RowMap::kRmsNorm}) {
-      const bool rms = m == red::RowMap::kRmsNorm;
-      const Tensor want = rms ? ref_norm(x, cols, w, Tensor(), 1e-6, true)
-                              : ref_softmax(x, 1, m == red::RowMap::kLogSoftmax);
-      for (const auto& c : red::row_space(m, p, limits).enumerate()) {
-        SCOPED_TRACE(std::string(red::row_map_name(m)) + " rows=" + std::to_string(rows) +
-                     " cols=" + std::to_string(cols) + " " + c.str());
-        Tensor out = tt::test::nan_filled({rows, cols}, kGpu);
-        red::launch_row_map(m, red::RowConfig::from_config(c), p, xg.data<float>(),
-                            out.data<float>(), rms ? wg.data<float>() : nullptr, 1e-6f,
-                            tt::cuda::stream(0));
-        EXPECT_LE(tt::test::rel_l2(out, want), kTol);
-      }
-    }
-  }
 }
 
 // ---- layer_norm, rms_norm ----

@@ -64,6 +64,10 @@ struct InnerConfig {
   int lanes = 32;  // threads per row: 4, 8, 16, 32 or == threads
   int vec = 4;     // floats per load: 1, 2 or 4
   int items = 4;   // loads in flight per thread
+  // 1: loads marked evict-first in the L2 (ld.global.cs): data read once does not
+  // push out lines that others will use (or that are dirty and would be written back
+  // meanwhile). A run-time choice: it doubles no compiled variant.
+  int evict_first = 0;
 
   bool valid(const InnerProblem& p) const;
   static InnerConfig default_for(const InnerProblem& p);
@@ -88,7 +92,8 @@ struct OuterConfig {
   int threads = 256;
   int col_threads = 32;  // threads across the inner dim, each `vec` columns wide
   int vec = 4;
-  int items = 4;  // rows in flight per thread
+  int items = 4;        // rows in flight per thread
+  int evict_first = 0;  // as InnerConfig's
 
   bool valid(const OuterProblem& p) const;
   static OuterConfig default_for(const OuterProblem& p);

@@ -48,6 +48,20 @@ bool row_oversized(const RowConfig& c, const RowProblem& p) {
 template <class C>
 using Rule = typename autotune::Descriptor<C>::Constraint;
 
+// The load policy is a run-time argument of every compiled variant: the table the
+// descriptor checks holds each variant with each policy.
+template <class C>
+std::vector<C> with_load_policies(const std::vector<C>& compiled) {
+  std::vector<C> t;
+  for (int e : {0, 1}) {
+    for (C c : compiled) {
+      c.evict_first = e;
+      t.push_back(c);
+    }
+  }
+  return t;
+}
+
 // The device's threads-per-block limit, for a known device.
 template <class C>
 void device_threads(std::vector<Rule<C>>& rules, const tt::cuda::DeviceLimits& limits) {
@@ -73,7 +87,8 @@ const std::vector<InnerConfig>& InnerConfig::all() {
 }
 
 bool InnerConfig::operator==(const InnerConfig& o) const {
-  return std::tie(threads, lanes, vec, items) == std::tie(o.threads, o.lanes, o.vec, o.items);
+  return std::tie(threads, lanes, vec, items, evict_first) ==
+         std::tie(o.threads, o.lanes, o.vec, o.items, o.evict_first);
 }
 
 const autotune::Descriptor<InnerConfig>& InnerConfig::descriptor() {
@@ -85,7 +100,9 @@ const autotune::Descriptor<InnerConfig>& InnerConfig::descriptor() {
         .field("lanes", &InnerConfig::lanes, autotune::distinct_values(t, &InnerConfig::lanes))
         .field("vec", &InnerConfig::vec, autotune::distinct_values(t, &InnerConfig::vec))
         .field("items", &InnerConfig::items, autotune::distinct_values(t, &InnerConfig::items))
-        .compiled("the variant must be compiled (ops/cuda/reduce/reduce_variants.h)", t);
+        .field("evict_first", &InnerConfig::evict_first, {0, 1})
+        .compiled("the variant must be compiled (ops/cuda/reduce/reduce_variants.h)",
+                  with_load_policies(t));
   }();
   return d;
 }
@@ -95,15 +112,20 @@ bool InnerConfig::valid(const InnerProblem& p) const {
          vec <= p.align;
 }
 
+// Untuned defaults, from the H100 sweeps of ops_bench (docs/performance.md): a block
+// per row from 2048 floats (a warp per 4096-float row trailed by 10%), 512 threads
+// for a row of a million floats or more (split over every SM), and evict-first loads
+// everywhere (1.10-1.19x at every measured shape).
 InnerConfig InnerConfig::default_for(const InnerProblem& p) {
   const int v = widest_vec(p.cols, p.align);
   InnerConfig c;
   if (v == 4) {
-    c = p.cols >= 8192  ? InnerConfig{256, 256, 4, 4}
-        : p.cols >= 256 ? InnerConfig{256, 32, 4, 4}
-        : p.cols >= 64  ? InnerConfig{256, 16, 4, 2}
-        : p.cols > 16   ? InnerConfig{256, 8, 4, 2}
-                        : InnerConfig{256, 4, 4, 1};
+    c = p.cols >= (1 << 20) ? InnerConfig{512, 512, 4, 4}
+        : p.cols >= 2048    ? InnerConfig{256, 256, 4, 4}
+        : p.cols >= 256     ? InnerConfig{256, 32, 4, 4}
+        : p.cols >= 64      ? InnerConfig{256, 16, 4, 2}
+        : p.cols > 16       ? InnerConfig{256, 8, 4, 2}
+                            : InnerConfig{256, 4, 4, 1};
   } else if (v == 2) {
     c = p.cols >= 8192 ? InnerConfig{256, 256, 2, 4} : InnerConfig{256, 32, 2, 4};
   } else {
@@ -111,6 +133,7 @@ InnerConfig InnerConfig::default_for(const InnerProblem& p) {
         : p.cols >= 128 ? InnerConfig{256, 32, 1, 8}
                         : InnerConfig{256, 8, 1, 4};
   }
+  c.evict_first = 1;
   return c;
 }
 
@@ -131,8 +154,8 @@ const std::vector<OuterConfig>& OuterConfig::all() {
 }
 
 bool OuterConfig::operator==(const OuterConfig& o) const {
-  return std::tie(threads, col_threads, vec, items) ==
-         std::tie(o.threads, o.col_threads, o.vec, o.items);
+  return std::tie(threads, col_threads, vec, items, evict_first) ==
+         std::tie(o.threads, o.col_threads, o.vec, o.items, o.evict_first);
 }
 
 const autotune::Descriptor<OuterConfig>& OuterConfig::descriptor() {
@@ -145,7 +168,9 @@ const autotune::Descriptor<OuterConfig>& OuterConfig::descriptor() {
                autotune::distinct_values(t, &OuterConfig::col_threads))
         .field("vec", &OuterConfig::vec, autotune::distinct_values(t, &OuterConfig::vec))
         .field("items", &OuterConfig::items, autotune::distinct_values(t, &OuterConfig::items))
-        .compiled("the variant must be compiled (ops/cuda/reduce/reduce_variants.h)", t);
+        .field("evict_first", &OuterConfig::evict_first, {0, 1})
+        .compiled("the variant must be compiled (ops/cuda/reduce/reduce_variants.h)",
+                  with_load_policies(t));
   }();
   return d;
 }
@@ -157,16 +182,21 @@ bool OuterConfig::valid(const OuterProblem& p) const {
 
 OuterConfig OuterConfig::default_for(const OuterProblem& p) {
   const int v = widest_vec(p.inner, p.align);
+  OuterConfig c;
   if (v == 4) {
-    return p.inner >= 128  ? OuterConfig{256, 32, 4, 4}
-           : p.inner >= 64 ? OuterConfig{256, 16, 4, 4}
-                           : OuterConfig{256, 8, 4, 4};
+    c = p.inner >= 128  ? OuterConfig{256, 32, 4, 4}
+        : p.inner >= 64 ? OuterConfig{256, 16, 4, 4}
+                        : OuterConfig{256, 8, 4, 4};
+  } else if (v == 2) {
+    c = p.inner >= 128 ? OuterConfig{256, 64, 2, 4} : OuterConfig{256, 32, 2, 4};
+  } else {
+    c = p.inner >= 128  ? OuterConfig{256, 128, 1, 4}
+        : p.inner >= 32 ? OuterConfig{256, 32, 1, 8}
+        : p.inner >= 8  ? OuterConfig{256, 8, 1, 8}
+                        : OuterConfig{256, 4, 1, 8};
   }
-  if (v == 2) return p.inner >= 128 ? OuterConfig{256, 64, 2, 4} : OuterConfig{256, 32, 2, 4};
-  return p.inner >= 128  ? OuterConfig{256, 128, 1, 4}
-         : p.inner >= 32 ? OuterConfig{256, 32, 1, 8}
-         : p.inner >= 8  ? OuterConfig{256, 8, 1, 8}
-                         : OuterConfig{256, 4, 1, 8};
+  c.evict_first = 1;  // as the inner defaults'
+  return c;
 }
 
 Config OuterConfig::to_config() const { return descriptor().to_config(*this); }

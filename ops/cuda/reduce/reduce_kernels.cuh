@@ -220,6 +220,48 @@ __device__ __forceinline__ typename OpT::State group_reduce(typename OpT::State 
   return s;
 }
 
+// A vector load, evict-first in the L2 (ld.global.cs) when `evict_first` (the
+// configs' run-time load policy; uniform across the grid).
+template <int V>
+__device__ __forceinline__ void load_policy(float (&d)[V], const float* p, bool evict_first) {
+  if (!evict_first) return load_vec<V>(d, p);
+  if constexpr (V == 4) {
+    const float4 t = __ldcs(reinterpret_cast<const float4*>(p));
+    d[0] = t.x, d[1] = t.y, d[2] = t.z, d[3] = t.w;
+  } else if constexpr (V == 2) {
+    const float2 t = __ldcs(reinterpret_cast<const float2*>(p));
+    d[0] = t.x, d[1] = t.y;
+  } else {
+    d[0] = __ldcs(p);
+  }
+}
+
+// A partial state written by another block of the same launch, read from the L2
+// (ld.global.cg: never a stale L1 line).
+template <class T>
+__device__ __forceinline__ T load_cg(const T* p) {
+  static_assert(sizeof(T) % sizeof(unsigned) == 0, "states are whole words");
+  T out;
+  auto* d = reinterpret_cast<unsigned*>(&out);
+  const auto* s = reinterpret_cast<const unsigned*>(p);
+#pragma unroll
+  for (size_t i = 0; i < sizeof(T) / sizeof(unsigned); ++i) d[i] = __ldcg(s + i);
+  return out;
+}
+
+// Lane 0's flag, to every lane of its group (kLanes lanes of a warp, or the block).
+template <int kLanes>
+__device__ __forceinline__ bool group_flag(bool f, int* scratch) {
+  if constexpr (kLanes <= 32) {
+    return __shfl_sync(0xffffffffu, static_cast<int>(f), 0, kLanes) != 0;
+  } else {
+    __syncthreads();
+    if (threadIdx.x == 0) *scratch = f;
+    __syncthreads();
+    return *scratch != 0;
+  }
+}
+
 template <int I, int V>
 __device__ __forceinline__ void zero_tile(float (&v)[I][V], int j) {
 #pragma unroll
@@ -230,15 +272,23 @@ __device__ __forceinline__ void zero_tile(float (&v)[I][V], int j) {
 // of `row`; with one split it writes the output, otherwise its state to
 // partial[u] ([splits][rows]). Groups loop over units in block-uniform steps so that
 // every lane of a warp reaches the shuffles.
+//
+// With `arrivals` (one zeroed counter per row, see arrival_counters), the group that
+// writes a row's last partial merges the row there and then (a fence, then an atomic
+// count of the row's arrivals) and sets the counter back to 0: no second kernel,
+// whose launch and lone tail cost a few us of a 50 us full reduction. Without it
+// (nullptr), merge_kernel runs after.
 template <class OpT, int kThreads, int kLanes, int kVec, int kItems>
 __global__ void __launch_bounds__(kThreads)
     inner_kernel(const float* __restrict__ x, int64_t rows, int64_t cols, int64_t splits,
                  int64_t span, typename OpT::Out* __restrict__ out,
-                 typename OpT::State* __restrict__ partial, FinishDev fin) {
+                 typename OpT::State* __restrict__ partial, unsigned* __restrict__ arrivals,
+                 FinishDev fin, bool evict_first) {
   using State = typename OpT::State;
   constexpr int kGroups = kThreads / kLanes;
   constexpr int kStep = kLanes * kVec;
   __shared__ State scratch[kThreads / 32];
+  __shared__ int flag;
   const int lane = static_cast<int>(threadIdx.x) % kLanes;
   const int group = static_cast<int>(threadIdx.x) / kLanes;
   const int64_t units = rows * splits;
@@ -257,7 +307,7 @@ __global__ void __launch_bounds__(kThreads)
         for (int j = 0; j < kItems; ++j) {
           const int64_t pos = base + int64_t{j} * kStep;
           if (pos < c1) {
-            load_vec<kVec>(v[j], xr + pos);
+            load_policy<kVec>(v[j], xr + pos, evict_first);
             valid = j + 1;
           } else {
             zero_tile(v, j);
@@ -267,12 +317,31 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
     s = group_reduce<OpT, kThreads, kLanes>(s, scratch);
+    if (splits == 1) {  // (uniform, as are `arrivals` and the loop: every lane goes on)
+      if (lane == 0 && unit < units) out[unit] = OpT::finish(s, fin);
+      continue;
+    }
+    const int64_t row = unit % rows;
+    bool last = false;
     if (lane == 0 && unit < units) {
-      if (splits == 1) {
-        out[unit] = OpT::finish(s, fin);
-      } else {
-        partial[unit] = s;
+      partial[unit] = s;
+      if (arrivals) {
+        __threadfence();  // the partial is visible before the count that reveals it
+        last = atomicAdd(arrivals + row, 1u) == static_cast<unsigned>(splits - 1);
       }
+    }
+    if (!arrivals) continue;
+    // Every group reduces (nothing, unless it arrived last): the shuffles need all lanes.
+    last = group_flag<kLanes>(last, &flag);
+    State m = OpT::init();
+    if (last) {
+      for (int64_t sp = lane; sp < splits; sp += kLanes)
+        OpT::merge(m, load_cg(partial + sp * rows + row));
+    }
+    m = group_reduce<OpT, kThreads, kLanes>(m, scratch);
+    if (last && lane == 0) {
+      out[row] = OpT::finish(m, fin);
+      arrivals[row] = 0;  // ready for the next launch on this stream
     }
   }
 }
@@ -280,14 +349,18 @@ __global__ void __launch_bounds__(kThreads)
 // Outer: block (blockIdx.x = o * itiles + tile, blockIdx.y = split) reduces rows
 // [split * rows_per_split, ...) of kCols = col_threads * vec columns of slice o; its
 // row threads' states meet in shared memory.
+// With `arrivals` (one zeroed counter per column block), the block that writes a
+// column block's last partial merges it (as inner_kernel's rows).
 template <class OpT, int kThreads, int kColThreads, int kVec, int kItems>
 __global__ void __launch_bounds__(kThreads)
     outer_kernel(const float* __restrict__ x, int64_t rows, int64_t inner, int64_t itiles,
                  int64_t rows_per_split, int64_t ncols, typename OpT::Out* __restrict__ out,
-                 typename OpT::State* __restrict__ partial, FinishDev fin) {
+                 typename OpT::State* __restrict__ partial, unsigned* __restrict__ arrivals,
+                 FinishDev fin, bool evict_first) {
   using State = typename OpT::State;
   constexpr int kRowThreads = kThreads / kColThreads;
   constexpr int kCols = kColThreads * kVec;
+  static_assert(kThreads % kCols == 0, "the merge lays the block out as columns x splits");
   __shared__ State sm[kRowThreads][kCols];
   const int tx = static_cast<int>(threadIdx.x) % kColThreads;
   const int ty = static_cast<int>(threadIdx.x) / kColThreads;
@@ -307,7 +380,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int j = 0; j < kItems; ++j) {
       const int64_t rr = r + int64_t{j} * kRowThreads;
       if (col_ok && rr < r1) {
-        load_vec<kVec>(v[j], xo + rr * inner);
+        load_policy<kVec>(v[j], xo + rr * inner, evict_first);
         valid = j + 1;
       } else {
         zero_tile(v, j);
@@ -337,18 +410,72 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
   }
+  if (gridDim.y == 1 || !arrivals) return;
+  __shared__ int last;
+  __threadfence();  // this thread's partials are visible before the block's count
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(arrivals + blockIdx.x, 1u) == gridDim.y - 1;
+  __syncthreads();
+  if (!last) return;
+  // The last block of the column block: kCols columns x kLanes split lanes.
+  constexpr int kLanes = kThreads / kCols;
+  const int col = static_cast<int>(threadIdx.x) % kCols;
+  const int sl = static_cast<int>(threadIdx.x) / kCols;
+  const int64_t i = (blockIdx.x % itiles) * kCols + col;
+  const int64_t c = o * inner + i;
+  State a = OpT::init();
+  if (i < inner) {
+    for (int64_t sp = sl; sp < gridDim.y; sp += kLanes)
+      OpT::merge(a, load_cg(partial + sp * ncols + c));
+  }
+  State* flat =
+      &sm[0][0];  // kRowThreads * kCols >= kThreads states; read above before the barriers
+  flat[threadIdx.x] = a;
+#pragma unroll
+  for (int half = kLanes / 2; half > 0; half /= 2) {
+    __syncthreads();
+    if (sl < half) {
+      OpT::merge(a, flat[threadIdx.x + half * kCols]);
+      flat[threadIdx.x] = a;
+    }
+  }
+  if (sl == 0 && i < inner) out[c] = OpT::finish(a, fin);
+  if (threadIdx.x == 0) arrivals[blockIdx.x] = 0;  // ready for the next launch on this stream
 }
 
-// Merges partial [splits][n] into out [n], one thread per output, splits in order.
+// Merges partial [splits][n] into out [n]. A block of kMergeThreads is laid out as
+// bx outputs (consecutive: coalesced) x by split lanes; each thread folds splits y,
+// y + by, ... of its output (independent loads, unrolled so several are in flight),
+// then the split lanes meet in shared memory, halving each step. One thread per
+// output merging a thousand partials in a row took 10-20 us of a 45 us full sum; a
+// block of 256 lanes over them takes one memory round trip per 4-8 partials.
+constexpr int kMergeThreads = 256;
+
 template <class OpT>
-__global__ void merge_kernel(const typename OpT::State* __restrict__ partial, int64_t n,
-                             int64_t splits, typename OpT::Out* __restrict__ out, FinishDev fin) {
-  for (int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; c < n;
-       c += int64_t{gridDim.x} * blockDim.x) {
-    typename OpT::State a = partial[c];
-    for (int64_t s = 1; s < splits; ++s) OpT::merge(a, partial[s * n + c]);
-    out[c] = OpT::finish(a, fin);
+__global__ void __launch_bounds__(kMergeThreads)
+    merge_kernel(const typename OpT::State* __restrict__ partial, int64_t n, int64_t splits, int bx,
+                 typename OpT::Out* __restrict__ out, FinishDev fin) {
+  using State = typename OpT::State;
+  __shared__ State sm[kMergeThreads];
+  const int by = kMergeThreads / bx;
+  const int x = static_cast<int>(threadIdx.x) % bx;
+  const int y = static_cast<int>(threadIdx.x) / bx;
+  const int64_t c = int64_t{blockIdx.x} * bx + x;
+  State a = OpT::init();
+  if (c < n) {
+#pragma unroll 4
+    for (int64_t s = y; s < splits; s += by) OpT::merge(a, partial[s * n + c]);
   }
+  sm[threadIdx.x] = a;
+  for (int half = by / 2; half > 0; half /= 2) {
+    __syncthreads();
+    if (y < half) {
+      State b = sm[threadIdx.x + half * bx];
+      OpT::merge(a, b);
+      sm[threadIdx.x] = a;
+    }
+  }
+  if (y == 0 && c < n) out[c] = OpT::finish(a, fin);
 }
 
 // ---------------------------------------------------------------------------
@@ -380,18 +507,33 @@ class Scratch {
   int device_;
 };
 
+// bx: outputs per merge block, a power of two; the rest of the block (at least as
+// many lanes as splits allow) goes across the splits.
+// kArrivalCounters zeroed counters private to (device, stream), allocated once: a
+// launch that merges in-kernel counts arrivals in them and leaves them zeroed, and
+// launches on one stream never overlap. nullptr when n exceeds them (the launch
+// then merges in merge_kernel). reduce_launch.cu.
+constexpr int64_t kArrivalCounters = int64_t{1} << 16;
+unsigned* arrival_counters(int device, cudaStream_t stream, int64_t n);
+
 template <class OpT>
 void launch_merge(const typename OpT::State* partial, int64_t n, int64_t splits, void* out,
                   FinishDev fin, cudaStream_t stream) {
-  const int64_t blocks = std::min<int64_t>(ceil_div(n, 256), int64_t{1} << 20);
-  merge_kernel<OpT><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
-      partial, n, splits, static_cast<typename OpT::Out*>(out), fin);
+  int by = 1;
+  while (by < kMergeThreads && by * 2 <= splits) by *= 2;
+  int bx = kMergeThreads / by;
+  if (bx < 32 && n >= 32) bx = 32;  // a warp's loads along the outputs stay coalesced
+  while (bx > 1 && bx / 2 >= n) bx /= 2;
+  const int64_t blocks = ceil_div(n, bx);
+  TT_CHECK(blocks < (int64_t{1} << 31), "reduce: {} outputs exceed the merge grid", n);
+  merge_kernel<OpT><<<static_cast<unsigned>(blocks), kMergeThreads, 0, stream>>>(
+      partial, n, splits, bx, static_cast<typename OpT::Out*>(out), fin);
   TT_CUDA_CHECK_LAUNCH();
 }
 
 template <class OpT, int kThreads, int kLanes, int kVec, int kItems>
-void run_inner(const InnerProblem& p, const float* x, void* out, FinishDev fin, int device,
-               cudaStream_t stream) {
+void run_inner(const InnerProblem& p, const float* x, void* out, FinishDev fin, bool evict_first,
+               int device, cudaStream_t stream) {
   using State = typename OpT::State;
   constexpr int64_t kGroups = kThreads / kLanes;
   constexpr int64_t kTile = int64_t{kLanes} * kVec * kItems;
@@ -405,17 +547,19 @@ void run_inner(const InnerProblem& p, const float* x, void* out, FinishDev fin, 
   const int64_t units = p.rows * splits;
   const int64_t blocks = std::min<int64_t>(ceil_div(units, kGroups), int64_t{1} << 30);
   Scratch scratch(splits > 1 ? sizeof(State) * static_cast<size_t>(units) : 0, device);
+  unsigned* arrivals = splits > 1 ? arrival_counters(device, stream, p.rows) : nullptr;
   inner_kernel<OpT, kThreads, kLanes, kVec, kItems>
-      <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(x, p.rows, p.cols, splits, span,
-                                                               static_cast<typename OpT::Out*>(out),
-                                                               scratch.as<State>(), fin);
+      <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+          x, p.rows, p.cols, splits, span, static_cast<typename OpT::Out*>(out),
+          scratch.as<State>(), arrivals, fin, evict_first);
   TT_CUDA_CHECK_LAUNCH();
-  if (splits > 1) launch_merge<OpT>(scratch.as<State>(), p.rows, splits, out, fin, stream);
+  if (splits > 1 && !arrivals)
+    launch_merge<OpT>(scratch.as<State>(), p.rows, splits, out, fin, stream);
 }
 
 template <class OpT, int kThreads, int kColThreads, int kVec, int kItems>
-void run_outer(const OuterProblem& p, const float* x, void* out, FinishDev fin, int device,
-               cudaStream_t stream) {
+void run_outer(const OuterProblem& p, const float* x, void* out, FinishDev fin, bool evict_first,
+               int device, cudaStream_t stream) {
   using State = typename OpT::State;
   constexpr int64_t kRowThreads = kThreads / kColThreads;
   const int64_t itiles = ceil_div(p.inner, int64_t{kColThreads} * kVec);
@@ -432,25 +576,27 @@ void run_outer(const OuterProblem& p, const float* x, void* out, FinishDev fin, 
   splits = ceil_div(p.rows, rows_per_split);
   const int64_t ncols = p.outer * p.inner;
   Scratch scratch(splits > 1 ? sizeof(State) * static_cast<size_t>(ncols * splits) : 0, device);
+  unsigned* arrivals = splits > 1 ? arrival_counters(device, stream, ctas) : nullptr;
   const dim3 grid(static_cast<unsigned>(ctas), static_cast<unsigned>(splits));
   outer_kernel<OpT, kThreads, kColThreads, kVec, kItems><<<grid, kThreads, 0, stream>>>(
       x, p.rows, p.inner, itiles, rows_per_split, ncols, static_cast<typename OpT::Out*>(out),
-      scratch.as<State>(), fin);
+      scratch.as<State>(), arrivals, fin, evict_first);
   TT_CUDA_CHECK_LAUNCH();
-  if (splits > 1) launch_merge<OpT>(scratch.as<State>(), ncols, splits, out, fin, stream);
+  if (splits > 1 && !arrivals)
+    launch_merge<OpT>(scratch.as<State>(), ncols, splits, out, fin, stream);
 }
 
 template <class OpT>
 void launch_inner_t(const InnerConfig& cfg, const InnerProblem& p, const float* x, void* out,
                     FinishDev fin, int device, cudaStream_t stream) {
   TT_CHECK(cfg.valid(p),
-           "reduce.inner: config threads={} lanes={} vec={} items={} is not valid "
-           "for {} rows of {} floats with {}-float alignment",
-           cfg.threads, cfg.lanes, cfg.vec, cfg.items, p.rows, p.cols, p.align);
-#define TT_REDUCE_INNER_CASE(T, L, V, I)                                      \
-  if (cfg.threads == T && cfg.lanes == L && cfg.vec == V && cfg.items == I) { \
-    run_inner<OpT, T, L, V, I>(p, x, out, fin, device, stream);               \
-    return;                                                                   \
+           "reduce.inner: config {} is not valid for {} rows of {} floats with {}-float "
+           "alignment",
+           cfg.to_config().str(), p.rows, p.cols, p.align);
+#define TT_REDUCE_INNER_CASE(T, L, V, I)                                              \
+  if (cfg.threads == T && cfg.lanes == L && cfg.vec == V && cfg.items == I) {         \
+    run_inner<OpT, T, L, V, I>(p, x, out, fin, cfg.evict_first != 0, device, stream); \
+    return;                                                                           \
   }
   TT_REDUCE_INNER_VARIANTS(TT_REDUCE_INNER_CASE)
 #undef TT_REDUCE_INNER_CASE
@@ -460,13 +606,12 @@ template <class OpT>
 void launch_outer_t(const OuterConfig& cfg, const OuterProblem& p, const float* x, void* out,
                     FinishDev fin, int device, cudaStream_t stream) {
   TT_CHECK(cfg.valid(p),
-           "reduce.outer: config threads={} col_threads={} vec={} items={} is not "
-           "valid for [{}, {}, {}] with {}-float alignment",
-           cfg.threads, cfg.col_threads, cfg.vec, cfg.items, p.outer, p.rows, p.inner, p.align);
-#define TT_REDUCE_OUTER_CASE(T, C, V, I)                                            \
-  if (cfg.threads == T && cfg.col_threads == C && cfg.vec == V && cfg.items == I) { \
-    run_outer<OpT, T, C, V, I>(p, x, out, fin, device, stream);                     \
-    return;                                                                         \
+           "reduce.outer: config {} is not valid for [{}, {}, {}] with {}-float alignment",
+           cfg.to_config().str(), p.outer, p.rows, p.inner, p.align);
+#define TT_REDUCE_OUTER_CASE(T, C, V, I)                                              \
+  if (cfg.threads == T && cfg.col_threads == C && cfg.vec == V && cfg.items == I) {   \
+    run_outer<OpT, T, C, V, I>(p, x, out, fin, cfg.evict_first != 0, device, stream); \
+    return;                                                                           \
   }
   TT_REDUCE_OUTER_VARIANTS(TT_REDUCE_OUTER_CASE)
 #undef TT_REDUCE_OUTER_CASE

@@ -1,5 +1,7 @@
 // Dispatch of the reduction launchers to the per-op instantiations (reduce.h).
+#include <map>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "ops/cuda/reduce/reduce_kernels.cuh"
@@ -42,6 +44,20 @@ int sm_count(int device) {
     TT_CUDA_CHECK(cudaDeviceGetAttribute(&counts[device], cudaDevAttrMultiProcessorCount, device));
   }
   return counts[device];
+}
+
+unsigned* arrival_counters(int device, cudaStream_t stream, int64_t n) {
+  if (n > kArrivalCounters) return nullptr;
+  static std::mutex mutex;
+  static std::map<std::pair<int, cudaStream_t>, unsigned*> counters;
+  std::lock_guard<std::mutex> lock(mutex);
+  unsigned*& c = counters[{device, stream}];
+  if (!c) {
+    const size_t bytes = sizeof(unsigned) * static_cast<size_t>(kArrivalCounters);
+    c = static_cast<unsigned*>(tt::cuda::allocate(bytes, device));  // kept for the process
+    TT_CUDA_CHECK(cudaMemsetAsync(c, 0, bytes, stream));
+  }
+  return c;
 }
 
 namespace {
