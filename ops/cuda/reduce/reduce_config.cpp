@@ -127,9 +127,9 @@ InnerConfig InnerConfig::default_for(const InnerProblem& p) {
         : p.cols > 16       ? InnerConfig{256, 8, 4, 2}
                             : InnerConfig{256, 4, 4, 1};
   } else if (v == 2) {
-    c = p.cols >= 8192 ? InnerConfig{256, 256, 2, 4} : InnerConfig{256, 32, 2, 4};
+    c = p.cols >= 2048 ? InnerConfig{256, 256, 2, 4} : InnerConfig{256, 32, 2, 4};
   } else {
-    c = p.cols >= 8192  ? InnerConfig{256, 256, 1, 8}
+    c = p.cols >= 2048  ? InnerConfig{256, 256, 1, 8}
         : p.cols >= 128 ? InnerConfig{256, 32, 1, 8}
                         : InnerConfig{256, 8, 1, 4};
   }
