@@ -154,20 +154,18 @@ TEST(CudaGemm, OwnVariantsMatchFloat64AtAwkwardShapes) {
     const Tensor x = gpu_of(h.x, {p.m * p.k}), w = gpu_of(h.w, {p.n * p.k});
     const Tensor b = gpu_of(h.bias, {p.n}), post = gpu_of(h.post, {p.n});
     const Tensor aff = gpu_of(h.affine, {4 * p.n});
-    g::EpilogueParams e_full;
-    e_full.bias = ptr(b), e_full.act = g::Activation::kSwish, e_full.post_bias = ptr(post);
-    e_full.affine = ptr(aff);
-    g::EpilogueParams e_relu;
-    e_relu.bias = ptr(b), e_relu.act = g::Activation::kRelu;
+    const g::Epilogue e_full =
+        g::Epilogue().add_column(ptr(b)).silu().add_column(ptr(post)).column_affine(ptr(aff), p.n);
+    const g::Epilogue e_relu = g::Epilogue().add_column(ptr(b)).relu();
     for (const g::GemmConfig& cfg : g::own_variants()) {
       SCOPED_TRACE(cfg.str() + " m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
                    " k=" + std::to_string(p.k));
-      const std::pair<const g::EpilogueParams*, const std::vector<double>*> cases[] = {
+      const std::pair<const g::Epilogue*, const std::vector<double>*> cases[] = {
           {nullptr, &acc}, {&e_full, &full}, {&e_relu, &relu}};
       for (const auto& [epi, ref] : cases) {
         const Tensor c = nan_gpu({p.m, p.n});
         g::launch_tiled_gemm(cfg, {ptr(x), ptr(w), ptr(c), p.m, p.n, p.k},
-                             epi ? *epi : g::EpilogueParams{}, gpu_stream());
+                             epi ? *epi : g::Epilogue{}, gpu_stream());
         EXPECT_LE(tt::test::rel_l2(c, from_doubles(*ref, {p.m, p.n})), kTol);
       }
     }
@@ -206,11 +204,9 @@ TEST(CudaGemm, CublasLtMatchesFloat64WithEachEpilogue) {
       }
     const Tensor x = gpu_of(h.x, {p.m * p.k}), w = gpu_of(h.w, {p.n * p.k});
     const Tensor b = gpu_of(h.bias, {p.n});
-    g::EpilogueParams e_bias;
-    e_bias.bias = ptr(b);
-    g::EpilogueParams e_relu = e_bias;
-    e_relu.act = g::Activation::kRelu;
-    const std::pair<const g::EpilogueParams*, const std::vector<double>*> cases[] = {
+    const g::Epilogue e_bias = g::Epilogue().add_column(ptr(b));
+    const g::Epilogue e_relu = g::Epilogue().add_column(ptr(b)).relu();
+    const std::pair<const g::Epilogue*, const std::vector<double>*> cases[] = {
         {nullptr, &acc}, {&e_bias, &with_bias}, {&e_relu, &relu}};
     // Every algorithm cuBLASLt offers (up to 4); K = 0 is routed to our own kernel.
     int algos = 1;
@@ -222,7 +218,7 @@ TEST(CudaGemm, CublasLtMatchesFloat64WithEachEpilogue) {
                      " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k));
         const Tensor c = nan_gpu({p.m, p.n});
         g::run_gemm(g::GemmConfig::cublaslt(algo), {ptr(x), ptr(w), ptr(c), p.m, p.n, p.k},
-                    epi ? *epi : g::EpilogueParams{}, 0, gpu_stream());
+                    epi ? *epi : g::Epilogue{}, 0, gpu_stream());
         EXPECT_LE(tt::test::rel_l2(c, from_doubles(*ref, {p.m, p.n})), kTol);
       }
     }
@@ -278,10 +274,8 @@ TEST(CudaGemm, GroupNormEpilogueMatchesFloat64) {
     const Tensor x = gpu_of(h.x, {p.m * p.k}), w = gpu_of(h.w, {p.n * p.k});
     const Tensor b = gpu_of(h.bias, {p.n}), post = gpu_of(h.post, {p.n});
     const Tensor gg = gpu_of(gamma, {p.n}), bb = gpu_of(beta, {p.n});
-    g::EpilogueParams e;
-    e.kind = g::EpilogueKind::kGroupNorm;
-    e.bias = ptr(b), e.act = g::Activation::kSwish, e.post_bias = ptr(post);
-    e.group_size = p.n / cs.groups, e.gamma = ptr(gg), e.beta = ptr(bb);
+    const g::Epilogue e = g::Epilogue().add_column(ptr(b)).silu().add_column(ptr(post)).group_norm(
+        p.n / cs.groups, ptr(gg), ptr(bb), 1e-5f);
     int tested = 0;
     for (const g::GemmConfig& cfg : g::own_variants()) {
       if (!g::own_epilogue_valid(cfg, {p.m, p.n, p.k, 4}, e)) {
@@ -313,9 +307,7 @@ TEST(CudaGemm, ColumnStatisticsEpilogueMatchesFloat64) {
       SCOPED_TRACE(cfg.str() + " m=" + std::to_string(p.m));
       const int64_t parts = g::own_column_stat_parts(cfg, p.m);
       const Tensor c = nan_gpu({p.m, p.n}), pm = nan_gpu({parts, p.n}), p2 = nan_gpu({parts, p.n});
-      g::EpilogueParams e;
-      e.kind = g::EpilogueKind::kColumnStats;
-      e.bias = ptr(b), e.part_mean = ptr(pm), e.part_m2 = ptr(p2);
+      const g::Epilogue e = g::Epilogue().add_column(ptr(b)).column_stats(ptr(pm), ptr(p2));
       g::launch_tiled_gemm(cfg, {ptr(x), ptr(w), ptr(c), p.m, p.n, p.k}, e, gpu_stream());
       std::vector<double> rmean(parts * p.n), rm2(parts * p.n);
       for (int64_t q = 0; q < parts; ++q) {

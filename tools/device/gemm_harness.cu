@@ -105,7 +105,22 @@ void report(const std::string& what, const Err& e, double tol = 1e-5) {
 
 double sigmoid_swish(double v) { return v / (1.0 + std::exp(-v)); }
 
-// Reference epilogue for the pointwise part (see gemm_epilogue.h).
+// GroupNorm of one row z [n] over `groups` contiguous groups, in float64, into out.
+void group_norm_row(const std::vector<double>& z, int64_t groups, const float* gamma,
+                    const float* beta, double eps, double* out) {
+  const int64_t n = static_cast<int64_t>(z.size()), gs = n / groups;
+  for (int64_t g = 0; g < groups; ++g) {
+    double mu = 0, var = 0;
+    for (int64_t j = g * gs; j < (g + 1) * gs; ++j) mu += z[j];
+    mu /= gs;
+    for (int64_t j = g * gs; j < (g + 1) * gs; ++j) var += (z[j] - mu) * (z[j] - mu);
+    var /= gs;
+    for (int64_t j = g * gs; j < (g + 1) * gs; ++j)
+      out[j] = (z[j] - mu) / std::sqrt(var + eps) * gamma[j] + beta[j];
+  }
+}
+
+// Reference epilogue for the pointwise part (see epilogue.h).
 struct HostEpi {
   std::vector<float> bias, post, affine, gamma, beta;
   int act = 0;  // 0 none, 1 relu, 2 swish
@@ -187,18 +202,15 @@ void check_small(const Shape3& s, cudaStream_t stream) {
       ref_bias[i * n + j] = acc[i * n + j] + h.bias[j];
       ref_relu[i * n + j] = std::max(ref_bias[i * n + j], 0.0);
     }
-  EpilogueParams e_full;
-  e_full.bias = db.p;
-  e_full.act = Activation::kSwish;
-  e_full.post_bias = dp.p;
-  e_full.affine = da.p;
+  const Epilogue e_full =
+      Epilogue().add_column(db.p).silu().add_column(dp.p).column_affine(da.p, n);
   // A config whose width K does not allow runs its width-1 fallback (inside the launcher).
   const float* x = dx.p;
   for (const GemmConfig& cfg : own_variants()) {
     run_and_check(
         cfg.str() + " plain " + shape,
         [&](float* c) {
-          launch_tiled_gemm(cfg, {x, dw.p, c, m, n, k}, EpilogueParams{}, stream);
+          launch_tiled_gemm(cfg, {x, dw.p, c, m, n, k}, Epilogue{}, stream);
         },
         ref_plain);
     run_and_check(
@@ -212,15 +224,12 @@ void check_small(const Shape3& s, cudaStream_t stream) {
   run_and_check(
       "own 128x128 vec4 with unaligned X " + shape,
       [&](float* c) {
-        launch_tiled_gemm(own_variants()[0], {dxu.p + 1, dw.p, c, m, n, k}, EpilogueParams{},
-                          stream);
+        launch_tiled_gemm(own_variants()[0], {dxu.p + 1, dw.p, c, m, n, k}, Epilogue{}, stream);
       },
       ref_plain);
   // cuBLASLt: default, bias, relu+bias (K >= 1 only; gemm.h routes K = 0 to our kernel).
-  EpilogueParams e_bias;
-  e_bias.bias = db.p;
-  EpilogueParams e_relu = e_bias;
-  e_relu.act = Activation::kRelu;
+  const Epilogue e_bias = Epilogue().add_column(db.p);
+  const Epilogue e_relu = Epilogue().add_column(db.p).relu();
   for (int algo = 0; algo < 2; ++algo) {
     const GemmConfig lt = GemmConfig::cublaslt(algo);
     try {
@@ -264,24 +273,10 @@ void check_group_norm(int64_t m, int64_t n, int64_t k, int64_t groups, cudaStrea
     std::vector<double> z(n);
     for (int64_t j = 0; j < n; ++j)
       z[j] = sigmoid_swish(dot(&hx[i * k], &hw[j * k], k) + hb[j]) + hbias[j];
-    for (int64_t g = 0; g < groups; ++g) {
-      double mu = 0, var = 0;
-      for (int64_t j = g * gs; j < (g + 1) * gs; ++j) mu += z[j];
-      mu /= gs;
-      for (int64_t j = g * gs; j < (g + 1) * gs; ++j) var += (z[j] - mu) * (z[j] - mu);
-      var /= gs;
-      for (int64_t j = g * gs; j < (g + 1) * gs; ++j)
-        ref[i * n + j] = (z[j] - mu) / std::sqrt(var + 1e-5) * hg[j] + hbe[j];
-    }
+    group_norm_row(z, groups, hg.data(), hbe.data(), 1e-5, &ref[i * n]);
   }
-  EpilogueParams e;
-  e.kind = EpilogueKind::kGroupNorm;
-  e.bias = db.p;
-  e.act = Activation::kSwish;
-  e.post_bias = dbias.p;
-  e.group_size = gs;
-  e.gamma = dg.p;
-  e.beta = dbe.p;
+  const Epilogue e =
+      Epilogue().add_column(db.p).silu().add_column(dbias.p).group_norm(gs, dg.p, dbe.p, 1e-5f);
   for (const GemmConfig& cfg : own_variants()) {
     if (!own_epilogue_valid(cfg, {m, n, k, 4}, e)) continue;
     CK(cudaMemsetAsync(dc.p, 0xff, m * n * 4, stream));
@@ -308,11 +303,7 @@ void check_column_stats(int64_t m, int64_t n, int64_t k, cudaStream_t stream) {
     if (cfg.vec == 2) continue;
     const int64_t parts = own_column_stat_parts(cfg, m);
     DevBuf pm(parts * n), p2(parts * n);
-    EpilogueParams e;
-    e.kind = EpilogueKind::kColumnStats;
-    e.bias = db.p;
-    e.part_mean = pm.p;
-    e.part_m2 = p2.p;
+    const Epilogue e = Epilogue().add_column(db.p).column_stats(pm.p, p2.p);
     CK(cudaMemsetAsync(dc.p, 0xff, m * n * 4, stream));
     launch_tiled_gemm(cfg, {dx.p, dw.p, dc.p, m, n, k}, e, stream);
     CK(cudaStreamSynchronize(stream));
@@ -448,9 +439,7 @@ void full_shape(const Full& f, cudaStream_t stream, cublasHandle_t blas) {
     line("own " + cfg.str().substr(9), t, &eo);
     if (t < best) best = t, best_cfg = cfg;
   }
-  EpilogueParams er;
-  er.bias = db.p;
-  er.act = Activation::kRelu;
+  const Epilogue er = Epilogue().add_column(db.p).relu();
   const float t = time_ms(
       [&] {
         launch_tiled_gemm(best_cfg, {dx.p, dw.p, dc.p, m, n, k}, er, stream);
@@ -465,14 +454,8 @@ void full_shape(const Full& f, cudaStream_t stream, cublasHandle_t blas) {
     // small-shape check covers the epilogue; this is its cost at full shape).
     DevBuf dg(n), dbe(n), dbias(n);
     fill(dg.p, n, 5, 0.5f, 1.5f), fill(dbe.p, n, 6, -.5f, .5f), fill(dbias.p, n, 7, -1.f, 1.f);
-    EpilogueParams e3;
-    e3.kind = EpilogueKind::kGroupNorm;
-    e3.bias = db.p;
-    e3.act = Activation::kSwish;
-    e3.post_bias = dbias.p;
-    e3.group_size = n / 64;
-    e3.gamma = dg.p;
-    e3.beta = dbe.p;
+    const Epilogue e3 = Epilogue().add_column(db.p).silu().add_column(dbias.p).group_norm(
+        n / 64, dg.p, dbe.p, 1e-5f);
     for (const GemmConfig& cfg : own_variants()) {
       if (cfg.vec != 4 || !own_epilogue_valid(cfg, {m, n, k, 4}, e3)) continue;
       const float tg = time_ms(
@@ -488,11 +471,7 @@ void full_shape(const Full& f, cudaStream_t stream, cublasHandle_t blas) {
       if (cfg.vec != 4) continue;
       const int64_t parts = own_column_stat_parts(cfg, m);
       DevBuf pm(parts * n), p2(parts * n);
-      EpilogueParams e4;
-      e4.kind = EpilogueKind::kColumnStats;
-      e4.bias = db.p;
-      e4.part_mean = pm.p;
-      e4.part_m2 = p2.p;
+      const Epilogue e4 = Epilogue().add_column(db.p).column_stats(pm.p, p2.p);
       const float tc = time_ms(
           [&] {
             launch_tiled_gemm(cfg, {dx.p, dw.p, dc.p, m, n, k}, e4, stream);
@@ -597,18 +576,9 @@ void full_shape(const Full& f, cudaStream_t stream, cublasHandle_t blas) {
         CK(cudaMemsetAsync(dout.p, 0xff, m * n * 4, stream));
         run3();
         check_rows("MODEL3" + tag, [&](int64_t i, std::vector<double>& r) {
-          const int64_t gs = n / 64;
           std::vector<double> z(n);
           for (int64_t j = 0; j < n; ++j) z[j] = sigmoid_swish(z_lin(i, j)) + h1[j];
-          for (int64_t g = 0; g < 64; ++g) {
-            double mu = 0, var = 0;
-            for (int64_t j = g * gs; j < (g + 1) * gs; ++j) mu += z[j];
-            mu /= gs;
-            for (int64_t j = g * gs; j < (g + 1) * gs; ++j) var += (z[j] - mu) * (z[j] - mu);
-            var /= gs;
-            for (int64_t j = g * gs; j < (g + 1) * gs; ++j)
-              r[j] = (z[j] - mu) / std::sqrt(var + eps) * h2[j] + h3[j];
-          }
+          group_norm_row(z, 64, h2.data(), h3.data(), eps, r.data());
         });
         line("MODEL3 gemm_swish_bias_group_norm" + tag, time_ms(run3, stream), nullptr);
       }

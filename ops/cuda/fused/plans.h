@@ -1,24 +1,23 @@
-// The plans of the fused GEMM ops: raw-pointer forwards, each a GEMM stage and the
-// fewest memory passes its GEMM config allows, with the stream schedule (row chunks, a
-// tail split) the config names. The Tensor-level ops (ops/cuda/fused/gemm_*.cu) allocate and
+// The raw-pointer forwards of the fused GEMM ops: each builds the op's plan (plan.h;
+// the stages, as data, in ops/cuda/fused/<op>_plan.cpp) for the config and runs it with
+// the generic executor. The Tensor-level ops (ops/cuda/fused/gemm_*.cu) allocate and
 // call these; the device harness calls them directly. All pointers are float32
 // device pointers on `device`, all work is queued on `stream`. `scratch` is a
-// caller-provided buffer of at least *_scratch_floats() floats (nullptr when 0).
+// caller-provided, 16-byte aligned buffer of at least *_scratch_floats() floats
+// (nullptr when 0).
 //
-//   gemm_bias_relu:             GEMM with a bias + ReLU epilogue (1 kernel).
+//   gemm_bias_relu:             one GEMM whose epilogue adds the bias and applies ReLU.
 //   gemm_instance_norm_add_mul: GEMM + bias, then one row-norm/add/mul pass.
-//   gemm_swish_bias_group_norm: own config whose tile holds whole groups: one
-//            kernel (GEMM, swish, bias, GroupNorm in the epilogue); otherwise
-//            GEMM + bias, then one swish/bias/GroupNorm pass (in row chunks that
-//            overlap the next chunk's GEMM, or as a head and a tail split: see
-//            GemmConfig::chunk_rows and tail_rows).
-//   gemm_scale_batch_norm, training: own config: GEMM + bias with per-tile
-//            column statistics in the epilogue, finalize, one affine pass; cuBLASLt:
-//            GEMM + bias, one statistics pass (in chunks or a tail split, as above),
-//            finalize, one affine pass. Running statistics are updated in place.
-//   gemm_scale_batch_norm, eval: own config: the whole scale + batch norm as a per-column affine in
-//            the GEMM epilogue (1 kernel after a tiny [N] prologue); cuBLASLt: GEMM +
-//            bias, then one affine pass.
+//   gemm_swish_bias_group_norm: one GEMM when the config's epilogue can hold whole
+//            groups; otherwise GEMM + bias, then one swish/bias/GroupNorm pass (in row
+//            chunks or a head/tail split when the config says so: GemmConfig::chunk_rows
+//            and tail_rows).
+//   gemm_scale_batch_norm, training: GEMM (+ column statistics in its epilogue when the
+//            config can, else a statistics pass), finalize, one affine pass. Running
+//            statistics are updated in place.
+//   gemm_scale_batch_norm, eval: the per-column affine from the running statistics,
+//            then the GEMM with the affine in its epilogue when the config can, else
+//            GEMM + bias and one affine pass.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -6,15 +6,28 @@
 
 namespace tt::ops::cuda::gemm {
 
-bool cublaslt_supports(const EpilogueParams& e) {
-  if (e.kind != EpilogueKind::kPointwise || e.post_bias != nullptr || e.affine != nullptr) {
-    return false;
-  }
-  if (e.act == Activation::kNone) return true;
-  return e.act == Activation::kRelu && e.bias != nullptr;
+bool cublaslt_supports(const Epilogue& e) {
+  const ScaleBiasActivation f = as_scale_bias_activation(e);
+  if (!f.ok || f.scale != nullptr) return false;
+  return !f.has_act || (f.act == EpilogueOp::kRelu && f.bias != nullptr);
 }
 
-void run_gemm(const GemmConfig& cfg, const GemmArgs& a, const EpilogueParams& e, int device,
+bool epilogue_supported(const GemmConfig& cfg, const GemmProblem& p, const Epilogue& e) {
+  switch (cfg.impl) {
+    case GemmImpl::kOwn: {
+      GemmProblem aligned = p;
+      aligned.align = cfg.vec;
+      return own_epilogue_valid(cfg, aligned, e);
+    }
+    case GemmImpl::kCublasLt:
+      return cublaslt_supports(e);
+  }
+  return false;
+}
+
+int64_t column_stat_rows(const GemmConfig& cfg) { return cfg.impl == GemmImpl::kOwn ? cfg.bm : 0; }
+
+void run_gemm(const GemmConfig& cfg, const GemmArgs& a, const Epilogue& e, int device,
               cudaStream_t stream) {
   if (a.m == 0 || a.n == 0) return;
   if (cfg.impl == GemmImpl::kCublasLt && a.k > 0 && cublaslt_supports(e)) {
@@ -23,10 +36,11 @@ void run_gemm(const GemmConfig& cfg, const GemmArgs& a, const EpilogueParams& e,
     p.n = a.n;
     p.k = a.k;
     p.device = device;
-    p.epilogue = e.bias == nullptr            ? LtEpilogue::kDefault
-                 : e.act == Activation::kRelu ? LtEpilogue::kReluBias
-                                              : LtEpilogue::kBias;
-    cublaslt_gemm_on(p, a.x, a.w, e.bias, a.c, cfg.cublas_algo_index, stream);
+    const ScaleBiasActivation f = as_scale_bias_activation(e);
+    p.epilogue = f.bias == nullptr ? LtEpilogue::kDefault
+                 : f.has_act       ? LtEpilogue::kReluBias
+                                   : LtEpilogue::kBias;
+    cublaslt_gemm_on(p, a.x, a.w, f.bias, a.c, cfg.cublas_algo_index, stream);
     return;
   }
   GemmConfig own = cfg;

@@ -43,7 +43,7 @@ struct GemmConfig {
   // (cuBLASLt's first pick for that shape) run at once on two high-priority side
   // streams, each part's pass after it on the main stream, whose lower priority lets
   // the passes fill the SMs that the GEMMs' last, partial wave leaves idle
-  // (ops/cuda/fused/plans.cu).
+  // (ops/cuda/fused/plan.cu).
   int64_t tail_rows = 0;
 
   int threads() const { return impl == GemmImpl::kOwn ? (bm / tm) * (bn / tn) : 0; }

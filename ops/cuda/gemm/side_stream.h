@@ -14,7 +14,7 @@ namespace tt::ops::cuda::gemm {
 // The side stream's priority. The main stream has the default, lowest one; the GPU
 // dispatches pending CTAs of a higher-priority stream first. A plan's tail split runs
 // its head GEMM at kHighest and its tail GEMM at kSecond, both above the main stream
-// that runs the passes (ops/cuda/fused/plans.cu says why).
+// that runs the passes (ops/cuda/fused/plan.cu says why).
 enum class SidePriority { kDefault, kHighest, kSecond };
 
 class SideStream {

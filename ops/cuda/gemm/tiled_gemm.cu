@@ -19,7 +19,7 @@ int variant_index(const GemmConfig& cfg) {
 }
 
 // A width-1 variant that can apply the epilogue, preferring cfg's own tile shape.
-GemmConfig vec1_fallback(const GemmConfig& cfg, const GemmProblem& p, const EpilogueParams& e) {
+GemmConfig vec1_fallback(const GemmConfig& cfg, const GemmProblem& p, const Epilogue& e) {
   GemmProblem any = p;
   any.align = 1;
   const GemmConfig* best = nullptr;
@@ -33,7 +33,7 @@ GemmConfig vec1_fallback(const GemmConfig& cfg, const GemmProblem& p, const Epil
 
 }  // namespace
 
-bool own_epilogue_valid(const GemmConfig& cfg, const GemmProblem& p, const EpilogueParams& e) {
+bool own_epilogue_valid(const GemmConfig& cfg, const GemmProblem& p, const Epilogue& e) {
   if (cfg.impl != GemmImpl::kOwn || !valid(cfg, p)) return false;
   if (e.kind == EpilogueKind::kGroupNorm) {
     const int64_t gs = e.group_size;
@@ -47,7 +47,7 @@ int64_t own_column_stat_parts(const GemmConfig& cfg, int64_t m) {
   return (m + cfg.bm - 1) / cfg.bm;
 }
 
-void launch_tiled_gemm(const GemmConfig& requested, const GemmArgs& a, const EpilogueParams& e,
+void launch_tiled_gemm(const GemmConfig& requested, const GemmArgs& a, const Epilogue& e,
                        cudaStream_t stream) {
   TT_CHECK(a.m >= 0 && a.n >= 0 && a.k >= 0, "gemm: sizes must be >= 0 but are m={} n={} k={}", a.m,
            a.n, a.k);
@@ -72,6 +72,10 @@ void launch_tiled_gemm(const GemmConfig& requested, const GemmArgs& a, const Epi
     // The partials are laid out for the config's BM; a fallback must keep it.
     TT_CHECK(cfg.bm == requested.bm, "gemm: fallback {} changes BM of {}", cfg.str(),
              requested.str());
+    TT_CHECK(e.row0 % cfg.bm == 0,
+             "gemm: the column statistics epilogue needs its first row ({}) to start a band of "
+             "{} rows",
+             e.row0, cfg.bm);
   }
   const int index = variant_index(cfg);
   switch (e.kind) {

@@ -22,7 +22,7 @@
 
 #include <cstdint>
 
-#include "ops/cuda/gemm/gemm_epilogue.h"
+#include "ops/cuda/gemm/epilogue.h"
 
 namespace tt::ops::cuda::gemm::detail {
 
@@ -223,39 +223,56 @@ __device__ __forceinline__ void mainloop(float (&acc)[T::TM][T::TN], float* smem
   }
 }
 
-// The pointwise parameters of one output column (defaults where a pointer is null or
-// the column is past N), loaded when that column is processed so that a thread never
-// holds TN sets of them in registers at once.
-struct ColParams {
-  float bias = 0.f, post = 0.f;
-  float pre = 1.f, shift = 0.f, mul = 1.f, add = 0.f;
-};
-
-__device__ __forceinline__ ColParams load_col(const EpilogueParams& e, int64_t col, int64_t n) {
-  ColParams c;
-  if (col >= n) return c;
-  if (e.bias) c.bias = __ldg(e.bias + col);
-  if (e.post_bias) c.post = __ldg(e.post_bias + col);
-  if (e.affine) {
-    c.pre = __ldg(e.affine + col);
-    c.shift = __ldg(e.affine + n + col);
-    c.mul = __ldg(e.affine + 2 * n + col);
-    c.add = __ldg(e.affine + 3 * n + col);
+// Step OP of the epilogue on column j of a thread's accumulators (its TM rows),
+// unrolled for that op. Elements past M or N read no operand (they are never stored
+// or counted).
+template <class T, EpilogueOp OP>
+__device__ __forceinline__ void column_step(float (&v)[T::TM][T::TN], int j, const EpilogueStep& st,
+                                            int64_t row0, int64_t m, int64_t n, int64_t m0,
+                                            int64_t col, const ThreadPos<T>& pos) {
+  if constexpr (reads_column(OP)) {
+    EpilogueOperand o;
+    if (col < n) o = column_operand(st, col);
+#pragma unroll
+    for (int i = 0; i < T::TM; ++i) v[i][j] = apply_op<OP>(v[i][j], o, st.scalar);
+  } else if constexpr (reads_element(OP)) {
+#pragma unroll
+    for (int i = 0; i < T::TM; ++i) {
+      const int64_t row = m0 + pos.row(i);
+      EpilogueOperand o;
+      if (row < m && col < n) o.a = element_operand<OP>(st, row0, row, col);
+      v[i][j] = apply_op<OP>(v[i][j], o, st.scalar);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < T::TM; ++i) v[i][j] = apply_op<OP>(v[i][j], {}, st.scalar);
   }
-  return c;
 }
 
-__device__ __forceinline__ float pointwise(float v, const ColParams& c, const EpilogueParams& e) {
-  v += c.bias;
-  if (e.act == Activation::kRelu) {
-    v = fmaxf(v, 0.f);
-  } else if (e.act == Activation::kSwish) {
-    // x * sigmoid(x) with an IEEE division and expf (not __expf): a few ulp, as PyTorch.
-    v = v / (1.f + expf(-v));
+// The epilogue's steps on a thread's accumulators, one accumulator column at a time
+// (so that an op's temporaries span TM values, not the whole TM x TN tile: the
+// 128-register variants keep everything in registers). The loop over the steps runs at
+// run time (the chain is data, read from the constant bank) with one uniform branch
+// per step and column.
+template <class T>
+__device__ __forceinline__ void apply_steps(float (&v)[T::TM][T::TN], const Epilogue& e, int64_t m,
+                                            int64_t n, int64_t m0, int64_t n0,
+                                            const ThreadPos<T>& pos) {
+#pragma unroll
+  for (int j = 0; j < T::TN; ++j) {
+    const int64_t col = n0 + pos.col(j);
+    for (int s = 0; s < e.count; ++s) {
+      const EpilogueStep& st = e.steps[s];
+      switch (st.op) {
+#define TT_COLUMN_STEP(name, text)                                          \
+  case EpilogueOp::name:                                                    \
+    column_step<T, EpilogueOp::name>(v, j, st, e.row0, m, n, m0, col, pos); \
+    break;
+        TT_EPILOGUE_OPS(TT_COLUMN_STEP)
+#undef TT_COLUMN_STEP
+      }
+    }
   }
-  v += c.post;
-  if (e.affine) v = (v * c.pre - c.shift) * c.mul + c.add;
-  return v;
 }
 
 // Stores a thread's accumulator tile: 4 consecutive columns as one float4 where the
@@ -369,8 +386,8 @@ __device__ __forceinline__ void tile_of_block(int64_t tiles_m, int64_t tiles_n, 
 template <class T, int MIN_BLOCKS, EpilogueKind KIND>
 __global__ void __launch_bounds__(T::kThreads, MIN_BLOCKS)
     tiled_gemm_kernel(const float* __restrict__ x, const float* __restrict__ w,
-                      float* __restrict__ c, int64_t m, int64_t n, int64_t k, EpilogueParams e,
-                      bool vec4_ok) {
+                      float* __restrict__ c, int64_t m, int64_t n, int64_t k,
+                      const __grid_constant__ Epilogue e, bool vec4_ok) {
   __shared__ __align__(16) float smem[T::kSmemFloats];
   const ThreadPos<T> pos;
   int64_t tile_m, tile_n;
@@ -380,12 +397,7 @@ __global__ void __launch_bounds__(T::kThreads, MIN_BLOCKS)
   float v[T::TM][T::TN];
   mainloop<T>(v, smem, x, w, m, n, k, m0, n0, pos);
 
-#pragma unroll
-  for (int j = 0; j < T::TN; ++j) {
-    const ColParams p = load_col(e, n0 + pos.col(j), n);
-#pragma unroll
-    for (int i = 0; i < T::TM; ++i) v[i][j] = pointwise(v[i][j], p, e);
-  }
+  apply_steps<T>(v, e, m, n, m0, n0, pos);
 
   if constexpr (KIND == EpilogueKind::kGroupNorm) {
     // Two-pass statistics of each (row, group) over the group's columns, all inside
@@ -436,7 +448,8 @@ __global__ void __launch_bounds__(T::kThreads, MIN_BLOCKS)
 
   if constexpr (KIND == EpilogueKind::kColumnStats) {
     // Mean and M2 of each column over this tile's valid rows, two-pass, written as
-    // partial `tile_m` of the [tiles_m][N] buffers.
+    // band row0 / BM + tile_m of the [bands][N] buffers (the launcher checks that
+    // row0 is a multiple of BM).
     float* sum = smem;
     float* ssd = smem + T::BN;
     for (int i = threadIdx.x; i < 2 * T::BN; i += T::kThreads) smem[i] = 0.f;
@@ -453,10 +466,11 @@ __global__ void __launch_bounds__(T::kThreads, MIN_BLOCKS)
       return d * d;
     });
     __syncthreads();
+    const int64_t band = e.row0 / T::BM + tile_m;
     for (int j = threadIdx.x; j < T::BN; j += T::kThreads) {
       if (n0 + j < n) {
-        e.part_mean[tile_m * n + n0 + j] = sum[j] * inv;
-        e.part_m2[tile_m * n + n0 + j] = ssd[j];
+        e.part_mean[band * n + n0 + j] = sum[j] * inv;
+        e.part_m2[band * n + n0 + j] = ssd[j];
       }
     }
   }

@@ -3,7 +3,7 @@
 
 namespace tt::ops::cuda::gemm::detail {
 
-void launch_column_stats_variant(int index, const GemmArgs& a, const EpilogueParams& e,
+void launch_column_stats_variant(int index, const GemmArgs& a, const Epilogue& e,
                                  cudaStream_t stream) {
   launch_variant<EpilogueKind::kColumnStats>(index, a, e, stream);
 }

@@ -12,7 +12,7 @@
 namespace tt::ops::cuda::gemm::detail {
 
 template <class T, int MIN_BLOCKS, EpilogueKind KIND>
-void launch_tile(const GemmArgs& a, const EpilogueParams& e, cudaStream_t stream) {
+void launch_tile(const GemmArgs& a, const Epilogue& e, cudaStream_t stream) {
   const int64_t tiles = ((a.m + T::BM - 1) / T::BM) * ((a.n + T::BN - 1) / T::BN);
   TT_CHECK(tiles < (int64_t{1} << 31), "gemm: {}x{} output needs too many tiles", a.m, a.n);
   const bool vec4_ok = a.n % 4 == 0 && reinterpret_cast<uintptr_t>(a.c) % 16 == 0;
@@ -22,7 +22,7 @@ void launch_tile(const GemmArgs& a, const EpilogueParams& e, cudaStream_t stream
 }
 
 template <EpilogueKind KIND>
-void launch_variant(int index, const GemmArgs& a, const EpilogueParams& e, cudaStream_t stream) {
+void launch_variant(int index, const GemmArgs& a, const Epilogue& e, cudaStream_t stream) {
   int i = 0;
   bool done = false;
 #define TT_GEMM_LAUNCH_ONE(BM, BN, BK, TM, TN, VEC, MINB)                 \

@@ -3,7 +3,7 @@
 
 namespace tt::ops::cuda::gemm::detail {
 
-void launch_pointwise_variant(int index, const GemmArgs& a, const EpilogueParams& e,
+void launch_pointwise_variant(int index, const GemmArgs& a, const Epilogue& e,
                               cudaStream_t stream) {
   launch_variant<EpilogueKind::kPointwise>(index, a, e, stream);
 }

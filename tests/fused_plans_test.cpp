@@ -1,0 +1,318 @@
+// The GEMM epilogue chain (ops/cuda/gemm/epilogue.h) and the fused ops' plans
+// (ops/cuda/fused/), checked on the CPU: apply() on host pointers against formulas
+// written out in double, the builders' limits and messages, the fixed-function form
+// that cuBLASLt and the sm90 kernel express, and which stages each plan runs under a
+// config. Built with CUDA (the plans' code is CUDA-only), run without a GPU.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/tensor.h"
+#include "support/test_util.h"
+
+#if TT_CUDA
+#include "core/cuda/stream.h"
+#include "ops/cuda/fused/plan.h"
+#include "ops/cuda/gemm/epilogue.h"
+#include "ops/cuda/gemm/gemm.h"
+#include "ops/cuda/gemm/tiled_gemm.h"
+
+namespace tt::ops::cuda::gemm {
+namespace {
+
+double silu(double v) { return v / (1.0 + std::exp(-v)); }
+
+TEST(EpilogueChain, AppliesItsStepsInOrderOnTheHost) {
+  // Three columns, two rows; the GEMM's row 0 is row 1 of the per-row operands.
+  const std::vector<float> bias{0.5f, -1.f, 2.f}, post{0.25f, 0.f, -0.5f};
+  const std::vector<float> per_row{3.f, -2.f, 7.f};
+  const std::vector<float> residual{0, 0, 0, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f};  // [3, 3]
+  Epilogue e;
+  e.add_column(bias.data()).silu().add_column(post.data()).mul_row(per_row.data()).scale(0.5f);
+  e.add_residual(residual.data(), 3);
+  e.row0 = 1;
+  for (int64_t row = 0; row < 2; ++row) {
+    for (int64_t col = 0; col < 3; ++col) {
+      const float acc = 0.75f * static_cast<float>(row) - 0.3f * static_cast<float>(col);
+      const double want = (silu(acc + bias[col]) + post[col]) * per_row[row + 1] * 0.5 +
+                          residual[(row + 1) * 3 + col];
+      EXPECT_NEAR(apply(e, acc, row, col), want, 1e-5 * (1 + std::fabs(want)))
+          << "row " << row << " col " << col;
+    }
+  }
+}
+
+TEST(EpilogueChain, ActivationsFollowPyTorchsFormulas) {
+  // Golden values of torch.nn.functional.{relu, silu, gelu, gelu(approximate="tanh"),
+  // leaky_relu(0.1)} at -1.5 and 0.8 (float64).
+  struct Case {
+    Epilogue e;
+    double at_neg, at_pos;
+  };
+  const Case cases[] = {
+      {Epilogue().relu(), 0.0, 0.8},
+      {Epilogue().silu(), -0.27363829, 0.55197958},
+      {Epilogue().gelu(), -0.10021080, 0.63051568},
+      {Epilogue().gelu_tanh(), -0.10042842, 0.63043169},
+      {Epilogue().leaky_relu(0.1f), -0.15, 0.8},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.e.str());
+    EXPECT_NEAR(apply(c.e, -1.5f, 0, 0), c.at_neg, 1e-6);
+    EXPECT_NEAR(apply(c.e, 0.8f, 0, 0), c.at_pos, 1e-6);
+  }
+  // ReLU lets NaN through, as PyTorch does.
+  EXPECT_TRUE(std::isnan(apply(Epilogue().relu(), std::nanf(""), 0, 0)));
+}
+
+TEST(EpilogueChain, ColumnAffineRoundsLikeTheChannelAffinePass) {
+  // (x * pre - shift) * mul + add, in float32, in that order: with |shift| >> the
+  // spread, folding it into x * a + b would lose the digits this keeps.
+  const int64_t n = 2;
+  const std::vector<float> affine{3.f, 0.5f, 3000.f, 1.f, 0.25f, 4.f, -1.f, 0.f};
+  const Epilogue e = Epilogue().column_affine(affine.data(), n);
+  for (int64_t col = 0; col < n; ++col) {
+    const float x = 1000.123f;
+    const float want =
+        (x * affine[col] - affine[n + col]) * affine[2 * n + col] + affine[3 * n + col];
+    EXPECT_EQ(apply(e, x, 5, col), want);
+  }
+}
+
+TEST(EpilogueChain, BuildersSkipAbsentVectorsAndRefuseTooManySteps) {
+  Epilogue e;
+  e.add_column(nullptr).mul_row(nullptr).relu();
+  EXPECT_EQ(e.count, 1);
+  EXPECT_EQ(e.str(), "relu");
+  EXPECT_EQ(Epilogue().str(), "none");
+  for (int i = 1; i < Epilogue::kMaxSteps; ++i) e.scale(2.f);
+  EXPECT_THAT([&] { e.gelu(); },
+              testing::ThrowsMessage<tt::Error>(testing::HasSubstr(
+                  "gemm epilogue: cannot add gelu to a chain that already has the maximum of 8 "
+                  "steps (relu,scale,")));
+  const float v = 1.f;
+  EXPECT_EQ(
+      Epilogue().add_column(&v).silu().add_column(&v).group_norm(16, nullptr, nullptr, 1e-5f).str(),
+      "add_column,silu,add_column,group_norm(16)");
+  EXPECT_FALSE(Epilogue().add_column(&v).relu().reads_rows());
+  EXPECT_TRUE(Epilogue().add_residual(&v, 4).reads_rows());
+  EXPECT_EQ(Epilogue().add_row(&v).at_rows(64).at_rows(32).row0, 96);
+}
+
+TEST(EpilogueChain, FixedFunctionFormIsScaleBiasActivation) {
+  const float s = 2.f, b = 1.f;
+  ScaleBiasActivation f = as_scale_bias_activation(Epilogue().mul_column(&s).add_column(&b).gelu());
+  EXPECT_TRUE(f.ok);
+  EXPECT_EQ(f.scale, &s);
+  EXPECT_EQ(f.bias, &b);
+  EXPECT_TRUE(f.has_act);
+  EXPECT_EQ(f.act, EpilogueOp::kGelu);
+  f = as_scale_bias_activation(Epilogue().add_column(&b));
+  EXPECT_TRUE(f.ok);
+  EXPECT_FALSE(f.has_act);
+  EXPECT_TRUE(as_scale_bias_activation(Epilogue()).ok);
+  // Not expressible: a step after the activation, a bias before a scale, a tile stage.
+  EXPECT_FALSE(as_scale_bias_activation(Epilogue().add_column(&b).silu().add_column(&b)).ok);
+  EXPECT_FALSE(as_scale_bias_activation(Epilogue().add_column(&b).mul_column(&s)).ok);
+  float part = 0.f;
+  EXPECT_FALSE(as_scale_bias_activation(Epilogue().add_column(&b).column_stats(&part, &part)).ok);
+}
+
+// ---- the plans: which stages each fused op runs under a config ----
+
+namespace f = tt::ops::cuda::fused;
+
+// Stand-in device pointers: plan construction never dereferences them, but a null
+// vector would add no epilogue step.
+float g_dummy[8];
+float* const kPtr = g_dummy;
+
+// The own 128 x 128 tile (width 4) and cuBLASLt, whole, in row chunks, with a tail split.
+const GemmConfig& own128() {
+  for (const GemmConfig& c : own_variants()) {
+    if (c.bm == 128 && c.bn == 128 && c.vec == 4) return c;
+  }
+  throw tt::Error("no own 128x128 variant");
+}
+const GemmConfig kLt = GemmConfig::cublaslt(0);
+const GemmConfig kLtChunks = GemmConfig::cublaslt(0, 4096);
+const GemmConfig kLtTail = GemmConfig::cublaslt(0, 0, 64);
+
+GemmSwishBiasGroupNormArgs swish_args(int64_t m, int64_t n, int64_t groups) {
+  GemmSwishBiasGroupNormArgs a;
+  a.x = a.w = a.b = a.bias = a.gamma = a.beta = kPtr;
+  a.out = kPtr, a.m = m, a.n = n, a.k = 1024, a.groups = groups;
+  return a;
+}
+
+GemmScaleBatchNormArgs batch_norm_args(int64_t m, int64_t n, bool training) {
+  GemmScaleBatchNormArgs a;
+  a.x = a.w = a.b = a.scale = a.gamma = a.beta = kPtr;
+  a.running_mean = a.running_var = a.out = kPtr;
+  a.m = m, a.n = n, a.k = 4096, a.training = training;
+  return a;
+}
+
+// Each op's plan under the configs that change it: its stages (Plan::str) and scratch.
+TEST(FusedPlans, EachOpRunsTheStagesItsConfigAllows) {
+  const int64_t m = 16384, n = 4096, mn = m * n;
+  GemmBiasReluArgs relu{kPtr, kPtr, kPtr, kPtr, m, n, 1024};
+  GemmInstanceNormAddMulArgs inst;
+  inst.x = inst.y = inst.w = inst.b = inst.out = kPtr, inst.m = m, inst.n = n, inst.k = 1024;
+  const int64_t band = norm::ColumnStatsConfig::default_for({m, n, 4}).chunk_rows;
+  const int64_t bands = (m + band - 1) / band;
+  struct Case {
+    f::Plan plan;
+    const char* want;
+    int64_t scratch;
+  };
+  const Case cases[] = {
+      // Every GEMM implementation runs bias + ReLU itself.
+      {f::gemm_bias_relu_plan(own128(), relu),
+       "gemm_bias_relu chunk=0 tail=0\n"
+       "gemm[add_column,relu] -> out",
+       0},
+      {f::gemm_bias_relu_plan(kLtChunks, relu),
+       "gemm_bias_relu chunk=0 tail=0\n"
+       "gemm[add_column,relu] -> out",
+       0},
+      // A row norm needs a whole row: always a pass, never a schedule.
+      {f::gemm_instance_norm_add_mul_plan(kLtChunks, inst),
+       "gemm_instance_norm_add_mul chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
+       "segment_norm[identity,add_mul,groups=1] gemm_out -> out",
+       mn},
+      // 64 groups of 64 channels: two per 128-wide tile, so the own config is one kernel;
+      // 16 groups of 256 do not fit it.
+      {f::gemm_swish_bias_group_norm_plan(own128(), swish_args(m, n, 64)),
+       "gemm_swish_bias_group_norm chunk=0 tail=0\n"
+       "gemm[add_column,silu,add_column,group_norm(64)] -> out",
+       0},
+      {f::gemm_swish_bias_group_norm_plan(own128(), swish_args(m, n, 16)),
+       "gemm_swish_bias_group_norm chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
+       "segment_norm[swish_bias,affine,groups=16] gemm_out -> out",
+       mn},
+      // cuBLASLt in row chunks or with a tail split: the pass runs in place in out; a
+      // tail as long as the rows is no split.
+      {f::gemm_swish_bias_group_norm_plan(kLtChunks, swish_args(m, n, 64)),
+       "gemm_swish_bias_group_norm chunk=4096 tail=0\ngemm[add_column] -> out\n"
+       "segment_norm[swish_bias,affine,groups=64] out -> out",
+       0},
+      {f::gemm_swish_bias_group_norm_plan(kLtTail, swish_args(m, n, 64)),
+       "gemm_swish_bias_group_norm chunk=0 tail=64\ngemm[add_column] -> out\n"
+       "segment_norm[swish_bias,affine,groups=64] out -> out",
+       0},
+      {f::gemm_swish_bias_group_norm_plan(kLtTail, swish_args(64, n, 64)),
+       "gemm_swish_bias_group_norm chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
+       "segment_norm[swish_bias,affine,groups=64] gemm_out -> out",
+       64 * n},
+      // Training: the own kernel's epilogue writes the partials, one per 128-row band;
+      // with cuBLASLt a statistics pass does.
+      {f::gemm_scale_batch_norm_plan(own128(), batch_norm_args(m, n, true)),
+       "gemm_scale_batch_norm chunk=0 tail=0\ngemm[add_column,column_stats] -> gemm_out\n"
+       "finalize part_mean,part_m2 -> affine\nchannel_affine gemm_out -> out",
+       mn + 4 * n + 2 * (m / 128) * n},
+      {f::gemm_scale_batch_norm_plan(kLtTail, batch_norm_args(m, n, true)),
+       "gemm_scale_batch_norm chunk=0 tail=64\ngemm[add_column] -> gemm_out\n"
+       "column_stats gemm_out -> part_mean,part_m2\nfinalize part_mean,part_m2 -> affine\n"
+       "channel_affine gemm_out -> out",
+       mn + 4 * n + 2 * bands * n},
+      // Eval: the affine in the own kernel's epilogue; cuBLASLt chunks apply it in place;
+      // eval offers no tail split.
+      {f::gemm_scale_batch_norm_plan(own128(), batch_norm_args(m, n, false)),
+       "gemm_scale_batch_norm chunk=0 tail=0\neval_affine -> affine\n"
+       "gemm[add_column,column_affine] -> out",
+       4 * n},
+      {f::gemm_scale_batch_norm_plan(kLtChunks, batch_norm_args(m, n, false)),
+       "gemm_scale_batch_norm chunk=4096 tail=0\neval_affine -> affine\n"
+       "gemm[add_column] -> out\nchannel_affine out -> out",
+       4 * n},
+      {f::gemm_scale_batch_norm_plan(kLtTail, batch_norm_args(m, n, false)),
+       "gemm_scale_batch_norm chunk=0 tail=0\neval_affine -> affine\n"
+       "gemm[add_column] -> gemm_out\nchannel_affine gemm_out -> out",
+       mn + 4 * n},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(c.plan.str(), c.want);
+    EXPECT_EQ(c.plan.scratch_floats(), c.scratch) << c.want;
+  }
+}
+
+TEST(FusedPlans, StatisticsBandsSetTheScheduleGrain) {
+  const int64_t m = 16384, n = 4096;
+  EXPECT_EQ(f::gemm_scale_batch_norm_plan(own128(), batch_norm_args(m, n, true)).part_rows, 128);
+  const int64_t band = norm::ColumnStatsConfig::default_for({m, n, 4}).chunk_rows;
+  const f::Plan p = f::gemm_scale_batch_norm_plan(kLtChunks, batch_norm_args(m, n, true));
+  EXPECT_EQ(p.part_rows, band);
+  EXPECT_EQ(p.schedule.row_multiple, band);
+}
+
+TEST(FusedPlans, GroupNormFusesOnlyInATileThatHoldsWholeGroups) {
+  EXPECT_TRUE(gemm_swish_bias_group_norm_fuses(own128(), 32768, 4096, 1024, 64));
+  EXPECT_FALSE(gemm_swish_bias_group_norm_fuses(own128(), 32768, 4096, 1024, 16));
+  EXPECT_FALSE(gemm_swish_bias_group_norm_fuses(kLt, 32768, 4096, 1024, 64));
+  EXPECT_THAT([] { f::gemm_swish_bias_group_norm_plan(kLt, swish_args(8, 100, 3)); },
+              testing::ThrowsMessage<tt::Error>(
+                  "gemm_swish_bias_group_norm: 100 channels do not split into 3 groups"));
+  EXPECT_THAT(
+      [] { f::gemm_scale_batch_norm_plan(kLt, batch_norm_args(0, 8, true)); },
+      testing::ThrowsMessage<tt::Error>("gemm_scale_batch_norm: training needs at least one row"));
+}
+
+// ---- on the GPU: the own tiled kernel runs any chain ----
+
+// Every own variant with a chain that uses every step (and row0 > 0), against apply()
+// on the host over a float64 GEMM, at a shape with partial tiles along M and N.
+TEST(EpilogueChainOnGpu, OwnKernelAppliesEveryStep) {
+  if (!tt::test::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const int64_t m = 70, n = 36, k = 24, row0 = 3;
+  const auto host = [](int64_t count, double lo, double hi, uint64_t seed) {
+    return Tensor::uniform({count}, lo, hi, seed).to_vector<float>();
+  };
+  const auto x = host(m * k, -1, 1, 1), w = host(n * k, -1, 1, 2);
+  const auto col = host(n, -0.5, 0.5, 3), col_scale = host(n, 0.5, 1.5, 4);
+  const auto rows = host(row0 + m, 0.5, 1.5, 5), res = host((row0 + m) * n, -1, 1, 6);
+  const auto affine = host(4 * n, 0.5, 1.5, 7);
+  const auto gpu = [](const std::vector<float>& v) {
+    return Tensor::from_vector(v, {static_cast<int64_t>(v.size())}).to(Device::cuda(0));
+  };
+  const Tensor dx = gpu(x), dw = gpu(w), dcol = gpu(col), dscale = gpu(col_scale);
+  const Tensor drows = gpu(rows), dres = gpu(res), daff = gpu(affine);
+  const auto fp = [](const Tensor& t) { return tt::test::float_ptr(t); };
+  // Two chains (a chain holds at most 8 steps) that together use all 13.
+  Epilogue a, b;
+  a.add_column(fp(dcol)).mul_column(fp(dscale)).gelu().add_row(fp(drows)).leaky_relu(0.2f);
+  a.mul_residual(fp(dres), n).silu().column_affine(fp(daff), n);
+  b.scale(-0.5f).gelu_tanh().mul_row(fp(drows)).add_residual(fp(dres), n).relu();
+  a.row0 = b.row0 = row0;
+  // The same chains on host pointers: the reference.
+  Epilogue ha, hb;
+  ha.add_column(col.data()).mul_column(col_scale.data()).gelu().add_row(rows.data());
+  ha.leaky_relu(0.2f).mul_residual(res.data(), n).silu().column_affine(affine.data(), n);
+  hb.scale(-0.5f).gelu_tanh().mul_row(rows.data()).add_residual(res.data(), n).relu();
+  ha.row0 = hb.row0 = row0;
+  for (const auto& [chain, ref_chain] : {std::pair{a, ha}, std::pair{b, hb}}) {
+    std::vector<double> ref(m * n);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t q = 0; q < k; ++q) acc += double(x[i * k + q]) * w[j * k + q];
+        ref[i * n + j] = apply(ref_chain, static_cast<float>(acc), i, j);
+      }
+    }
+    const Tensor want = Tensor::from_vector(ref, {m, n});
+    for (const GemmConfig& cfg : own_variants()) {
+      SCOPED_TRACE(cfg.str() + " " + chain.str());
+      const Tensor c = tt::test::nan_filled({m, n}, Device::cuda(0));
+      launch_tiled_gemm(cfg, {fp(dx), fp(dw), fp(c), m, n, k}, chain, tt::cuda::stream(0));
+      EXPECT_LE(tt::test::rel_l2(c, want), 1e-5);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tt::ops::cuda::gemm
+#endif
