@@ -336,12 +336,12 @@ TEST(GemmPrecisionQueries, EpilogueSupportAndColumnStatRowsForEveryImpl) {
   const g::GemmConfig tc = g::tc_default(true);
   EXPECT_TRUE(g::epilogue_supported(tc, p, bias_relu));
   EXPECT_TRUE(g::epilogue_supported(tc, p, swish));
-  EXPECT_FALSE(g::epilogue_supported(tc, p, affine));
-  EXPECT_FALSE(g::epilogue_supported(tc, p, stats));
+  EXPECT_TRUE(g::epilogue_supported(tc, p, affine));
+  EXPECT_TRUE(g::epilogue_supported(tc, p, stats));
   EXPECT_FALSE(g::epilogue_supported(tc, p, group_norm));
   EXPECT_FALSE(g::epilogue_supported(tc, p, per_row));
   EXPECT_FALSE(g::epilogue_supported(tc, {1024, 4096, 1022, 2}, bias_relu));  // K % 4 != 0
-  EXPECT_EQ(g::column_stat_rows(tc), 0);
+  EXPECT_EQ(g::column_stat_rows(tc), tc.bm);
   g::GemmConfig tc_tail = tc;
   tc_tail.tail_rows = 64;
   EXPECT_EQ(g::split_tail_config(tc_tail), tc);

@@ -17,10 +17,13 @@ bool cublaslt_supports(const Epilogue& e) {
 }
 
 bool tc_supports(const GemmConfig& cfg, const Epilogue& e) {
-  const ScaleBiasActivation f = as_scale_bias_activation(e);
-  if (cfg.impl != GemmImpl::kTc || !f.ok) return false;
-  return !f.has_act || f.act == EpilogueOp::kRelu || f.act == EpilogueOp::kSilu ||
-         f.act == EpilogueOp::kGelu;
+#if TT_SM90_GEMM
+  return cfg.impl == GemmImpl::kTc && tc_runnable(cfg) &&
+         sm90::tc_epilogue_supported(to_tc_config(cfg), e);
+#else
+  (void)cfg, (void)e;
+  return false;
+#endif
 }
 
 bool epilogue_supported(const GemmConfig& cfg, const GemmProblem& p, const Epilogue& e) {
@@ -44,6 +47,11 @@ int64_t column_stat_rows(const GemmConfig& cfg) {
     case GemmImpl::kOwn:
       return cfg.bm;
     case GemmImpl::kTc:
+#if TT_SM90_GEMM
+      return sm90::tc_column_stat_rows(to_tc_config(cfg));
+#else
+      return 0;
+#endif
     case GemmImpl::kCublasLt:
     case GemmImpl::kCublasLtTf32:
       break;
@@ -69,21 +77,6 @@ GemmConfig split_tail_config(const GemmConfig& cfg) {
 }
 
 namespace {
-
-sm90::TcActivation tc_activation(const ScaleBiasActivation& f) {
-  if (!f.has_act) return sm90::TcActivation::none;
-  switch (f.act) {
-    case EpilogueOp::kRelu:
-      return sm90::TcActivation::relu;
-    case EpilogueOp::kSilu:
-      return sm90::TcActivation::silu;
-    case EpilogueOp::kGelu:
-      return sm90::TcActivation::gelu;
-    default:
-      break;
-  }
-  TT_FAIL("gemm: the tensor-core family has no {} epilogue", to_string(f.act));
-}
 
 // Whether a tc config runs here: the device has the family, the pointers and sizes are
 // within the TMA's rules, and the epilogue maps onto the kernel's.
@@ -118,19 +111,30 @@ void run_gemm(const GemmConfig& cfg, const GemmArgs& a, const Epilogue& e, int d
   }
 #if TT_SM90_GEMM
   if (cfg.impl == GemmImpl::kTc && tc_runs(cfg, a, e, device)) {
-    TT_CHECK(tc_runnable(cfg), "gemm: {} is not a runnable tensor-core variant", cfg.str());
-    const ScaleBiasActivation f = as_scale_bias_activation(e);
-    sm90::TcEpilogue te;
-    te.bias = f.bias;
-    te.scale = f.scale;
-    te.act = tc_activation(f);
-    sm90::tc_gemm(to_tc_config(cfg), a.x, a.w, a.c, a.m, a.n, a.k, te, stream);
+    sm90::tc_gemm(to_tc_config(cfg), a.x, a.w, a.c, a.m, a.n, a.k, e, stream);
     return;
   }
 #endif
   GemmConfig own = cfg;
   GemmProblem p{a.m, a.n, a.k, pointer_align({a.x, a.w})};
-  if (own.impl != GemmImpl::kOwn) own = GemmConfig::own_default_for(p);
+  if (own.impl != GemmImpl::kOwn) {
+    own = GemmConfig::own_default_for(p);
+    // Column statistics partials are laid out per column_stat_rows(cfg) rows (the caller
+    // sized them for cfg, a tc config that cannot run here): keep that band height.
+    const int64_t rows = column_stat_rows(cfg);
+    if (e.kind == EpilogueKind::kColumnStats && rows > 0 && own.bm != rows) {
+      for (const GemmConfig& c : own_variants()) {
+        if (c.bm == rows && valid(c, p)) {
+          own = c;
+          break;
+        }
+      }
+      TT_CHECK(own.bm == rows,
+               "gemm: {} cannot run here and no own variant writes its column statistics per {} "
+               "rows",
+               cfg.str(), rows);
+    }
+  }
   launch_tiled_gemm(own, a, e, stream);
 }
 

@@ -18,8 +18,9 @@ namespace tt::ops::cuda::gemm {
 // add_column + relu).
 bool cublaslt_supports(const Epilogue& e);
 
-// Whether the tc config applies the epilogue itself: act(v * scale[col] + bias[col])
-// with each part optional and act none, relu, silu or gelu (its TcEpilogue), kPointwise.
+// Whether the tc config (a runnable variant) applies the epilogue itself
+// (sm90::tc_epilogue_supported: the steps that read nothing or one value per column,
+// the column statistics; never per-row data or the group norm).
 bool tc_supports(const GemmConfig& cfg, const Epilogue& e);
 
 // Whether the config applies the whole epilogue (steps and tile stage) inside its GEMM
@@ -31,8 +32,9 @@ bool tc_supports(const GemmConfig& cfg, const Epilogue& e);
 bool epilogue_supported(const GemmConfig& cfg, const GemmProblem& p, const Epilogue& e);
 
 // Rows per column-statistics partial (EpilogueKind::kColumnStats) that the config
-// writes (the own kernel: BM, one partial per CTA row band); 0 when it cannot compute
-// them (cuBLASLt, tc): then a plan runs a statistics pass.
+// writes (the own kernel: BM, one partial per CTA row band; tc: its scheduled tile's
+// rows, sm90::tc_column_stat_rows); 0 when it cannot compute them (cuBLASLt): then a
+// plan runs a statistics pass.
 int64_t column_stat_rows(const GemmConfig& cfg);
 
 // The config the tail GEMM of a tail split runs (GemmConfig::tail_rows; the head runs
