@@ -13,13 +13,6 @@
 #include "ops/cuda/gemm/epilogue.h"
 #include "ops/cuda/gemm/sm90/wgmma_tf32.cuh"
 
-#ifndef TT_TC_INFLIGHT
-#define TT_TC_INFLIGHT 1
-#endif
-#ifndef TT_TC_INT_RNA
-#define TT_TC_INT_RNA 0
-#endif
-
 namespace tt::ops::cuda::gemm::sm90 {
 
 // The kernel's flavours (a compile-time axis of the variant table):
@@ -133,15 +126,9 @@ __device__ __forceinline__ void wait_parity(uint64_t* bar, uint32_t parity) {
 
 // Round to nearest (ties away) to TF32: the hi half of the split; x - hi is exact.
 __device__ __forceinline__ float tf32_rna(float x) {
-#if TT_TC_INT_RNA
-  // Half a TF32 ulp added to the magnitude, then the low 13 bits cut: round to nearest,
-  // ties away, for every finite x (two integer instructions instead of a conversion).
-  return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
-#else
   uint32_t r;
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
   return __uint_as_float(r);
-#endif
 }
 
 // Grouped raster: CTAs walk `group` tile rows down before moving one tile column right
@@ -463,7 +450,9 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     // One k-block into `acc` with A from registers (RS, accurate): one commit group
     // per k-step, at most kInflight + 1 in flight, so only that many k-steps' fragments
     // stay live.
-    constexpr int kInflight = TT_TC_INFLIGHT;
+    // kInflight = 2 (three groups in flight) spilled the accurate consumer and gained
+    // nothing (docs/performance.md).
+    constexpr int kInflight = 1;
     static_assert(kInflight >= 1 && kInflight < BK / 8, "in-flight groups within a k-block");
     [[maybe_unused]] auto kblock_rs = [&](Acc& acc, int kb, bool fresh) {
       const int s = idx % STAGES;
