@@ -123,6 +123,11 @@ struct Plan {
 // when 0) on `stream` (device `device` current).
 void run_plan(const Plan& plan, float* scratch, int device, cudaStream_t stream);
 
+// The launches and stream events run_plan makes, in order, without a GPU (a dry run):
+// "first: gemm rows 0+32704 impl=cublaslt,algo=0", "main: segment_norm rows 0+32704",
+// "fork side", "join side", ... For the tests of a plan's schedule.
+std::vector<std::string> plan_launches(const Plan& plan);
+
 // The stage constructors the plans use.
 Stage gemm_stage(const gemm::Epilogue& e, Slot out);
 Stage segment_norm_stage(Slot in, Slot out, int64_t groups, SegmentPrologue pro,
