@@ -6,6 +6,12 @@
 
 namespace tt::ops::cuda {
 
+const fused::FusedStages fused::kGemmInstanceNormAddMul{
+    {"gemm_instance_norm_add_mul.gemm", false, false, false, false},
+    "gemm_instance_norm_add_mul.row_norm_add_mul",
+    nullptr,
+    nullptr};
+
 fused::Plan fused::gemm_instance_norm_add_mul_plan(const gemm::GemmConfig& cfg,
                                                    const gemm::GemmInstanceNormAddMulArgs& a) {
   Plan p = plan_for("gemm_instance_norm_add_mul", cfg, a.x, a.w, a.out, a.m, a.n, a.k, a.passes);

@@ -10,6 +10,15 @@
 #include "ops/cuda/gemm/gemm.h"
 
 namespace tt::ops::cuda {
+
+// The GEMM stage's key has groups=G: whether a tile holds whole groups decides whether
+// the op is one kernel.
+const fused::FusedStages fused::kGemmSwishBiasGroupNorm{
+    {"gemm_swish_bias_group_norm.gemm", true, true, false, true},
+    "gemm_swish_bias_group_norm.swish_bias_group_norm",
+    nullptr,
+    nullptr};
+
 namespace {
 
 gemm::Epilogue one_kernel_epilogue(const gemm::GemmSwishBiasGroupNormArgs& a) {
@@ -32,7 +41,7 @@ fused::Plan fused::gemm_swish_bias_group_norm_plan(const gemm::GemmConfig& cfg,
     p.add(gemm_stage(one_kernel_epilogue(a), Slot::kOut));
     return p;
   }
-  p.schedule = schedule_of(cfg, a.m);
+  p.schedule = schedule_of(cfg, a.m, kGemmSwishBiasGroupNorm.gemm);
   const Slot y = in_parts(p.schedule) ? Slot::kOut : Slot::kGemmOut;
   p.add(gemm_stage(gemm::Epilogue().add_column(a.b), y));
   Stage norm = segment_norm_stage(y, Slot::kOut, a.groups, SegmentPrologue::kSwishBias,

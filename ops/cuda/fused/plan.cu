@@ -197,11 +197,11 @@ Stage finalize_stage(const BatchNormParams& bn) {
   return s;
 }
 
-Schedule schedule_of(const GemmConfig& cfg, int64_t m) {
+Schedule schedule_of(const GemmConfig& cfg, int64_t m, const gemm::GemmStage& offers) {
   Schedule s;
-  if (cfg.tail_rows > 0 && cfg.tail_rows < m) {
+  if (offers.tails && cfg.tail_rows > 0 && cfg.tail_rows < m) {
     s.tail_rows = cfg.tail_rows;
-  } else {
+  } else if (offers.chunks) {
     s.chunk_rows = cfg.chunk_rows;
   }
   return s;
