@@ -1,10 +1,10 @@
 #include "models/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
 
-#include "models/fixture_check.h"
 #include "ops/ops.h"
 
 namespace tt::models {
@@ -69,16 +69,45 @@ Float64Forward forward_float64(Module& model, const std::vector<Tensor>& inputs)
   return result;
 }
 
+namespace {
+
+// Element i of a contiguous CPU float32 or float64 tensor, as double.
+struct Reader {
+  explicit Reader(const Tensor& t)
+      : f32(t.dtype() == DType::F32 ? t.data<float>() : nullptr),
+        f64(f32 ? nullptr : t.data<double>()) {}
+  double operator[](int64_t i) const { return f32 ? static_cast<double>(f32[i]) : f64[i]; }
+  const float* f32;
+  const double* f64;
+};
+
+}  // namespace
+
 ErrorVsReference error_against(const Tensor& out, const Tensor& ref) {
-  ErrorVsReference e;
-  e.rel_l2 = relative_l2_error(out, ref);
-  const std::vector<double> a = out.cpu().to(DType::F64).contiguous().to_vector<double>();
-  const std::vector<double> b = ref.cpu().to(DType::F64).contiguous().to_vector<double>();
-  for (size_t i = 0; i < a.size(); ++i) {
-    const double d = std::fabs(a[i] - b[i]);
-    if (std::isnan(d)) return {e.rel_l2, std::numeric_limits<double>::infinity()};
-    e.max_abs = std::max(e.max_abs, d);
+  TT_CHECK(out.sizes() == ref.sizes(), "error_against: output has shape {} but reference has {}",
+           shape_str(out.sizes()), shape_str(ref.sizes()));
+  // One pass over the data where it lies (no double copies: a full-shape model output
+  // has billions of elements).
+  const Tensor a = out.cpu().contiguous(), b = ref.cpu().contiguous();
+  for (const Tensor* t : {&a, &b}) {
+    TT_CHECK(t->dtype() == DType::F32 || t->dtype() == DType::F64,
+             "relative error: expected float32 or float64 tensors but got {}",
+             dtype_name(t->dtype()));
   }
+  const Reader ra(a), rb(b);
+  double diff = 0, norm = 0, max_abs = 0;
+  bool nan = false;
+  const int64_t n = a.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = ra[i] - rb[i];
+    diff += d * d;
+    norm += rb[i] * rb[i];
+    if (std::isnan(d)) nan = true;
+    max_abs = std::max(max_abs, std::fabs(d));
+  }
+  ErrorVsReference e;
+  e.rel_l2 = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+  e.max_abs = nan ? std::numeric_limits<double>::infinity() : max_abs;
   return e;
 }
 

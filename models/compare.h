@@ -26,8 +26,9 @@ struct Float64Forward {
 Float64Forward forward_float64(Module& model, const std::vector<Tensor>& inputs);
 
 // How far `out` is from `ref` (same shape, float32 or float64, any device): the
-// relative L2 error ||out - ref|| / ||ref|| (relative_l2_error, models/fixture_check.h)
-// and the largest absolute difference; NaN anywhere makes max_abs infinite.
+// relative L2 error ||out - ref|| / ||ref|| (as relative_l2_error,
+// models/fixture_check.h; ||out|| for a zero reference) and the largest absolute
+// difference, in one pass in double; NaN anywhere makes both NaN/infinite.
 struct ErrorVsReference {
   double rel_l2 = 0;
   double max_abs = 0;

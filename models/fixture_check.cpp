@@ -19,16 +19,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::vector<double> as_doubles(const Tensor& t) {
-  Tensor cpu = t.cpu();
-  if (cpu.dtype() == DType::F64) return cpu.to_vector<double>();
-  TT_CHECK(cpu.dtype() == DType::F32,
-           "relative_l2_error: expected a float32 or float64 tensor but got {}",
-           dtype_name(cpu.dtype()));
-  std::vector<float> f = cpu.to_vector<float>();
-  return std::vector<double>(f.begin(), f.end());
-}
-
 const std::string& metadata(const safetensors::File& file, const std::string& key) {
   auto it = file.metadata.find(key);
   TT_CHECK(it != file.metadata.end(), "the metadata has no '{}' entry", key);
@@ -125,13 +115,7 @@ double relative_l2_error(const Tensor& out, const Tensor& ref) {
   TT_CHECK(out.sizes() == ref.sizes(),
            "relative_l2_error: output has shape {} but reference has {}", shape_str(out.sizes()),
            shape_str(ref.sizes()));
-  const std::vector<double> a = as_doubles(out), b = as_doubles(ref);
-  double diff = 0, norm = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff += (a[i] - b[i]) * (a[i] - b[i]);
-    norm += b[i] * b[i];
-  }
-  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+  return error_against(out, ref).rel_l2;
 }
 
 namespace {

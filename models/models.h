@@ -1,7 +1,8 @@
 // Everything models/ offers in one include: the layers, the five seed models, the
-// registry and the fixture checker.
+// registry, the fixture checker and the float64 reference (models/compare.h).
 #pragma once
 
+#include "models/compare.h"
 #include "models/fixture_check.h"
 #include "models/gemm_bias_relu.h"
 #include "models/gemm_instance_norm_add_mul.h"

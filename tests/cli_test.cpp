@@ -317,6 +317,37 @@ TEST(CliCompare, Float64ReferenceOnAGpuInEveryMode) {
   }
 }
 
+// `tt tune --precision tf32` verifies at tf32's tolerance and saves the GEMM's entry
+// under precision=tf32 (the GEMM keys read the mode: the gemmfam branch); `tt run
+// --precision tf32` then finds it exactly, and a strict run does not use it.
+TEST_F(TempDir, TunePrecisionSavesUnderThatModesKeys) {
+  if (!test::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const std::string db = (dir_ / "db.yaml").string();
+  CommandResult r =
+      tt("tune GemmInstanceNormAddMul --shape small --budget 30 --precision tf32 "
+         "--db '" +
+         db + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("at the small shape in tf32 precision on cuda:0"));
+  EXPECT_THAT(r.output, HasSubstr("(small shape, tf32 precision, tolerance 1.95e-03,"));
+  std::ifstream in(db);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr("precision=tf32")) << text;
+  for (const std::string& line : lines_of(text)) {
+    // Every GEMM problem (the keys with a k) is tf32's.
+    if (line.find("\"m=") != std::string::npos && line.find(",k=") != std::string::npos) {
+      EXPECT_THAT(line, HasSubstr("precision=tf32"));
+    }
+  }
+  r = tt("run GemmInstanceNormAddMul --device cuda --precision tf32 --show-configs --db '" + db +
+         "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, testing::ContainsRegex("precision=tf32 -> [^\n]*\\(exact from "));
+  r = tt("run GemmInstanceNormAddMul --device cuda --show-configs --db '" + db + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("precision=tf32")));
+}
+
 // ---- help ----
 
 TEST(CliHelp, EveryCommandHasHelpAndADescription) {

@@ -1,13 +1,13 @@
 // The sm90 tensor-core GEMM family (ops/cuda/gemm/sm90) against a CPU double
 // reference: every compiled variant in both modes at small awkward shapes (M, N, K
-// not tile multiples, K past several promotion intervals, M = 1), persistent and
+// not tile multiples, K = 4, K past several promotion intervals, M = 1), persistent and
 // plain grids with the other run-time axes moved along (raster order and group,
-// promotion interval, store width), each epilogue; outputs are poisoned with NaN
-// before each launch. The variant-space and config checks need no GPU.
-// Bounds (relative L2 vs float64): tf32 5e-3 (operands truncated to 10-bit
-// mantissas: 2^-10 each, a few e-4 on these sums), accurate 2e-6 (float32 level; the
-// device harness compares it with SGEMM at full size). The problem checks need no
-// GPU; the launches skip without an sm_90 GPU.
+// promotion interval, store width); every step of the epilogue chain
+// (ops/cuda/gemm/epilogue.h) and the column-statistics partials; outputs and partials
+// are poisoned with NaN before each launch. Bounds (relative L2 vs float64): tf32 5e-3
+// (operands read as TF32: 2^-10 each, a few e-4 on these sums), accurate 2e-6 (float32
+// level; the device harness compares it with SGEMM at full size). The variant-space,
+// config and epilogue rules need no GPU; the launches skip without an sm_90 GPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -46,23 +46,62 @@ struct Case {
   int64_t m, n, k;
 };
 
-// Reference c = act(x w^T * scale + bias) in double.
-std::vector<double> reference(const std::vector<float>& x, const std::vector<float>& w,
-                              const Case& c, const std::vector<float>* bias,
-                              const std::vector<float>* scale, s9::TcActivation act) {
-  std::vector<double> r(c.m * c.n);
-  for (int64_t i = 0; i < c.m; ++i)
-    for (int64_t j = 0; j < c.n; ++j) {
-      double s = 0;
-      for (int64_t q = 0; q < c.k; ++q) s += double(x[i * c.k + q]) * double(w[j * c.k + q]);
-      if (scale) s *= (*scale)[j];
-      if (bias) s += (*bias)[j];
-      if (act == s9::TcActivation::relu) s = s > 0 ? s : 0;
-      if (act == s9::TcActivation::silu) s = s / (1 + std::exp(-s));
-      if (act == s9::TcActivation::gelu) s = 0.5 * s * (1 + std::erf(s / std::sqrt(2.0)));
-      r[i * c.n + j] = s;
+using tt::ops::cuda::gemm::Epilogue;
+using tt::ops::cuda::gemm::EpilogueKind;
+
+// Operands of the epilogue steps on the host and on the GPU (per-column vectors and
+// the affine), drawn once per case.
+struct Operands {
+  Tensor bias, scale, affine;  // GPU copies
+  std::vector<float> hbias, hscale, haff;
+  Operands(const Case& c, uint64_t seed) {
+    const Device gpu = Device::cuda(0);
+    Tensor b = Tensor::uniform(Shape{c.n}, -0.5, 0.5, seed);
+    Tensor s = Tensor::uniform(Shape{c.n}, 0.5, 1.5, seed + 1);
+    Tensor aff = Tensor::uniform(Shape{4 * c.n}, 0.5, 1.5, seed + 2);
+    hbias = b.to_vector<float>(), hscale = s.to_vector<float>(), haff = aff.to_vector<float>();
+    bias = b.to(gpu), scale = s.to(gpu), affine = aff.to(gpu);
+  }
+};
+
+// The chain in double, step by step (the kernel computes each step in float32).
+double apply_chain_double(const Epilogue& e, const Operands& o, const Case& c, double v,
+                          int64_t j) {
+  using Op = tt::ops::cuda::gemm::EpilogueOp;
+  for (int s = 0; s < e.count; ++s) {
+    switch (e.steps[s].op) {
+      case Op::kAddColumn:
+        v += o.hbias[j];
+        break;
+      case Op::kMulColumn:
+        v *= o.hscale[j];
+        break;
+      case Op::kScale:
+        v *= e.steps[s].scalar;
+        break;
+      case Op::kRelu:
+        v = v > 0 ? v : 0;
+        break;
+      case Op::kSilu:
+        v = v / (1 + std::exp(-v));
+        break;
+      case Op::kGelu:
+        v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+        break;
+      case Op::kGeluTanh:
+        v = 0.5 * v * (1 + std::tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v)));
+        break;
+      case Op::kLeakyRelu:
+        v = v > 0 ? v : v * e.steps[s].scalar;
+        break;
+      case Op::kColumnAffine:
+        v = (v * o.haff[j] - o.haff[c.n + j]) * o.haff[2 * c.n + j] + o.haff[3 * c.n + j];
+        break;
+      default:  // per-row / per-element steps: the kernel refuses them
+        return NAN;
     }
-  return r;
+  }
+  return v;
 }
 
 double rel_l2(const std::vector<float>& out, const std::vector<double>& ref) {
@@ -72,31 +111,62 @@ double rel_l2(const std::vector<float>& out, const std::vector<double>& ref) {
     d2 += (out[i] - ref[i]) * (out[i] - ref[i]);
     r2 += ref[i] * ref[i];
   }
-  return std::sqrt(d2 / r2);
+  return r2 > 0 ? std::sqrt(d2 / r2) : std::sqrt(d2);
 }
 
-// Runs one config on fresh inputs (seeded by `seed`) and returns the error.
-double run_case(const s9::TcConfig& cfg, const Case& c, uint64_t seed,
-                s9::TcActivation act = s9::TcActivation::none, bool with_bias = false,
-                bool with_scale = false) {
+struct Errors {
+  double out = 0, mean = 0, m2 = 0;
+};
+
+// Runs one config on fresh inputs (seeded by `seed`) with the chain that `build` makes
+// from the operands (and the statistics outputs it may attach), and returns the
+// errors of the output and of the statistics partials against float64.
+template <class Build>
+Errors run_case(const s9::TcConfig& cfg, const Case& c, uint64_t seed, Build&& build) {
   const Device gpu = Device::cuda(0);
   Tensor x = Tensor::uniform(Shape{c.m, c.k}, -1, 1, seed);
   Tensor w = Tensor::uniform(Shape{c.n, c.k}, -1, 1, seed + 1);
-  Tensor b = Tensor::uniform(Shape{c.n}, -0.5, 0.5, seed + 2);
-  Tensor sc = Tensor::uniform(Shape{c.n}, 0.5, 1.5, seed + 3);
+  const Operands ops(c, seed + 2);
   const std::vector<float> xv = x.to_vector<float>(), wv = w.to_vector<float>();
-  const std::vector<float> bv = b.to_vector<float>(), sv = sc.to_vector<float>();
-  Tensor xg = x.to(gpu), wg = w.to(gpu), bg = b.to(gpu), sg = sc.to(gpu);
+  Tensor xg = x.to(gpu), wg = w.to(gpu);
   Tensor out = tt::test::nan_filled(Shape{c.m, c.n}, gpu);
-  s9::TcEpilogue e;
-  e.bias = with_bias ? tt::test::float_ptr(bg) : nullptr;
-  e.scale = with_scale ? tt::test::float_ptr(sg) : nullptr;
-  e.act = act;
+  const int64_t rows = s9::tc_column_stat_rows(cfg);
+  const int64_t bands = (c.m + rows - 1) / rows;
+  Tensor pmean = tt::test::nan_filled(Shape{bands, c.n}, gpu);
+  Tensor pm2 = tt::test::nan_filled(Shape{bands, c.n}, gpu);
+  const Epilogue e = build(ops, tt::test::float_ptr(pmean), tt::test::float_ptr(pm2));
   s9::tc_gemm(cfg, tt::test::float_ptr(xg), tt::test::float_ptr(wg), tt::test::float_ptr(out), c.m,
               c.n, c.k, e, tt::cuda::stream(0));
   EXPECT_EQ(cudaStreamSynchronize(tt::cuda::stream(0)), cudaSuccess);
-  return rel_l2(out.to_vector<float>(),
-                reference(xv, wv, c, with_bias ? &bv : nullptr, with_scale ? &sv : nullptr, act));
+  std::vector<double> ref(c.m * c.n);
+  for (int64_t i = 0; i < c.m; ++i)
+    for (int64_t j = 0; j < c.n; ++j) {
+      double s = 0;
+      for (int64_t q = 0; q < c.k; ++q) s += double(xv[i * c.k + q]) * double(wv[j * c.k + q]);
+      ref[i * c.n + j] = apply_chain_double(e, ops, c, s, j);
+    }
+  Errors err;
+  err.out = rel_l2(out.to_vector<float>(), ref);
+  if (e.kind == EpilogueKind::kColumnStats) {
+    std::vector<double> mean(bands * c.n), m2(bands * c.n);
+    for (int64_t b = 0; b < bands; ++b)
+      for (int64_t j = 0; j < c.n; ++j) {
+        const int64_t r0 = b * rows, r1 = std::min(c.m, r0 + rows);
+        double s = 0, d = 0;
+        for (int64_t i = r0; i < r1; ++i) s += ref[i * c.n + j];
+        const double mu = s / double(r1 - r0);
+        for (int64_t i = r0; i < r1; ++i) d += (ref[i * c.n + j] - mu) * (ref[i * c.n + j] - mu);
+        mean[b * c.n + j] = mu;
+        m2[b * c.n + j] = d;
+      }
+    err.mean = rel_l2(pmean.to_vector<float>(), mean);
+    err.m2 = rel_l2(pm2.to_vector<float>(), m2);
+  }
+  return err;
+}
+
+double run_plain(const s9::TcConfig& cfg, const Case& c, uint64_t seed) {
+  return run_case(cfg, c, seed, [](const Operands&, float*, float*) { return Epilogue{}; }).out;
 }
 
 TEST(TcGemm, ProblemRulesAreSentences) {
@@ -173,13 +243,45 @@ TEST(TcGemm, InvalidRunTimeFieldsAreSentences) {
   EXPECT_FALSE(s9::tc_same_kernel(c, s9::tc_gemm_default(s9::TcMode::tf32)));
 }
 
+TEST(TcGemm, EpilogueRulesAreSentences) {
+  const s9::TcConfig cfg = s9::tc_gemm_default(s9::TcMode::accurate);
+  EXPECT_EQ(s9::tc_column_stat_rows(cfg), cfg.bm);
+  s9::TcConfig pp = cfg;
+  pp.pingpong = true;
+  EXPECT_EQ(s9::tc_column_stat_rows(pp), cfg.bm / cfg.consumers);
+  alignas(16) static float buf[64];
+  Epilogue e;
+  e.add_column(buf).relu().scale(2.f).mul_column(buf).column_affine(buf, 4).gelu_tanh();
+  EXPECT_TRUE(s9::tc_epilogue_supported(cfg, e));
+  Epilogue res = e;
+  res.add_residual(buf, 4);
+  EXPECT_EQ(s9::tc_epilogue_unsupported_reason(cfg, res),
+            "the tensor-core GEMM's epilogue reads no per-row or per-element operands, got "
+            "step 6 (add_residual)");
+  EXPECT_FALSE(s9::tc_epilogue_supported(cfg, Epilogue{}.add_row(buf)));
+  e.column_stats(buf, buf);
+  EXPECT_TRUE(s9::tc_epilogue_supported(cfg, e));
+  EXPECT_EQ(s9::tc_epilogue_unsupported_reason(cfg, e.at_rows(3)),
+            "column statistics need the chain's row0 to be a multiple of the 128 rows per "
+            "partial, got row0=3");
+  EXPECT_TRUE(s9::tc_epilogue_supported(cfg, e.at_rows(256)));
+  Epilogue no_m2;
+  no_m2.column_stats(buf, nullptr);
+  EXPECT_EQ(s9::tc_epilogue_unsupported_reason(cfg, no_m2),
+            "column statistics need both part_mean and part_m2");
+  Epilogue gn;
+  gn.group_norm(16, nullptr, nullptr, 1e-5f);
+  EXPECT_EQ(s9::tc_epilogue_unsupported_reason(cfg, gn),
+            "the tensor-core GEMM does not apply a group norm in its epilogue");
+}
+
 TEST(TcGemm, RefusesOffDeviceOrOffTable) {
   if (!tt::test::cuda_available()) GTEST_SKIP() << "no CUDA device";
   Tensor x = tt::test::nan_filled(Shape{4, 8}, Device::cuda(0));
   float* p = tt::test::float_ptr(x);
   if (!s9::tc_gemm_device_supported()) {
     const std::string msg = tt::test::error_of([&] {
-      s9::tc_gemm(s9::tc_gemm_default(s9::TcMode::accurate), p, p, p, 2, 2, 8, {},
+      s9::tc_gemm(s9::tc_gemm_default(s9::TcMode::accurate), p, p, p, 2, 2, 8, Epilogue{},
                   tt::cuda::stream(0));
     });
     EXPECT_NE(msg.find("needs an sm_90 GPU"), std::string::npos) << msg;
@@ -187,19 +289,27 @@ TEST(TcGemm, RefusesOffDeviceOrOffTable) {
   }
   s9::TcConfig bad = s9::tc_gemm_default(s9::TcMode::tf32);
   bad.stages = 17;
-  EXPECT_NE(tt::test::error_of([&] { s9::tc_gemm(bad, p, p, p, 2, 2, 8, {}, tt::cuda::stream(0)); })
+  EXPECT_NE(tt::test::error_of(
+                [&] { s9::tc_gemm(bad, p, p, p, 2, 2, 8, Epilogue{}, tt::cuda::stream(0)); })
                 .find("no compiled variant matches the config 'tf32 bm=128 bn=256 bk=32 "
                       "stages=17"),
             std::string::npos);
-  EXPECT_EQ(
-      tt::test::error_of([&] { s9::tc_gemm(bad, p, p, p, 2, 2, 6, {}, tt::cuda::stream(0)); }),
-      "tc_gemm: cannot run C[2, 2] = X[2, 6] W[2, 6]^T: K must be a multiple of 4 (the "
-      "TMA needs 16-byte row pitches), got K=6.");
+  EXPECT_EQ(tt::test::error_of(
+                [&] { s9::tc_gemm(bad, p, p, p, 2, 2, 6, Epilogue{}, tt::cuda::stream(0)); }),
+            "tc_gemm: cannot run C[2, 2] = X[2, 6] W[2, 6]^T: K must be a multiple of 4 (the "
+            "TMA needs 16-byte row pitches), got K=6.");
+  const s9::TcConfig ok = s9::tc_gemm_default(s9::TcMode::tf32);
+  Epilogue gn;
+  gn.group_norm(4, nullptr, nullptr, 1e-5f);
+  EXPECT_EQ(tt::test::error_of([&] { s9::tc_gemm(ok, p, p, p, 2, 2, 8, gn, tt::cuda::stream(0)); }),
+            "tc_gemm: cannot apply the epilogue 'group_norm(4)': the tensor-core GEMM does not "
+            "apply a group norm in its epilogue.");
 }
 
 TEST(TcGemm, EveryVariantMatchesDoubleAtAwkwardShapes) {
   REQUIRE_SM90();
-  const std::vector<Case> cases = {{1, 64, 36}, {77, 93, 52}, {130, 257, 1004}, {67, 70, 2052}};
+  const std::vector<Case> cases = {
+      {1, 64, 36}, {5, 33, 4}, {77, 93, 52}, {130, 257, 1004}, {67, 70, 2052}};
   uint64_t seed = 100;
   int turn = 0;
   for (s9::TcConfig cfg : s9::tc_gemm_variants()) {
@@ -212,7 +322,7 @@ TEST(TcGemm, EveryVariantMatchesDoubleAtAwkwardShapes) {
       cfg.vec = 1 + (turn / 2) % 2;
       if (cfg.mode == s9::TcMode::accurate) cfg.promote = 32 << (turn % 3);
       for (const Case& c : cases) {
-        const double err = run_case(cfg, c, seed += 10);
+        const double err = run_plain(cfg, c, seed += 10);
         EXPECT_LE(err, bound(cfg.mode))
             << s9::to_string(cfg) << " at " << c.m << "x" << c.n << "x" << c.k;
       }
@@ -223,23 +333,67 @@ TEST(TcGemm, EveryVariantMatchesDoubleAtAwkwardShapes) {
 TEST(TcGemm, AccurateIsFarCloserThanTf32AtLongK) {
   REQUIRE_SM90();
   const Case c{33, 65, 8192};
-  const double tf32 = run_case(s9::tc_gemm_default(s9::TcMode::tf32), c, 7);
-  const double acc = run_case(s9::tc_gemm_default(s9::TcMode::accurate), c, 7);
+  const double tf32 = run_plain(s9::tc_gemm_default(s9::TcMode::tf32), c, 7);
+  const double acc = run_plain(s9::tc_gemm_default(s9::TcMode::accurate), c, 7);
   EXPECT_LE(acc, bound(s9::TcMode::accurate));
   EXPECT_LT(acc * 50, tf32) << "accurate " << acc << " tf32 " << tf32;
 }
 
-TEST(TcGemm, Epilogues) {
+// Every step the kernel applies, alone and in chains, in both modes (the steps that
+// read per-row or per-element operands are refused: EpilogueRulesAreSentences).
+TEST(TcGemm, EpilogueChains) {
   REQUIRE_SM90();
   const Case c{70, 131, 260};
+  using Build = Epilogue (*)(const Operands&, float*, float*);
+  const std::vector<std::pair<const char*, Build>> chains = {
+      {"add_column", [](const Operands& o, float*,
+                        float*) { return Epilogue{}.add_column(tt::test::float_ptr(o.bias)); }},
+      {"mul_column,add_column,relu",
+       [](const Operands& o, float*, float*) {
+         return Epilogue{}
+             .mul_column(tt::test::float_ptr(o.scale))
+             .add_column(tt::test::float_ptr(o.bias))
+             .relu();
+       }},
+      {"add_column,silu,scale",
+       [](const Operands& o, float*, float*) {
+         return Epilogue{}.add_column(tt::test::float_ptr(o.bias)).silu().scale(0.75f);
+       }},
+      {"gelu,gelu_tanh,leaky_relu",
+       [](const Operands&, float*, float*) {
+         return Epilogue{}.gelu().gelu_tanh().leaky_relu(0.1f);
+       }},
+      {"column_affine,relu",
+       [](const Operands& o, float*, float*) {
+         return Epilogue{}.column_affine(tt::test::float_ptr(o.affine), 131).relu();
+       }},
+  };
+  uint64_t seed = 40;
   for (s9::TcMode mode : {s9::TcMode::tf32, s9::TcMode::accurate}) {
-    for (s9::TcActivation act : {s9::TcActivation::none, s9::TcActivation::relu,
-                                 s9::TcActivation::silu, s9::TcActivation::gelu}) {
-      for (int bs = 0; bs < 4; ++bs) {
-        const double err = run_case(s9::tc_gemm_default(mode), c, 40 + bs, act, bs & 1, bs & 2);
-        EXPECT_LE(err, bound(mode)) << s9::to_string(mode) << " act " << static_cast<int>(act)
-                                    << " bias " << (bs & 1) << " scale " << (bs & 2);
-      }
+    for (const auto& [name, build] : chains) {
+      const double err = run_case(s9::tc_gemm_default(mode), c, seed += 10, build).out;
+      EXPECT_LE(err, bound(mode)) << s9::to_string(mode) << " " << name;
+    }
+  }
+}
+
+// The batch-norm partials (per tile row band and column: mean and M2 over the band's
+// rows below M) for every compiled variant, with M not a multiple of the band.
+TEST(TcGemm, ColumnStatisticsPartials) {
+  REQUIRE_SM90();
+  const std::vector<Case> cases = {{300, 131, 100}, {1, 70, 8}};
+  uint64_t seed = 500;
+  for (const s9::TcConfig& cfg : s9::tc_gemm_variants()) {
+    for (const Case& c : cases) {
+      const Errors e = run_case(cfg, c, seed += 10, [](const Operands& o, float* pm, float* pm2) {
+        return Epilogue{}.add_column(tt::test::float_ptr(o.bias)).relu().column_stats(pm, pm2);
+      });
+      const std::string what = s9::to_string(cfg) + " at " + std::to_string(c.m) + "x" +
+                               std::to_string(c.n) + "x" + std::to_string(c.k);
+      EXPECT_LE(e.out, bound(cfg.mode)) << what;
+      EXPECT_LE(e.mean, bound(cfg.mode)) << what;
+      // M2 sums squared deviations: a relative error near twice the values'.
+      EXPECT_LE(e.m2, 2 * bound(cfg.mode)) << what;
     }
   }
 }

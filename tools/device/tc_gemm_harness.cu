@@ -24,6 +24,10 @@
 #include "tools/device/hash_fill.cuh"
 
 using namespace tt::ops::cuda::gemm::sm90;
+using tt::ops::cuda::gemm::Epilogue;
+using tt::ops::cuda::gemm::EpilogueKind;
+using tt::ops::cuda::gemm::EpilogueOp;
+using tt::ops::cuda::gemm::EpilogueStep;
 
 namespace {
 
@@ -55,19 +59,69 @@ __global__ void nan_fill(float* a, size_t n) {
     a[i] = __int_as_float(0x7fc00000);
 }
 
-// The epilogue in double on the reference (same formula as the kernel's).
-__global__ void ref_epilogue(double* r, size_t m, size_t n, const float* bias, const float* scale,
-                             int act) {
+// The epilogue chain in double on the reference (the steps the checks use).
+__global__ void ref_epilogue(double* r, size_t m, size_t n, Epilogue e) {
+  using Op = EpilogueOp;
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < m * n;
        i += size_t(gridDim.x) * blockDim.x) {
-    const size_t col = i % n;
+    const size_t row = i / n, col = i % n;
     double v = r[i];
-    if (scale) v *= scale[col];
-    if (bias) v += bias[col];
-    if (act == 1) v = v > 0 ? v : 0;
-    if (act == 2) v = v / (1 + exp(-v));
-    if (act == 3) v = 0.5 * v * (1 + erf(v * 0.70710678118654752));
+    for (int s = 0; s < e.count; ++s) {
+      const EpilogueStep& st = e.steps[s];
+      switch (st.op) {
+        case Op::kAddColumn:
+          v += st.data[col];
+          break;
+        case Op::kMulColumn:
+          v *= st.data[col];
+          break;
+        case Op::kAddRow:
+          v += st.data[e.row0 + row];
+          break;
+        case Op::kScale:
+          v *= st.scalar;
+          break;
+        case Op::kRelu:
+          v = v > 0 ? v : 0;
+          break;
+        case Op::kSilu:
+          v = v / (1 + exp(-v));
+          break;
+        case Op::kGelu:
+          v = 0.5 * v * (1 + erf(v * 0.70710678118654752));
+          break;
+        case Op::kGeluTanh:
+          v = 0.5 * v * (1 + tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v)));
+          break;
+        case Op::kAddResidual:
+          v += st.data[(e.row0 + row) * st.ld + col];
+          break;
+        case Op::kColumnAffine:
+          v = (v * st.data[col] - st.data[st.ld + col]) * st.data[2 * st.ld + col] +
+              st.data[3 * st.ld + col];
+          break;
+        default:
+          v = nan("");
+          break;  // a step the harness does not model
+      }
+    }
     r[i] = v;
+  }
+}
+
+// Per band of `rows` rows: mean and M2 of each column of the double result.
+__global__ void ref_column_stats(const double* r, size_t m, size_t n, size_t rows, double* mean,
+                                 double* m2) {
+  const size_t bands = (m + rows - 1) / rows;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < bands * n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    const size_t b = i / n, col = i % n, r1 = min(m, (b + 1) * rows);
+    double s = 0, d = 0;
+    for (size_t q = b * rows; q < r1; ++q) s += r[q * n + col];
+    const double mu = s / double(r1 - b * rows);
+    for (size_t q = b * rows; q < r1; ++q) d += (r[q * n + col] - mu) * (r[q * n + col] - mu);
+    mean[i] = mu;
+    m2[i] = d;
   }
 }
 
@@ -260,19 +314,33 @@ double bound_for(TcMode mode, int64_t outputs = 1 << 20) {
 }
 
 // One run of our kernel on a poisoned output; error against the reference (with the
-// epilogue applied to a copy of the reference when one is given).
-Err run_ours(Problem& pr, const TcConfig& cfg, const TcEpilogue& e) {
+// epilogue applied to a copy of the reference when one is given). With column
+// statistics, the error is the larger of the output's and the partials' (mean, M2).
+Err run_ours(Problem& pr, const TcConfig& cfg, const Epilogue& e) {
   nan_fill<<<1024, 256>>>(pr.c.p, pr.m * pr.n);
   CK(cudaGetLastError());
   tc_gemm(cfg, pr.x.p, pr.w.p, pr.c.p, pr.m, pr.n, pr.k, e, 0);
   CK(cudaDeviceSynchronize());
-  if (!e.bias && !e.scale && e.act == TcActivation::none)
+  if (e.count == 0 && e.kind == EpilogueKind::kPointwise)
     return rel_error(pr.c.p, pr.ref.p, pr.m * pr.n);
   Dev<double> r(pr.m * pr.n);
   CK(cudaMemcpy(r.p, pr.ref.p, pr.m * pr.n * 8, cudaMemcpyDeviceToDevice));
-  ref_epilogue<<<1024, 256>>>(r.p, pr.m, pr.n, e.bias, e.scale, static_cast<int>(e.act));
+  ref_epilogue<<<1024, 256>>>(r.p, pr.m, pr.n, e);
   CK(cudaGetLastError());
-  return rel_error(pr.c.p, r.p, pr.m * pr.n);
+  Err out = rel_error(pr.c.p, r.p, pr.m * pr.n);
+  if (e.kind == EpilogueKind::kColumnStats) {
+    const int64_t rows = tc_column_stat_rows(cfg);
+    const int64_t parts = (pr.m + rows - 1) / rows * pr.n;
+    Dev<double> mean(parts), m2(parts);
+    ref_column_stats<<<256, 256>>>(r.p, pr.m, pr.n, rows, mean.p, m2.p);
+    CK(cudaGetLastError());
+    for (auto [got, want] : {std::pair{e.part_mean, mean.p}, std::pair{e.part_m2, m2.p}}) {
+      const Err s = rel_error(got, want, parts);
+      out.rel = std::max(out.rel, s.rel);
+      out.nonfinite += s.nonfinite;
+    }
+  }
+  return out;
 }
 
 Err run_lt(Problem& pr, cublasComputeType_t ct) {
@@ -306,7 +374,7 @@ void awkward_checks(bool quick) {
         cfg.vec = 1 + (turn / 2) % 2;
         if (cfg.mode == TcMode::accurate) cfg.promote = 32 << (turn % 3);
         fill_and_reference(pr);  // fresh inputs for every run
-        const Err e = run_ours(pr, cfg, {});
+        const Err e = run_ours(pr, cfg, Epilogue{});
         const double bound = bound_for(cfg.mode, s.m * s.n);
         const bool ok = e.nonfinite == 0 && e.rel <= bound;
         if (!ok) ++g_failures;
@@ -315,19 +383,25 @@ void awkward_checks(bool quick) {
                     to_string(cfg).c_str(), e.rel, bound, sg, e.nonfinite);
       }
     }
-    // Epilogues on each mode's default.
+    // Epilogue chains and the column statistics on each mode's default.
+    Dev<float> part_mean((pr.m + 127) / 128 * pr.n), part_m2((pr.m + 127) / 128 * pr.n);
     for (TcMode mode : {TcMode::tf32, TcMode::accurate}) {
-      for (int act = 0; act < 4; ++act) {
-        TcEpilogue ep;
-        ep.bias = pr.bias.p;
-        ep.scale = act % 2 ? pr.scale.p : nullptr;
-        ep.act = static_cast<TcActivation>(act);
+      std::vector<Epilogue> chains(6);
+      chains[0].add_column(pr.bias.p);
+      chains[1].mul_column(pr.scale.p).add_column(pr.bias.p).relu();
+      chains[2].add_column(pr.bias.p).silu();
+      chains[3].mul_column(pr.scale.p).add_column(pr.bias.p).gelu();
+      chains[4].add_column(pr.bias.p).gelu_tanh().scale(0.5f);
+      chains[5].add_column(pr.bias.p).column_stats(part_mean.p, part_m2.p);
+      for (const Epilogue& ep : chains) {
+        fill_and_reference(pr);
         const Err e = run_ours(pr, tc_gemm_default(mode), ep);
-        const bool ok = e.nonfinite == 0 && e.rel <= bound_for(mode, s.m * s.n);
+        const double bound = bound_for(mode, s.m * s.n);
+        const bool ok = e.nonfinite == 0 && e.rel <= bound;
         if (!ok) ++g_failures;
-        std::printf("%s %lldx%lldx%lld %s epilogue bias%s act %d: rel %.3e nonfinite %.0f\n",
+        std::printf("%s %lldx%lldx%lld %s epilogue %s: rel %.3e nonfinite %.0f\n",
                     ok ? "PASS" : "FAIL", (long long)s.m, (long long)s.n, (long long)s.k,
-                    to_string(mode), ep.scale ? "+scale" : "", act, e.rel, e.nonfinite);
+                    to_string(mode), ep.str().c_str(), e.rel, e.nonfinite);
       }
     }
   }
@@ -338,7 +412,7 @@ void refusal_checks() {
   Dev<float> x(64), w(64), c(64);
   bool threw = false;
   try {
-    tc_gemm(tc_gemm_default(TcMode::tf32), x.p, w.p, c.p, 2, 2, 6, {}, 0);
+    tc_gemm(tc_gemm_default(TcMode::tf32), x.p, w.p, c.p, 2, 2, 6, Epilogue{}, 0);
   } catch (const tt::Error& e) {
     threw = std::strstr(e.what(), "K must be a multiple of 4") != nullptr;
     std::printf("INFO refusal: %s\n", e.what());
@@ -406,11 +480,11 @@ void seed_shapes(bool quick) {
     }
     for (const TcConfig& cfg : runs) {
       {
-        const Err e = run_ours(pr, cfg, {});
+        const Err e = run_ours(pr, cfg, Epilogue{});
         const bool ok = e.nonfinite == 0 && e.rel <= bound_for(cfg.mode);
         if (!ok) ++g_failures;
-        const double ms =
-            time_ms([&] { tc_gemm(cfg, pr.x.p, pr.w.p, pr.c.p, pr.m, pr.n, pr.k, {}, 0); }, reps);
+        const double ms = time_ms(
+            [&] { tc_gemm(cfg, pr.x.p, pr.w.p, pr.c.p, pr.m, pr.n, pr.k, Epilogue{}, 0); }, reps);
         char extra[64];
         std::snprintf(
             extra, sizeof extra, "%s%s", ok ? "" : "FAIL ",
@@ -422,6 +496,25 @@ void seed_shapes(bool quick) {
           best[mi] = ms;
           best_name[mi] = "ours " + to_string(cfg);
           best_err[mi] = e.rel;
+        }
+      }
+    }
+    // The defaults with the epilogues the seed models fuse (bias + relu; bias + the
+    // batch-norm column statistics).
+    {
+      Dev<float> pm((s.m + 127) / 128 * s.n), pm2((s.m + 127) / 128 * s.n);
+      for (TcMode mode : {TcMode::tf32, TcMode::accurate}) {
+        const TcConfig cfg = tc_gemm_default(mode);
+        Epilogue chains[2];
+        chains[0].add_column(pr.bias.p).relu();
+        chains[1].add_column(pr.bias.p).column_stats(pm.p, pm2.p);
+        for (const Epilogue& ep : chains) {
+          const Err e = run_ours(pr, cfg, ep);
+          const bool ok = e.nonfinite == 0 && e.rel <= bound_for(cfg.mode);
+          if (!ok) ++g_failures;
+          const double ms =
+              time_ms([&] { tc_gemm(cfg, pr.x.p, pr.w.p, pr.c.p, pr.m, pr.n, pr.k, ep, 0); }, reps);
+          row("ours " + to_string(cfg) + " +" + ep.str(), ms, e.rel, t_ms, sg_ms, ok ? "" : "FAIL");
         }
       }
     }

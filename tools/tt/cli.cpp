@@ -146,7 +146,7 @@ CLI::Option* add_precision_option(CLI::App* cmd, std::string* precision, const s
   return cmd
       ->add_option("--precision", *precision,
                    "Precision of the matrix products: strict (IEEE float32), tf32 (tensor cores, "
-                   "TF32 operands: about 1e-3 relative) or accurate (split TF32: float32 "
+                   "TF32 operands: 1e-4 to 1e-3 relative error) or accurate (split TF32: float32 "
                    "accuracy at tensor-core speed on sm_90); " +
                        help)
       ->check(CLI::Validator(

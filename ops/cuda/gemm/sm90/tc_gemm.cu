@@ -225,8 +225,42 @@ std::string tc_gemm_unsupported_reason(const float* x, const float* w, int64_t m
   return {};
 }
 
+int64_t tc_column_stat_rows(const TcConfig& cfg) {
+  return cfg.pingpong ? cfg.bm / cfg.consumers : cfg.bm;
+}
+
+std::string tc_epilogue_unsupported_reason(const TcConfig& cfg, const Epilogue& e) {
+  if (e.count < 0 || e.count > Epilogue::kMaxSteps)
+    return fmt::format("an epilogue chain has 0 to {} steps, got {}", int(Epilogue::kMaxSteps),
+                       e.count);
+  for (int i = 0; i < e.count; ++i) {
+    const EpilogueOp op = e.steps[i].op;
+    // One operand per element would be a load per accumulator, all of which ptxas
+    // hoisted (the fragment spilled): a separate pass applies those steps.
+    if (reads_element(op))
+      return fmt::format(
+          "the tensor-core GEMM's epilogue reads no per-row or per-element operands, got "
+          "step {} ({})",
+          i, to_string(op));
+    if (reads_column(op) && !e.steps[i].data)
+      return fmt::format("epilogue step {} ({}) has no operand", i, to_string(op));
+  }
+  if (e.kind == EpilogueKind::kGroupNorm)
+    return "the tensor-core GEMM does not apply a group norm in its epilogue";
+  if (e.kind == EpilogueKind::kColumnStats) {
+    if (!e.part_mean || !e.part_m2) return "column statistics need both part_mean and part_m2";
+    const int64_t rows = tc_column_stat_rows(cfg);
+    if (e.row0 % rows != 0)
+      return fmt::format(
+          "column statistics need the chain's row0 to be a multiple of the {} rows per "
+          "partial, got row0={}",
+          rows, e.row0);
+  }
+  return {};
+}
+
 void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int64_t m, int64_t n,
-             int64_t k, const TcEpilogue& epilogue, cudaStream_t stream) {
+             int64_t k, const Epilogue& epilogue, cudaStream_t stream) {
   int device = 0, major = 0, minor = 0, sms = 0;
   TT_CUDA_CHECK(cudaGetDevice(&device));
   TT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
@@ -242,6 +276,8 @@ void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int6
   const std::string bad = tc_config_invalid_reason(cfg);
   TT_CHECK(bad.empty(), "tc_gemm: {}.", bad);
   const Entry* hit = find_entry(cfg);
+  const std::string no_ep = tc_epilogue_unsupported_reason(cfg, epilogue);
+  TT_CHECK(no_ep.empty(), "tc_gemm: cannot apply the epilogue '{}': {}.", epilogue.str(), no_ep);
 
   TcParams p{};
   p.c = c;
@@ -256,9 +292,7 @@ void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int6
   p.raster_n = cfg.raster_n ? 1 : 0;
   p.promote_blocks = cfg.mode == TcMode::accurate ? cfg.promote / cfg.bk : 0;
   p.vec2 = (cfg.vec == 2 && n % 2 == 0 && reinterpret_cast<uintptr_t>(c) % 8 == 0) ? 1 : 0;
-  p.bias = epilogue.bias;
-  p.scale = epilogue.scale;
-  p.act = static_cast<int>(epilogue.act);
+  p.ep = epilogue;
   const CUtensorMap mx = make_map(x, m, k, tile_rows);
   const CUtensorMap mw = make_map(w, n, k, cfg.bn);
   hit->fn(cfg, mx, mw, p, sms, stream);

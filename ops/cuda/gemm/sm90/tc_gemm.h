@@ -24,21 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "ops/cuda/gemm/epilogue.h"
+
 namespace tt::ops::cuda::gemm::sm90 {
 
 enum class TcMode : int { tf32 = 0, accurate = 1 };
 const char* to_string(TcMode mode);  // "tf32", "accurate"
-
-enum class TcActivation : int { none = 0, relu = 1, silu = 2, gelu = 3 };
-
-// The epilogue, applied per output element in float32:
-//   c = act(acc * scale[col] + bias[col]); a null pointer means 1 resp. 0.
-// gelu is the exact erf form (PyTorch's default).
-struct TcEpilogue {
-  const float* bias = nullptr;
-  const float* scale = nullptr;
-  TcActivation act = TcActivation::none;
-};
 
 // One variant of the family. The fields up to `pingpong` select a compiled kernel (they
 // must match a row of the variant table); the rest are free at run time.
@@ -98,10 +89,26 @@ bool tc_gemm_device_supported();
 std::string tc_gemm_unsupported_reason(const float* x, const float* w, int64_t m, int64_t n,
                                        int64_t k);
 
-// Runs C = X W^T + epilogue with the variant `cfg` on `stream` (current device).
+// Whether tc_gemm with `cfg` applies `epilogue` itself, in its kernel: the steps that
+// read nothing or one value per column (add/mul_column, scale, the activations,
+// column_affine), not those that read per-row vectors or residuals; the column statistics
+// (kColumnStats) when the chain's row0 is a multiple of tc_column_stat_rows(cfg) and both outputs
+// are given; never the group norm. Empty string if so, else why not as a sentence fragment.
+std::string tc_epilogue_unsupported_reason(const TcConfig& cfg, const Epilogue& epilogue);
+inline bool tc_epilogue_supported(const TcConfig& cfg, const Epilogue& epilogue) {
+  return tc_epilogue_unsupported_reason(cfg, epilogue).empty();
+}
+
+// Rows per column-statistics partial of `cfg` (the rows of one scheduled tile): the
+// partial of output row r is (epilogue.row0 + r) / tc_column_stat_rows(cfg), so a
+// statistics buffer holds ceil((row0 + M) / rows) partials of N floats.
+int64_t tc_column_stat_rows(const TcConfig& cfg);
+
+// Runs C = epilogue(X W^T) with the variant `cfg` on `stream` (current device).
 // Throws tt::Error naming what is wrong for a device without sm_90, a config that is
-// not in the table, or a problem the TMA cannot address.
+// not in the table, a problem the TMA cannot address, or an epilogue the kernel does
+// not apply.
 void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int64_t m, int64_t n,
-             int64_t k, const TcEpilogue& epilogue, cudaStream_t stream);
+             int64_t k, const Epilogue& epilogue, cudaStream_t stream);
 
 }  // namespace tt::ops::cuda::gemm::sm90

@@ -10,7 +10,15 @@
 #include <cstdint>
 #include <cuda/ptx>
 
+#include "ops/cuda/gemm/epilogue.h"
 #include "ops/cuda/gemm/sm90/wgmma_tf32.cuh"
+
+#ifndef TT_TC_INFLIGHT
+#define TT_TC_INFLIGHT 1
+#endif
+#ifndef TT_TC_INT_RNA
+#define TT_TC_INT_RNA 0
+#endif
 
 namespace tt::ops::cuda::gemm::sm90 {
 
@@ -32,9 +40,7 @@ struct TcParams {
   int raster_n;        // 0: groups of `group` tile rows, walked down; 1: tile columns, across
   int promote_blocks;  // accurate: k-blocks per promotion interval (>= 1)
   int vec2;            // C's rows take 8-byte stores (asked for, N even, C 8-byte aligned)
-  const float* bias;
-  const float* scale;
-  int act;  // TcActivation
+  Epilogue ep;         // the chain, and the column statistics' outputs
 };
 
 template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP>
@@ -55,7 +61,11 @@ struct TcTraits {
   static constexpr int kStageBytes = kRawBytes + (kAcc ? kBBytes : 0);
   static constexpr int kThreads = 128 * (CONSUMERS + 1);
   static constexpr int kBarriers = 3 * STAGES + CONSUMERS;  // full, ready, empty, order
-  static constexpr int kSmemBytes = STAGES * kStageBytes + 1024 + kBarriers * 8;
+  // Column statistics: one row of BN partials per warp holding the tile and one of
+  // means, per tile in flight.
+  static constexpr int kTileWarps = PP ? 4 : 4 * CONSUMERS;
+  static constexpr int kStatsBytes = (kTileWarps + 1) * BN * 4 * (PP ? CONSUMERS : 1);
+  static constexpr int kSmemBytes = STAGES * kStageBytes + 1024 + kBarriers * 8 + kStatsBytes;
   // 40 leaves the consumers 232 (accurate holds 192 accumulators); the split loop fits.
   static constexpr int kProducerRegs = 40;
   // What is left of the 64K-register file for each consumer thread, in steps of 8.
@@ -123,9 +133,15 @@ __device__ __forceinline__ void wait_parity(uint64_t* bar, uint32_t parity) {
 
 // Round to nearest (ties away) to TF32: the hi half of the split; x - hi is exact.
 __device__ __forceinline__ float tf32_rna(float x) {
+#if TT_TC_INT_RNA
+  // Half a TF32 ulp added to the magnitude, then the low 13 bits cut: round to nearest,
+  // ties away, for every finite x (two integer instructions instead of a conversion).
+  return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
+#else
   uint32_t r;
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
   return __uint_as_float(r);
+#endif
 }
 
 // Grouped raster: CTAs walk `group` tile rows down before moving one tile column right
@@ -144,28 +160,125 @@ __device__ __forceinline__ void tile_coords(int t, const TcParams& p, int& tm, i
   tn = p.raster_n ? a : b;
 }
 
-template <int ACT>
-__device__ __forceinline__ float activate(float v) {
-  if constexpr (ACT == 1) return fmaxf(v, 0.f);
-  if constexpr (ACT == 2) return v / (1.f + __expf(-v));
-  if constexpr (ACT == 3) return 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
-  return v;
-}
-
 // Where a consumer thread's fragment lands: row of its first accumulator (m64 block
-// 0, upper half) and column of its first pair.
+// 0, upper half) and column of its first pair. Thread (warp, lane) holds rows
+// warp*16 + lane/4 (+8) and column pairs 8j + 2*(lane%4) of each m64 block.
 struct TcStore {
   int row0, col0;
 };
 
-// Epilogue straight from the accumulator fragments: thread (warp, lane) holds rows
-// warp*16 + lane/4 (+8) and column pairs 8j + 2*(lane%4); four lanes fill one 32-byte
-// sector of a row. The activation is a template argument so that each tile's loop
-// carries one activation's code, not all four (the unrolled switch thrashed the
-// instruction cache: 2.3 ms vs 1.14 ms at 32768x4096x1024 for BN=256).
-template <int ACT, int MI, int R>
-__device__ __forceinline__ void store_tile_act(const float (&a)[MI][R], TcStore s,
-                                               const TcParams& p) {
+// Step OP of the epilogue chain over a thread's whole fragment: straight-line code
+// (the caller dispatches once per step), column operands read once per column pair.
+template <EpilogueOp OP, int MI, int R>
+__device__ __forceinline__ void chain_step(float (&a)[MI][R], const EpilogueStep& st, TcStore s,
+                                           const TcParams& p) {
+#pragma unroll
+  for (int j = 0; j < R / 4; ++j) {
+    const int col = s.col0 + 8 * j;
+    EpilogueOperand oc[2];
+    if constexpr (reads_column(OP)) {
+      if (col < p.n) oc[0] = column_operand(st, col);
+      if (col + 1 < p.n) oc[1] = column_operand(st, col + 1);
+    }
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        a[mi][4 * j + e] = apply_op<OP>(a[mi][4 * j + e], oc[e % 2], st.scalar);
+  }
+}
+
+// The epilogue chain (ops/cuda/gemm/epilogue.h) over the fragment: one dispatch per
+// step, so each tile runs only the code of the steps it has (the per-element switch
+// of an early version thrashed the instruction cache: 2.3 ms vs 1.14 ms).
+template <int MI, int R>
+__device__ __forceinline__ void apply_chain(float (&a)[MI][R], TcStore s, const TcParams& p) {
+  for (int i = 0; i < p.ep.count; ++i) {
+    const EpilogueStep& st = p.ep.steps[i];
+    // An if-chain, not a switch: ptxas turned the switch into an indirect branch and
+    // spilled the fragment around it (2.7 KB of spill stores per thread at 128 x 256).
+    // Steps that read one operand per element (per-row vectors, residuals) are not
+    // applied here (tc_epilogue_unsupported_reason refuses them): ptxas hoisted all
+    // of a fragment's operand loads and spilled (0.8 KB).
+#define TT_TC_CHAIN_CASE(name, text)                \
+  if constexpr (!reads_element(EpilogueOp::name)) { \
+    if (st.op == EpilogueOp::name) {                \
+      chain_step<EpilogueOp::name>(a, st, s, p);    \
+      continue;                                     \
+    }                                               \
+  }
+    TT_EPILOGUE_OPS(TT_TC_CHAIN_CASE)
+#undef TT_TC_CHAIN_CASE
+  }
+}
+
+// Column statistics of the tile (EpilogueKind::kColumnStats): mean and M2 of each
+// column over the tile's rows below M, two passes (the mean first, then the squared
+// deviations from it, as the own tiled kernel does), written as partial `band` of
+// part_mean / part_m2 [bands][N]. Lanes that share a column combine by shuffles; each
+// warp stores its column partials in its own row of `stats` ([WARPS + 1][BN] floats of
+// shared memory, the last row the sums), and the rows are added in a fixed order, so
+// the result does not depend on timing (shared-memory float atomics, the first
+// version, spun on contention: +0.66 ms at 32768x4096x1024). `bar` is a barrier over
+// the `threads` consumer threads that hold the tile, `tid` the thread's index among them.
+template <int WARPS, int MI, int R>
+__device__ __forceinline__ void column_stats(const float (&a)[MI][R], TcStore s, const TcParams& p,
+                                             float* stats, int64_t band, int tile_col0, int rows,
+                                             int bar, int threads, int tid) {
+  constexpr int kBN = 2 * R;
+  float* sums = stats + WARPS * kBN;
+  const int lane = threadIdx.x % 32, wid = tid / 32;
+  // Each warp's partial of every column it holds: its rows below M, then the 8 lanes
+  // of a column (lane % 4 picks the column pair) combined by shuffles.
+  auto warp_partials = [&](auto&& value) {
+#pragma unroll
+    for (int j = 0; j < R / 4; ++j) {
+#pragma unroll
+      for (int x = 0; x < 2; ++x) {
+        float acc = 0.f;
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+            if (s.row0 + mi * 64 + 8 * h < p.m) acc += value(a[mi][4 * j + 2 * h + x], j, x);
+        acc += __shfl_xor_sync(0xffffffffu, acc, 4);
+        acc += __shfl_xor_sync(0xffffffffu, acc, 8);
+        acc += __shfl_xor_sync(0xffffffffu, acc, 16);
+        if (lane < 4) stats[wid * kBN + 8 * j + 2 * lane + x] = acc;
+      }
+    }
+  };
+  auto column_total = [&](int i) {
+    float t = 0.f;
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w) t += stats[w * kBN + i];
+    return t;
+  };
+  named_barrier_sync(bar, threads);  // the previous tile's readers are done
+  warp_partials([](float v, int, int) { return v; });
+  named_barrier_sync(bar, threads);
+  for (int i = tid; i < kBN; i += threads) sums[i] = column_total(i);
+  named_barrier_sync(bar, threads);
+  const float inv = 1.f / static_cast<float>(rows);
+  const int t2 = 2 * (lane % 4);
+  warp_partials([&](float v, int j, int x) {
+    const float d = v - sums[8 * j + t2 + x] * inv;
+    return d * d;
+  });
+  named_barrier_sync(bar, threads);
+  for (int i = tid; i < kBN; i += threads) {
+    const int col = tile_col0 + i;
+    if (col < p.n) {
+      p.ep.part_mean[band * p.n + col] = sums[i] * inv;
+      p.ep.part_m2[band * p.n + col] = column_total(i);
+    }
+  }
+}
+
+// Stores the fragment: 8-byte stores where allowed (p.vec2), four lanes filling one
+// 32-byte sector of a row.
+template <int MI, int R>
+__device__ __forceinline__ void store_tile(const float (&a)[MI][R], TcStore s, const TcParams& p) {
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
@@ -177,17 +290,7 @@ __device__ __forceinline__ void store_tile_act(const float (&a)[MI][R], TcStore 
       for (int j = 0; j < R / 4; ++j) {
         const int col = s.col0 + 8 * j;
         if (col >= p.n) continue;
-        float v0 = a[mi][4 * j + 2 * h], v1 = a[mi][4 * j + 2 * h + 1];
-        if (p.scale) {
-          v0 *= __ldg(p.scale + col);
-          if (col + 1 < p.n) v1 *= __ldg(p.scale + col + 1);
-        }
-        if (p.bias) {
-          v0 += __ldg(p.bias + col);
-          if (col + 1 < p.n) v1 += __ldg(p.bias + col + 1);
-        }
-        v0 = activate<ACT>(v0);
-        v1 = activate<ACT>(v1);
+        const float v0 = a[mi][4 * j + 2 * h], v1 = a[mi][4 * j + 2 * h + 1];
         if (p.vec2 && col + 1 < p.n) {
           *reinterpret_cast<float2*>(out_row + col) = make_float2(v0, v1);
         } else {
@@ -199,26 +302,12 @@ __device__ __forceinline__ void store_tile_act(const float (&a)[MI][R], TcStore 
   }
 }
 
-template <int MI, int R>
-__device__ __forceinline__ void store_tile(const float (&a)[MI][R], TcStore s, const TcParams& p) {
-  switch (p.act) {
-    case 1:
-      return store_tile_act<1>(a, s, p);
-    case 2:
-      return store_tile_act<2>(a, s, p);
-    case 3:
-      return store_tile_act<3>(a, s, p);
-    default:
-      return store_tile_act<0>(a, s, p);
-  }
-}
-
 }  // namespace detail
 
 template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP>
 __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     tc_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x,
-                   const __grid_constant__ CUtensorMap tmap_w, const TcParams p) {
+                   const __grid_constant__ CUtensorMap tmap_w, const __grid_constant__ TcParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP>;
   using namespace detail;
@@ -357,7 +446,10 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
       ++idx;
     };
     // One k-block into `acc` with A from registers (RS, accurate): one commit group
-    // per k-step, at most two in flight, so only two k-steps' fragments stay live.
+    // per k-step, at most kInflight + 1 in flight, so only that many k-steps' fragments
+    // stay live.
+    constexpr int kInflight = TT_TC_INFLIGHT;
+    static_assert(kInflight >= 1 && kInflight < BK / 8, "in-flight groups within a k-block");
     [[maybe_unused]] auto kblock_rs = [&](Acc& acc, int kb, bool fresh) {
       const int s = idx % STAGES;
       const uint32_t ph = (idx / STAGES) & 1;
@@ -401,9 +493,10 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
         wgmma_commit();
 #pragma unroll
         for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);
-        wgmma_wait<1>();
+        wgmma_wait<kInflight>();
         // The previous k-block's last group has landed: its stage is free.
-        if (kk == 0 && kb > 0 && lane == 0) ptx::mbarrier_arrive(&empty[(idx - 1) % STAGES]);
+        if (kk == kInflight - 1 && kb > 0 && lane == 0)
+          ptx::mbarrier_arrive(&empty[(idx - 1) % STAGES]);
       }
       ++idx;
     };
@@ -483,10 +576,21 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
 
       const TcStore st{tm * T::kTM + (PP ? 0 : c * T::kWM) + warp * 16 + lane / 4,
                        tn * BN + 2 * (lane % 4)};
+      auto finish = [&](auto& frag) {
+        apply_chain(frag, st, p);
+        if (p.ep.kind == EpilogueKind::kColumnStats) {
+          float* stats =
+              reinterpret_cast<float*>(order + CONSUMERS) + (PP ? c * (T::kTileWarps + 1) * BN : 0);
+          column_stats<T::kTileWarps>(frag, st, p, stats, p.ep.row0 / T::kTM + tm, tn * BN,
+                                      min(T::kTM, p.m - tm * T::kTM), PP ? 1 + c : 1,
+                                      PP ? 128 : 128 * CONSUMERS, PP ? ctid % 128 : ctid);
+        }
+        store_tile(frag, st, p);
+      };
       if constexpr (T::kAcc) {
-        store_tile(tot, st, p);
+        finish(tot);
       } else {
-        store_tile(acc0, st, p);
+        finish(acc0);
       }
     }
   }
