@@ -7,10 +7,6 @@
 
 namespace tt::ops::cuda {
 
-// Tuned as "gemm_bias_relu"; cuBLASLt's algorithms differ with the ReLU epilogue.
-const fused::FusedStages fused::kGemmBiasRelu{
-    {"gemm_bias_relu", false, false, true, false}, nullptr, nullptr, nullptr};
-
 fused::Plan fused::gemm_bias_relu_plan(const gemm::GemmConfig& cfg,
                                        const gemm::GemmBiasReluArgs& a) {
   Plan p = plan_for("gemm_bias_relu", cfg, a.x, a.w, a.out, a.m, a.n, a.k, nullptr);
@@ -22,5 +18,9 @@ void gemm::gemm_bias_relu_forward(const GemmConfig& cfg, const GemmBiasReluArgs&
                                   cudaStream_t stream) {
   fused::run_plan(fused::gemm_bias_relu_plan(cfg, a), nullptr, device, stream);
 }
+
+// The tuning names and schedule options of this op's stages.
+// Tuned as "gemm_bias_relu"; cuBLASLt's algorithms differ with the ReLU epilogue.
+const fused::FusedStages fused::kGemmBiasRelu{{"gemm_bias_relu", false, false, true, false}};
 
 }  // namespace tt::ops::cuda

@@ -6,12 +6,6 @@
 
 namespace tt::ops::cuda {
 
-const fused::FusedStages fused::kGemmInstanceNormAddMul{
-    {"gemm_instance_norm_add_mul.gemm", false, false, false, false},
-    "gemm_instance_norm_add_mul.row_norm_add_mul",
-    nullptr,
-    nullptr};
-
 fused::Plan fused::gemm_instance_norm_add_mul_plan(const gemm::GemmConfig& cfg,
                                                    const gemm::GemmInstanceNormAddMulArgs& a) {
   Plan p = plan_for("gemm_instance_norm_add_mul", cfg, a.x, a.w, a.out, a.m, a.n, a.k, a.passes);
@@ -35,5 +29,10 @@ void gemm::gemm_instance_norm_add_mul_forward(const GemmConfig& cfg,
                                               cudaStream_t stream) {
   fused::run_plan(fused::gemm_instance_norm_add_mul_plan(cfg, a), a.scratch, device, stream);
 }
+
+// The tuning names and schedule options of this op's stages.
+const fused::FusedStages fused::kGemmInstanceNormAddMul{
+    {"gemm_instance_norm_add_mul.gemm", false, false, false, false},
+    "gemm_instance_norm_add_mul.row_norm_add_mul"};
 
 }  // namespace tt::ops::cuda

@@ -15,18 +15,6 @@
 
 namespace tt::ops::cuda {
 
-const fused::FusedStages fused::kGemmScaleBatchNormTrain{
-    {"gemm_scale_batch_norm_train.gemm", true, true, false, false},
-    nullptr,
-    "gemm_scale_batch_norm_train.column_stats",
-    "gemm_scale_batch_norm_train.affine"};
-// The affine is known before the GEMM, so chunks apply it in place; no tail split.
-const fused::FusedStages fused::kGemmScaleBatchNormEval{
-    {"gemm_scale_batch_norm_eval.gemm", true, false, false, false},
-    nullptr,
-    nullptr,
-    "gemm_scale_batch_norm_eval.affine"};
-
 fused::Plan fused::gemm_scale_batch_norm_plan(const gemm::GemmConfig& cfg,
                                               const gemm::GemmScaleBatchNormArgs& a) {
   Plan p = plan_for("gemm_scale_batch_norm", cfg, a.x, a.w, a.out, a.m, a.n, a.k, a.passes);
@@ -89,5 +77,18 @@ void gemm::gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleB
   if (a.n == 0) return;
   fused::run_plan(fused::gemm_scale_batch_norm_plan(cfg, a), a.scratch, device, stream);
 }
+
+// The tuning names and schedule options of this op's stages.
+const fused::FusedStages fused::kGemmScaleBatchNormTrain{
+    {"gemm_scale_batch_norm_train.gemm", true, true, false, false},
+    /*segment=*/nullptr,
+    "gemm_scale_batch_norm_train.column_stats",
+    "gemm_scale_batch_norm_train.affine"};
+// The affine is known before the GEMM, so chunks apply it in place; no tail split.
+const fused::FusedStages fused::kGemmScaleBatchNormEval{
+    {"gemm_scale_batch_norm_eval.gemm", true, false, false, false},
+    /*segment=*/nullptr,
+    /*column_stats=*/nullptr,
+    "gemm_scale_batch_norm_eval.affine"};
 
 }  // namespace tt::ops::cuda

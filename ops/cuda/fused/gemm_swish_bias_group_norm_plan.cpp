@@ -11,14 +11,6 @@
 
 namespace tt::ops::cuda {
 
-// The GEMM stage's key has groups=G: whether a tile holds whole groups decides whether
-// the op is one kernel.
-const fused::FusedStages fused::kGemmSwishBiasGroupNorm{
-    {"gemm_swish_bias_group_norm.gemm", true, true, false, true},
-    "gemm_swish_bias_group_norm.swish_bias_group_norm",
-    nullptr,
-    nullptr};
-
 namespace {
 
 gemm::Epilogue one_kernel_epilogue(const gemm::GemmSwishBiasGroupNormArgs& a) {
@@ -77,5 +69,12 @@ void gemm::gemm_swish_bias_group_norm_forward(const GemmConfig& cfg,
   if (a.m == 0 || a.n == 0) return;
   fused::run_plan(fused::gemm_swish_bias_group_norm_plan(cfg, a), a.scratch, device, stream);
 }
+
+// The tuning names and schedule options of this op's stages.
+// The GEMM stage's key has groups=G: whether a tile holds whole groups decides whether
+// the op is one kernel.
+const fused::FusedStages fused::kGemmSwishBiasGroupNorm{
+    {"gemm_swish_bias_group_norm.gemm", true, true, false, true},
+    "gemm_swish_bias_group_norm.swish_bias_group_norm"};
 
 }  // namespace tt::ops::cuda
