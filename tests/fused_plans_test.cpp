@@ -241,6 +241,44 @@ TEST(FusedPlans, EachOpRunsTheStagesItsConfigAllows) {
   }
 }
 
+// The launches and stream events of each schedule, in order (the dry run of run_plan).
+TEST(FusedPlans, SchedulesLaunchInTheDocumentedOrder) {
+  using V = std::vector<std::string>;
+  // Tail split: head and tail GEMMs on the two high-priority streams, each part's pass
+  // on the main stream after its GEMM.
+  const GemmConfig tail = GemmConfig::cublaslt(1, 0, 2048);
+  EXPECT_EQ(
+      f::plan_launches(f::gemm_swish_bias_group_norm_plan(tail, swish_args(32768, 4096, 64))),
+      (V{"fork first", "fork second", "first: gemm rows 0+30720 impl=cublaslt,algo=1",
+         "second: gemm rows 30720+2048 impl=cublaslt,algo=0", "join first",
+         "main: segment_norm rows 0+30720", "join second", "main: segment_norm rows 30720+2048"}));
+  // Training's head is a whole number of statistics bands: 300 - 44 rows -> 256.
+  const int64_t band = norm::ColumnStatsConfig::default_for({300, 64, 4}).chunk_rows;
+  ASSERT_EQ(band, 256);
+  EXPECT_EQ(f::plan_launches(f::gemm_scale_batch_norm_plan(GemmConfig::cublaslt(0, 0, 44),
+                                                           batch_norm_args(300, 64, true))),
+            (V{"fork first", "fork second", "first: gemm rows 0+256 impl=cublaslt,algo=0",
+               "second: gemm rows 256+44 impl=cublaslt,algo=0", "join first",
+               "main: column_stats rows 0+256", "join second", "main: column_stats rows 256+44",
+               "main: finalize rows 0+300", "main: channel_affine rows 0+300"}));
+  // Row chunks (rounded up to whole bands: 100 -> 256): each chunk's pass on the side
+  // stream after its GEMM, the main stream joins at the end.
+  EXPECT_EQ(
+      f::plan_launches(f::gemm_scale_batch_norm_plan(GemmConfig::cublaslt(0, 100),
+                                                     batch_norm_args(300, 64, true))),
+      (V{"main: gemm rows 0+256 impl=cublaslt,algo=0,chunk=100", "fork side",
+         "side: column_stats rows 0+256", "main: gemm rows 256+44 impl=cublaslt,algo=0,chunk=100",
+         "fork side", "side: column_stats rows 256+44", "join side", "main: finalize rows 0+300",
+         "main: channel_affine rows 0+300"}));
+  // Eval with the own kernel: the affine first, then one GEMM that applies it.
+  EXPECT_EQ(
+      f::plan_launches(f::gemm_scale_batch_norm_plan(own128(), batch_norm_args(300, 64, false))),
+      (V{"main: eval_affine rows 0+300", "main: gemm rows 0+300 " + own128().str()}));
+  // No rows: only the stages before the GEMM.
+  EXPECT_EQ(f::plan_launches(f::gemm_scale_batch_norm_plan(kLt, batch_norm_args(0, 64, false))),
+            (V{"main: eval_affine rows 0+0"}));
+}
+
 TEST(FusedPlans, StatisticsBandsSetTheScheduleGrain) {
   const int64_t m = 16384, n = 4096;
   EXPECT_EQ(f::gemm_scale_batch_norm_plan(own128(), batch_norm_args(m, n, true)).part_rows, 128);

@@ -57,10 +57,18 @@ if want sanitize; then
   pids=()
   # SANITIZE_SUITES / SANITIZE_TOOLS narrow the run (default: every suite, both tools).
   for exe in "$build"/tests/cuda_*_test "$build"/tests/op_table_test "$build"/tests/fixtures_test \
-    "$build"/tests/tune_gpu_test; do
+    "$build"/tests/tune_gpu_test "$build"/tests/fused_plans_test "$build"/tests/tc_gemm_test \
+    "$build"/tests/gemm_precision_test "$build"/tests/precision_bounds_test; do
     n=$(basename "$exe")
+    [ -x "$exe" ] || continue
     [ -z "${SANITIZE_SUITES:-}" ] || [[ " $SANITIZE_SUITES " == *" $n "* ]] || continue
-    for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
+    tools=${SANITIZE_TOOLS:-memcheck racecheck}
+    # The sm90 tensor-core kernels synchronise through mbarriers and named barriers:
+    # synccheck too. The precision suites run those same kernels at large K, where
+    # racecheck would take far longer than the limit: memcheck only.
+    [ "$n" = tc_gemm_test ] && [ -z "${SANITIZE_TOOLS:-}" ] && tools="memcheck racecheck synccheck"
+    case "$n" in gemm_precision_test | precision_bounds_test) [ -z "${SANITIZE_TOOLS:-}" ] && tools=memcheck ;; esac
+    for tool in $tools; do
       # The allocator test asks for 1 PiB on purpose; memcheck would count that
       # failed cudaMalloc (an API error the test expects) as an error.
       # Racecheck tracks every shared-memory access and is far too slow for the

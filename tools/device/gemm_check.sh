@@ -20,7 +20,7 @@ srcs=(tools/device/gemm_harness.cu core/cuda/check.cpp core/cuda/device.cpp
       ops/cuda/gemm/gemm_config.cpp ops/cuda/gemm/gemm_space.cpp autotune/config.cpp
       autotune/name_values.cpp autotune/space.cpp autotune/descriptor.cpp autotune/problem_key.cpp)
 for s in ops/cuda/gemm/*.cu; do
-  [ "$s" = ops/cuda/fused/plans.cu ] || [ "$s" = ops/cuda/gemm/linear.cu ] || srcs+=("$s")
+  [ "$s" = ops/cuda/gemm/linear.cu ] || srcs+=("$s")
 done
 models=0
 if grep -qs "void launch_channel_affine(" ops/cuda/norm/*.cu &&

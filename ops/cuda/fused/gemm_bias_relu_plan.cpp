@@ -19,4 +19,8 @@ void gemm::gemm_bias_relu_forward(const GemmConfig& cfg, const GemmBiasReluArgs&
   fused::run_plan(fused::gemm_bias_relu_plan(cfg, a), nullptr, device, stream);
 }
 
+// The tuning names and schedule options of this op's stages.
+// Tuned as "gemm_bias_relu"; cuBLASLt's algorithms differ with the ReLU epilogue.
+const fused::FusedStages fused::kGemmBiasRelu{{"gemm_bias_relu", false, false, true, false}};
+
 }  // namespace tt::ops::cuda

@@ -30,4 +30,9 @@ void gemm::gemm_instance_norm_add_mul_forward(const GemmConfig& cfg,
   fused::run_plan(fused::gemm_instance_norm_add_mul_plan(cfg, a), a.scratch, device, stream);
 }
 
+// The tuning names and schedule options of this op's stages.
+const fused::FusedStages fused::kGemmInstanceNormAddMul{
+    {"gemm_instance_norm_add_mul.gemm", false, false, false, false},
+    "gemm_instance_norm_add_mul.row_norm_add_mul"};
+
 }  // namespace tt::ops::cuda

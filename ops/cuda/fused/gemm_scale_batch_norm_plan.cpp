@@ -34,15 +34,14 @@ fused::Plan fused::gemm_scale_batch_norm_plan(const gemm::GemmConfig& cfg,
       p.add(g);
       return p;
     }
-    // The affine is known before the GEMM: chunks work in place; no tail split offered.
-    p.schedule.chunk_rows = cfg.chunk_rows;
+    p.schedule = schedule_of(cfg, a.m, kGemmScaleBatchNormEval.gemm);
     const Slot y = in_parts(p.schedule) ? Slot::kOut : Slot::kGemmOut;
     p.add(gemm_stage(bias, y));
     p.add(channel_affine_stage(y, Slot::kOut));
     return p;
   }
   TT_CHECK(a.m > 0, "gemm_scale_batch_norm: training needs at least one row");
-  p.schedule = schedule_of(cfg, a.m);
+  p.schedule = schedule_of(cfg, a.m, kGemmScaleBatchNormTrain.gemm);
   gemm::Epilogue with_stats = bias;
   with_stats.column_stats(nullptr, nullptr);  // the executor points them at the partials
   const int64_t gemm_rows = gemm::column_stat_rows(cfg);
@@ -78,5 +77,18 @@ void gemm::gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleB
   if (a.n == 0) return;
   fused::run_plan(fused::gemm_scale_batch_norm_plan(cfg, a), a.scratch, device, stream);
 }
+
+// The tuning names and schedule options of this op's stages.
+const fused::FusedStages fused::kGemmScaleBatchNormTrain{
+    {"gemm_scale_batch_norm_train.gemm", true, true, false, false},
+    /*segment=*/nullptr,
+    "gemm_scale_batch_norm_train.column_stats",
+    "gemm_scale_batch_norm_train.affine"};
+// The affine is known before the GEMM, so chunks apply it in place; no tail split.
+const fused::FusedStages fused::kGemmScaleBatchNormEval{
+    {"gemm_scale_batch_norm_eval.gemm", true, false, false, false},
+    /*segment=*/nullptr,
+    /*column_stats=*/nullptr,
+    "gemm_scale_batch_norm_eval.affine"};
 
 }  // namespace tt::ops::cuda

@@ -10,6 +10,7 @@
 #include "ops/cuda/gemm/gemm.h"
 
 namespace tt::ops::cuda {
+
 namespace {
 
 gemm::Epilogue one_kernel_epilogue(const gemm::GemmSwishBiasGroupNormArgs& a) {
@@ -32,7 +33,7 @@ fused::Plan fused::gemm_swish_bias_group_norm_plan(const gemm::GemmConfig& cfg,
     p.add(gemm_stage(one_kernel_epilogue(a), Slot::kOut));
     return p;
   }
-  p.schedule = schedule_of(cfg, a.m);
+  p.schedule = schedule_of(cfg, a.m, kGemmSwishBiasGroupNorm.gemm);
   const Slot y = in_parts(p.schedule) ? Slot::kOut : Slot::kGemmOut;
   p.add(gemm_stage(gemm::Epilogue().add_column(a.b), y));
   Stage norm = segment_norm_stage(y, Slot::kOut, a.groups, SegmentPrologue::kSwishBias,
@@ -68,5 +69,12 @@ void gemm::gemm_swish_bias_group_norm_forward(const GemmConfig& cfg,
   if (a.m == 0 || a.n == 0) return;
   fused::run_plan(fused::gemm_swish_bias_group_norm_plan(cfg, a), a.scratch, device, stream);
 }
+
+// The tuning names and schedule options of this op's stages.
+// The GEMM stage's key has groups=G: whether a tile holds whole groups decides whether
+// the op is one kernel.
+const fused::FusedStages fused::kGemmSwishBiasGroupNorm{
+    {"gemm_swish_bias_group_norm.gemm", true, true, false, true},
+    "gemm_swish_bias_group_norm.swish_bias_group_norm"};
 
 }  // namespace tt::ops::cuda

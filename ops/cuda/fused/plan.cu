@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "core/error.h"
 #include "ops/cuda/gemm/gemm.h"
@@ -197,11 +198,11 @@ Stage finalize_stage(const BatchNormParams& bn) {
   return s;
 }
 
-Schedule schedule_of(const GemmConfig& cfg, int64_t m) {
+Schedule schedule_of(const GemmConfig& cfg, int64_t m, const gemm::GemmStage& offers) {
   Schedule s;
-  if (cfg.tail_rows > 0 && cfg.tail_rows < m) {
+  if (offers.tails && cfg.tail_rows > 0 && cfg.tail_rows < m) {
     s.tail_rows = cfg.tail_rows;
-  } else {
+  } else if (offers.chunks) {
     s.chunk_rows = cfg.chunk_rows;
   }
   return s;
@@ -254,24 +255,35 @@ std::string Plan::str() const {
   return text;
 }
 
-void run_plan(const Plan& p, float* scratch, int device, cudaStream_t stream) {
-  if (p.n == 0) return;
-  const Buffers b = layout(p, scratch);
-  TT_CHECK(b.floats == 0 || scratch != nullptr, "{}: needs a scratch buffer of {} floats", p.op,
-           b.floats);
-  TT_CHECK(reinterpret_cast<uintptr_t>(scratch) % 16 == 0,
-           "{}: the scratch buffer must be 16-byte aligned", p.op);
-  // Split the stages: before the GEMM, the GEMM, the row-local passes after it, the rest.
+namespace {
+
+// The streams a plan's launches go to: the device's own stream, the side stream of row
+// chunks, and the two high-priority streams of a tail split.
+enum class Lane : uint8_t { kMain, kSide, kFirst, kSecond };
+
+// What the schedule walk asks for, in order: the real executor launches it, the dry
+// run (plan_launches) writes it down.
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual void gemm(const GemmConfig& cfg, int64_t r0, int64_t rows, Lane lane) = 0;
+  virtual void pass(size_t stage, int64_t r0, int64_t rows, Lane lane) = 0;
+  virtual void fork(Lane lane) = 0;  // lane waits for the work queued on main so far
+  virtual void join(Lane lane) = 0;  // main waits for the lane
+};
+
+// The schedule: the stages before the GEMM, the GEMM with the row-local passes right
+// after it (whole, in row chunks, or as a head/tail split), then the rest over all rows.
+void walk(const Plan& p, Sink& sink) {
   size_t g = 0;
   while (g < p.stages.size() && p.stages[g].kind != StageKind::kGemm) ++g;
   TT_CHECK(g < p.stages.size(), "{}: a plan needs a GEMM stage", p.op);
   size_t local_end = g + 1;
   while (local_end < p.stages.size() && !global_stage(p.stages[local_end].kind)) ++local_end;
-  for (size_t i = 0; i < g; ++i) run_pass(p, p.stages[i], b, 0, p.m, stream);
+  for (size_t i = 0; i < g; ++i) sink.pass(i, 0, p.m, Lane::kMain);
   if (p.m == 0) return;
-  const Stage& gemm_st = p.stages[g];
-  const auto local = [&](int64_t r0, int64_t rows, cudaStream_t s) {
-    for (size_t i = g + 1; i < local_end; ++i) run_pass(p, p.stages[i], b, r0, rows, s);
+  const auto local = [&](int64_t r0, int64_t rows, Lane lane) {
+    for (size_t i = g + 1; i < local_end; ++i) sink.pass(i, r0, rows, lane);
   };
   const bool has_local = local_end > g + 1;
   const Schedule& sch = p.schedule;
@@ -288,33 +300,113 @@ void run_plan(const Plan& p, float* scratch, int device, cudaStream_t stream) {
     // then the pass (tools/device/overlap_harness.cu).
     GemmConfig head_cfg = p.gemm;
     head_cfg.tail_rows = 0;
-    gemm::SideStream first(device, stream, gemm::SidePriority::kHighest);
-    gemm::SideStream second(device, stream, gemm::SidePriority::kSecond);
-    first.fork();
-    second.fork();
-    run_gemm_rows(p, gemm_st, b, head_cfg, 0, head, device, first.side());
-    run_gemm_rows(p, gemm_st, b, tail_config(p.gemm), head, p.m - head, device, second.side());
-    first.join();
-    local(0, head, stream);
-    second.join();
-    local(head, p.m - head, stream);
+    sink.fork(Lane::kFirst);
+    sink.fork(Lane::kSecond);
+    sink.gemm(head_cfg, 0, head, Lane::kFirst);
+    sink.gemm(tail_config(p.gemm), head, p.m - head, Lane::kSecond);
+    sink.join(Lane::kFirst);
+    local(0, head, Lane::kMain);
+    sink.join(Lane::kSecond);
+    local(head, p.m - head, Lane::kMain);
   } else if (has_local && sch.chunk_rows > 0) {
     // Each chunk's GEMM on the main stream, its passes on the side stream, where they
     // overlap the next chunk's GEMM; the main stream waits for the side stream at the end.
     const int64_t chunk = (sch.chunk_rows + mult - 1) / mult * mult;
-    gemm::SideStream side(device, stream);
     for (int64_t r0 = 0; r0 < p.m; r0 += chunk) {
       const int64_t rows = std::min(chunk, p.m - r0);
-      run_gemm_rows(p, gemm_st, b, p.gemm, r0, rows, device, stream);
-      side.fork();
-      local(r0, rows, side.side());
+      sink.gemm(p.gemm, r0, rows, Lane::kMain);
+      sink.fork(Lane::kSide);
+      local(r0, rows, Lane::kSide);
     }
-    side.join();
+    sink.join(Lane::kSide);
   } else {
-    run_gemm_rows(p, gemm_st, b, p.gemm, 0, p.m, device, stream);
-    local(0, p.m, stream);
+    sink.gemm(p.gemm, 0, p.m, Lane::kMain);
+    local(0, p.m, Lane::kMain);
   }
-  for (size_t i = local_end; i < p.stages.size(); ++i) run_pass(p, p.stages[i], b, 0, p.m, stream);
+  for (size_t i = local_end; i < p.stages.size(); ++i) sink.pass(i, 0, p.m, Lane::kMain);
+}
+
+// The executor: launches on the device's stream and side streams (created on first use).
+class Launcher : public Sink {
+ public:
+  Launcher(const Plan& p, const Buffers& b, int device, cudaStream_t stream)
+      : p_(p), b_(b), device_(device), stream_(stream) {}
+  void gemm(const GemmConfig& cfg, int64_t r0, int64_t rows, Lane lane) override {
+    run_gemm_rows(p_, p_.stages[gemm_index()], b_, cfg, r0, rows, device_, on(lane));
+  }
+  void pass(size_t stage, int64_t r0, int64_t rows, Lane lane) override {
+    run_pass(p_, p_.stages[stage], b_, r0, rows, on(lane));
+  }
+  void fork(Lane lane) override { side(lane).fork(); }
+  void join(Lane lane) override { side(lane).join(); }
+
+ private:
+  size_t gemm_index() const {
+    size_t g = 0;
+    while (p_.stages[g].kind != StageKind::kGemm) ++g;
+    return g;
+  }
+  gemm::SideStream& side(Lane lane) {
+    auto& slot = sides_[static_cast<int>(lane)];
+    if (!slot) {
+      const gemm::SidePriority priority = lane == Lane::kFirst    ? gemm::SidePriority::kHighest
+                                          : lane == Lane::kSecond ? gemm::SidePriority::kSecond
+                                                                  : gemm::SidePriority::kDefault;
+      slot = std::make_unique<gemm::SideStream>(device_, stream_, priority);
+    }
+    return *slot;
+  }
+  cudaStream_t on(Lane lane) { return lane == Lane::kMain ? stream_ : side(lane).side(); }
+
+  const Plan& p_;
+  const Buffers& b_;
+  int device_;
+  cudaStream_t stream_;
+  std::unique_ptr<gemm::SideStream> sides_[4];
+};
+
+// The dry run: one line per launch or stream event.
+class Recorder : public Sink {
+ public:
+  explicit Recorder(const Plan& p) : p_(p) {}
+  void gemm(const GemmConfig& cfg, int64_t r0, int64_t rows, Lane lane) override {
+    lines.push_back(fmt::format("{}: gemm rows {}+{} {}", name(lane), r0, rows, cfg.str()));
+  }
+  void pass(size_t stage, int64_t r0, int64_t rows, Lane lane) override {
+    static const char* const kKinds[] = {"gemm",           "segment_norm", "column_stats",
+                                         "channel_affine", "eval_affine",  "finalize"};
+    lines.push_back(fmt::format("{}: {} rows {}+{}", name(lane),
+                                kKinds[static_cast<int>(p_.stages[stage].kind)], r0, rows));
+  }
+  void fork(Lane lane) override { lines.push_back(fmt::format("fork {}", name(lane))); }
+  void join(Lane lane) override { lines.push_back(fmt::format("join {}", name(lane))); }
+  std::vector<std::string> lines;
+
+ private:
+  static const char* name(Lane lane) {
+    static const char* const kNames[] = {"main", "side", "first", "second"};
+    return kNames[static_cast<int>(lane)];
+  }
+  const Plan& p_;
+};
+
+}  // namespace
+
+std::vector<std::string> plan_launches(const Plan& p) {
+  Recorder r(p);
+  if (p.n > 0) walk(p, r);
+  return r.lines;
+}
+
+void run_plan(const Plan& p, float* scratch, int device, cudaStream_t stream) {
+  if (p.n == 0) return;
+  const Buffers b = layout(p, scratch);
+  TT_CHECK(b.floats == 0 || scratch != nullptr, "{}: needs a scratch buffer of {} floats", p.op,
+           b.floats);
+  TT_CHECK(reinterpret_cast<uintptr_t>(scratch) % 16 == 0,
+           "{}: the scratch buffer must be 16-byte aligned", p.op);
+  Launcher launcher(p, b, device, stream);
+  walk(p, launcher);
 }
 
 }  // namespace tt::ops::cuda::fused

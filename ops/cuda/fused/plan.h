@@ -32,6 +32,7 @@
 #include "ops/cuda/fused/plans.h"
 #include "ops/cuda/gemm/epilogue.h"
 #include "ops/cuda/gemm/gemm_config.h"
+#include "ops/cuda/gemm/gemm_space.h"
 
 namespace tt::ops::cuda::fused {
 
@@ -85,6 +86,18 @@ struct Stage {
   BatchNormParams bn;
 };
 
+// The tunable stages of a fused op, as data: its GEMM stage (its database name and the
+// schedule options its plan offers: row chunks, a tail split) and the database names of
+// the memory passes after it. The names are the keys of the shipped tuning databases
+// (autotune/db/*.yaml), so they stay as they are. Each op's are in its plan file.
+struct FusedStages {
+  gemm::GemmStage gemm;
+  // Database names of the passes after the GEMM; nullptr: the plan has no such pass.
+  const char* segment = nullptr;       // a segment-norm pass
+  const char* column_stats = nullptr;  // a column-statistics pass
+  const char* affine = nullptr;        // a channel-affine pass
+};
+
 // The stream schedule of the GEMM and its row-local passes (GemmConfig::chunk_rows and
 // tail_rows say which one a config asks for).
 struct Schedule {
@@ -123,6 +136,11 @@ struct Plan {
 // when 0) on `stream` (device `device` current).
 void run_plan(const Plan& plan, float* scratch, int device, cudaStream_t stream);
 
+// The launches and stream events run_plan makes, in order, without a GPU (a dry run):
+// "first: gemm rows 0+32704 impl=cublaslt,algo=0", "main: segment_norm rows 0+32704",
+// "fork side", "join side", ... For the tests of a plan's schedule.
+std::vector<std::string> plan_launches(const Plan& plan);
+
 // The stage constructors the plans use.
 Stage gemm_stage(const gemm::Epilogue& e, Slot out);
 Stage segment_norm_stage(Slot in, Slot out, int64_t groups, SegmentPrologue pro,
@@ -132,9 +150,9 @@ Stage channel_affine_stage(Slot in, Slot out);
 Stage eval_affine_stage(const BatchNormParams& bn);
 Stage finalize_stage(const BatchNormParams& bn);
 
-// The schedule a config asks for when the plan has passes that can overlap the GEMM:
-// a tail split needs fewer tail rows than rows; chunks otherwise.
-Schedule schedule_of(const gemm::GemmConfig& cfg, int64_t m);
+// The schedule a config asks for, of those the GEMM stage offers: a tail split needs
+// fewer tail rows than rows; chunks otherwise.
+Schedule schedule_of(const gemm::GemmConfig& cfg, int64_t m, const gemm::GemmStage& offers);
 // Whether the schedule runs the GEMM in parts (then a pass can work in place in `out`).
 bool in_parts(const Schedule& s);
 
@@ -143,6 +161,11 @@ Plan plan_for(const char* op, const gemm::GemmConfig& cfg, const float* x, const
               float* out, int64_t m, int64_t n, int64_t k, const gemm::PassConfigs* passes);
 
 // ---- the five fused ops' plans (ops/cuda/fused/<op>_plan.cpp, one file each) ----
+extern const FusedStages kGemmBiasRelu;
+extern const FusedStages kGemmInstanceNormAddMul;
+extern const FusedStages kGemmSwishBiasGroupNorm;
+extern const FusedStages kGemmScaleBatchNormTrain;
+extern const FusedStages kGemmScaleBatchNormEval;
 Plan gemm_bias_relu_plan(const gemm::GemmConfig& cfg, const gemm::GemmBiasReluArgs& a);
 Plan gemm_instance_norm_add_mul_plan(const gemm::GemmConfig& cfg,
                                      const gemm::GemmInstanceNormAddMulArgs& a);

@@ -13,13 +13,6 @@
 #include "ops/cuda/gemm/epilogue.h"
 #include "ops/cuda/gemm/sm90/wgmma_tf32.cuh"
 
-#ifndef TT_TC_INFLIGHT
-#define TT_TC_INFLIGHT 1
-#endif
-#ifndef TT_TC_INT_RNA
-#define TT_TC_INT_RNA 0
-#endif
-
 namespace tt::ops::cuda::gemm::sm90 {
 
 // The kernel's flavours (a compile-time axis of the variant table):
@@ -133,15 +126,9 @@ __device__ __forceinline__ void wait_parity(uint64_t* bar, uint32_t parity) {
 
 // Round to nearest (ties away) to TF32: the hi half of the split; x - hi is exact.
 __device__ __forceinline__ float tf32_rna(float x) {
-#if TT_TC_INT_RNA
-  // Half a TF32 ulp added to the magnitude, then the low 13 bits cut: round to nearest,
-  // ties away, for every finite x (two integer instructions instead of a conversion).
-  return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
-#else
   uint32_t r;
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
   return __uint_as_float(r);
-#endif
 }
 
 // Grouped raster: CTAs walk `group` tile rows down before moving one tile column right
@@ -215,7 +202,8 @@ __device__ __forceinline__ void apply_chain(float (&a)[MI][R], TcStore s, const 
 // Column statistics of the tile (EpilogueKind::kColumnStats): mean and M2 of each
 // column over the tile's rows below M, two passes (the mean first, then the squared
 // deviations from it, as the own tiled kernel does), written as partial `band` of
-// part_mean / part_m2 [bands][N]. Lanes that share a column combine by shuffles; each
+// part_mean / part_m2 [bands][N]. Lanes that share a column combine by shuffles
+// (0.26 ms at 32768x4096x1024 in tf32 with 3 shuffles per value); each
 // warp stores its column partials in its own row of `stats` ([WARPS + 1][BN] floats of
 // shared memory, the last row the sums), and the rows are added in a fixed order, so
 // the result does not depend on timing (shared-memory float atomics, the first
@@ -228,24 +216,38 @@ __device__ __forceinline__ void column_stats(const float (&a)[MI][R], TcStore s,
   constexpr int kBN = 2 * R;
   float* sums = stats + WARPS * kBN;
   const int lane = threadIdx.x % 32, wid = tid / 32;
-  // Each warp's partial of every column it holds: its rows below M, then the 8 lanes
-  // of a column (lane % 4 picks the column pair) combined by shuffles.
+  // Each warp's partial of every column it holds: a thread's rows below M first, then
+  // the 8 lanes that hold a column (same lane % 4) combined by a transposing butterfly:
+  // per group of 8 column values, each xor step hands half of them to the partner
+  // lane and keeps the sum of the other half, so after 3 steps (7 shuffles instead of
+  // 24) lane g of the 8 holds the whole warp's sum of value g of the group.
   auto warp_partials = [&](auto&& value) {
+    static_assert(R % 16 == 0, "column values come in groups of 8 per thread");
 #pragma unroll
-    for (int j = 0; j < R / 4; ++j) {
+    for (int j0 = 0; j0 < R / 4; j0 += 4) {
+      float v[8];  // value i: column pair j0 + i / 2, column i % 2 of the pair
 #pragma unroll
-      for (int x = 0; x < 2; ++x) {
-        float acc = 0.f;
+      for (int i = 0; i < 8; ++i) {
+        const int j = j0 + i / 2, x = i % 2;
+        v[i] = 0.f;
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
           for (int h = 0; h < 2; ++h)
-            if (s.row0 + mi * 64 + 8 * h < p.m) acc += value(a[mi][4 * j + 2 * h + x], j, x);
-        acc += __shfl_xor_sync(0xffffffffu, acc, 4);
-        acc += __shfl_xor_sync(0xffffffffu, acc, 8);
-        acc += __shfl_xor_sync(0xffffffffu, acc, 16);
-        if (lane < 4) stats[wid * kBN + 8 * j + 2 * lane + x] = acc;
+            if (s.row0 + mi * 64 + 8 * h < p.m) v[i] += value(a[mi][4 * j + 2 * h + x], j, x);
       }
+#pragma unroll
+      for (int half = 4; half >= 1; half /= 2) {
+        const bool up = lane & (4 * half);  // xor masks 16, 8, 4
+#pragma unroll
+        for (int i = 0; i < half; ++i) {
+          const float send = up ? v[i] : v[i + half];
+          const float keep = up ? v[i + half] : v[i];
+          v[i] = keep + __shfl_xor_sync(0xffffffffu, send, 4 * half);
+        }
+      }
+      const int g = lane / 4;  // this lane now holds value g of the group
+      stats[wid * kBN + 8 * (j0 + g / 2) + 2 * (lane % 4) + g % 2] = v[0];
     }
   };
   auto column_total = [&](int i) {
@@ -448,7 +450,9 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     // One k-block into `acc` with A from registers (RS, accurate): one commit group
     // per k-step, at most kInflight + 1 in flight, so only that many k-steps' fragments
     // stay live.
-    constexpr int kInflight = TT_TC_INFLIGHT;
+    // kInflight = 2 (three groups in flight) spilled the accurate consumer and gained
+    // nothing (docs/performance.md).
+    constexpr int kInflight = 1;
     static_assert(kInflight >= 1 && kInflight < BK / 8, "in-flight groups within a k-block");
     [[maybe_unused]] auto kblock_rs = [&](Acc& acc, int kb, bool fresh) {
       const int s = idx % STAGES;
