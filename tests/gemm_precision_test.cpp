@@ -449,6 +449,7 @@ TEST(GemmPrecisionGpu, GemmBiasReluInAccurateRunsTheTcFamily) {
                             0, tt::cuda::stream(0));
   EXPECT_LE(tt::test::rel_l2(out, ref), tol);
   PrecisionGuard guard(Precision::accurate);
+  tt::autotune::ScopedForceDefaults defaults;  // the untuned default, whatever a database holds
   EXPECT_EQ(g::choose_gemm(fused::kGemmBiasRelu.gemm, {m, n, k, 4}, 0).impl, g::GemmImpl::kTc);
   EXPECT_LE(tt::test::rel_l2(tt::ops::gemm_bias_relu(x, w, b), ref), tol);
 }
