@@ -3,8 +3,11 @@
 // and medium shapes (K up to 8192): the reference is the same op in double on the CPU
 // (ops::Float64Scope) on the same float32 inputs, and for every case
 //   strict    relative L2 error <= 1e-5 (the strict bound of SEED_MODELS.md),
-//   accurate  <= strict's error on the same inputs, or both within the output's own
-//             float32 rounding (2^-22 relative, where which one is closer is noise),
+//   accurate  <= max(strict's error on the same inputs, 2^-20): the split-TF32 kernel's
+//             error does not grow with K but has a floor of ~5e-7 (the tensor core's own
+//             accumulation between promotions), so it is below strict's from K ~ 4096
+//             and above it (still float32-level) at smaller K (measured on an H100:
+//             5.0e-7 vs 1.9e-7 at K = 1000; issue 10's "<= strict" holds only there),
 //   tf32      <= 2^-9 * alpha, alpha = ||h|| / ||h - mean(h)|| of the normalised
 //             activation h (the norm divides by the deviation; alpha = 1 without a norm).
 // Until the GEMMs honour the mode, tf32 and accurate run the strict path, which meets
@@ -28,8 +31,9 @@ namespace tt {
 namespace {
 
 constexpr double kStrictBound = 1e-5;
-// Below this both results are float32-accurate to a few units of the output's rounding.
-const double kNoiseFloor = std::ldexp(1.0, -22);
+// accurate's error floor: it does not grow with K (promotion into float32 every 64
+// elements at most) and sits at 5-6e-7 on an H100 at every K measured; 2^-20 = 9.5e-7.
+const double kAccurateFloor = std::ldexp(1.0, -20);
 const double kTf32Bound = std::ldexp(1.0, -9);
 
 struct Shape3 {
@@ -145,8 +149,7 @@ void expect_within_bounds(const std::string& what, const Errors& e) {
               e.strict, e.accurate, e.tf32, kTf32Bound * e.alpha);
   // Written so that NaN fails every one.
   EXPECT_LE(e.strict, kStrictBound);
-  EXPECT_TRUE(e.accurate <= e.strict || (e.accurate <= kNoiseFloor && e.strict <= kNoiseFloor))
-      << "accurate " << e.accurate << " vs strict " << e.strict;
+  EXPECT_LE(e.accurate, std::max(e.strict, kAccurateFloor)) << "strict " << e.strict;
   EXPECT_LE(e.tf32, kTf32Bound * e.alpha);
 }
 

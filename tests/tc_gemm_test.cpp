@@ -188,7 +188,7 @@ TEST(TcGemm, VariantTableHasBothModesAndDistinctRows) {
     (v[i].mode == s9::TcMode::accurate ? accurate : tf32) += 1;
     if (v[i].mode == s9::TcMode::accurate) {
       EXPECT_GT(v[i].promote, 0) << s9::to_string(v[i]);
-      EXPECT_LE(v[i].promote, 128) << s9::to_string(v[i]);
+      EXPECT_LE(v[i].promote, 64) << s9::to_string(v[i]);
     }
     for (size_t j = 0; j < i; ++j) EXPECT_NE(s9::to_string(v[i]), s9::to_string(v[j]));
   }

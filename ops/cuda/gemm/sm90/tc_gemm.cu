@@ -150,9 +150,9 @@ const std::vector<TcConfig>& tc_gemm_variants() {
 
 const TcRuntimeAxes& tc_gemm_runtime_axes() {
   // promote: 32 and 64 keep the error under SGEMM's at every seed shape; 128 does not at
-  // K = 1024 (docs/performance.md), so the tuner's verification would drop it there.
-  static const TcRuntimeAxes axes{
-      {32, 64, 128}, {1, 2, 4, 8, 16}, {false, true}, {true, false}, {2, 1}};
+  // K = 1024 (docs/performance.md). The tuner verifies against the float32 reference at
+  // strict's tolerance, which 128 passes, so it must not be a candidate at all.
+  static const TcRuntimeAxes axes{{32, 64}, {1, 2, 4, 8, 16}, {false, true}, {true, false}, {2, 1}};
   return axes;
 }
 
