@@ -8,8 +8,9 @@
 // --reference float64 computes the reference in double on the CPU (the model's own
 // forward on float64 copies: models/compare.h) and prints, per model, the error of the
 // GPU output and of the CPU float32 output against it, so that a user sees which is
-// closer to exact; in tf32 and accurate also the GPU's strict error, the bound that
-// accurate must meet. Without a GPU it still prints the CPU float32 error.
+// closer to exact; in tf32 and accurate also the GPU's strict error (accurate's bound
+// is max(that, 2^-20): README "Precision"). Without a GPU it still prints the CPU
+// float32 error.
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -314,10 +315,10 @@ void add_compare_command(CLI::App& app) {
       "(CUDA events, L2 flushed). With --reference float64 the reference is computed in double "
       "on the CPU and the table gives the relative L2 and max abs errors of the GPU output and "
       "of the CPU float32 output against it, which of the two is closer, and in tf32 or "
-      "accurate the GPU's strict error (accurate's bound); the verdict then holds the GPU's "
-      "error against float64 to the tolerance. Without a GPU, --reference float64 prints the "
-      "CPU float32 errors alone. Exit codes: 0 all agree, 1 a disagreement or error, 3 no "
-      "CUDA device (float32 reference).");
+      "accurate the GPU's strict error (accurate's bound: max(strict's, 2^-20)); the verdict "
+      "then holds the GPU's error against float64 to the tolerance. Without a GPU, --reference "
+      "float64 prints the CPU float32 errors alone. Exit codes: 0 all agree, 1 a disagreement "
+      "or error, 3 no CUDA device (float32 reference).");
   add_model_selection(cmd, &opt->model, &opt->all, &opt->shape, "Compare every registered model");
   add_precision_option(cmd, &opt->precision,
                        "the GPU runs in it, the CPU reference is float32 (or float64) in every "
