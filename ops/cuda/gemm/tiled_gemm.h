@@ -8,8 +8,8 @@
 
 #include <cstdint>
 
-#include "ops/cuda/gemm/gemm_config.h"
 #include "ops/cuda/gemm/epilogue.h"
+#include "ops/cuda/gemm/gemm_config.h"
 
 namespace tt::ops::cuda::gemm {
 
@@ -34,8 +34,7 @@ void launch_tiled_gemm(const GemmConfig& cfg, const GemmArgs& a, const Epilogue&
 namespace detail {
 // One per epilogue kind (tiled_gemm_<kind>.cu): launches variant `index` of
 // TT_GEMM_OWN_VARIANTS.
-void launch_pointwise_variant(int index, const GemmArgs& a, const Epilogue& e,
-                              cudaStream_t stream);
+void launch_pointwise_variant(int index, const GemmArgs& a, const Epilogue& e, cudaStream_t stream);
 void launch_group_norm_variant(int index, const GemmArgs& a, const Epilogue& e,
                                cudaStream_t stream);
 void launch_column_stats_variant(int index, const GemmArgs& a, const Epilogue& e,
