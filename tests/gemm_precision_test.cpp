@@ -90,7 +90,7 @@ std::string reason(const ParamSpace& space, const std::string& config) {
 }
 
 const std::string kTcAccurate =
-    "impl=tc,accurate=1,a_regs=1,bm=128,bn=128,bk=32,stages=4,wg=2,pingpong=0,promote=64,"
+    "impl=tc,accurate=1,a_regs=1,bm=128,bn=128,bk=32,stages=4,wg=2,pingpong=0,cluster=1,promote=64,"
     "group=8,raster_n=0,persistent=1,store_vec=2";
 
 // ---- configs ----
@@ -128,25 +128,30 @@ TEST(GemmPrecisionConfig, TcValidationNamesTheRule) {
   // A compile-time field off the table, or a run-time field the kernel refuses; the run-time
   // fields are otherwise free within their candidates.
   const std::string runnable =
-      "the tensor-core variant must be runnable: accurate, a_regs, bm, bn, bk, stages, wg and "
-      "pingpong a row of the compiled table (ops/cuda/gemm/sm90/tc_gemm_variants.h), promote a "
+      "the tensor-core variant must be runnable: accurate, a_regs, bm, bn, bk, stages, wg, "
+      "pingpong and cluster a row of the compiled table (ops/cuda/gemm/sm90/tc_gemm_variants.h), "
+      "promote a "
       "multiple of bk in accurate and 0 in tf32";
   const auto why = [&](const std::string& text) {
     const auto r = plain.why_invalid(plain.parse(text));
     return r ? *r : "(valid)";
   };
-  EXPECT_EQ(why("impl=tc,accurate=1,a_regs=1,bm=128,bn=256,bk=32,stages=4,wg=2,pingpong=0,"
-                "promote=64,group=8,raster_n=0,persistent=1,store_vec=2"),
-            runnable);
-  EXPECT_EQ(why("impl=tc,accurate=0,a_regs=0,bm=128,bn=256,bk=32,stages=4,wg=2,pingpong=0,"
-                "promote=64,group=8,raster_n=0,persistent=1,store_vec=2"),
-            runnable);
-  EXPECT_EQ(why("impl=tc,accurate=0,a_regs=0,bm=128,bn=256,bk=32,stages=4,wg=2,pingpong=0,"
-                "promote=0,group=1,raster_n=1,persistent=0,store_vec=1"),
-            "(valid)");
-  EXPECT_EQ(why("impl=tc,accurate=1,a_regs=1,bm=128,bn=128,bk=32,stages=4,wg=2,pingpong=0,"
-                "promote=64,group=3,raster_n=0,persistent=1,store_vec=2"),
-            "group=3 is not a candidate (1|2|4|8|16)");
+  EXPECT_EQ(
+      why("impl=tc,accurate=1,a_regs=1,bm=128,bn=256,bk=32,stages=4,wg=2,pingpong=0,cluster=1,"
+          "promote=64,group=8,raster_n=0,persistent=1,store_vec=2"),
+      runnable);
+  EXPECT_EQ(
+      why("impl=tc,accurate=0,a_regs=0,bm=128,bn=256,bk=32,stages=4,wg=2,pingpong=0,cluster=1,"
+          "promote=64,group=8,raster_n=0,persistent=1,store_vec=2"),
+      runnable);
+  EXPECT_EQ(
+      why("impl=tc,accurate=0,a_regs=0,bm=128,bn=256,bk=32,stages=4,wg=2,pingpong=0,cluster=1,"
+          "promote=0,group=1,raster_n=1,persistent=0,store_vec=1"),
+      "(valid)");
+  EXPECT_EQ(
+      why("impl=tc,accurate=1,a_regs=1,bm=128,bn=128,bk=32,stages=4,wg=2,pingpong=0,cluster=1,"
+          "promote=64,group=3,raster_n=0,persistent=1,store_vec=2"),
+      "group=3 is not a candidate (1|2|4|8|16)");
   // Own fields are not tc fields, and the reverse.
   EXPECT_EQ(tt::test::error_of([&] { plain.parse(kTcAccurate + ",tm=8"); }),
             "gemm config " + kTcAccurate + ",tm=8: 'tm' is not a field of gemm impl=tc");

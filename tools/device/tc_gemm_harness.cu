@@ -6,7 +6,7 @@
 // rep, median) side by side with cuBLASLt SGEMM (CUBLAS_COMPUTE_32F) and cuBLASLt TF32
 // (CUBLAS_COMPUTE_32F_FAST_TF32), each with its own error against float64.
 // Prints PASS/FAIL lines, then a summary table last.
-// Usage: tc_gemm_harness [probe|quick|awkward|sanitize]
+// Usage: tc_gemm_harness [probe|quick|awkward|sanitize] | profile M N K
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -478,7 +479,9 @@ void seed_shapes(bool quick) {
         runs.push_back(cfg);
       }
     }
+    const char* only = std::getenv("TC_FILTER");  // time only variants whose text has it
     for (const TcConfig& cfg : runs) {
+      if (only && to_string(cfg).find(only) == std::string::npos) continue;
       {
         const Err e = run_ours(pr, cfg, Epilogue{});
         const bool ok = e.nonfinite == 0 && e.rel <= bound_for(cfg.mode);
@@ -525,6 +528,18 @@ void seed_shapes(bool quick) {
   }
 }
 
+// One launch each of cuBLASLt TF32 and each mode's default at M x N x K, for a profiler
+// (ncu -k regex:...): no checks, no timing.
+void profile_once(int64_t m, int64_t n, int64_t k) {
+  Problem pr(m, n, k);
+  fill_and_reference(pr);
+  LtGemm g(m, n, k, CUBLAS_COMPUTE_32F_FAST_TF32);
+  g.run(pr.x.p, pr.w.p, pr.c.p);
+  for (TcMode mode : {TcMode::tf32, TcMode::accurate})
+    tc_gemm(tc_gemm_default(mode), pr.x.p, pr.w.p, pr.c.p, m, n, k, Epilogue{}, 0);
+  CK(cudaDeviceSynchronize());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -532,6 +547,10 @@ int main(int argc, char** argv) {
   try {
     if (mode == "probe") {
       std::printf("device supported: %d\n", tc_gemm_device_supported() ? 1 : 0);
+      return 0;
+    }
+    if (mode == "profile" && argc == 5) {
+      profile_once(std::atoll(argv[2]), std::atoll(argv[3]), std::atoll(argv[4]));
       return 0;
     }
     cudaDeviceProp prop;

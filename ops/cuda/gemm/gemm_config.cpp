@@ -38,6 +38,7 @@ sm90::TcConfig to_tc_config(const GemmConfig& c) {
   t.stages = c.stages;
   t.consumers = c.tc_warpgroups;
   t.pingpong = c.tc_pingpong != 0;
+  t.cluster = c.tc_cluster;
   t.promote = c.tc_promote;
   t.group_m = c.tc_group;
   t.raster_n = c.tc_raster_n != 0;
@@ -57,6 +58,7 @@ GemmConfig from_tc_config(const sm90::TcConfig& t) {
   c.stages = t.stages;
   c.tc_warpgroups = t.consumers;
   c.tc_pingpong = t.pingpong ? 1 : 0;
+  c.tc_cluster = t.cluster;
   c.tc_promote = t.promote;
   c.tc_group = t.group_m;
   c.tc_raster_n = t.raster_n ? 1 : 0;

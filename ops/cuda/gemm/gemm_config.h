@@ -63,17 +63,19 @@ struct GemmConfig {
   int64_t tail_rows = 0;
   // tc (sm90::TcConfig; to_tc_config() converts). Compile-time (a row of the variant
   // table, with bm, bn, bk and stages above): the mode (1: accurate, split TF32; 0:
-  // tf32), A from registers, consumer warpgroups, ping-pong consumers. Run-time: the
+  // tf32), A from registers, consumer warpgroups, ping-pong consumers, CTAs per cluster
+  // along M (sharing W's tiles by multicast). Run-time: the
   // promotion interval (accurate), the raster group of tile rows (or columns with
   // raster_n), persistent CTAs and the epilogue's store width.
-  int tc_accurate = 0, tc_a_regs = 0, tc_warpgroups = 0, tc_pingpong = 0;
+  int tc_accurate = 0, tc_a_regs = 0, tc_warpgroups = 0, tc_pingpong = 0, tc_cluster = 0;
   int tc_promote = 0, tc_group = 0, tc_raster_n = 0, tc_persistent = 0, tc_vec = 0;
 
   int threads() const { return impl == GemmImpl::kOwn ? (bm / tm) * (bn / tn) : 0; }
   // The text form and equality come from the family's descriptor (gemm_space.h):
   // "impl=own,bm=128,bn=128,bk=8,tm=8,tn=8,vec=4,stages=2", "impl=cublaslt,algo=0",
   // "impl=cublaslt_tf32,algo=0" or "impl=tc,accurate=1,a_regs=1,bm=128,bn=128,bk=32,
-  // stages=4,wg=2,pingpong=0,promote=64,group=8,raster_n=0,persistent=1,store_vec=2",
+  // stages=4,wg=2,pingpong=0,cluster=1,promote=64,group=8,raster_n=0,persistent=1,
+  // store_vec=2",
   // with ",chunk=4096" when
   // chunk_rows > 0 and ",tail=64" when tail_rows > 0; equal configs have the same impl
   // and the same values in the fields that impl reads.

@@ -67,6 +67,8 @@ Descriptor<GemmConfig> make_descriptor(bool chunks, bool tails) {
       .field("wg", &GemmConfig::tc_warpgroups, values_of(&GemmConfig::tc_warpgroups, false, true),
              tc)
       .field("pingpong", &GemmConfig::tc_pingpong, values_of(&GemmConfig::tc_pingpong, false, true),
+             tc)
+      .field("cluster", &GemmConfig::tc_cluster, values_of(&GemmConfig::tc_cluster, false, true),
              tc);
   const TcRuntimeCandidates& rt = tc_runtime_candidates();
   std::vector<int64_t> promote = {0};  // tf32
@@ -94,8 +96,8 @@ Descriptor<GemmConfig> make_descriptor(bool chunks, bool tails) {
         [](const GemmConfig&) { return false; }, tc);
   } else {
     d.constraint(
-        "the tensor-core variant must be runnable: accurate, a_regs, bm, bn, bk, stages, wg "
-        "and pingpong a row of the compiled table (ops/cuda/gemm/sm90/tc_gemm_variants.h), "
+        "the tensor-core variant must be runnable: accurate, a_regs, bm, bn, bk, stages, wg, "
+        "pingpong and cluster a row of the compiled table (ops/cuda/gemm/sm90/tc_gemm_variants.h), "
         "promote a multiple of bk in accurate and 0 in tf32",
         [](const GemmConfig& c) { return tc_runnable(c); }, tc);
   }

@@ -21,10 +21,12 @@ const char* to_string(TcMode mode) { return mode == TcMode::accurate ? "accurate
 
 std::string to_string(const TcConfig& cfg) {
   return fmt::format(
-      "{}{} bm={} bn={} bk={} stages={} consumers={} {} promote={} group_m={} raster={} {} vec={}",
+      "{}{} bm={} bn={} bk={} stages={} consumers={} {} cluster={} promote={} group_m={} "
+      "raster={} {} vec={}",
       to_string(cfg.mode), cfg.mode == TcMode::tf32 && cfg.a_regs ? " a_regs" : "", cfg.bm, cfg.bn,
-      cfg.bk, cfg.stages, cfg.consumers, cfg.pingpong ? "pingpong" : "cooperative", cfg.promote,
-      cfg.group_m, cfg.raster_n ? "n" : "m", cfg.persistent ? "persistent" : "grid", cfg.vec);
+      cfg.bk, cfg.stages, cfg.consumers, cfg.pingpong ? "pingpong" : "cooperative", cfg.cluster,
+      cfg.promote, cfg.group_m, cfg.raster_n ? "n" : "m", cfg.persistent ? "persistent" : "grid",
+      cfg.vec);
 }
 
 namespace {
@@ -67,24 +69,47 @@ CUtensorMap make_map(const float* p, int64_t rows, int64_t k, int box_rows) {
   return map;
 }
 
-template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP>
+template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM>
 void launch(const TcConfig& cfg, const CUtensorMap& mx, const CUtensorMap& mw, const TcParams& p,
             int sms, cudaStream_t stream) {
-  using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP>;
-  auto kernel = tc_gemm_kernel<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP>;
-  // Raising the dynamic shared-memory limit is per function and device; once each.
-  static std::atomic<uint64_t> raised{0};
+  using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM>;
+  auto kernel = tc_gemm_kernel<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM>;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = CM;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t lc{};
+  lc.blockDim = dim3(T::kThreads);
+  lc.dynamicSmemBytes = T::kSmemBytes;
+  lc.stream = stream;
+  lc.attrs = &cluster;
+  lc.numAttrs = CM > 1 ? 1 : 0;
+  // Per function and device, once each: raise the dynamic shared-memory limit, and count
+  // the clusters that fit on the GPU at once (a persistent grid's size; GPCs of
+  // different sizes leave some SMs out of clusters).
+  static std::atomic<int> resident[64] = {};
   int device = 0;
   TT_CUDA_CHECK(cudaGetDevice(&device));
-  const uint64_t bit = uint64_t(1) << (device & 63);
-  if (!(raised.load() & bit)) {
+  std::atomic<int>& slots = resident[device & 63];
+  if (slots.load() == 0) {
     TT_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
-    raised.fetch_or(bit);
+    int clusters = sms;
+    if constexpr (CM > 1) {
+      lc.gridDim = dim3(sms / CM * CM);
+      TT_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &lc));
+      TT_CHECK(clusters > 0,
+               "tc_gemm: no cluster of {} CTAs of the variant '{}' fits on device {}.", CM,
+               to_string(cfg), device);
+    }
+    slots.store(clusters);
   }
-  const int tiles = p.tiles_m * p.tiles_n;
-  const int grid = cfg.persistent ? std::min(tiles, sms) : tiles;
-  kernel<<<grid, T::kThreads, T::kSmemBytes, stream>>>(mx, mw, p);
+  // A cluster takes CM vertically adjacent tiles together (tc_gemm_kernel.cuh).
+  const int cluster_tiles = (p.tiles_m + CM - 1) / CM * p.tiles_n;
+  const int clusters = cfg.persistent ? std::min(cluster_tiles, slots.load()) : cluster_tiles;
+  lc.gridDim = dim3(clusters * CM);
+  TT_CUDA_CHECK(cudaLaunchKernelEx(&lc, kernel, mx, mw, p));
   TT_CUDA_CHECK_LAUNCH();
 }
 
@@ -98,7 +123,7 @@ constexpr int flavor(TcMode m, bool a_regs) {
 }
 
 TcConfig row(TcMode mode, bool a_regs, int bm, int bn, int bk, int stages, int consumers,
-             bool pingpong) {
+             bool pingpong, int cluster) {
   TcConfig c;
   c.mode = mode;
   c.a_regs = a_regs;
@@ -108,15 +133,16 @@ TcConfig row(TcMode mode, bool a_regs, int bm, int bn, int bk, int stages, int c
   c.stages = stages;
   c.consumers = consumers;
   c.pingpong = pingpong;
+  c.cluster = cluster;
   c.promote = mode == TcMode::accurate ? 64 : 0;  // the measured bound (tc_gemm.h)
   return c;
 }
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
-#define TT_TC_ENTRY(mode, a_regs, bm, bn, bk, stages, consumers, pingpong)  \
-  Entry{row(TcMode::mode, a_regs, bm, bn, bk, stages, consumers, pingpong), \
-        &launch<flavor(TcMode::mode, a_regs), bm, bn, bk, stages, consumers, pingpong>},
+#define TT_TC_ENTRY(mode, a_regs, bm, bn, bk, stages, consumers, pingpong, cluster)  \
+  Entry{row(TcMode::mode, a_regs, bm, bn, bk, stages, consumers, pingpong, cluster), \
+        &launch<flavor(TcMode::mode, a_regs), bm, bn, bk, stages, consumers, pingpong, cluster>},
       TT_TC_GEMM_VARIANTS(TT_TC_ENTRY)
 #undef TT_TC_ENTRY
   };
@@ -136,7 +162,8 @@ bool tc_same_kernel(const TcConfig& a, const TcConfig& b) {
   const bool ra = a.mode == TcMode::accurate || a.a_regs;
   const bool rb = b.mode == TcMode::accurate || b.a_regs;
   return a.mode == b.mode && ra == rb && a.bm == b.bm && a.bn == b.bn && a.bk == b.bk &&
-         a.stages == b.stages && a.consumers == b.consumers && a.pingpong == b.pingpong;
+         a.stages == b.stages && a.consumers == b.consumers && a.pingpong == b.pingpong &&
+         a.cluster == b.cluster;
 }
 
 const std::vector<TcConfig>& tc_gemm_variants() {
@@ -294,7 +321,8 @@ void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int6
   p.vec2 = (cfg.vec == 2 && n % 2 == 0 && reinterpret_cast<uintptr_t>(c) % 8 == 0) ? 1 : 0;
   p.ep = epilogue;
   const CUtensorMap mx = make_map(x, m, k, tile_rows);
-  const CUtensorMap mw = make_map(w, n, k, cfg.bn);
+  // Each CTA of a cluster loads its 1 / cluster of W's tile rows.
+  const CUtensorMap mw = make_map(w, n, k, cfg.bn / cfg.cluster);
   hit->fn(cfg, mx, mw, p, sms, stream);
 }
 

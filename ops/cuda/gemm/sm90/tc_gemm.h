@@ -5,14 +5,15 @@
 // Two precision modes:
 //   tf32      one tensor-core product per k-block (operands read as TF32: 10-bit
 //             mantissas), float32 accumulation.
-//   accurate  split TF32 ("3xTF32"): each operand is split in the kernel into
-//             hi = tf32_rna(x) and lo = x - hi (exact; X's tile in registers, W's
-//             in shared memory), three products per k-step (hi*hi + hi*lo + lo*hi),
+//   accurate  split TF32 ("3xTF32"): each operand is split in the kernel into hi and
+//             lo (X's tile in registers: hi = tf32_rna(x), lo = x - hi; W's tile in
+//             shared memory: hi = the raw value, which the tensor core truncates,
+//             lo = tf32_rna(w - trunc(w))), three products per k-step (hi*hi + hi*lo + lo*hi),
 //             and the tensor core's accumulator is added into a separate IEEE
 //             float32 accumulator every `promote` elements of K, which is what
 //             brings the error to float32 level (issue 10: every 64 -> 7.4e-7
 //             relative L2 vs float64, below SGEMM's 1.6e-6).
-// The compile-time axes (A from registers, tile, stages, warpgroups, ping-pong) come
+// The compile-time axes (A from registers, tile, stages, warpgroups, ping-pong, cluster) come
 // from the variant table tc_gemm_variants.h; the run-time axes (promotion interval,
 // raster group and order, persistence, epilogue store width) are plain fields.
 // This header is host-only: callers need no sm_90a compiler flags.
@@ -31,7 +32,7 @@ namespace tt::ops::cuda::gemm::sm90 {
 enum class TcMode : int { tf32 = 0, accurate = 1 };
 const char* to_string(TcMode mode);  // "tf32", "accurate"
 
-// One variant of the family. The fields up to `pingpong` select a compiled kernel (they
+// One variant of the family. The fields up to `cluster` select a compiled kernel (they
 // must match a row of the variant table); the rest are free at run time.
 struct TcConfig {
   TcMode mode = TcMode::tf32;
@@ -43,6 +44,8 @@ struct TcConfig {
   int stages = 4;         // shared-memory pipeline depth
   int consumers = 2;      // consumer warpgroups (a producer warpgroup comes on top)
   bool pingpong = false;  // consumers own alternate tiles (epilogue overlaps products)
+  int cluster = 1;        // CTAs per cluster along M (1, 2, 4): they share W's tiles, each
+                          // loading 1 / cluster of them and multicasting it to the others
   // Run-time fields.
   int promote = 0;         // accurate: promote every this many elements of K (a multiple
                            // of bk); tf32: 0

@@ -36,7 +36,7 @@ struct TcParams {
   Epilogue ep;         // the chain, and the column statistics' outputs
 };
 
-template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP>
+template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM>
 struct TcTraits {
   static constexpr bool kAcc = FLAVOR == kAccurate;
   static constexpr bool kARegs = FLAVOR != kSS;  // A fragments from registers
@@ -49,8 +49,12 @@ struct TcTraits {
   static constexpr int kPanels = BK / 32;  // 128-byte swizzle panels per k-block
   static constexpr int kABytes = kTM * BK * 4;
   static constexpr int kBBytes = BN * BK * 4;
+  // Clusters of CM CTAs along M share W's tile: each CTA loads BN / CM of its rows and
+  // the TMA multicasts them to every CTA of the cluster.
+  static constexpr int kBSliceRows = BN / CM;
   static constexpr int kRawBytes = kABytes + kBBytes;  // what TMA brings per stage
-  // accurate: W's hi is written over its raw tile and its lo follows the stage.
+  // accurate: W's raw tile is its hi (the tensor core reads it truncated to TF32) and
+  // its lo follows the stage.
   static constexpr int kStageBytes = kRawBytes + (kAcc ? kBBytes : 0);
   static constexpr int kThreads = 128 * (CONSUMERS + 1);
   static constexpr int kBarriers = 3 * STAGES + CONSUMERS;  // full, ready, empty, order
@@ -70,6 +74,8 @@ struct TcTraits {
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN: a generated wgmma N");
   static_assert(BK % 32 == 0, "BK: whole 128-byte swizzle rows");
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB a block can take");
+  static_assert(CM == 1 || CM == 2 || CM == 4, "cluster: 1, 2 or 4 CTAs along M");
+  static_assert(kBSliceRows % 8 == 0, "W's slices: whole 8-row swizzle atoms");
 };
 
 namespace detail {
@@ -119,6 +125,17 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+// Arrives on the barrier at `bar`'s place in the shared memory of the cluster's CTA
+// `rank`, with the default release at CTA scope: cuda::ptx's remote arrive is
+// release.cluster, whose cluster-wide fence per k-block doubled the kernel's time.
+__device__ __forceinline__ void arrive_remote(uint64_t* bar, int rank) {
+  asm volatile(
+      "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
+      " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
+      "r"(rank)
+      : "memory");
+}
+
 __device__ __forceinline__ void wait_parity(uint64_t* bar, uint32_t parity) {
   while (!::cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
   }
@@ -131,12 +148,19 @@ __device__ __forceinline__ float tf32_rna(float x) {
   return __uint_as_float(r);
 }
 
+// The lo half of a split whose hi is the tensor core's own truncation of x: x - trunc(x)
+// is exact (at most 13 significant bits) and rounded to nearest TF32 here.
+__device__ __forceinline__ float tf32_lo(float x) {
+  return tf32_rna(x - __uint_as_float(__float_as_uint(x) & 0xFFFFE000u));
+}
+
 // Grouped raster: CTAs walk `group` tile rows down before moving one tile column right
 // (raster_n = 0), or `group` tile columns across before moving one tile row down
 // (raster_n = 1), so that a wave's X tiles and W tiles both stay in L2.
-__device__ __forceinline__ void tile_coords(int t, const TcParams& p, int& tm, int& tn) {
-  const int major = p.raster_n ? p.tiles_n : p.tiles_m;  // the side the groups cut
-  const int minor = p.raster_n ? p.tiles_m : p.tiles_n;
+__device__ __forceinline__ void tile_coords(int t, int tiles_m, const TcParams& p, int& tm,
+                                            int& tn) {
+  const int major = p.raster_n ? p.tiles_n : tiles_m;  // the side the groups cut
+  const int minor = p.raster_n ? tiles_m : p.tiles_n;
   const int per_group = p.group * minor;
   const int g = t / per_group;
   const int first = g * p.group;
@@ -145,6 +169,23 @@ __device__ __forceinline__ void tile_coords(int t, const TcParams& p, int& tm, i
   const int a = first + r % width, b = r / width;
   tm = p.raster_n ? b : a;
   tn = p.raster_n ? a : b;
+}
+
+// The CTA's j-th tile (j = 0, 1, ...; false past its last). A cluster of CM CTAs takes
+// CM vertically adjacent tiles at once (a cluster tile, rastered as above), the CTA of
+// rank r its r-th row, so the cluster's CTAs walk the same tile columns in step and
+// share W's tiles. Where M's tile rows are not a multiple of CM, the last cluster tile
+// row has tiles past M (tm >= tiles_m): their CTAs load a real tile, so that the
+// cluster's pipeline stays in step, and store nothing.
+template <int CM>
+__device__ __forceinline__ bool cta_tile(int j, const TcParams& p, int& tm, int& tn) {
+  const int clusters = gridDim.x / CM, cluster = blockIdx.x / CM;
+  const int tiles_m = (p.tiles_m + CM - 1) / CM;
+  const int t = cluster + j * clusters;
+  if (t >= tiles_m * p.tiles_n) return false;
+  tile_coords(t, tiles_m, p, tm, tn);
+  tm = tm * CM + int(blockIdx.x % CM);
+  return true;
 }
 
 // Where a consumer thread's fragment lands: row of its first accumulator (m64 block
@@ -306,12 +347,12 @@ __device__ __forceinline__ void store_tile(const float (&a)[MI][R], TcStore s, c
 
 }  // namespace detail
 
-template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP>
+template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM>
 __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     tc_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x,
                    const __grid_constant__ CUtensorMap tmap_w, const __grid_constant__ TcParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP>;
+  using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM>;
   using namespace detail;
   namespace ptx = ::cuda::ptx;
   extern __shared__ uint8_t smem_raw[];
@@ -325,31 +366,45 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
   const uint32_t smem_addr = smem_u32(smem);
 
   const int wg = threadIdx.x / 128;
-  const int tiles = p.tiles_m * p.tiles_n;
   const int nkb = (p.k + BK - 1) / BK;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       ptx::mbarrier_init(&full[s], 1);
       ptx::mbarrier_init(&ready[s], 3);  // one arrival per split warp
-      // One arrival per consumer warp (of the one consumer, PP) once its wgmma has
-      // read the stage.
-      ptx::mbarrier_init(&empty[s], PP ? 4 : CONSUMERS * 4);
+      // One arrival per consumer warp (of the one consumer, PP) of every CTA of the
+      // cluster once its wgmma has read the stage: each CTA's producer multicasts into
+      // all of them.
+      ptx::mbarrier_init(&empty[s], (PP ? 4 : CONSUMERS * 4) * CM);
     }
     for (int c = 0; c < CONSUMERS; ++c) ptx::mbarrier_init(&order[c], 1);
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
-  __syncthreads();
+  // The cluster's barriers are initialised before any CTA multicasts or arrives on them.
+  if constexpr (CM > 1) {
+    ptx::barrier_cluster_arrive(ptx::sem_release);
+    ptx::barrier_cluster_wait();
+  } else {
+    __syncthreads();
+  }
+  // Stage s is free again in every CTA whose producer writes into this CTA's stage s.
+  auto release = [&](int s) {
+    if constexpr (CM == 1) {
+      ptx::mbarrier_arrive(&empty[s]);
+    } else {
+#pragma unroll
+      for (int r = 0; r < CM; ++r) arrive_remote(&empty[s], r);
+    }
+  };
 
   if (wg == 0) {
     // Producer warpgroup: one thread issues every TMA load; in accurate, warps 1-3
     // split each stage's W tile; the rest only give back their registers.
     setmaxnreg_dec<T::kProducerRegs>();
     if (threadIdx.x == 0) {
-      int idx = 0;
-      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-        int tm, tn;
-        tile_coords(t, p, tm, tn);
+      int idx = 0, tm, tn;
+      for (int j = 0; cta_tile<CM>(j, p, tm, tn); ++j) {
+        const int xm = min(tm, p.tiles_m - 1);  // a tile past M loads a real one
         for (int kb = 0; kb < nkb; ++kb, ++idx) {
           const int s = idx % STAGES;
           const uint32_t ph = (idx / STAGES) & 1;
@@ -361,36 +416,47 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
           for (int q = 0; q < T::kPanels; ++q) {
             // Rows past M or N and columns past K arrive as zeros (TMA's out-of-bounds
             // fill), so partial tiles need no masking in the main loop.
-            const int32_t ca[2] = {kb * BK + 32 * q, tm * T::kTM};
+            const int32_t ca[2] = {kb * BK + 32 * q, xm * T::kTM};
             ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + q * T::kTM * 128,
                                       &tmap_x, ca, &full[s]);
-            const int32_t cb[2] = {kb * BK + 32 * q, tn * BN};
-            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
-                                      st + T::kABytes + q * BN * 128, &tmap_w, cb, &full[s]);
+            if constexpr (CM == 1) {
+              const int32_t cb[2] = {kb * BK + 32 * q, tn * BN};
+              ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
+                                        st + T::kABytes + q * BN * 128, &tmap_w, cb, &full[s]);
+            } else {
+              // This CTA's slice of W's tile, into the same place of every CTA of the
+              // cluster (each CTA's full barrier expects the whole tile).
+              const int rank = int(blockIdx.x % CM);
+              const int32_t cb[2] = {kb * BK + 32 * q, tn * BN + rank * T::kBSliceRows};
+              ptx::cp_async_bulk_tensor(
+                  ptx::space_cluster, ptx::space_global,
+                  st + T::kABytes + q * BN * 128 + rank * T::kBSliceRows * 128, &tmap_w, cb,
+                  &full[s], uint16_t((1u << CM) - 1));
+            }
           }
         }
       }
     } else if (T::kAcc && threadIdx.x >= 32) {
-      // Split every element of each stage's W tile in place: hi over the raw value, lo
-      // into the space after the stage's raw tiles. Elementwise, so the swizzled layout
-      // carries over as is. The tensor cores read through the async proxy: each thread
-      // fences its writes, then its warp tells the consumers (ready).
+      // Split each stage's W tile: the raw tile stays as hi (the tensor core reads it
+      // truncated to TF32, hi = trunc(w)), lo = rna(w - trunc(w)) goes into the space
+      // after the stage's raw tiles. Writing lo alone saves a third of the split's
+      // shared-memory traffic, which bounds this kernel, and is as accurate as a
+      // rounded hi with a truncated lo (docs/performance.md). Elementwise, so the
+      // swizzled layout carries over as is. The tensor cores read through the async
+      // proxy: each thread fences its writes, then its warp tells the consumers (ready).
       const int stid = threadIdx.x - 32;
-      int idx = 0;
-      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      int idx = 0, tm, tn;
+      for (int j = 0; cta_tile<CM>(j, p, tm, tn); ++j) {
         for (int kb = 0; kb < nkb; ++kb, ++idx) {
           const int s = idx % STAGES;
           wait_parity(&full[s], (idx / STAGES) & 1);
           uint8_t* st = smem + s * T::kStageBytes;
-          float4* raw = reinterpret_cast<float4*>(st + T::kABytes);
+          const float4* raw = reinterpret_cast<const float4*>(st + T::kABytes);
           float4* lo = reinterpret_cast<float4*>(st + T::kRawBytes);
 #pragma unroll 2
           for (int i = stid; i < T::kBBytes / 16; i += T::kSplitThreads) {
             const float4 v = raw[i];
-            const float4 h =
-                make_float4(tf32_rna(v.x), tf32_rna(v.y), tf32_rna(v.z), tf32_rna(v.w));
-            raw[i] = h;
-            lo[i] = make_float4(v.x - h.x, v.y - h.y, v.z - h.z, v.w - h.w);
+            lo[i] = make_float4(tf32_lo(v.x), tf32_lo(v.y), tf32_lo(v.z), tf32_lo(v.w));
           }
           ptx::fence_proxy_async(ptx::space_shared);
           __syncwarp();
@@ -444,7 +510,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
 #pragma unroll
       for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);
       wgmma_wait<1>();
-      if (kb > 0 && lane == 0) ptx::mbarrier_arrive(&empty[(idx - 1) % STAGES]);
+      if (kb > 0 && lane == 0) release((idx - 1) % STAGES);
       ++idx;
     };
     // One k-block into `acc` with A from registers (RS, accurate): one commit group
@@ -499,8 +565,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
         for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);
         wgmma_wait<kInflight>();
         // The previous k-block's last group has landed: its stage is free.
-        if (kk == kInflight - 1 && kb > 0 && lane == 0)
-          ptx::mbarrier_arrive(&empty[(idx - 1) % STAGES]);
+        if (kk == kInflight - 1 && kb > 0 && lane == 0) release((idx - 1) % STAGES);
       }
       ++idx;
     };
@@ -526,13 +591,20 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     // ring after those of tile j - 1, so it waits for its turn (order[c]) before its
     // main loop, else a stage two phases behind would pass its parity test.
     const int j0 = PP ? c : 0, dj = PP ? CONSUMERS : 1;
-    for (int j = j0, t = blockIdx.x + j0 * gridDim.x; t < tiles; j += dj, t += dj * gridDim.x) {
-      int tm, tn;
-      tile_coords(t, p, tm, tn);
+    int tm, tn;
+    for (int j = j0; cta_tile<CM>(j, p, tm, tn); j += dj) {
       idx = j * nkb;
       if constexpr (PP) {
         if (j > 0) wait_parity(&order[c], ((j - 1) / CONSUMERS) & 1);
       }
+      // PP: every full barrier of this tile has been passed once its last k-block is
+      // issued, so the next consumer may start issuing while these products finish
+      // (passing the turn after the drain left the tensor cores idle at each switch).
+      auto pass_turn = [&] {
+        if constexpr (PP) {
+          if (ctid % 128 == 0) ptx::mbarrier_arrive(&order[(c + 1) % CONSUMERS]);
+        }
+      };
       if constexpr (T::kAcc) {
         const int pkb = p.promote_blocks;
 #pragma unroll
@@ -551,6 +623,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
             if (i == 0 && pending) promote(acc1);
           }
           if (kb >= nkb) {
+            pass_turn();
             wgmma_wait<0>();
             promote(acc0);
             break;
@@ -561,6 +634,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
           }
           pending = true;
           if (kb >= nkb) {
+            pass_turn();
             wgmma_wait<0>();
             promote(acc1);
             break;
@@ -568,15 +642,12 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
         }
       } else {
         for (int kb = 0; kb < nkb; ++kb) kblock(acc0, kb, kb == 0);
+        pass_turn();
         wgmma_wait<0>();
 #pragma unroll
         for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc0[mi]);
       }
-      if (lane == 0) ptx::mbarrier_arrive(&empty[(idx - 1) % STAGES]);
-      if constexpr (PP) {
-        // Every full barrier of this tile has been passed: the next consumer's turn.
-        if (ctid % 128 == 0) ptx::mbarrier_arrive(&order[(c + 1) % CONSUMERS]);
-      }
+      if (lane == 0) release((idx - 1) % STAGES);
 
       const TcStore st{tm * T::kTM + (PP ? 0 : c * T::kWM) + warp * 16 + lane / 4,
                        tn * BN + 2 * (lane % 4)};
@@ -591,12 +662,18 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
         }
         store_tile(frag, st, p);
       };
+      if (tm >= p.tiles_m) continue;  // a cluster's tile past M
       if constexpr (T::kAcc) {
         finish(tot);
       } else {
         finish(acc0);
       }
     }
+  }
+  // No CTA leaves while a peer may still arrive on its barriers.
+  if constexpr (CM > 1) {
+    ptx::barrier_cluster_arrive(ptx::sem_release);
+    ptx::barrier_cluster_wait();
   }
 #else
   // Built for a target without wgmma: the launcher never starts this.

@@ -1,10 +1,11 @@
 // The compiled variants of the sm90 tensor-core GEMM family, one X-macro row each:
-//   X(mode, A_REGS, BM, BN, BK, STAGES, CONSUMERS, PINGPONG)
+//   X(mode, A_REGS, BM, BN, BK, STAGES, CONSUMERS, PINGPONG, CLUSTER)
 // A_REGS 1: A (X's tile) goes to the tensor cores from registers (tf32: rounded to
 // nearest there; accurate always, split into hi/lo there); 0: straight from shared
 // memory (tf32 only). PINGPONG 1: each consumer warpgroup owns a (BM / CONSUMERS) x BN
 // tile and the consumers take turns in the main loop, so one's epilogue overlaps the
-// other's products; 0: the consumers share one BM x BN tile.
+// other's products; 0: the consumers share one BM x BN tile. CLUSTER: CTAs per cluster
+// along M, which share W's tiles through the TMA's multicast (1: no cluster).
 // tc_gemm.cu instantiates one kernel per row and the variant list is built from the
 // same rows, so a new variant is one line here. Everything else (promotion interval,
 // raster group and order, persistence, epilogue store width) is a run-time field of
@@ -22,11 +23,15 @@
 // path stays (a row brings it back) but no row builds it.
 #pragma once
 
-#define TT_TC_GEMM_VARIANTS(X)          \
-  X(tf32, 0, 128, 256, 32, 4, 2, 0)     \
-  X(tf32, 0, 128, 192, 32, 5, 2, 0)     \
-  X(tf32, 0, 128, 128, 32, 6, 2, 0)     \
-  X(tf32, 0, 256, 128, 32, 4, 2, 0)     \
-  X(tf32, 1, 128, 256, 32, 4, 2, 0)     \
-  X(accurate, 1, 128, 128, 32, 4, 2, 0) \
-  X(accurate, 1, 128, 128, 32, 3, 2, 0)
+#define TT_TC_GEMM_VARIANTS(X)             \
+  X(tf32, 0, 128, 256, 32, 4, 2, 0, 1)     \
+  X(tf32, 0, 128, 192, 32, 5, 2, 0, 1)     \
+  X(tf32, 0, 128, 128, 32, 6, 2, 0, 1)     \
+  X(tf32, 0, 256, 128, 32, 4, 2, 0, 1)     \
+  X(tf32, 1, 128, 256, 32, 4, 2, 0, 1)     \
+  X(tf32, 0, 256, 128, 32, 6, 2, 1, 2)     \
+  X(tf32, 0, 256, 128, 32, 6, 2, 1, 4)     \
+  X(tf32, 0, 128, 256, 32, 4, 2, 0, 2)     \
+  X(accurate, 1, 128, 128, 32, 4, 2, 0, 1) \
+  X(accurate, 1, 128, 128, 32, 3, 2, 0, 1) \
+  X(accurate, 1, 128, 128, 32, 4, 2, 0, 2)
