@@ -19,6 +19,7 @@
 #include "ops/cuda/fused/plan.h"
 #include "ops/cuda/gemm/epilogue.h"
 #include "ops/cuda/gemm/gemm.h"
+#include "ops/cuda/gemm/gemm_space.h"
 #include "ops/cuda/gemm/tiled_gemm.h"
 
 namespace tt::ops::cuda::gemm {
@@ -286,6 +287,28 @@ TEST(FusedPlans, StatisticsBandsSetTheScheduleGrain) {
   const f::Plan p = f::gemm_scale_batch_norm_plan(kLtChunks, batch_norm_args(m, n, true));
   EXPECT_EQ(p.part_rows, band);
   EXPECT_EQ(p.schedule.row_multiple, band);
+}
+
+// stats_pass: the tensor-core kernel's epilogue could write the partials, and the
+// config asks for a statistics pass instead (a schedule choice the tuner makes).
+TEST(FusedPlans, StatsPassTakesTheStatisticsOutOfTheTensorCoreEpilogue) {
+  if (gemm::tc_variants().empty()) GTEST_SKIP() << "this build has no sm_90a code";
+  const int64_t m = 16384, n = 4096;
+  GemmConfig tc = gemm::tc_default(true);
+  const f::Plan in_epilogue = f::gemm_scale_batch_norm_plan(tc, batch_norm_args(m, n, true));
+  EXPECT_EQ(in_epilogue.str(),
+            "gemm_scale_batch_norm chunk=0 tail=0\ngemm[add_column,column_stats] -> gemm_out\n"
+            "finalize part_mean,part_m2 -> affine\nchannel_affine gemm_out -> out");
+  EXPECT_EQ(in_epilogue.part_rows, 128);
+  tc.stats_pass = 1;
+  EXPECT_THAT(tc.str(), testing::EndsWith(",stats_pass=1"));
+  EXPECT_EQ(gemm::gemm_descriptor(false, false, true).parse(tc.str()), tc);
+  const f::Plan by_pass = f::gemm_scale_batch_norm_plan(tc, batch_norm_args(m, n, true));
+  EXPECT_EQ(by_pass.str(),
+            "gemm_scale_batch_norm chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
+            "column_stats gemm_out -> part_mean,part_m2\nfinalize part_mean,part_m2 -> affine\n"
+            "channel_affine gemm_out -> out");
+  EXPECT_EQ(by_pass.part_rows, norm::ColumnStatsConfig::default_for({m, n, 4}).chunk_rows);
 }
 
 TEST(FusedPlans, GroupNormFusesOnlyInATileThatHoldsWholeGroups) {

@@ -51,11 +51,12 @@ const GemmStage* const kGemmStages[] = {&kBiasRelu, &kInstanceNormAddMul, &kSwis
                                         &kScaleBatchNormTrain, &kScaleBatchNormEval};
 const char* const kRowNormAddMul = fused::kGemmInstanceNormAddMul.segment;
 
-Config gemm_to_config(const GemmConfig& g, bool chunks, bool tails = false) {
-  return gemm_descriptor(chunks, tails).to_config(g);
+Config gemm_to_config(const GemmConfig& g, bool chunks, bool tails = false,
+                      bool stats_pass = false) {
+  return gemm_descriptor(chunks, tails, stats_pass).to_config(g);
 }
 GemmConfig gemm_from_config(const Config& c) {
-  return gemm_descriptor(c.has("chunk"), c.has("tail")).from_config(c);
+  return gemm_descriptor(c.has("chunk"), c.has("tail"), c.has("stats_pass")).from_config(c);
 }
 Config segment_to_config(const SegmentConfig& c) { return segment_descriptor().to_config(c); }
 SegmentConfig segment_from_config(const Config& c) { return segment_descriptor().from_config(c); }
@@ -114,8 +115,8 @@ TEST(GemmSpace, EverySpaceEnumeratesTheCompiledVariantsAndCublasLtWithTodaysDefa
       const ParamSpace space = gemm_space(kernel, p, DeviceLimits{});
       const std::string what = std::string(kernel.name) + " " + p.str();
       const bool chunks_axis = kernel.chunks, tails_axis = kernel.tails;
-      EXPECT_EQ(space.default_config(),
-                gemm_to_config(GemmConfig::default_for(p), chunks_axis, tails_axis))
+      EXPECT_EQ(space.default_config(), gemm_to_config(GemmConfig::default_for(p), chunks_axis,
+                                                       tails_axis, kernel.stats_pass))
           << what;
       const std::vector<Config> all = space.enumerate();
       size_t own = 0, lt = 0;
@@ -124,7 +125,7 @@ TEST(GemmSpace, EverySpaceEnumeratesTheCompiledVariantsAndCublasLtWithTodaysDefa
         EXPECT_TRUE(seen.insert(c.str()).second) << what;
         const GemmConfig g = gemm_from_config(c);
         EXPECT_TRUE(valid(g, p)) << what << " " << c.str();
-        EXPECT_EQ(gemm_to_config(g, chunks_axis, tails_axis), c) << what;
+        EXPECT_EQ(gemm_to_config(g, chunks_axis, tails_axis, kernel.stats_pass), c) << what;
         if (g.impl == GemmImpl::kOwn) {
           ++own;
           EXPECT_EQ(axis_count(c), 8u);  // impl + 7 tile parameters

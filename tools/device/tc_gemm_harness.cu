@@ -427,7 +427,8 @@ void seed_shapes(bool quick) {
     int64_t m, n, k;
   };
   const std::vector<S> shapes = {{1024, 8192, 8192}, {32768, 4096, 1024}, {16384, 4096, 4096}};
-  const int reps = quick ? 5 : 25;
+  const char* reps_env = std::getenv("TC_REPS");  // repetitions per timing (default 25)
+  const int reps = reps_env ? std::atoi(reps_env) : quick ? 5 : 25;
   for (const S& s : shapes) {
     Problem pr(s.m, s.n, s.k);
     fill_and_reference(pr);

@@ -1,8 +1,8 @@
 // gemm_scale_batch_norm's plans: batch_norm((x W^T + b) * scale), scale folded into the
 // statistics and the per-column affine [scale | mean | rstd * gamma | beta].
 //   training: the GEMM writes Y into scratch; the column statistics come from its
-//             epilogue when the config can write them (column_stat_rows), else from a
-//             statistics pass under the config's schedule (chunks and the head of a tail
+//             epilogue when the config can write them (column_stat_rows) and does not
+//             ask for a pass (stats_pass), else from a statistics pass under the config's schedule (chunks and the head of a tail
 //             split are whole statistics bands, so the partials land where one pass
 //             over all rows would put them); then finalize (which also updates the
 //             running statistics in place) and one affine pass Y -> out.
@@ -45,7 +45,7 @@ fused::Plan fused::gemm_scale_batch_norm_plan(const gemm::GemmConfig& cfg,
   gemm::Epilogue with_stats = bias;
   with_stats.column_stats(nullptr, nullptr);  // the executor points them at the partials
   const int64_t gemm_rows = gemm::column_stat_rows(cfg);
-  if (gemm_rows > 0 && gemm::epilogue_supported(cfg, problem, with_stats)) {
+  if (!cfg.stats_pass && gemm_rows > 0 && gemm::epilogue_supported(cfg, problem, with_stats)) {
     p.part_rows = gemm_rows;
     p.add(gemm_stage(with_stats, Slot::kGemmOut));
   } else {
@@ -80,7 +80,7 @@ void gemm::gemm_scale_batch_norm_forward(const GemmConfig& cfg, const GemmScaleB
 
 // The tuning names and schedule options of this op's stages.
 const fused::FusedStages fused::kGemmScaleBatchNormTrain{
-    {"gemm_scale_batch_norm_train.gemm", true, true, false, false},
+    {"gemm_scale_batch_norm_train.gemm", true, true, false, false, true, true},
     /*segment=*/nullptr,
     "gemm_scale_batch_norm_train.column_stats",
     "gemm_scale_batch_norm_train.affine"};

@@ -88,7 +88,7 @@ GemmConfig choose_gemm(const GemmStage& stage, const GemmProblem& p, int device,
         }
         return gemm_space(stage, p, tt::cuda::device_limits(device), options);
       });
-  return gemm_descriptor(stage.chunks, stage.tails).from_config(c);
+  return gemm_descriptor(stage.chunks, stage.tails, stage.stats_pass).from_config(c);
 }
 
 }  // namespace tt::ops::cuda::gemm

@@ -61,6 +61,12 @@ struct GemmConfig {
   // the passes fill the SMs that the GEMMs' last, partial wave leaves idle
   // (ops/cuda/fused/plan.cu).
   int64_t tail_rows = 0;
+  // Plans whose norm needs column statistics (a GEMM stage that offers stats_pass): 1
+  // takes them from a pass over the GEMM's output even where the GEMM's epilogue could
+  // write them (tc's choice), which is faster where the epilogue's statistics stall the
+  // tensor cores longer than the pass takes (H100, 16384 x 4096 x 4096: 0.2-0.3 ms in
+  // the epilogue, ~0.1 ms as a pass); 0: from the epilogue where it can.
+  int stats_pass = 0;
   // tc (sm90::TcConfig; to_tc_config() converts). Compile-time (a row of the variant
   // table, with bm, bn, bk and stages above): the mode (1: accurate, split TF32; 0:
   // tf32), A from registers, consumer warpgroups, ping-pong consumers, CTAs per cluster
@@ -77,7 +83,7 @@ struct GemmConfig {
   // stages=4,wg=2,pingpong=0,cluster=1,promote=64,group=8,raster_n=0,persistent=1,
   // store_vec=2",
   // with ",chunk=4096" when
-  // chunk_rows > 0 and ",tail=64" when tail_rows > 0; equal configs have the same impl
+  // chunk_rows > 0, ",tail=64" when tail_rows > 0 and ",stats_pass=1" when set; equal configs have the same impl
   // and the same values in the fields that impl reads.
   std::string str() const;
   bool operator==(const GemmConfig& o) const;

@@ -46,7 +46,7 @@ std::vector<int64_t> values_of(T GemmConfig::*member, bool own, bool tc) {
   return v;
 }
 
-Descriptor<GemmConfig> make_descriptor(bool chunks, bool tails) {
+Descriptor<GemmConfig> make_descriptor(bool chunks, bool tails, bool stats_pass) {
   const std::vector<std::string> own = {kOwn}, lt = {kLt, kLtTf32}, tc = {kTc},
                                  own_tc = {kOwn, kTc}, scheduled = {kLt, kLtTf32, kTc};
   Descriptor<GemmConfig> d("gemm");
@@ -85,6 +85,9 @@ Descriptor<GemmConfig> make_descriptor(bool chunks, bool tails) {
   d.field("algo", &GemmConfig::cublas_algo_index, algos, lt);
   if (chunks) d.field("chunk", &GemmConfig::chunk_rows, kChunkCandidates, scheduled);
   if (tails) d.field("tail", &GemmConfig::tail_rows, kTailCandidates, scheduled);
+  // tc's choice (the own kernel's compiled rows are its whole space there, and it is
+  // not what any tuned device runs at these sizes).
+  if (stats_pass) d.field("stats_pass", &GemmConfig::stats_pass, {0, 1}, tc);
   d.compiled(
       "the tile must be one of the compiled own variants (ops/cuda/gemm/tiled_gemm_variants.h)",
       own_variants(), own);
@@ -136,23 +139,27 @@ std::vector<std::string> impls_of(Precision precision) {
 
 }  // namespace
 
-const Descriptor<GemmConfig>& gemm_descriptor(bool chunks, bool tails) {
-  static const Descriptor<GemmConfig> d[2][2] = {
-      {make_descriptor(false, false), make_descriptor(false, true)},
-      {make_descriptor(true, false), make_descriptor(true, true)}};
-  return d[chunks][tails];
+const Descriptor<GemmConfig>& gemm_descriptor(bool chunks, bool tails, bool stats_pass) {
+  static const Descriptor<GemmConfig> d[2][2][2] = {
+      {{make_descriptor(false, false, false), make_descriptor(false, false, true)},
+       {make_descriptor(false, true, false), make_descriptor(false, true, true)}},
+      {{make_descriptor(true, false, false), make_descriptor(true, false, true)},
+       {make_descriptor(true, true, false), make_descriptor(true, true, true)}}};
+  return d[chunks][tails][stats_pass];
 }
 
 // The text form names the chunk and the tail only when set, so that a plain config
 // reads as the spaces without those axes spell it.
 std::string GemmConfig::str() const {
-  return gemm_descriptor(chunk_rows > 0, tail_rows > 0).str(*this);
+  return gemm_descriptor(chunk_rows > 0, tail_rows > 0, stats_pass != 0).str(*this);
 }
 
-bool GemmConfig::operator==(const GemmConfig& o) const { return gemm_descriptor().equal(*this, o); }
+bool GemmConfig::operator==(const GemmConfig& o) const {
+  return gemm_descriptor(true, true, true).equal(*this, o);
+}
 
 bool valid(const GemmConfig& c, const GemmProblem& p) {
-  if (!gemm_descriptor().valid(c)) return false;
+  if (!gemm_descriptor(true, true, true).valid(c)) return false;
   if (c.impl == GemmImpl::kOwn) return vec_fits(c, p.align);
   if (c.impl == GemmImpl::kTc && !tc_fits(p)) return false;
   return tail_fits(c, p.m);
@@ -282,9 +289,13 @@ ParamSpace gemm_space(const GemmStage& stage, const GemmProblem& p,
     if (accurate) promote = tc_runtime_candidates().promote;
     narrowed.push_back({"promote", tc, promote});
   }
-  return gemm_descriptor(stage.chunks, stage.tails)
-      .space(stage.name, std::move(rules), GemmConfig::default_for(p, precision, options.tc_device),
-             impls, narrowed);
+  GemmConfig fallback = GemmConfig::default_for(p, precision, options.tc_device);
+  // Where the stage offers it, tc's default takes the statistics from a pass: at the seed
+  // shape (H100, 16384 x 4096 x 4096) the epilogue's statistics cost 0.2-0.3 ms, the pass
+  // ~0.1 ms; the tuner tries both.
+  if (stage.stats_pass && fallback.impl == GemmImpl::kTc) fallback.stats_pass = 1;
+  return gemm_descriptor(stage.chunks, stage.tails, stage.stats_pass)
+      .space(stage.name, std::move(rules), fallback, impls, narrowed);
 }
 
 }  // namespace tt::ops::cuda::gemm

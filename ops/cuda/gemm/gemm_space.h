@@ -65,6 +65,7 @@ struct GemmStage {
   bool relu = false;           // epilogue bias + ReLU, else bias (cuBLASLt's algorithms differ)
   bool groups_in_key = false;  // the problem key has groups=G
   bool bias = true;            // the epilogue adds a bias (cuBLASLt's algorithms differ)
+  bool stats_pass = false;     // plan option: column statistics by a pass (axis stats_pass)
 };
 
 // A linear layer's GEMM (ops::linear on CUDA: y = x W^T + b), with the bias in the
@@ -75,8 +76,9 @@ inline constexpr GemmStage kLinearNoBiasStage{"linear_nobias", false, false, fal
 // accurate (strict keeps bmm's batched cuBLASLt path).
 inline constexpr GemmStage kMatmulStage{"matmul", false, false, false, false, false};
 
-// GemmConfig's descriptor, with the chunk and tail fields or without.
-const autotune::Descriptor<GemmConfig>& gemm_descriptor(bool chunks = true, bool tails = true);
+// GemmConfig's descriptor, with the chunk, tail and stats_pass fields or without.
+const autotune::Descriptor<GemmConfig>& gemm_descriptor(bool chunks = true, bool tails = true,
+                                                        bool stats_pass = false);
 
 // The widest load (4, 2, 1 floats) that the addresses of X and W (p.align) and the
 // row length K allow.

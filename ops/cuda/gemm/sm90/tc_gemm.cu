@@ -275,7 +275,6 @@ std::string tc_epilogue_unsupported_reason(const TcConfig& cfg, const Epilogue& 
   if (e.kind == EpilogueKind::kGroupNorm)
     return "the tensor-core GEMM does not apply a group norm in its epilogue";
   if (e.kind == EpilogueKind::kColumnStats) {
-    if (!e.part_mean || !e.part_m2) return "column statistics need both part_mean and part_m2";
     const int64_t rows = tc_column_stat_rows(cfg);
     if (e.row0 % rows != 0)
       return fmt::format(
@@ -305,6 +304,10 @@ void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int6
   const Entry* hit = find_entry(cfg);
   const std::string no_ep = tc_epilogue_unsupported_reason(cfg, epilogue);
   TT_CHECK(no_ep.empty(), "tc_gemm: cannot apply the epilogue '{}': {}.", epilogue.str(), no_ep);
+  // Plans ask whether the statistics fuse before their buffers exist; a launch needs them.
+  TT_CHECK(epilogue.kind != EpilogueKind::kColumnStats ||
+               (epilogue.part_mean != nullptr && epilogue.part_m2 != nullptr),
+           "tc_gemm: column statistics need both part_mean and part_m2.");
 
   TcParams p{};
   p.c = c;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cuda/ptx>
+#include <type_traits>
 
 #include "ops/cuda/gemm/epilogue.h"
 #include "ops/cuda/gemm/sm90/wgmma_tf32.cuh"
@@ -472,8 +473,13 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     const int lane = threadIdx.x % 32;
     constexpr int kR = BN / 2;  // accumulator registers per m64 block
     using Acc = float[T::kMI][kR];
+    // tf32: acc0 is the tile's sum. accurate: acc0 sums hi*hi over one promotion
+    // interval, acc1 the two corrections (hi*lo + lo*hi, ~2^-11 of it) over the whole
+    // tile, and tot the promoted intervals in IEEE float32. The tensor core truncates
+    // each sum it writes; keeping the small corrections out of acc0 cuts acc0's
+    // truncations per interval from three per k-step to one (2.5-3x less error).
     Acc acc0;
-    [[maybe_unused]] Acc acc1;  // accurate: the interval being promoted
+    [[maybe_unused]] Acc acc1;
     [[maybe_unused]] float tot[T::kAcc ? T::kMI : 1][T::kAcc ? kR : 1];
     int idx = 0;
     // A fragments (kARegs): thread (warp, lane) reads rows warp*16 + lane/4 (+8) and
@@ -513,69 +519,6 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
       if (kb > 0 && lane == 0) release((idx - 1) % STAGES);
       ++idx;
     };
-    // One k-block into `acc` with A from registers (RS, accurate): one commit group
-    // per k-step, at most kInflight + 1 in flight, so only that many k-steps' fragments
-    // stay live.
-    // kInflight = 2 (three groups in flight) spilled the accurate consumer and gained
-    // nothing (docs/performance.md).
-    constexpr int kInflight = 1;
-    static_assert(kInflight >= 1 && kInflight < BK / 8, "in-flight groups within a k-block");
-    [[maybe_unused]] auto kblock_rs = [&](Acc& acc, int kb, bool fresh) {
-      const int s = idx % STAGES;
-      const uint32_t ph = (idx / STAGES) & 1;
-      wait_parity(&full[s], ph);
-      if constexpr (T::kAcc) wait_parity(&ready[s], ph);
-      const uint8_t* st = smem + s * T::kStageBytes;
-      const uint32_t st_addr = smem_addr + s * T::kStageBytes;
-#pragma unroll
-      for (int kk = 0; kk < BK / 8; ++kk) {
-        const int q = kk / 4;
-        const uint32_t koff = (kk % 4) * 32;
-        const uint64_t db = sw128_desc(st_addr + T::kABytes + q * BN * 128 + koff);
-        const uint32_t c0 = uint32_t(((2 * (kk % 4)) ^ g) * 16), c1 = c0 ^ 16u;
-        uint32_t hi[T::kMI][4];
-        [[maybe_unused]] uint32_t lo[T::kMI][4];
-#pragma unroll
-        for (int mi = 0; mi < T::kMI; ++mi) {
-          const uint8_t* a = st + q * T::kTM * 128 + mi * 64 * 128 + a_row_off;
-          const float v[4] = {*reinterpret_cast<const float*>(a + c0),
-                              *reinterpret_cast<const float*>(a + 1024 + c0),
-                              *reinterpret_cast<const float*>(a + c1),
-                              *reinterpret_cast<const float*>(a + 1024 + c1)};
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const float h = tf32_rna(v[e]);
-            hi[mi][e] = __float_as_uint(h);
-            if constexpr (T::kAcc) lo[mi][e] = __float_as_uint(v[e] - h);
-          }
-        }
-#pragma unroll
-        for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);
-        wgmma_fence();
-#pragma unroll
-        for (int mi = 0; mi < T::kMI; ++mi) {
-          WgmmaTf32<BN>::mma_rs(acc[mi], hi[mi], db, (fresh && kk == 0) ? 0 : 1);
-          if constexpr (T::kAcc) {
-            WgmmaTf32<BN>::mma_rs(acc[mi], hi[mi], db + (T::kBBytes >> 4), 1);
-            WgmmaTf32<BN>::mma_rs(acc[mi], lo[mi], db, 1);
-          }
-        }
-        wgmma_commit();
-#pragma unroll
-        for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);
-        wgmma_wait<kInflight>();
-        // The previous k-block's last group has landed: its stage is free.
-        if (kk == kInflight - 1 && kb > 0 && lane == 0) release((idx - 1) % STAGES);
-      }
-      ++idx;
-    };
-    auto kblock = [&](Acc& acc, int kb, bool fresh) {
-      if constexpr (T::kARegs) {
-        kblock_rs(acc, kb, fresh);
-      } else {
-        kblock_ss(acc, kb, fresh);
-      }
-    };
     // tot += acc once acc's products have landed (the caller waited).
     [[maybe_unused]] auto promote = [&](Acc& acc) {
 #pragma unroll
@@ -583,6 +526,108 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
         fence_regs(acc[mi]);
 #pragma unroll
         for (int i = 0; i < kR; ++i) tot[mi][i] += acc[mi][i];
+      }
+    };
+    // One k-block into `acc` with A from registers (RS, accurate): one commit group
+    // per k-step, at most kInflight + 1 in flight, so only that many k-steps' fragments
+    // stay live.
+    // kInflight = 2 (three groups in flight) spilled the accurate consumer and gained
+    // nothing (docs/performance.md).
+    constexpr int kInflight = 1;
+    // k-steps per commit group. Two (half the switches between acc0 and acc1) spilled
+    // 32-84 bytes and ran 0-6% slower in accurate (H100, docs/performance.md).
+    constexpr int kGroupSteps = 1;
+    static_assert(kInflight >= 1 && kInflight < BK / 8 / kGroupSteps,
+                  "in-flight groups within a k-block");
+    // accurate: `start` (a std::bool_constant: the commit groups must be the same on
+    // every path, else ptxas serializes every wgmma) begins a promotion interval: its
+    // first k-step issues the corrections as their own group, waits for all of this
+    // warpgroup's products (a wait that leaves the corrections in flight is not one
+    // ptxas can prove, and it serializes the kernel: C7514), promotes acc0 into tot and
+    // restarts acc0 with the new hi*hi; the other consumer warpgroup's products keep the
+    // tensor cores busy meanwhile. `first` (the tile's first k-block) restarts acc1 too.
+    [[maybe_unused]] auto kblock_rs = [&](Acc& acc, int kb, bool fresh, auto start, bool first) {
+      const int s = idx % STAGES;
+      const uint32_t ph = (idx / STAGES) & 1;
+      wait_parity(&full[s], ph);
+      if constexpr (T::kAcc) wait_parity(&ready[s], ph);
+      const uint8_t* st = smem + s * T::kStageBytes;
+      const uint32_t st_addr = smem_addr + s * T::kStageBytes;
+#pragma unroll
+      for (int kg = 0; kg < BK / 8 / kGroupSteps; ++kg) {
+        uint32_t hi[kGroupSteps][T::kMI][4];
+        [[maybe_unused]] uint32_t lo[kGroupSteps][T::kMI][4];
+        uint64_t db[kGroupSteps];
+#pragma unroll
+        for (int u = 0; u < kGroupSteps; ++u) {
+          const int kk = kg * kGroupSteps + u;
+          const int q = kk / 4;
+          const uint32_t koff = (kk % 4) * 32;
+          db[u] = sw128_desc(st_addr + T::kABytes + q * BN * 128 + koff);
+          const uint32_t c0 = uint32_t(((2 * (kk % 4)) ^ g) * 16), c1 = c0 ^ 16u;
+#pragma unroll
+          for (int mi = 0; mi < T::kMI; ++mi) {
+            const uint8_t* a = st + q * T::kTM * 128 + mi * 64 * 128 + a_row_off;
+            const float v[4] = {*reinterpret_cast<const float*>(a + c0),
+                                *reinterpret_cast<const float*>(a + 1024 + c0),
+                                *reinterpret_cast<const float*>(a + c1),
+                                *reinterpret_cast<const float*>(a + 1024 + c1)};
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              const float h = tf32_rna(v[e]);
+              hi[u][mi][e] = __float_as_uint(h);
+              if constexpr (T::kAcc) lo[u][mi][e] = __float_as_uint(v[e] - h);
+            }
+          }
+        }
+#pragma unroll
+        for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);
+        if constexpr (T::kAcc) {
+#pragma unroll
+          for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc1[mi]);
+          wgmma_fence();
+#pragma unroll
+          for (int u = 0; u < kGroupSteps; ++u)
+#pragma unroll
+            for (int mi = 0; mi < T::kMI; ++mi) {
+              WgmmaTf32<BN>::mma_rs(acc1[mi], hi[u][mi], db[u] + (T::kBBytes >> 4),
+                                    (first && kg == 0 && u == 0) ? 0 : 1);
+              WgmmaTf32<BN>::mma_rs(acc1[mi], lo[u][mi], db[u], 1);
+            }
+          if constexpr (decltype(start)::value) {
+            if (kg == 0) {
+              wgmma_commit();
+#pragma unroll
+              for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc1[mi]);
+              wgmma_wait<0>();
+              promote(acc);  // acc is zero before the tile's first interval
+            }
+          }
+        }
+        wgmma_fence();
+#pragma unroll
+        for (int u = 0; u < kGroupSteps; ++u)
+#pragma unroll
+          for (int mi = 0; mi < T::kMI; ++mi)
+            WgmmaTf32<BN>::mma_rs(acc[mi], hi[u][mi], db[u], (fresh && kg == 0 && u == 0) ? 0 : 1);
+        wgmma_commit();
+#pragma unroll
+        for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);
+        if constexpr (T::kAcc) {
+#pragma unroll
+          for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc1[mi]);
+        }
+        wgmma_wait<kInflight>();
+        // The previous k-block's last group has landed: its stage is free.
+        if (kg == kInflight - 1 && kb > 0 && lane == 0) release((idx - 1) % STAGES);
+      }
+      ++idx;
+    };
+    auto kblock = [&](Acc& acc, int kb, bool fresh) {
+      if constexpr (T::kARegs) {
+        kblock_rs(acc, kb, fresh, std::false_type{}, false);
+      } else {
+        kblock_ss(acc, kb, fresh);
       }
     };
 
@@ -611,35 +656,21 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
         for (int mi = 0; mi < T::kMI; ++mi)
 #pragma unroll
           for (int i = 0; i < kR; ++i) tot[mi][i] = 0.f;
-        // Promotion intervals alternate between two tensor-core accumulators: the
-        // interval just finished is added into tot right after the next interval's
-        // first k-block is issued (its waits prove the old products landed), so the
-        // tensor cores never drain for a promotion.
-        int kb = 0;
-        bool pending = false;  // acc1 holds a finished interval not yet promoted
-        while (true) {
-          for (int i = 0; i < pkb && kb < nkb; ++i, ++kb) {
-            kblock(acc0, kb, i == 0);
-            if (i == 0 && pending) promote(acc1);
-          }
-          if (kb >= nkb) {
-            pass_turn();
-            wgmma_wait<0>();
-            promote(acc0);
-            break;
-          }
-          for (int i = 0; i < pkb && kb < nkb; ++i, ++kb) {
-            kblock(acc1, kb, i == 0);
-            if (i == 0) promote(acc0);
-          }
-          pending = true;
-          if (kb >= nkb) {
-            pass_turn();
-            wgmma_wait<0>();
-            promote(acc1);
-            break;
-          }
+#pragma unroll
+        for (int mi = 0; mi < T::kMI; ++mi)
+#pragma unroll
+          for (int i = 0; i < kR; ++i) acc0[mi][i] = 0.f;
+        // kblock_rs promotes each finished interval at the next one's start.
+        for (int kb = 0; kb < nkb;) {
+          kblock_rs(acc0, kb, true, std::true_type{}, kb == 0);
+          ++kb;
+          for (int i = 1; i < pkb && kb < nkb; ++i, ++kb)
+            kblock_rs(acc0, kb, false, std::false_type{}, false);
         }
+        pass_turn();
+        wgmma_wait<0>();
+        promote(acc0);
+        promote(acc1);
       } else {
         for (int kb = 0; kb < nkb; ++kb) kblock(acc0, kb, kb == 0);
         pass_turn();
