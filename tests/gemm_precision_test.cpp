@@ -257,7 +257,8 @@ TEST(GemmPrecisionSpace, AccurateSpacesOfTheSeedStagesHoldAtLeast100ValidVariant
                                            hopper_options(Precision::accurate));
     size_t tc = 0;
     for (const Config& c : space.enumerate()) {
-      const g::GemmConfig cfg = g::gemm_descriptor(s.stage->chunks, s.stage->tails, s.stage->stats_pass).from_config(c);
+      const g::GemmConfig cfg =
+          g::gemm_descriptor(s.stage->chunks, s.stage->tails, s.stage->stats_pass).from_config(c);
       EXPECT_TRUE(g::valid(cfg, s.problem)) << c.str();
       tc += cfg.impl == g::GemmImpl::kTc;
       ++total;

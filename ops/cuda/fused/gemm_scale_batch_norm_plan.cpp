@@ -2,9 +2,9 @@
 // statistics and the per-column affine [scale | mean | rstd * gamma | beta].
 //   training: the GEMM writes Y into scratch; the column statistics come from its
 //             epilogue when the config can write them (column_stat_rows) and does not
-//             ask for a pass (stats_pass), else from a statistics pass under the config's schedule (chunks and the head of a tail
-//             split are whole statistics bands, so the partials land where one pass
-//             over all rows would put them); then finalize (which also updates the
+//             ask for a pass (stats_pass), else from a statistics pass under the config's schedule
+//             (chunks and the head of a tail split are whole statistics bands, so the partials land
+//             where one pass over all rows would put them); then finalize (which also updates the
 //             running statistics in place) and one affine pass Y -> out.
 //   eval:     the affine from the running statistics first; then the GEMM applies it in
 //             its epilogue when the config can (one kernel after a tiny [N] prologue),

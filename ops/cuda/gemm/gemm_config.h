@@ -83,8 +83,8 @@ struct GemmConfig {
   // stages=4,wg=2,pingpong=0,cluster=1,promote=64,group=8,raster_n=0,persistent=1,
   // store_vec=2",
   // with ",chunk=4096" when
-  // chunk_rows > 0, ",tail=64" when tail_rows > 0 and ",stats_pass=1" when set; equal configs have the same impl
-  // and the same values in the fields that impl reads.
+  // chunk_rows > 0, ",tail=64" when tail_rows > 0 and ",stats_pass=1" when set; equal configs have
+  // the same impl and the same values in the fields that impl reads.
   std::string str() const;
   bool operator==(const GemmConfig& o) const;
   bool operator!=(const GemmConfig& o) const { return !(*this == o); }
