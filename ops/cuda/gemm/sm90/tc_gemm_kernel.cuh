@@ -582,10 +582,25 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
         }
 #pragma unroll
         for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);
+        // accurate: odd k-steps issue hi*hi first, so the wgmma stream switches between
+        // acc0 and acc1 once per k-step instead of twice (H100: 1.5-3% faster, same bits).
+        // An interval's first k-step keeps the corrections first (see above).
+        [[maybe_unused]] const bool hh_first = T::kAcc && kg % 2 == 1 && !decltype(start)::value;
         if constexpr (T::kAcc) {
 #pragma unroll
           for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc1[mi]);
+        }
+        if (hh_first) {
           wgmma_fence();
+#pragma unroll
+          for (int u = 0; u < kGroupSteps; ++u)
+#pragma unroll
+            for (int mi = 0; mi < T::kMI; ++mi)
+              WgmmaTf32<BN>::mma_rs(acc[mi], hi[u][mi], db[u],
+                                    (fresh && kg == 0 && u == 0) ? 0 : 1);
+        }
+        if constexpr (T::kAcc) {
+          if (!hh_first) wgmma_fence();
 #pragma unroll
           for (int u = 0; u < kGroupSteps; ++u)
 #pragma unroll
@@ -604,12 +619,15 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
             }
           }
         }
-        wgmma_fence();
+        if (!hh_first) {
+          wgmma_fence();
 #pragma unroll
-        for (int u = 0; u < kGroupSteps; ++u)
+          for (int u = 0; u < kGroupSteps; ++u)
 #pragma unroll
-          for (int mi = 0; mi < T::kMI; ++mi)
-            WgmmaTf32<BN>::mma_rs(acc[mi], hi[u][mi], db[u], (fresh && kg == 0 && u == 0) ? 0 : 1);
+            for (int mi = 0; mi < T::kMI; ++mi)
+              WgmmaTf32<BN>::mma_rs(acc[mi], hi[u][mi], db[u],
+                                    (fresh && kg == 0 && u == 0) ? 0 : 1);
+        }
         wgmma_commit();
 #pragma unroll
         for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);

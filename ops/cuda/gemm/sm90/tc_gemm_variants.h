@@ -19,8 +19,13 @@
 // with one consumer, accurate 128x64 and 64x128; tf32 ping-pong 128x256 / 128x192 (0.411 /
 // 0.482 ms vs 0.333 at 1024x8192x8192, 0.917 / 1.188 vs 0.795 at 32768x4096x1024) and
 // 256x128 / 256x192; accurate ping-pong 128x128 (1.84-2.10 ms vs 1.30); tf32 a_regs
-// 128x192 and 256x128 (never the best of their mode at a seed shape). The ping-pong code
-// path stays (a row brings it back) but no row builds it.
+// 128x192 and 256x128 (never the best of their mode at a seed shape); with clusters
+// sharing W (2026-11-23): tf32 ping-pong 256x128 at cluster 2 and 4 (0.49-0.60 / 0.99-1.11 /
+// 1.93-2.17 ms vs cooperative 128x256 cluster 2's 0.35 / 0.80-0.82 / 1.41-1.49) and accurate
+// 128x128 at cluster 2 (1-10% slower than cluster 1, and ptxas serializes its wgmmas once
+// the accurate k-steps alternate their order). Cooperative tf32 128x256 at cluster 2 is the
+// fastest tf32 row at 32768x4096x1024 and 16384x4096x4096. The ping-pong code path stays
+// (a row brings it back) but no row builds it.
 #pragma once
 
 #define TT_TC_GEMM_VARIANTS(X)             \
@@ -29,9 +34,6 @@
   X(tf32, 0, 128, 128, 32, 6, 2, 0, 1)     \
   X(tf32, 0, 256, 128, 32, 4, 2, 0, 1)     \
   X(tf32, 1, 128, 256, 32, 4, 2, 0, 1)     \
-  X(tf32, 0, 256, 128, 32, 6, 2, 1, 2)     \
-  X(tf32, 0, 256, 128, 32, 6, 2, 1, 4)     \
   X(tf32, 0, 128, 256, 32, 4, 2, 0, 2)     \
   X(accurate, 1, 128, 128, 32, 4, 2, 0, 1) \
-  X(accurate, 1, 128, 128, 32, 3, 2, 0, 1) \
-  X(accurate, 1, 128, 128, 32, 4, 2, 0, 2)
+  X(accurate, 1, 128, 128, 32, 3, 2, 0, 1)
