@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "core/error.h"
 
@@ -57,8 +59,10 @@ class Sweep {
     }
     result_.planned = 1 + plan.size();
     total = result_.planned;
+    bool reached_deadline = false;
     for (size_t i = 0; i < plan.size(); ++i) {
       if (now_() > screen_deadline) {
+        reached_deadline = true;
         for (size_t j = i; j < plan.size(); ++j) {
           Measurement m = blank(plan[j], false);
           m.status = kStatusSkipped;
@@ -68,6 +72,25 @@ class Sweep {
         break;
       }
       screen(plan[i], false, i + 2, total);
+    }
+    // The default's first run carries one-time costs (module loading, first-launch
+    // setup), so the sample it sized can finish early: while screening time is left,
+    // draw a larger sample of the same seed and screen what it adds.
+    if (result_.sampled && !reached_deadline) {
+      std::set<std::string> done = {default_config.str()};
+      for (const Config& c : plan) done.insert(c.str());
+      size_t want = 2 * done.size();
+      while (now_() < screen_deadline && done.size() < all.size()) {
+        want = std::min(want, all.size());
+        for (const Config& c : space_.sample(want, opt_.seed)) {
+          if (now_() >= screen_deadline) break;
+          if (!done.insert(c.str()).second) continue;
+          ++result_.planned;
+          screen(c, false, result_.planned, result_.planned);
+        }
+        if (want == all.size()) break;
+        want *= 2;
+      }
     }
     remeasure_and_choose();
     finish();

@@ -10,7 +10,8 @@
 //      Its wall-clock cost sets how many configs the budget affords.
 //   2. Every other valid config of the space when the budget affords them all,
 //      otherwise a seeded random sample of the space (ParamSpace::sample, the same
-//      configs for the same seed) of the size it affords. Each is run once and
+//      configs for the same seed) of the size it affords, grown (same seed, larger
+//      sample) while screening time is left. Each is run once and
 //      compared with the reference: an exception is `launch_failed` (the message is
 //      the detail), an error above the tolerance (autotune/tolerance.h) or a NaN is
 //      `wrong_result`; only verified configs are screened. Configs the device cannot

@@ -158,6 +158,27 @@ TEST(Sweep, ContendersWithinThreePercentAreReMeasuredInterleaved) {
   EXPECT_NE(t.timed[12], t.timed[15]);
 }
 
+TEST(Sweep, ASampleSizedByASlowFirstRunGrowsWhileScreeningTimeIsLeft) {
+  double clock = 0;
+  FakeTarget t;
+  t.clock = &clock;
+  t.seconds_per_verify = 3.0;  // the default's first run: one-time costs
+  t.seconds_per_later_verify = 0.5;
+  SweepOptions o = options(&clock);
+  o.budget_s = 8;  // 6 s to screen: the default's 3 s leave room for 1 more by its cost
+  const SweepResult r = run_sweep("test_kernel", "n=64", test_space(), t, o);
+  EXPECT_TRUE(r.sampled);
+  // 3 s of screening left at 0.5 s each: 6 more than the default, not the 1 it sized.
+  EXPECT_EQ(r.entry.variants_tried, 7);
+  EXPECT_EQ(r.planned, 7u);
+  std::set<std::string> seen;
+  for (const Measurement& m : r.measurements) {
+    EXPECT_TRUE(seen.insert(m.config.str()).second) << m.config.str();
+    EXPECT_NE(m.status, kStatusSkipped);
+  }
+  EXPECT_TRUE(r.has_winner);
+}
+
 TEST(Sweep, TheDefaultIsKeptWhenNothingBeatsItBeyondTheNoise) {
   FakeTarget t;
   t.behaviour["threads=256,vec=4"] = {1.000};
