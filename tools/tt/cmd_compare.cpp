@@ -9,7 +9,7 @@
 // forward on float64 copies: models/compare.h) and prints, per model, the error of the
 // GPU output and of the CPU float32 output against it, so that a user sees which is
 // closer to exact; in tf32 and accurate also the GPU's strict error (accurate's bound
-// is max(that, 2^-20): README "Precision"). Without a GPU it still prints the CPU
+// is max(that, 2^-22): README "Precision"). Without a GPU it still prints the CPU
 // float32 error.
 #include <chrono>
 #include <cmath>
@@ -315,7 +315,7 @@ void add_compare_command(CLI::App& app) {
       "(CUDA events, L2 flushed). With --reference float64 the reference is computed in double "
       "on the CPU and the table gives the relative L2 and max abs errors of the GPU output and "
       "of the CPU float32 output against it, which of the two is closer, and in tf32 or "
-      "accurate the GPU's strict error (accurate's bound: max(strict's, 2^-20)); the verdict "
+      "accurate the GPU's strict error (accurate's bound: max(strict's, 2^-22)); the verdict "
       "then holds the GPU's error against float64 to the tolerance. Without a GPU, --reference "
       "float64 prints the CPU float32 errors alone. Exit codes: 0 all agree, 1 a disagreement "
       "or error, 3 no CUDA device (float32 reference).");
