@@ -22,7 +22,7 @@ namespace tt::ops::cuda::gemm::sm90 {
 //   kRS       tf32, A read into registers and rounded to nearest TF32 there (B still
 //             truncated), B from shared memory;
 //   kAccurate split TF32: A split into hi/lo in registers, W's tile split in shared
-//             memory by the producer warpgroup's spare warps (hi in place, lo beside
+//             memory by the producer warpgroup's spare warps (the raw tile is hi, lo beside
 //             it), hi*hi + hi*lo + lo*hi per k-step, promotion into float32.
 enum TcFlavor : int { kSS = 0, kRS = 1, kAccurate = 2 };
 
