@@ -590,7 +590,8 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
 #pragma unroll
           for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc1[mi]);
         }
-        if (hh_first) {
+        // hi*hi into acc (tf32: the only product).
+        auto issue_hh = [&] {
           wgmma_fence();
 #pragma unroll
           for (int u = 0; u < kGroupSteps; ++u)
@@ -598,7 +599,8 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
             for (int mi = 0; mi < T::kMI; ++mi)
               WgmmaTf32<BN>::mma_rs(acc[mi], hi[u][mi], db[u],
                                     (fresh && kg == 0 && u == 0) ? 0 : 1);
-        }
+        };
+        if (hh_first) issue_hh();
         if constexpr (T::kAcc) {
           if (!hh_first) wgmma_fence();
 #pragma unroll
@@ -619,15 +621,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
             }
           }
         }
-        if (!hh_first) {
-          wgmma_fence();
-#pragma unroll
-          for (int u = 0; u < kGroupSteps; ++u)
-#pragma unroll
-            for (int mi = 0; mi < T::kMI; ++mi)
-              WgmmaTf32<BN>::mma_rs(acc[mi], hi[u][mi], db[u],
-                                    (fresh && kg == 0 && u == 0) ? 0 : 1);
-        }
+        if (!hh_first) issue_hh();
         wgmma_commit();
 #pragma unroll
         for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);
