@@ -7,6 +7,8 @@
 // (CUBLAS_COMPUTE_32F_FAST_TF32), each with its own error against float64.
 // Prints PASS/FAIL lines, then a summary table last.
 // Usage: tc_gemm_harness [probe|quick|awkward|sanitize] | profile M N K
+// Environment: TC_FILTER (time only configs whose text contains it), TC_REPS (timed
+// repetitions), TC_GROUPS (also time raster groups 1, 2, 4, 16).
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -472,12 +474,19 @@ void seed_shapes(bool quick) {
       cfg.raster_n = false;
       cfg.persistent = false;
       runs.push_back(cfg);
+      cfg.persistent = true;
       if (cfg.mode == TcMode::accurate) {
-        cfg.persistent = true;
         cfg.promote = 32;
         runs.push_back(cfg);
         cfg.promote = 128;
         runs.push_back(cfg);
+        cfg.promote = 64;
+      }
+      if (std::getenv("TC_GROUPS")) {  // the other raster groups, persistent
+        for (int group : {1, 2, 4, 16}) {
+          cfg.group_m = group;
+          runs.push_back(cfg);
+        }
       }
     }
     const char* only = std::getenv("TC_FILTER");  // time only variants whose text has it
