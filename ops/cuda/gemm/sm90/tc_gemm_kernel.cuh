@@ -534,11 +534,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     // kInflight = 2 (three groups in flight) spilled the accurate consumer and gained
     // nothing (docs/performance.md).
     constexpr int kInflight = 1;
-    // k-steps per commit group. Two (half the switches between acc0 and acc1) spilled
-    // 32-84 bytes and ran 0-6% slower in accurate (H100, docs/performance.md).
-    constexpr int kGroupSteps = 1;
-    static_assert(kInflight >= 1 && kInflight < BK / 8 / kGroupSteps,
-                  "in-flight groups within a k-block");
+    static_assert(kInflight >= 1 && kInflight < BK / 8, "in-flight groups within a k-block");
     // accurate: `start` (a std::bool_constant: the commit groups must be the same on
     // every path, else ptxas serializes every wgmma) begins a promotion interval: its
     // first k-step issues the corrections as their own group, waits for all of this
@@ -546,6 +542,8 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     // ptxas can prove, and it serializes the kernel: C7514), promotes acc0 into tot and
     // restarts acc0 with the new hi*hi; the other consumer warpgroup's products keep the
     // tensor cores busy meanwhile. `first` (the tile's first k-block) restarts acc1 too.
+    // Two k-steps per commit group (half the switches between acc0 and acc1) spilled
+    // 32-84 bytes and ran 0-6% slower (H100, docs/performance.md).
     [[maybe_unused]] auto kblock_rs = [&](Acc& acc, int kb, bool fresh, auto start, bool first) {
       const int s = idx % STAGES;
       const uint32_t ph = (idx / STAGES) & 1;
@@ -554,30 +552,25 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
       const uint8_t* st = smem + s * T::kStageBytes;
       const uint32_t st_addr = smem_addr + s * T::kStageBytes;
 #pragma unroll
-      for (int kg = 0; kg < BK / 8 / kGroupSteps; ++kg) {
-        uint32_t hi[kGroupSteps][T::kMI][4];
-        [[maybe_unused]] uint32_t lo[kGroupSteps][T::kMI][4];
-        uint64_t db[kGroupSteps];
+      for (int kk = 0; kk < BK / 8; ++kk) {
+        const int q = kk / 4;
+        const uint32_t koff = (kk % 4) * 32;
+        const uint64_t db = sw128_desc(st_addr + T::kABytes + q * BN * 128 + koff);
+        const uint32_t c0 = uint32_t(((2 * (kk % 4)) ^ g) * 16), c1 = c0 ^ 16u;
+        uint32_t hi[T::kMI][4];
+        [[maybe_unused]] uint32_t lo[T::kMI][4];
 #pragma unroll
-        for (int u = 0; u < kGroupSteps; ++u) {
-          const int kk = kg * kGroupSteps + u;
-          const int q = kk / 4;
-          const uint32_t koff = (kk % 4) * 32;
-          db[u] = sw128_desc(st_addr + T::kABytes + q * BN * 128 + koff);
-          const uint32_t c0 = uint32_t(((2 * (kk % 4)) ^ g) * 16), c1 = c0 ^ 16u;
+        for (int mi = 0; mi < T::kMI; ++mi) {
+          const uint8_t* a = st + q * T::kTM * 128 + mi * 64 * 128 + a_row_off;
+          const float v[4] = {*reinterpret_cast<const float*>(a + c0),
+                              *reinterpret_cast<const float*>(a + 1024 + c0),
+                              *reinterpret_cast<const float*>(a + c1),
+                              *reinterpret_cast<const float*>(a + 1024 + c1)};
 #pragma unroll
-          for (int mi = 0; mi < T::kMI; ++mi) {
-            const uint8_t* a = st + q * T::kTM * 128 + mi * 64 * 128 + a_row_off;
-            const float v[4] = {*reinterpret_cast<const float*>(a + c0),
-                                *reinterpret_cast<const float*>(a + 1024 + c0),
-                                *reinterpret_cast<const float*>(a + c1),
-                                *reinterpret_cast<const float*>(a + 1024 + c1)};
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              const float h = tf32_rna(v[e]);
-              hi[u][mi][e] = __float_as_uint(h);
-              if constexpr (T::kAcc) lo[u][mi][e] = __float_as_uint(v[e] - h);
-            }
+          for (int e = 0; e < 4; ++e) {
+            const float h = tf32_rna(v[e]);
+            hi[mi][e] = __float_as_uint(h);
+            if constexpr (T::kAcc) lo[mi][e] = __float_as_uint(v[e] - h);
           }
         }
 #pragma unroll
@@ -585,7 +578,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
         // accurate: odd k-steps issue hi*hi first, so the wgmma stream switches between
         // acc0 and acc1 once per k-step instead of twice (H100: 1.5-3% faster, same bits).
         // An interval's first k-step keeps the corrections first (see above).
-        [[maybe_unused]] const bool hh_first = T::kAcc && kg % 2 == 1 && !decltype(start)::value;
+        [[maybe_unused]] const bool hh_first = T::kAcc && kk % 2 == 1 && !decltype(start)::value;
         if constexpr (T::kAcc) {
 #pragma unroll
           for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc1[mi]);
@@ -594,25 +587,20 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
         auto issue_hh = [&] {
           wgmma_fence();
 #pragma unroll
-          for (int u = 0; u < kGroupSteps; ++u)
-#pragma unroll
-            for (int mi = 0; mi < T::kMI; ++mi)
-              WgmmaTf32<BN>::mma_rs(acc[mi], hi[u][mi], db[u],
-                                    (fresh && kg == 0 && u == 0) ? 0 : 1);
+          for (int mi = 0; mi < T::kMI; ++mi)
+            WgmmaTf32<BN>::mma_rs(acc[mi], hi[mi], db, (fresh && kk == 0) ? 0 : 1);
         };
         if (hh_first) issue_hh();
         if constexpr (T::kAcc) {
           if (!hh_first) wgmma_fence();
 #pragma unroll
-          for (int u = 0; u < kGroupSteps; ++u)
-#pragma unroll
-            for (int mi = 0; mi < T::kMI; ++mi) {
-              WgmmaTf32<BN>::mma_rs(acc1[mi], hi[u][mi], db[u] + (T::kBBytes >> 4),
-                                    (first && kg == 0 && u == 0) ? 0 : 1);
-              WgmmaTf32<BN>::mma_rs(acc1[mi], lo[u][mi], db[u], 1);
-            }
+          for (int mi = 0; mi < T::kMI; ++mi) {
+            WgmmaTf32<BN>::mma_rs(acc1[mi], hi[mi], db + (T::kBBytes >> 4),
+                                  (first && kk == 0) ? 0 : 1);
+            WgmmaTf32<BN>::mma_rs(acc1[mi], lo[mi], db, 1);
+          }
           if constexpr (decltype(start)::value) {
-            if (kg == 0) {
+            if (kk == 0) {
               wgmma_commit();
 #pragma unroll
               for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc1[mi]);
@@ -631,7 +619,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
         }
         wgmma_wait<kInflight>();
         // The previous k-block's last group has landed: its stage is free.
-        if (kg == kInflight - 1 && kb > 0 && lane == 0) release((idx - 1) % STAGES);
+        if (kk == kInflight - 1 && kb > 0 && lane == 0) release((idx - 1) % STAGES);
       }
       ++idx;
     };
