@@ -202,8 +202,8 @@ TEST(GemmPrecisionSpace, EachPrecisionOffersItsImpls) {
   size_t rows_tf32 = 0, rows_accurate = 0;
   for (const g::GemmConfig& v : g::tc_variants()) (v.tc_accurate ? rows_accurate : rows_tf32)++;
   // Each row x the run-time fields: promote (accurate: 32|64; tf32: 0) x group (5) x
-  // raster_n (2) x persistent (2) x store_vec (2).
-  const size_t runtime = 5 * 2 * 2 * 2;
+  // raster_n (2) x persistent (2) x store_vec (3: every row has room for the TMA stores).
+  const size_t runtime = 5 * 2 * 2 * 3;
   EXPECT_EQ(tc_tf32, rows_tf32 * runtime);
   EXPECT_EQ(tc_accurate, rows_accurate * 2 * runtime);
   if (have_tc()) {

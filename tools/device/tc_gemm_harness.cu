@@ -6,7 +6,7 @@
 // rep, median) side by side with cuBLASLt SGEMM (CUBLAS_COMPUTE_32F) and cuBLASLt TF32
 // (CUBLAS_COMPUTE_32F_FAST_TF32), each with its own error against float64.
 // Prints PASS/FAIL lines, then a summary table last.
-// Usage: tc_gemm_harness [probe|quick|awkward|sanitize] | profile M N K
+// Usage: tc_gemm_harness [probe|quick|awkward|sanitize] | profile M N K | soak M N K SECONDS
 // Environment: TC_FILTER (time only configs whose text contains it), TC_REPS (timed
 // repetitions), TC_GROUPS (also time raster groups 1, 2, 4, 16).
 #include <cublasLt.h>
@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -54,6 +55,17 @@ __global__ void to_double(const float* a, double* b, size_t n) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
        i += size_t(gridDim.x) * blockDim.x)
     b[i] = a[i];
+}
+
+// Rounds to nearest TF32 in place (soak with TC_SOAK_ROUND=1: what the operands' low
+// mantissa bits cost in power).
+__global__ void round_tf32(float* a, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(a[i]));
+    a[i] = __uint_as_float(r);
+  }
 }
 
 __global__ void nan_fill(float* a, size_t n) {
@@ -374,7 +386,7 @@ void awkward_checks(bool quick) {
         cfg.persistent = pers;
         cfg.group_m = pers ? 8 : 1 + turn % 3;
         cfg.raster_n = turn % 2;
-        cfg.vec = 1 + (turn / 2) % 2;
+        cfg.vec = (turn / 2) % 3 == 2 ? 4 : 1 + (turn / 2) % 3;  // 1, 2, 4 (TMA stores)
         if (cfg.mode == TcMode::accurate) cfg.promote = 32 << (turn % 3);
         fill_and_reference(pr);  // fresh inputs for every run
         const Err e = run_ours(pr, cfg, Epilogue{});
@@ -386,9 +398,13 @@ void awkward_checks(bool quick) {
                     to_string(cfg).c_str(), e.rel, bound, sg, e.nonfinite);
       }
     }
-    // Epilogue chains and the column statistics on each mode's default.
+    // Epilogue chains and the column statistics on each mode's default, with register
+    // and with TMA stores.
     Dev<float> part_mean((pr.m + 127) / 128 * pr.n), part_m2((pr.m + 127) / 128 * pr.n);
-    for (TcMode mode : {TcMode::tf32, TcMode::accurate}) {
+    for (int mv = 0; mv < 4; ++mv) {
+      const TcMode mode = mv % 2 ? TcMode::accurate : TcMode::tf32;
+      TcConfig cfg = tc_gemm_default(mode);
+      cfg.vec = mv < 2 ? cfg.vec : 4;
       std::vector<Epilogue> chains(6);
       chains[0].add_column(pr.bias.p);
       chains[1].mul_column(pr.scale.p).add_column(pr.bias.p).relu();
@@ -398,13 +414,13 @@ void awkward_checks(bool quick) {
       chains[5].add_column(pr.bias.p).column_stats(part_mean.p, part_m2.p);
       for (const Epilogue& ep : chains) {
         fill_and_reference(pr);
-        const Err e = run_ours(pr, tc_gemm_default(mode), ep);
+        const Err e = run_ours(pr, cfg, ep);
         const double bound = bound_for(mode, s.m * s.n);
         const bool ok = e.nonfinite == 0 && e.rel <= bound;
         if (!ok) ++g_failures;
-        std::printf("%s %lldx%lldx%lld %s epilogue %s: rel %.3e nonfinite %.0f\n",
+        std::printf("%s %lldx%lldx%lld %s vec=%d epilogue %s: rel %.3e nonfinite %.0f\n",
                     ok ? "PASS" : "FAIL", (long long)s.m, (long long)s.n, (long long)s.k,
-                    to_string(mode), ep.str().c_str(), e.rel, e.nonfinite);
+                    to_string(mode), cfg.vec, ep.str().c_str(), e.rel, e.nonfinite);
       }
     }
   }
@@ -469,6 +485,9 @@ void seed_shapes(bool quick) {
     std::vector<TcConfig> runs;
     for (TcConfig cfg : tc_gemm_variants()) {
       runs.push_back(cfg);  // persistent, raster m, group 8
+      cfg.vec = 4;          // the TMA store epilogue
+      runs.push_back(cfg);
+      cfg.vec = 2;
       cfg.raster_n = true;
       runs.push_back(cfg);
       cfg.raster_n = false;
@@ -516,8 +535,10 @@ void seed_shapes(bool quick) {
     // batch-norm column statistics).
     {
       Dev<float> pm((s.m + 127) / 128 * s.n), pm2((s.m + 127) / 128 * s.n);
-      for (TcMode mode : {TcMode::tf32, TcMode::accurate}) {
-        const TcConfig cfg = tc_gemm_default(mode);
+      for (int mv = 0; mv < 4; ++mv) {
+        const TcMode mode = mv % 2 ? TcMode::accurate : TcMode::tf32;
+        TcConfig cfg = tc_gemm_default(mode);
+        cfg.vec = mv < 2 ? cfg.vec : 4;
         Epilogue chains[2];
         chains[0].add_column(pr.bias.p).relu();
         chains[1].add_column(pr.bias.p).column_stats(pm.p, pm2.p);
@@ -550,6 +571,78 @@ void profile_once(int64_t m, int64_t n, int64_t k) {
   CK(cudaDeviceSynchronize());
 }
 
+// Back-to-back launches for `seconds` each, of cuBLASLt TF32 and of every variant
+// (persistent, raster m; vec 2 and 4; with TC_GROUPS also other raster groups and raster n)
+// whose text contains TC_FILTER, at M x N x K: the
+// mean time per launch once the GPU has settled at its power limit, with wall-clock
+// stamps (ms since the epoch) for matching clock and power samples taken beside it
+// (nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw -lms ...). No L2 flush.
+void soak(int64_t m, int64_t n, int64_t k, double seconds) {
+  Problem pr(m, n, k);
+  fill_and_reference(pr);
+  const bool rounded = std::getenv("TC_SOAK_ROUND") != nullptr;
+  if (rounded) {
+    round_tf32<<<1024, 256>>>(pr.x.p, pr.m * pr.k);
+    round_tf32<<<1024, 256>>>(pr.w.p, pr.n * pr.k);
+    CK(cudaDeviceSynchronize());
+  }
+  auto now_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  auto run = [&](const std::string& name, auto&& fn) {
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    for (int i = 0; i < 20; ++i) fn();
+    CK(cudaDeviceSynchronize());
+    const long long t0 = now_ms();
+    int launches = 0;
+    CK(cudaEventRecord(e0));
+    while (now_ms() - t0 < seconds * 1000) {
+      for (int i = 0; i < 20; ++i, ++launches) fn();
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
+    }
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    std::printf("SOAK %lldx%lldx%lld%s %s: %.4f ms per launch, %d launches, wall %lld..%lld\n",
+                (long long)m, (long long)n, (long long)k, rounded ? "(rounded)" : "", name.c_str(),
+                ms / launches, launches, t0, now_ms());
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+  };
+  {
+    LtGemm g(m, n, k, CUBLAS_COMPUTE_32F_FAST_TF32);
+    run("cuBLASLt TF32", [&] { g.run(pr.x.p, pr.w.p, pr.c.p); });
+  }
+  const char* only = std::getenv("TC_FILTER");
+  for (const TcConfig& row : tc_gemm_variants()) {
+    std::vector<TcConfig> cfgs;
+    for (int vec : {2, 4}) {
+      TcConfig cfg = row;
+      cfg.vec = vec;
+      cfgs.push_back(cfg);
+    }
+    if (std::getenv("TC_GROUPS")) {  // the raster's other groups and order, vec 4
+      for (int group : {2, 4, 16}) {
+        TcConfig cfg = cfgs.back();
+        cfg.group_m = group;
+        cfgs.push_back(cfg);
+      }
+      TcConfig cfg = cfgs[1];
+      cfg.raster_n = true;
+      cfgs.push_back(cfg);
+    }
+    for (const TcConfig& cfg : cfgs) {
+      if (only && to_string(cfg).find(only) == std::string::npos) continue;
+      run(to_string(cfg),
+          [&] { tc_gemm(cfg, pr.x.p, pr.w.p, pr.c.p, pr.m, pr.n, pr.k, Epilogue{}, 0); });
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -557,6 +650,10 @@ int main(int argc, char** argv) {
   try {
     if (mode == "probe") {
       std::printf("device supported: %d\n", tc_gemm_device_supported() ? 1 : 0);
+      return 0;
+    }
+    if (mode == "soak" && argc == 6) {
+      soak(std::atoll(argv[2]), std::atoll(argv[3]), std::atoll(argv[4]), std::atof(argv[5]));
       return 0;
     }
     if (mode == "profile" && argc == 5) {

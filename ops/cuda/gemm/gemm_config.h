@@ -72,7 +72,8 @@ struct GemmConfig {
   // tf32), A from registers, consumer warpgroups, ping-pong consumers, CTAs per cluster
   // along M (sharing W's tiles by multicast). Run-time: the
   // promotion interval (accurate), the raster group of tile rows (or columns with
-  // raster_n), persistent CTAs and the epilogue's store width.
+  // raster_n), persistent CTAs and the epilogue's stores (store_vec 4: by TMA; 2, 1: from
+  // registers).
   int tc_accurate = 0, tc_a_regs = 0, tc_warpgroups = 0, tc_pingpong = 0, tc_cluster = 0;
   int tc_promote = 0, tc_group = 0, tc_raster_n = 0, tc_persistent = 0, tc_vec = 0;
 

@@ -3,8 +3,8 @@
 // Operands are staged by TMA into 128B-swizzled shared memory through an mbarrier
 // pipeline, a producer warpgroup feeds consumer warpgroups that issue wgmma (tf32).
 // Two precision modes:
-//   tf32      one tensor-core product per k-block (operands read as TF32: 10-bit
-//             mantissas), float32 accumulation.
+//   tf32      one tensor-core product per k-block, float32 accumulation; the TMA rounds
+//             both operands to nearest TF32 (10-bit mantissas) as it loads them.
 //   accurate  split TF32 ("3xTF32"): each operand is split in the kernel into hi and
 //             lo (X's tile in registers: hi = tf32_rna(x), lo = x - hi; W's tile in
 //             shared memory: hi = the raw value, which the tensor core truncates,
@@ -17,7 +17,7 @@
 //             (docs/performance.md).
 // The compile-time axes (A from registers, tile, stages, warpgroups, ping-pong, cluster) come
 // from the variant table tc_gemm_variants.h; the run-time axes (promotion interval,
-// raster group and order, persistence, epilogue store width) are plain fields.
+// raster group and order, persistence, epilogue stores: registers or TMA) are plain fields.
 // This header is host-only: callers need no sm_90a compiler flags.
 #pragma once
 
@@ -38,8 +38,8 @@ const char* to_string(TcMode mode);  // "tf32", "accurate"
 // must match a row of the variant table); the rest are free at run time.
 struct TcConfig {
   TcMode mode = TcMode::tf32;
-  bool a_regs = false;    // A to the tensor cores from registers (tf32: rounded to nearest
-                          // there; accurate: always, split there)
+  bool a_regs = false;    // A to the tensor cores from registers (accurate: always, split
+                          // there)
   int bm = 128;           // CTA tile rows (split evenly over the consumer warpgroups)
   int bn = 256;           // CTA tile columns (the wgmma N)
   int bk = 32;            // k-block in floats (32 = one 128-byte swizzle row)
@@ -55,7 +55,9 @@ struct TcConfig {
                            // tile columns) for L2 reuse
   bool raster_n = false;   // groups cut the tile columns and walk across N first
   bool persistent = true;  // one CTA per SM looping over tiles (epilogue overlaps loads)
-  int vec = 2;             // epilogue store width in floats: 1 or 2 (2 where N is even)
+  int vec = 4;             // epilogue stores: 4: 128-byte rows by the TMA through shared memory
+                           // (where N % 4 == 0 and C is 16-byte aligned, else as 2); 1 or 2 floats
+                           // per thread from registers (2 where N is even)
 };
 
 std::string to_string(const TcConfig& cfg);  // "accurate bm=128 bn=128 bk=32 ..."

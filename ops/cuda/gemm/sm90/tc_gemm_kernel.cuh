@@ -17,10 +17,10 @@
 namespace tt::ops::cuda::gemm::sm90 {
 
 // The kernel's flavours (a compile-time axis of the variant table):
-//   kSS       tf32, A and B straight from the TMA's shared-memory tiles (the tensor core
-//             truncates both to TF32);
-//   kRS       tf32, A read into registers and rounded to nearest TF32 there (B still
-//             truncated), B from shared memory;
+//   kSS       tf32, A and B straight from the TMA's shared-memory tiles (the TMA rounded
+//             both to nearest TF32 as it loaded them);
+//   kRS       tf32, A read into registers (rounded to nearest TF32 there too, a no-op
+//             after the TMA's rounding), B from shared memory;
 //   kAccurate split TF32: A split into hi/lo in registers, W's tile split in shared
 //             memory by the producer warpgroup's spare warps (the raw tile is hi, lo beside
 //             it), hi*hi + hi*lo + lo*hi per k-step, promotion into float32.
@@ -34,6 +34,8 @@ struct TcParams {
   int raster_n;        // 0: groups of `group` tile rows, walked down; 1: tile columns, across
   int promote_blocks;  // accurate: k-blocks per promotion interval (>= 1)
   int vec2;            // C's rows take 8-byte stores (asked for, N even, C 8-byte aligned)
+  int tma_store;       // C goes out through shared memory by TMA stores (tmap_c); 0: from
+                       // registers (vec2)
   Epilogue ep;         // the chain, and the column statistics' outputs
 };
 
@@ -63,7 +65,24 @@ struct TcTraits {
   // means, per tile in flight.
   static constexpr int kTileWarps = PP ? 4 : 4 * CONSUMERS;
   static constexpr int kStatsBytes = (kTileWarps + 1) * BN * 4 * (PP ? CONSUMERS : 1);
-  static constexpr int kSmemBytes = STAGES * kStageBytes + 1024 + kBarriers * 8 + kStatsBytes;
+  // The TMA store epilogue (TcParams::tma_store): each consumer warpgroup writes its rows
+  // of the tile 32 columns (one 128-byte swizzle row) at a time into one of kEpiBufs
+  // buffers and a TMA store takes each buffer out while the next is written; the last
+  // ones drain while the next tile's main loop runs. As many buffers (up to a tile's
+  // BN / 32) as the shared memory beside the stages holds; 0: this variant stores from
+  // registers only.
+  // The statistics share the space: a tile's statistics run before its stores.
+  // Ping-pong consumers run one's statistics while the other stores, so there the two
+  // regions lie side by side.
+  static constexpr int kEpiSubBytes = kWM * 32 * 4;
+  static constexpr int kFixedBytes =
+      STAGES * kStageBytes + 1024 + kBarriers * 8 + (PP ? kStatsBytes : 0);
+  static constexpr int kEpiBufsRaw = (232448 - kFixedBytes) / (CONSUMERS * kEpiSubBytes);
+  static constexpr int kEpiBufs = kEpiBufsRaw > BN / 32 ? BN / 32 : kEpiBufsRaw;
+  static constexpr int kEpiBytes = CONSUMERS * kEpiBufs * kEpiSubBytes;
+  static constexpr int kSharedBytes =
+      PP ? kEpiBytes : (kEpiBytes > kStatsBytes ? kEpiBytes : kStatsBytes);
+  static constexpr int kSmemBytes = kFixedBytes + kSharedBytes;
   // 40 leaves the consumers 232 (accurate holds 192 accumulators); the split loop fits.
   static constexpr int kProducerRegs = 40;
   // What is left of the 64K-register file for each consumer thread, in steps of 8.
@@ -75,6 +94,7 @@ struct TcTraits {
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN: a generated wgmma N");
   static_assert(BK % 32 == 0, "BK: whole 128-byte swizzle rows");
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB a block can take");
+  static_assert(kStageBytes % 1024 == 0, "stages and the epilogue buffers: 1024-byte aligned");
   static_assert(CM == 1 || CM == 2 || CM == 4, "cluster: 1, 2 or 4 CTAs along M");
   static_assert(kBSliceRows % 8 == 0, "W's slices: whole 8-row swizzle atoms");
 };
@@ -346,12 +366,66 @@ __device__ __forceinline__ void store_tile(const float (&a)[MI][R], TcStore s, c
   }
 }
 
+// Stores the consumer warpgroup's rows of the fragment by TMA (TcParams::tma_store): 32
+// columns at a time into the next of BUFS shared-memory buffers of MI * 64 rows x 128
+// bytes, laid out as the TMA's 128-byte swizzle (16-byte chunk index XOR row % 8, which
+// also spreads the fragment's 8-byte writes over all banks), then one thread's TMA store
+// takes the buffer out to C, clipped at M and N. Register stores from the fragment cost
+// a line write per 32 bytes (H100: a 128 x 256 tile's epilogue held the tensor cores up
+// for ~4 us at 32768x4096x1024); here the warpgroup only writes shared memory and the
+// last buffers drain while the next tile's main loop runs. `seq` counts the warpgroup's
+// buffers across tiles. Before each barrier the issuing thread waits until the store
+// that last used the next buffer has read it, so one barrier per 32 columns orders both
+// (BUFS 1: a second barrier after the store has read the only buffer).
+template <int BUFS, int MI, int R>
+__device__ __forceinline__ void store_tile_tma(const float (&a)[MI][R], uint8_t* bufs,
+                                               const CUtensorMap* tmap_c, int row0, int col0,
+                                               int& seq, int bar, bool issuer) {
+  namespace ptx = ::cuda::ptx;
+  static_assert(BUFS >= 1, "the TMA store epilogue needs a buffer");
+  constexpr int kSub = MI * 64 * 128;
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  const int g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int q = 0; q < R / 16; ++q, ++seq) {
+    uint8_t* buf = bufs + (seq % BUFS) * kSub;
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = mi * 64 + warp * 16 + g + 8 * h;
+#pragma unroll
+        for (int jj = 0; jj < 4; ++jj) {
+          const int j = 4 * q + jj;
+          *reinterpret_cast<float2*>(buf + r * 128 + (((2 * jj + (t >> 1)) ^ g) << 4) +
+                                     ((t & 1) << 3)) =
+              make_float2(a[mi][4 * j + 2 * h], a[mi][4 * j + 2 * h + 1]);
+        }
+      }
+    ptx::fence_proxy_async(ptx::space_shared);  // the TMA reads through the async proxy
+    if constexpr (BUFS >= 2) {
+      if (issuer) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<BUFS - 2>{});
+    }
+    named_barrier_sync(bar, 128);
+    if (issuer) {
+      const int32_t coords[2] = {col0 + 32 * q, row0};
+      ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, tmap_c, coords, buf);
+      ptx::cp_async_bulk_commit_group();
+    }
+    if constexpr (BUFS == 1) {
+      if (issuer) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+      named_barrier_sync(bar, 128);
+    }
+  }
+}
+
 }  // namespace detail
 
 template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM>
 __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     tc_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x,
-                   const __grid_constant__ CUtensorMap tmap_w, const __grid_constant__ TcParams p) {
+                   const __grid_constant__ CUtensorMap tmap_w,
+                   const __grid_constant__ CUtensorMap tmap_c, const __grid_constant__ TcParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM>;
   using namespace detail;
@@ -360,7 +434,11 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
   // The swizzle atoms need 1024-byte alignment; the dynamic base only promises 16.
   const uint32_t raw_addr = smem_u32(smem_raw);
   uint8_t* smem = smem_raw + (((raw_addr + 1023u) & ~1023u) - raw_addr);
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + STAGES * T::kStageBytes);
+  // After the stages: the epilogue's buffers (their statistics' space with them), then
+  // the barriers.
+  uint8_t* epi_bufs = smem + STAGES * T::kStageBytes;
+  float* stats_base = reinterpret_cast<float*>(epi_bufs + (PP ? T::kEpiBytes : 0));
+  uint64_t* full = reinterpret_cast<uint64_t*>(epi_bufs + T::kSharedBytes);
   uint64_t* ready = full + STAGES;  // accurate: W's tile of the stage is split
   uint64_t* empty = ready + STAGES;
   uint64_t* order = empty + STAGES;  // PP: consumer c may start its main loop
@@ -636,7 +714,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     // ring after those of tile j - 1, so it waits for its turn (order[c]) before its
     // main loop, else a stage two phases behind would pass its parity test.
     const int j0 = PP ? c : 0, dj = PP ? CONSUMERS : 1;
-    int tm, tn;
+    int tm, tn, epi_seq = 0;
     for (int j = j0; cta_tile<CM>(j, p, tm, tn); j += dj) {
       idx = j * nkb;
       if constexpr (PP) {
@@ -682,16 +760,29 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
 
       const TcStore st{tm * T::kTM + (PP ? 0 : c * T::kWM) + warp * 16 + lane / 4,
                        tn * BN + 2 * (lane % 4)};
+      const bool issuer = ctid % 128 == 0;  // issues this warpgroup's TMA stores
       auto finish = [&](auto& frag) {
         apply_chain(frag, st, p);
         if (p.ep.kind == EpilogueKind::kColumnStats) {
-          float* stats =
-              reinterpret_cast<float*>(order + CONSUMERS) + (PP ? c * (T::kTileWarps + 1) * BN : 0);
+          float* stats = stats_base + (PP ? c * (T::kTileWarps + 1) * BN : 0);
+          const int bar = PP ? 1 + c : 1, threads = PP ? 128 : 128 * CONSUMERS;
+          // Cooperative: the statistics reuse the epilogue's buffers once the stores
+          // have read them (column_stats starts with a barrier), and the buffers are
+          // written again after the statistics' last reads.
+          const bool shared = !PP && p.tma_store;
+          if (shared && issuer) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
           column_stats<T::kTileWarps>(frag, st, p, stats, p.ep.row0 / T::kTM + tm, tn * BN,
-                                      min(T::kTM, p.m - tm * T::kTM), PP ? 1 + c : 1,
-                                      PP ? 128 : 128 * CONSUMERS, PP ? ctid % 128 : ctid);
+                                      min(T::kTM, p.m - tm * T::kTM), bar, threads,
+                                      PP ? ctid % 128 : ctid);
+          if (shared) named_barrier_sync(bar, threads);
         }
-        store_tile(frag, st, p);
+        if (p.tma_store) {
+          store_tile_tma<T::kEpiBufs>(frag, epi_bufs + c * T::kEpiBufs * T::kEpiSubBytes, &tmap_c,
+                                      tm * T::kTM + (PP ? 0 : c * T::kWM), tn * BN, epi_seq, 3 + c,
+                                      issuer);
+        } else {
+          store_tile(frag, st, p);
+        }
       };
       if (tm >= p.tiles_m) continue;  // a cluster's tile past M
       if constexpr (T::kAcc) {
@@ -700,6 +791,8 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
         finish(acc0);
       }
     }
+    // The last TMA stores are complete before the CTA's shared memory goes away.
+    if (p.tma_store && ctid % 128 == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
   }
   // No CTA leaves while a peer may still arrive on its barriers.
   if constexpr (CM > 1) {

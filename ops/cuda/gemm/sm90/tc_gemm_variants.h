@@ -1,14 +1,13 @@
 // The compiled variants of the sm90 tensor-core GEMM family, one X-macro row each:
 //   X(mode, A_REGS, BM, BN, BK, STAGES, CONSUMERS, PINGPONG, CLUSTER)
-// A_REGS 1: A (X's tile) goes to the tensor cores from registers (tf32: rounded to
-// nearest there; accurate always, split into hi/lo there); 0: straight from shared
-// memory (tf32 only). PINGPONG 1: each consumer warpgroup owns a (BM / CONSUMERS) x BN
-// tile and the consumers take turns in the main loop, so one's epilogue overlaps the
-// other's products; 0: the consumers share one BM x BN tile. CLUSTER: CTAs per cluster
-// along M, which share W's tiles through the TMA's multicast (1: no cluster).
+// A_REGS 1: A (X's tile) goes to the tensor cores from registers (accurate always, split
+// into hi/lo there); 0: straight from shared memory (tf32 only). PINGPONG 1: each consumer
+// warpgroup owns a (BM / CONSUMERS) x BN tile and the consumers take turns in the main loop, so
+// one's epilogue overlaps the other's products; 0: the consumers share one BM x BN tile. CLUSTER:
+// CTAs per cluster along M, which share W's tiles through the TMA's multicast (1: no cluster).
 // tc_gemm.cu instantiates one kernel per row and the variant list is built from the
 // same rows, so a new variant is one line here. Everything else (promotion interval,
-// raster group and order, persistence, epilogue store width) is a run-time field of
+// raster group and order, persistence, epilogue stores) is a run-time field of
 // TcConfig and needs no row. Rules each row must keep (static_asserts in
 // tc_gemm_kernel.cuh): BM / CONSUMERS a multiple of 64; BN one of the generated wgmma N
 // (64, 128, 192, 256); BK a multiple of 32; shared memory STAGES * (BM + BN) * BK * 4
@@ -25,7 +24,10 @@
 // 128x128 at cluster 2 (1-10% slower than cluster 1, and ptxas serializes its wgmmas once
 // the accurate k-steps alternate their order). Cooperative tf32 128x256 at cluster 2 is the
 // fastest tf32 row at 32768x4096x1024 and 16384x4096x4096. The ping-pong code path stays
-// (a row brings it back) but no row builds it.
+// (a row brings it back) but no row builds it. Also dropped (2026-11-23, back-to-back runs
+// at the power limit): tf32 128x256 with 3 stages, which leaves room for 5 epilogue
+// buffers instead of 2 (0.918-0.947 vs 0.903-0.937 ms at 32768x4096x1024 over cluster 1
+// and 2, 1.62-1.68 vs 1.58-1.66 at 16384x4096x4096).
 #pragma once
 
 #define TT_TC_GEMM_VARIANTS(X)             \
