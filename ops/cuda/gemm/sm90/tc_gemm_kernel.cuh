@@ -776,13 +776,16 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
                                       PP ? ctid % 128 : ctid);
           if (shared) named_barrier_sync(bar, threads);
         }
-        if (p.tma_store) {
-          store_tile_tma<T::kEpiBufs>(frag, epi_bufs + c * T::kEpiBufs * T::kEpiSubBytes, &tmap_c,
-                                      tm * T::kTM + (PP ? 0 : c * T::kWM), tn * BN, epi_seq, 3 + c,
-                                      issuer);
-        } else {
-          store_tile(frag, st, p);
+        // A row without room for the buffers never gets tma_store (tc_config_invalid_reason).
+        if constexpr (T::kEpiBufs > 0) {
+          if (p.tma_store) {
+            store_tile_tma<T::kEpiBufs>(frag, epi_bufs + c * T::kEpiBufs * T::kEpiSubBytes, &tmap_c,
+                                        tm * T::kTM + (PP ? 0 : c * T::kWM), tn * BN, epi_seq,
+                                        3 + c, issuer);
+            return;
+          }
         }
+        store_tile(frag, st, p);
       };
       if (tm >= p.tiles_m) continue;  // a cluster's tile past M
       if constexpr (T::kAcc) {
