@@ -404,7 +404,7 @@ void awkward_checks(bool quick) {
     for (int mv = 0; mv < 4; ++mv) {
       const TcMode mode = mv % 2 ? TcMode::accurate : TcMode::tf32;
       TcConfig cfg = tc_gemm_default(mode);
-      cfg.vec = mv < 2 ? cfg.vec : 4;
+      cfg.vec = mv < 2 ? 2 : 4;  // registers, TMA stores
       std::vector<Epilogue> chains(6);
       chains[0].add_column(pr.bias.p);
       chains[1].mul_column(pr.scale.p).add_column(pr.bias.p).relu();
@@ -484,10 +484,10 @@ void seed_shapes(bool quick) {
     double best_err[2] = {0, 0};
     std::vector<TcConfig> runs;
     for (TcConfig cfg : tc_gemm_variants()) {
-      runs.push_back(cfg);  // persistent, raster m, group 8
-      cfg.vec = 4;          // the TMA store epilogue
-      runs.push_back(cfg);
-      cfg.vec = 2;
+      runs.push_back(cfg);  // persistent, raster m, group 8, TMA stores (the default vec)
+      TcConfig regs = cfg;  // the same with stores from registers
+      regs.vec = 2;
+      runs.push_back(regs);
       cfg.raster_n = true;
       runs.push_back(cfg);
       cfg.raster_n = false;
@@ -538,7 +538,7 @@ void seed_shapes(bool quick) {
       for (int mv = 0; mv < 4; ++mv) {
         const TcMode mode = mv % 2 ? TcMode::accurate : TcMode::tf32;
         TcConfig cfg = tc_gemm_default(mode);
-        cfg.vec = mv < 2 ? cfg.vec : 4;
+        cfg.vec = mv < 2 ? 2 : 4;  // registers, TMA stores
         Epilogue chains[2];
         chains[0].add_column(pr.bias.p).relu();
         chains[1].add_column(pr.bias.p).column_stats(pm.p, pm2.p);

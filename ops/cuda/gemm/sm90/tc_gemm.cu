@@ -195,6 +195,7 @@ std::vector<TcConfig> tc_gemm_space(TcMode mode) {
   std::vector<TcConfig> out;
   for (const TcConfig& row : tc_gemm_variants()) {
     if (row.mode != mode) continue;
+    const bool tma_room = find_entry(row)->epi_bufs > 0;
     for (int promote : mode == TcMode::accurate ? ax.promote : tf32_promote)
       for (int group : ax.group_m)
         for (bool rn : ax.raster_n)
@@ -206,7 +207,7 @@ std::vector<TcConfig> tc_gemm_space(TcMode mode) {
               c.raster_n = rn;
               c.persistent = pers;
               c.vec = vec;
-              if (vec == 4 && find_entry(c)->epi_bufs == 0) continue;  // no room for it
+              if (vec == 4 && !tma_room) continue;
               out.push_back(c);
             }
   }
