@@ -22,12 +22,16 @@
 // sharing W (2026-11-23): tf32 ping-pong 256x128 at cluster 2 and 4 (0.49-0.60 / 0.99-1.11 /
 // 1.93-2.17 ms vs cooperative 128x256 cluster 2's 0.35 / 0.80-0.82 / 1.41-1.49) and accurate
 // 128x128 at cluster 2 (1-10% slower than cluster 1, and ptxas serializes its wgmmas once
-// the accurate k-steps alternate their order). Cooperative tf32 128x256 at cluster 2 is the
-// fastest tf32 row at 32768x4096x1024 and 16384x4096x4096. The ping-pong code path stays
-// (a row brings it back) but no row builds it. Also dropped (2026-11-23, back-to-back runs
+// the accurate k-steps alternate their order). Also dropped (2026-11-23, back-to-back runs
 // at the power limit): tf32 128x256 with 3 stages, which leaves room for 5 epilogue
 // buffers instead of 2 (0.918-0.947 vs 0.903-0.937 ms at 32768x4096x1024 over cluster 1
 // and 2, 1.62-1.68 vs 1.58-1.66 at 16384x4096x4096).
+// Ping-pong came back with a fifth stage (2026-11-23, timed interleaved with cuBLASLt TF32):
+// tf32 256x128 ping-pong, 5 stages, is the fastest row at 32768x4096x1024 (0.812 ms,
+// 1.05x cuBLASLt TF32, vs 0.822 ms, 1.06x, for cooperative 128x256), where each tile's
+// main loop is short next to its epilogue; with 4 stages (0.858-0.938 ms) its 32 KB stages
+// cover too little of the load latency. Slower there: cooperative 128x128 with 4 stages
+// (whole tile in epilogue buffers, 1.17 ms), ping-pong at cluster 2 (0.93 ms).
 #pragma once
 
 #define TT_TC_GEMM_VARIANTS(X)             \
@@ -37,5 +41,6 @@
   X(tf32, 0, 256, 128, 32, 4, 2, 0, 1)     \
   X(tf32, 1, 128, 256, 32, 4, 2, 0, 1)     \
   X(tf32, 0, 128, 256, 32, 4, 2, 0, 2)     \
+  X(tf32, 0, 256, 128, 32, 5, 2, 1, 1)     \
   X(accurate, 1, 128, 128, 32, 4, 2, 0, 1) \
   X(accurate, 1, 128, 128, 32, 3, 2, 0, 1)
