@@ -315,6 +315,18 @@ TEST(FusedPlans, GroupNormFusesOnlyInATileThatHoldsWholeGroups) {
   EXPECT_TRUE(gemm_swish_bias_group_norm_fuses(own128(), 32768, 4096, 1024, 64));
   EXPECT_FALSE(gemm_swish_bias_group_norm_fuses(own128(), 32768, 4096, 1024, 16));
   EXPECT_FALSE(gemm_swish_bias_group_norm_fuses(kLt, 32768, 4096, 1024, 64));
+  if (!gemm::tc_variants().empty()) {  // the tensor-core family: power-of-two groups, 8 to BN
+    for (bool accurate : {false, true}) {
+      const GemmConfig tc = gemm::tc_default(accurate);
+      EXPECT_TRUE(gemm_swish_bias_group_norm_fuses(tc, 32768, 4096, 1024, 64));     // 64 channels
+      EXPECT_TRUE(gemm_swish_bias_group_norm_fuses(tc, 32768, 4096, 1024, 512));    // 8
+      EXPECT_FALSE(gemm_swish_bias_group_norm_fuses(tc, 32768, 4096, 1024, 1024));  // 4
+      EXPECT_FALSE(gemm_swish_bias_group_norm_fuses(tc, 32768, 4800, 1024, 100));   // 48
+      EXPECT_EQ(f::gemm_swish_bias_group_norm_plan(tc, swish_args(32768, 4096, 64)).str(),
+                "gemm_swish_bias_group_norm chunk=0 tail=0\n"
+                "gemm[add_column,silu,add_column,group_norm(64)] -> out");
+    }
+  }
   EXPECT_THAT([] { f::gemm_swish_bias_group_norm_plan(kLt, swish_args(8, 100, 3)); },
               testing::ThrowsMessage<tt::Error>(
                   "gemm_swish_bias_group_norm: 100 channels do not split into 3 groups"));

@@ -286,6 +286,21 @@ TEST(GemmPrecisionKeys, KeysCarryThePrecisionAndStrictKeysAreTheShippedOnes) {
     const ParamSpace space = g::gemm_space(*s.stage, s.problem, DeviceLimits{});
     EXPECT_TRUE(space.is_valid(entries.at(key).config)) << entries.at(key).config.str();
   }
+  // Every tf32 and accurate entry the database ships reads as a config of its stage (a
+  // new axis such as stats_pass must reach the shipped entries: a lookup throws otherwise).
+  for (Precision precision : {Precision::tf32, Precision::accurate}) {
+    PrecisionGuard guard(precision);
+    for (const SeedStage& s : kSeedStages) {
+      SCOPED_TRACE(s.stage->name);
+      const std::string key = g::gemm_problem_key(*s.stage, s.problem, s.groups);
+      const auto& entries = kernels.at(s.stage->name);
+      ASSERT_TRUE(entries.count(key)) << key;
+      const tt::autotune::Descriptor<g::GemmConfig>& d =
+          g::gemm_descriptor(s.stage->chunks, s.stage->tails, s.stage->stats_pass);
+      EXPECT_NO_THROW(d.from_config(entries.at(key).config))
+          << key << ": " << entries.at(key).config.str();
+    }
+  }
   EXPECT_EQ(g::gemm_problem_key(fused::kGemmBiasRelu.gemm, {1024, 8192, 8192, 4}),
             "m=1024,n=8192,k=8192,align=16B,precision=strict");
   {
@@ -344,7 +359,12 @@ TEST(GemmPrecisionQueries, EpilogueSupportAndColumnStatRowsForEveryImpl) {
   EXPECT_TRUE(g::epilogue_supported(tc, p, swish));
   EXPECT_TRUE(g::epilogue_supported(tc, p, affine));
   EXPECT_TRUE(g::epilogue_supported(tc, p, stats));
-  EXPECT_FALSE(g::epilogue_supported(tc, p, group_norm));
+  EXPECT_TRUE(g::epilogue_supported(tc, p, group_norm));
+  EXPECT_FALSE(
+      g::epilogue_supported(tc, {1024, 4000, 1024, 4}, group_norm));  // 64 does not divide N
+  g::Epilogue odd_groups;
+  odd_groups.group_norm(48, nullptr, nullptr, 1e-5f);
+  EXPECT_FALSE(g::epilogue_supported(tc, {1024, 4800, 1024, 4}, odd_groups));
   EXPECT_FALSE(g::epilogue_supported(tc, p, per_row));
   EXPECT_FALSE(g::epilogue_supported(tc, {1024, 4096, 1022, 2}, bias_relu));  // K % 4 != 0
   EXPECT_EQ(g::column_stat_rows(tc), tc.bm);

@@ -145,6 +145,20 @@ Errors run_case(const s9::TcConfig& cfg, const Case& c, uint64_t seed, Build&& b
       for (int64_t q = 0; q < c.k; ++q) s += double(xv[i * c.k + q]) * double(wv[j * c.k + q]);
       ref[i * c.n + j] = apply_chain_double(e, ops, c, s, j);
     }
+  if (e.kind == EpilogueKind::kGroupNorm) {  // gamma = the scale operand, beta = the bias
+    const int64_t gs = e.group_size;
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t g0 = 0; g0 < c.n; g0 += gs) {
+        double* v = &ref[i * c.n + g0];
+        double mu = 0, var = 0;
+        for (int64_t j = 0; j < gs; ++j) mu += v[j];
+        mu /= double(gs);
+        for (int64_t j = 0; j < gs; ++j) var += (v[j] - mu) * (v[j] - mu);
+        const double rstd = 1 / std::sqrt(var / double(gs) + e.eps);
+        for (int64_t j = 0; j < gs; ++j)
+          v[j] = (v[j] - mu) * rstd * ops.hscale[g0 + j] + ops.hbias[g0 + j];
+      }
+  }
   Errors err;
   err.out = rel_l2(out.to_vector<float>(), ref);
   if (e.kind == EpilogueKind::kColumnStats) {
@@ -269,10 +283,20 @@ TEST(TcGemm, EpilogueRulesAreSentences) {
   Epilogue no_m2;
   no_m2.column_stats(buf, nullptr);
   EXPECT_TRUE(s9::tc_epilogue_supported(cfg, no_m2));
-  Epilogue gn;
-  gn.group_norm(16, nullptr, nullptr, 1e-5f);
-  EXPECT_EQ(s9::tc_epilogue_unsupported_reason(cfg, gn),
-            "the tensor-core GEMM does not apply a group norm in its epilogue");
+  // The group norm: whole groups of a power of two from 8 to the tile's BN (128 here).
+  for (int64_t gs : {8, 16, 64, 128}) {
+    Epilogue gn;
+    gn.add_column(buf).silu().group_norm(gs, buf, buf, 1e-5f);
+    EXPECT_TRUE(s9::tc_epilogue_supported(cfg, gn)) << gs;
+  }
+  for (int64_t gs : {4, 24, 256}) {
+    Epilogue gn;
+    gn.group_norm(gs, nullptr, nullptr, 1e-5f);
+    EXPECT_EQ(s9::tc_epilogue_unsupported_reason(cfg, gn),
+              "the tensor-core GEMM's group norm needs groups of a power of two from 8 to the "
+              "tile's 128 columns, got " +
+                  std::to_string(gs));
+  }
 }
 
 TEST(TcGemm, RefusesOffDeviceOrOffTable) {
@@ -302,8 +326,12 @@ TEST(TcGemm, RefusesOffDeviceOrOffTable) {
   Epilogue gn;
   gn.group_norm(4, nullptr, nullptr, 1e-5f);
   EXPECT_EQ(tt::test::error_of([&] { s9::tc_gemm(ok, p, p, p, 2, 2, 8, gn, tt::cuda::stream(0)); }),
-            "tc_gemm: cannot apply the epilogue 'group_norm(4)': the tensor-core GEMM does not "
-            "apply a group norm in its epilogue.");
+            "tc_gemm: cannot apply the epilogue 'group_norm(4)': the tensor-core GEMM's group "
+            "norm needs groups of a power of two from 8 to the tile's 256 columns, got 4.");
+  gn.group_norm(8, nullptr, nullptr, 1e-5f);
+  EXPECT_EQ(
+      tt::test::error_of([&] { s9::tc_gemm(ok, p, p, p, 2, 12, 8, gn, tt::cuda::stream(0)); }),
+      "tc_gemm: the group norm's groups of 8 channels must divide N=12.");
   Epilogue no_m2;
   no_m2.column_stats(p, nullptr);
   EXPECT_EQ(
@@ -394,6 +422,32 @@ TEST(TcGemm, EpilogueChains) {
         const double err = run_case(cfg, c, seed += 10, build).out;
         EXPECT_LE(err, bound(mode)) << s9::to_string(cfg) << " " << name;
       }
+    }
+  }
+}
+
+// The group norm in the epilogue (model 3's chain: bias, silu, bias, group norm) for every
+// compiled variant, at each power-of-two group size from 8 to the tile's width that its
+// BN holds, with M and N not tile multiples where the groups allow it; TMA stores and
+// register stores alternate.
+TEST(TcGemm, GroupNormEpilogue) {
+  REQUIRE_SM90();
+  uint64_t seed = 900;
+  int turn = 0;
+  for (s9::TcConfig cfg : s9::tc_gemm_variants()) {
+    for (int64_t gs = 8; gs <= cfg.bn; gs *= 2) {
+      if (cfg.bn % gs != 0 || (gs != 8 && gs != 64 && gs != cfg.bn)) continue;
+      cfg.vec = ++turn % 2 ? 4 : 2;
+      // N: one and a half tiles where the groups divide it, else two tiles.
+      const int64_t n = (3 * cfg.bn / 2) % gs == 0 ? 3 * cfg.bn / 2 : 2 * cfg.bn;
+      const Case c{70, n, 260};
+      const double err = run_case(cfg, c, seed += 10, [gs](const Operands& o, float*, float*) {
+                           float* bias = tt::test::float_ptr(o.bias);
+                           return Epilogue{}.add_column(bias).silu().add_column(bias).group_norm(
+                               gs, tt::test::float_ptr(o.scale), bias, 1e-5f);
+                         }).out;
+      EXPECT_LE(err, bound(cfg.mode))
+          << s9::to_string(cfg) << " groups of " << gs << " at 70x" << n << "x260";
     }
   }
 }

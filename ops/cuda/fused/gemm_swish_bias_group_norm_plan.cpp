@@ -1,8 +1,8 @@
 // gemm_swish_bias_group_norm's plan. When the GEMM config can apply the whole chain
 // (bias, silu, bias, group norm) in its epilogue, which needs whole groups in a tile,
-// the op is that one GEMM. Otherwise: GEMM + bias, then one segment-norm pass (one
-// segment per row and group) with the swish-bias prologue functor and the affine
-// epilogue functor, under the config's schedule: in row chunks that overlap the next
+// and does not ask for a pass (stats_pass), the op is that one GEMM. Otherwise: GEMM + bias, then
+// one segment-norm pass (one segment per row and group) with the swish-bias prologue functor and
+// the affine epilogue functor, under the config's schedule: in row chunks that overlap the next
 // chunk's GEMM, or as a head and a tail split (plan.h), both in place in `out`; or
 // whole, through scratch.
 #include "core/error.h"
@@ -18,8 +18,11 @@ gemm::Epilogue one_kernel_epilogue(const gemm::GemmSwishBiasGroupNormArgs& a) {
       a.n / a.groups, a.gamma, a.beta, a.eps);
 }
 
+// stats_pass (tc's choice) keeps the group norm's statistics out of the epilogue: in the
+// cooperative tensor-core kernels the epilogue's silu and group norm stall the tensor
+// cores longer than the pass takes.
 bool fuses(const gemm::GemmConfig& cfg, const gemm::GemmSwishBiasGroupNormArgs& a) {
-  return gemm::epilogue_supported(cfg, {a.m, a.n, a.k}, one_kernel_epilogue(a));
+  return !cfg.stats_pass && gemm::epilogue_supported(cfg, {a.m, a.n, a.k}, one_kernel_epilogue(a));
 }
 
 }  // namespace
@@ -74,7 +77,7 @@ void gemm::gemm_swish_bias_group_norm_forward(const GemmConfig& cfg,
 // The GEMM stage's key has groups=G: whether a tile holds whole groups decides whether
 // the op is one kernel.
 const fused::FusedStages fused::kGemmSwishBiasGroupNorm{
-    {"gemm_swish_bias_group_norm.gemm", true, true, false, true},
+    {"gemm_swish_bias_group_norm.gemm", true, true, false, true, true, true},
     "gemm_swish_bias_group_norm.swish_bias_group_norm"};
 
 }  // namespace tt::ops::cuda

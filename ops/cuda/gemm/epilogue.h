@@ -14,7 +14,8 @@
 //   tile stage (EpilogueKind), after the steps:
 //     kPointwise    none;
 //     kGroupNorm    GroupNorm over contiguous groups of `group_size` channels of each
-//                   row, which must lie inside one CTA tile (our own kernel only);
+//                   row, which must lie inside one CTA tile (our own kernel and the sm90
+//                   family: sm90::tc_epilogue_unsupported_reason);
 //     kColumnStats  store the value and, per band of column_stat_rows(cfg) rows (the CTA's
 //                   BM for our own kernel), each column's mean and M2 over the band into
 //                   part_mean/part_m2 [bands][N]: the partials that

@@ -37,7 +37,8 @@ bool epilogue_supported(const GemmConfig& cfg, const GemmProblem& p, const Epilo
     case GemmImpl::kCublasLtTf32:
       return p.k > 0 && cublaslt_supports(e);
     case GemmImpl::kTc:
-      return tc_fits(p) && tc_supports(cfg, e);
+      return tc_fits(p) && tc_supports(cfg, e) &&
+             (e.kind != EpilogueKind::kGroupNorm || p.n % e.group_size == 0);
   }
   return false;
 }

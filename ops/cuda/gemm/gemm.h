@@ -20,15 +20,16 @@ bool cublaslt_supports(const Epilogue& e);
 
 // Whether the tc config (a runnable variant) applies the epilogue itself
 // (sm90::tc_epilogue_supported: the steps that read nothing or one value per column,
-// the column statistics; never per-row data or the group norm).
+// the column statistics, the group norm over power-of-two groups of 8 to BN channels;
+// never per-row data).
 bool tc_supports(const GemmConfig& cfg, const Epilogue& e);
 
 // Whether the config applies the whole epilogue (steps and tile stage) inside its GEMM
 // for problem p, so that a plan needs no pass for it. Plans ask this, never cfg.impl.
 // own: what the tile can apply (own_epilogue_valid: a group norm needs whole groups in
 // a tile; the problem's alignment does not matter, the width-1 fallback keeps the tile);
-// cuBLASLt (either compute type): cublaslt_supports; tc: tc_supports and the problem
-// within the TMA's rules (tc_fits).
+// cuBLASLt (either compute type): cublaslt_supports; tc: tc_supports, the problem
+// within the TMA's rules (tc_fits) and, for a group norm, groups that divide N.
 bool epilogue_supported(const GemmConfig& cfg, const GemmProblem& p, const Epilogue& e);
 
 // Rows per column-statistics partial (EpilogueKind::kColumnStats) that the config

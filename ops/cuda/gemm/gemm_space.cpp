@@ -291,8 +291,10 @@ ParamSpace gemm_space(const GemmStage& stage, const GemmProblem& p,
   }
   GemmConfig fallback = GemmConfig::default_for(p, precision, options.tc_device);
   // Where the stage offers it, tc's default takes the statistics from a pass: at the seed
-  // shape (H100, 16384 x 4096 x 4096) the epilogue's statistics cost 0.2-0.3 ms, the pass
-  // ~0.1 ms; the tuner tries both.
+  // shapes (H100) the batch norm's column statistics cost 0.2-0.3 ms in the epilogue and
+  // ~0.1 ms as a pass at 16384 x 4096 x 4096, and model 3's silu and group norm in the
+  // cooperative epilogue 0.3-0.4 ms against a ~0.2 ms pass at 32768 x 4096 x 1024; the
+  // tuner tries both.
   if (stage.stats_pass && fallback.impl == GemmImpl::kTc) fallback.stats_pass = 1;
   return gemm_descriptor(stage.chunks, stage.tails, stage.stats_pass)
       .space(stage.name, std::move(rules), fallback, impls, narrowed);

@@ -65,7 +65,7 @@ struct GemmStage {
   bool relu = false;           // epilogue bias + ReLU, else bias (cuBLASLt's algorithms differ)
   bool groups_in_key = false;  // the problem key has groups=G
   bool bias = true;            // the epilogue adds a bias (cuBLASLt's algorithms differ)
-  bool stats_pass = false;     // plan option: column statistics by a pass (axis stats_pass)
+  bool stats_pass = false;     // plan option: the norm's statistics by a pass (axis stats_pass)
 };
 
 // A linear layer's GEMM (ops::linear on CUDA: y = x W^T + b), with the bias in the

@@ -286,8 +286,15 @@ std::string tc_epilogue_unsupported_reason(const TcConfig& cfg, const Epilogue& 
     if (reads_column(op) && !e.steps[i].data)
       return fmt::format("epilogue step {} ({}) has no operand", i, to_string(op));
   }
-  if (e.kind == EpilogueKind::kGroupNorm)
-    return "the tensor-core GEMM does not apply a group norm in its epilogue";
+  if (e.kind == EpilogueKind::kGroupNorm) {
+    // group_norm_rows: whole groups in a tile, each an aligned run of 2^L 8-column chunks.
+    const int64_t gs = e.group_size;
+    if (gs < 8 || (gs & (gs - 1)) != 0 || cfg.bn % gs != 0)
+      return fmt::format(
+          "the tensor-core GEMM's group norm needs groups of a power of two from 8 to the "
+          "tile's {} columns, got {}",
+          cfg.bn, gs);
+  }
   if (e.kind == EpilogueKind::kColumnStats) {
     const int64_t rows = tc_column_stat_rows(cfg);
     if (e.row0 % rows != 0)
@@ -319,6 +326,9 @@ void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int6
   const std::string no_ep = tc_epilogue_unsupported_reason(cfg, epilogue);
   TT_CHECK(no_ep.empty(), "tc_gemm: cannot apply the epilogue '{}': {}.", epilogue.str(), no_ep);
   // Plans ask whether the statistics fuse before their buffers exist; a launch needs them.
+  TT_CHECK(epilogue.kind != EpilogueKind::kGroupNorm || n % epilogue.group_size == 0,
+           "tc_gemm: the group norm's groups of {} channels must divide N={}.", epilogue.group_size,
+           n);
   TT_CHECK(epilogue.kind != EpilogueKind::kColumnStats ||
                (epilogue.part_mean != nullptr && epilogue.part_m2 != nullptr),
            "tc_gemm: column statistics need both part_mean and part_m2.");

@@ -100,8 +100,10 @@ std::string tc_gemm_unsupported_reason(const float* x, const float* w, int64_t m
 // read nothing or one value per column (add/mul_column, scale, the activations,
 // column_affine), not those that read per-row vectors or residuals; the column statistics
 // (kColumnStats) when the chain's row0 is a multiple of tc_column_stat_rows(cfg) (the outputs
-// may be absent still: plans ask before their scratch exists; tc_gemm needs both); never
-// the group norm. Empty string if so, else why not as a sentence fragment.
+// may be absent still: plans ask before their scratch exists; tc_gemm needs both); the group
+// norm (kGroupNorm) over groups of a power of two from 8 to cfg.bn channels, so that a tile
+// holds whole groups (tc_gemm also needs them to divide N). Empty string if so, else why not
+// as a sentence fragment.
 std::string tc_epilogue_unsupported_reason(const TcConfig& cfg, const Epilogue& epilogue);
 inline bool tc_epilogue_supported(const TcConfig& cfg, const Epilogue& epilogue) {
   return tc_epilogue_unsupported_reason(cfg, epilogue).empty();

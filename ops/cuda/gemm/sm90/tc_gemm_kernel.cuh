@@ -261,6 +261,79 @@ __device__ __forceinline__ void apply_chain(float (&a)[MI][R], TcStore s, const 
   }
 }
 
+// GroupNorm over each row's groups of p.ep.group_size columns (EpilogueKind::kGroupNorm),
+// in registers, no shared memory and no barrier: a row's columns of the tile lie in the
+// 4 lanes of a quad (lane % 4), two per 8-column chunk each. The group size is 8 * 2^L and
+// the tile holds whole groups (tc_epilogue_unsupported_reason), so a group is an aligned
+// run of 2^L chunks: a butterfly over the chunk index (partners known at compile time,
+// levels below L taken by a uniform run-time test) leaves each chunk with its group's sum
+// within the thread, and two shuffles add the quad. Two passes, as the segment-norm pass
+// and our tiled GEMM's group norm: the mean, then the mean of the squared deviations;
+// y = (x - mean) * (1 / sqrt(var + eps)) * gamma[col] + beta[col].
+template <int MI, int R>
+__device__ __forceinline__ void group_norm_rows(float (&a)[MI][R], TcStore s, const TcParams& p) {
+  constexpr int kChunks = R / 4;                  // 8-column chunks of the tile (R = BN / 2)
+  const int levels = __ffs(p.ep.group_size) - 4;  // L = log2(group_size / 8)
+  const float inv = 1.f / static_cast<float>(p.ep.group_size);
+  auto group_sums = [&](float(&v)[kChunks]) {
+#pragma unroll
+    for (int l = 0; (1 << l) < kChunks; ++l) {
+      if (l < levels) {
+        float w[kChunks];
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) w[j] = v[j] + v[j ^ (1 << l)];
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) v[j] = w[j];
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kChunks; ++j) {
+      v[j] += __shfl_xor_sync(0xffffffffu, v[j], 1);
+      v[j] += __shfl_xor_sync(0xffffffffu, v[j], 2);
+    }
+  };
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {  // the thread's two rows of the m64 block
+      float sum[kChunks], ssd[kChunks];
+#pragma unroll
+      for (int j = 0; j < kChunks; ++j) sum[j] = a[mi][4 * j + 2 * h] + a[mi][4 * j + 2 * h + 1];
+      group_sums(sum);
+#pragma unroll
+      for (int j = 0; j < kChunks; ++j) {
+        const float mu = sum[j] * inv;
+        float& x0 = a[mi][4 * j + 2 * h];
+        float& x1 = a[mi][4 * j + 2 * h + 1];
+        x0 -= mu;
+        x1 -= mu;
+        ssd[j] = x0 * x0 + x1 * x1;
+      }
+      group_sums(ssd);
+#pragma unroll
+      for (int j = 0; j < kChunks; ++j) {
+        const float rstd = 1.f / sqrtf(ssd[j] * inv + p.ep.eps);
+        a[mi][4 * j + 2 * h] *= rstd;
+        a[mi][4 * j + 2 * h + 1] *= rstd;
+      }
+    }
+    // gamma and beta once per column pair (1 and 0 where absent or past N).
+#pragma unroll
+  for (int j = 0; j < kChunks; ++j) {
+    const int col = s.col0 + 8 * j;
+    float g[2] = {1.f, 1.f}, b[2] = {0.f, 0.f};
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      if (col + e < p.n && p.ep.gamma) g[e] = __ldg(p.ep.gamma + col + e);
+      if (col + e < p.n && p.ep.beta) b[e] = __ldg(p.ep.beta + col + e);
+    }
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) a[mi][4 * j + e] = a[mi][4 * j + e] * g[e % 2] + b[e % 2];
+  }
+}
+
 // Column statistics of the tile (EpilogueKind::kColumnStats): mean and M2 of each
 // column over the tile's rows below M, two passes (the mean first, then the squared
 // deviations from it, as the own tiled kernel does), written as partial `band` of
@@ -763,6 +836,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
       const bool issuer = ctid % 128 == 0;  // issues this warpgroup's TMA stores
       auto finish = [&](auto& frag) {
         apply_chain(frag, st, p);
+        if (p.ep.kind == EpilogueKind::kGroupNorm) group_norm_rows(frag, st, p);
         if (p.ep.kind == EpilogueKind::kColumnStats) {
           float* stats = stats_base + (PP ? c * (T::kTileWarps + 1) * BN : 0);
           const int bar = PP ? 1 + c : 1, threads = PP ? 128 : 128 * CONSUMERS;
