@@ -314,28 +314,33 @@ struct LtGemm {
   }
 };
 
-// Median time in ms of `fn` over `reps` runs, each after a 256 MB L2 flush.
+// One timed launch: `fn` after a 256 MB L2 flush (bytes `salt`), CUDA events around it and
+// the host waiting for it, in ms. One flush buffer and one event pair serve every timing.
+template <typename F>
+float time_once(F&& fn, int salt) {
+  static Dev<char> flush(256 << 20);
+  static cudaEvent_t e0 = nullptr, e1 = nullptr;
+  if (!e0) {
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+  }
+  CK(cudaMemsetAsync(flush.p, salt & 0xff, 256 << 20));
+  CK(cudaEventRecord(e0));
+  fn();
+  CK(cudaEventRecord(e1));
+  CK(cudaEventSynchronize(e1));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, e0, e1));
+  return ms;
+}
+
+// Median time in ms of `fn` over `reps` runs, each after an L2 flush (time_once).
 template <typename F>
 double time_ms(F&& fn, int reps) {
-  static Dev<char> flush(256 << 20);
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
   for (int i = 0; i < 3; ++i) fn();
   std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    CK(cudaMemsetAsync(flush.p, i & 0xff, 256 << 20));
-    CK(cudaEventRecord(e0));
-    fn();
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    t.push_back(ms);
-  }
+  for (int i = 0; i < reps; ++i) t.push_back(time_once(fn, i));
   CK(cudaGetLastError());
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
@@ -464,7 +469,7 @@ void refusal_checks() {
 // once each, the L2 flushed before and a host sync after each launch, the order rotating
 // by one every round, so that all of them meet the same clocks, power and heat (timing
 // them one after another favours whichever runs on the coolest GPU: cuBLASLt TF32 timed
-// right after the SGEMM ran 5-10% faster than in the same rounds as ours, H100). Returns
+// right after the SGEMM ran 13-19% faster than in the same rounds as ours, H100). Returns
 // cuBLASLt TF32 first, then `cfgs` in order: median, 10th and 90th percentiles, and the
 // median of the per-round ratio to cuBLASLt TF32.
 struct Interleaved {
@@ -482,27 +487,14 @@ std::vector<Interleaved> interleaved(Problem& pr, const std::vector<TcConfig>& c
   }
   const size_t n = runs.size();
   std::vector<std::vector<float>> ms(n);
-  static Dev<char> flush(256 << 20);
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
   for (auto& run : runs)
     for (int i = 0; i < 3; ++i) run();  // warm-up
   for (int r = 0; r < reps; ++r)
     for (size_t i = 0; i < n; ++i) {
       const size_t c = (r + i) % n;
-      CK(cudaMemsetAsync(flush.p, (r + int(i)) & 0xff, 256 << 20));
-      CK(cudaEventRecord(e0));
-      runs[c]();
-      CK(cudaEventRecord(e1));
-      CK(cudaEventSynchronize(e1));
-      float t = 0;
-      CK(cudaEventElapsedTime(&t, e0, e1));
-      ms[c].push_back(t);
+      ms[c].push_back(time_once(runs[c], r + int(i)));
     }
   CK(cudaGetLastError());
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
   auto pct = [](std::vector<float> v, double q) {
     std::sort(v.begin(), v.end());
     return double(v[size_t(q * (v.size() - 1) + 0.5)]);

@@ -293,7 +293,7 @@ __device__ __forceinline__ void group_norm_rows(float (&a)[MI][R], TcStore s, co
     }
   };
 #pragma unroll
-  for (int mi = 0; mi < MI; ++mi)
+  for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {  // the thread's two rows of the m64 block
       float sum[kChunks], ssd[kChunks];
@@ -317,7 +317,8 @@ __device__ __forceinline__ void group_norm_rows(float (&a)[MI][R], TcStore s, co
         a[mi][4 * j + 2 * h + 1] *= rstd;
       }
     }
-    // gamma and beta once per column pair (1 and 0 where absent or past N).
+  }
+  // gamma and beta once per column pair (1 and 0 where absent or past N).
 #pragma unroll
   for (int j = 0; j < kChunks; ++j) {
     const int col = s.col0 + 8 * j;
