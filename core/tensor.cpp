@@ -7,6 +7,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/capture.h"
 #include "core/philox.h"
 #if TT_CUDA
 #include "core/cuda/runtime.h"
@@ -570,12 +571,31 @@ Tensor Tensor::expand(const Shape& target) const {
 
 // ---------------------------------------------------------------- copies
 
+Tensor Tensor::as_strided(const Shape& sizes, const Shape& strides, int64_t offset) const {
+  TT_CHECK(sizes.size() == strides.size(),
+           "as_strided: {} sizes but {} strides; give one stride per dimension", sizes.size(),
+           strides.size());
+  check_shape(sizes);
+  int64_t last = offset;  // the largest element offset the view reaches
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    TT_CHECK(strides[d] >= 0, "as_strided: stride {} of dimension {} is negative", strides[d], d);
+    if (sizes[d] > 0) last += (sizes[d] - 1) * strides[d];
+  }
+  const int64_t capacity = static_cast<int64_t>(storage()->nbytes() / dtype_size(dtype()));
+  TT_CHECK(offset >= 0 && (shape_numel(sizes) == 0 || last < capacity),
+           "as_strided: sizes {}, strides {} and offset {} reach element {}, but the storage "
+           "holds {} elements",
+           shape_str(sizes), shape_str(strides), offset, last, capacity);
+  return make_view(*this, sizes, strides, offset);
+}
+
 Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;
   return clone();
 }
 
 Tensor Tensor::clone() const {
+  const capture::OpScope scope;
   Tensor out = empty(sizes(), dtype(), device());
   size_t es = dtype_size(dtype());
   if (device().is_cpu()) {
@@ -596,11 +616,14 @@ Tensor Tensor::clone() const {
     no_cuda();
 #endif
   }
+  if (capture::Recorder* r = scope.recorder()) r->copy(*this, out);
   return out;
 }
 
 Tensor Tensor::to(Device target) const {
   if (device() == target) return *this;
+  capture::note_unreplayable(*this, "to(" + target.str() + ") moves it to another device");
+  const capture::OpScope scope;
   Tensor src = contiguous();
   Tensor out = empty(sizes(), dtype(), target);
   copy_bytes(out.data_ptr(), target, src.data_ptr(), src.device(), numel() * dtype_size(dtype()));
@@ -609,6 +632,7 @@ Tensor Tensor::to(Device target) const {
 
 Tensor Tensor::to(DType target) const {
   if (dtype() == target) return *this;
+  const capture::OpScope scope;
   TT_CHECK(is_convertible(dtype()) && is_convertible(target), "to: cannot convert {} to {}",
            dtype_name(dtype()), dtype_name(target));
   Tensor src = cpu().contiguous();
@@ -630,10 +654,13 @@ Tensor Tensor::to(DType target) const {
     default:
       break;
   }
-  return out.to(device());
+  Tensor result = out.to(device());
+  if (capture::Recorder* r = scope.recorder()) r->copy(*this, result);
+  return result;
 }
 
 void Tensor::copy_(const Tensor& src) {
+  capture::note_unreplayable(*this, "copy_ writes into it in place");
   TT_CHECK(src.sizes() == sizes(), "copy_: source shape {} does not match destination shape {}",
            shape_str(src.sizes()), shape_str(sizes()));
   Tensor s = src.to(dtype()).to(device()).contiguous();
@@ -657,6 +684,8 @@ void Tensor::set_data(const Tensor& other) {
 
 template <typename T>
 std::vector<T> Tensor::to_vector() const {
+  capture::note_unreplayable(*this, "its values are read on the host (item/to_vector/printing)");
+  const capture::OpScope scope;
   Tensor c = to(DTypeOf<T>::value).cpu().contiguous();
   std::vector<T> out(static_cast<size_t>(numel()));
   if (!out.empty()) std::memcpy(out.data(), c.data_ptr(), out.size() * sizeof(T));

@@ -123,6 +123,9 @@ class Tensor {
   // A view with size-1 dimensions repeated (stride 0) to `sizes`; new leading dims may
   // be added; -1 keeps a size.
   Tensor expand(const Shape& sizes) const;
+  // A view of the same storage with the given sizes, strides and storage offset (all in
+  // elements), as torch.as_strided; it must stay inside the storage.
+  Tensor as_strided(const Shape& sizes, const Shape& strides, int64_t offset) const;
 
   // ---- copies ----
   Tensor contiguous() const;       // self when already contiguous

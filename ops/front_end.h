@@ -9,6 +9,7 @@
 
 #include "core/tensor.h"
 #include "ops/ops.h"
+#include "ops/pointwise_functors.h"
 
 namespace tt::ops::detail {
 
@@ -83,6 +84,11 @@ inline int64_t wrap_dim(const char* op, int64_t dim, int64_t rank) {
   return dim < 0 ? dim + r : dim;
 }
 
+// The pointwise family's unary and binary ops by kind (ops/pointwise_ops.cpp), checked
+// and recorded as the named ops are: how the graph replays them.
+Tensor unary(pointwise::UnaryOp kind, const Tensor& x, const pointwise::UnaryParams& params);
+Tensor binary(pointwise::BinaryOp kind, const Tensor& a, const Tensor& b);
+
 [[noreturn]] inline void fail_without_cuda(const char* op, Device device) {
   TT_FAIL("{}: the inputs are on {} but tensortune was built without CUDA", op, device.str());
 }
@@ -91,6 +97,15 @@ inline int64_t wrap_dim(const char* op, int64_t dim, int64_t rank) {
 
 // Runs `cpu_call` on the CPU, `cuda_call` on a CUDA device. Without TT_CUDA the CUDA
 // branch is compiled out (the tt::ops::cuda symbols do not exist).
+// The same as an expression: the result of `cpu_call` or `cuda_call` (for ops that report
+// their result to the capture, ops/record.h, before returning it).
+#if TT_CUDA
+#define TT_RUN(op, device, cpu_call, cuda_call) ((device).is_cpu() ? (cpu_call) : (cuda_call))
+#else
+#define TT_RUN(op, device, cpu_call, cuda_call) \
+  ((device).is_cpu() ? (cpu_call) : (::tt::ops::detail::fail_without_cuda(op, device), Tensor()))
+#endif
+
 #if TT_CUDA
 #define TT_DISPATCH(op, device, cpu_call, cuda_call) \
   return (device).is_cpu() ? (cpu_call) : (cuda_call)

@@ -4,6 +4,7 @@
 // unfused CPU ops: that composition is the reference the CUDA fused kernels are
 // verified against.
 #include "ops/ops.h"
+#include "ops/record.h"
 
 #include <algorithm>
 #include <cmath>
@@ -85,6 +86,7 @@ bool float64_enabled() { return tls_float64; }
 // ---- building blocks ----
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  const RecordScope record(OpKind::kLinear);
   const char* op = "linear";
   check_required(op, "input", x);
   check_required(op, "weight", weight);
@@ -92,10 +94,13 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const Device device = common_device(op, {{"input", x}, {"weight", weight}, {"bias", bias}});
   const int64_t out = check_linear_shapes(op, x, weight);
   check_optional_vector(op, "bias", bias, out, output_features(out));
-  TT_DISPATCH(op, device, cpu::linear(x, weight, bias), cuda::linear(x, weight, bias));
+  return record.done(
+      TT_RUN(op, device, cpu::linear(x, weight, bias), cuda::linear(x, weight, bias)),
+      {x, weight, bias});
 }
 
 Tensor instance_norm(const Tensor& x, double eps, const Tensor& weight, const Tensor& bias) {
+  const RecordScope record(OpKind::kInstanceNorm);
   const char* op = "instance_norm";
   check_required(op, "input", x);
   check_optional(op, "weight", weight);
@@ -106,12 +111,14 @@ Tensor instance_norm(const Tensor& x, double eps, const Tensor& weight, const Te
   check_optional_vector(op, "weight", weight, x.size(1), input_channels(x.size(1)));
   check_optional_vector(op, "bias", bias, x.size(1), input_channels(x.size(1)));
   check_eps(op, eps);
-  TT_DISPATCH(op, device, cpu::instance_norm(x, eps, weight, bias),
-              cuda::instance_norm(x, eps, weight, bias));
+  return record.done(TT_RUN(op, device, cpu::instance_norm(x, eps, weight, bias),
+                            cuda::instance_norm(x, eps, weight, bias)),
+                     {x, weight, bias}, {{}, {eps}, {}});
 }
 
 Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
                   double eps) {
+  const RecordScope record(OpKind::kGroupNorm);
   const char* op = "group_norm";
   check_required(op, "input", x);
   check_optional(op, "weight", weight);
@@ -123,8 +130,9 @@ Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const T
   check_optional_vector(op, "weight", weight, x.size(1), input_channels(x.size(1)));
   check_optional_vector(op, "bias", bias, x.size(1), input_channels(x.size(1)));
   check_eps(op, eps);
-  TT_DISPATCH(op, device, cpu::group_norm(x, groups, weight, bias, eps),
-              cuda::group_norm(x, groups, weight, bias, eps));
+  return record.done(TT_RUN(op, device, cpu::group_norm(x, groups, weight, bias, eps),
+                            cuda::group_norm(x, groups, weight, bias, eps)),
+                     {x, weight, bias}, {{groups}, {eps}, {}});
 }
 
 namespace {
@@ -165,6 +173,7 @@ void check_batch_norm_args(const char* op, int64_t batch, int64_t values_per_cha
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight, const Tensor& bias, bool training, double momentum,
                   double eps) {
+  const RecordScope record(OpKind::kBatchNorm);
   const char* op = "batch_norm";
   check_required(op, "input", x);
   const Device device = common_device(op, {{"input", x},
@@ -177,28 +186,32 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   const int64_t length = x.dim() == 3 ? x.size(2) : 1;
   check_batch_norm_args(op, x.size(0), length, x.size(1), input_channels(x.size(1)), running_mean,
                         running_var, weight, bias, training, momentum, eps);
-  TT_DISPATCH(
-      op, device,
-      cpu::batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps),
-      cuda::batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps));
+  return record.done(
+      TT_RUN(op, device,
+             cpu::batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps),
+             cuda::batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps)),
+      {x, running_mean, running_var, weight, bias}, {{training ? 1 : 0}, {momentum, eps}, {}});
 }
 
 // ---- fused ops ----
 
 Tensor gemm_bias_relu(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  const RecordScope record(OpKind::kGemmBiasRelu);
   const char* op = "gemm_bias_relu";
   const Device device =
       required_on_one_device(op, {{"input", x}, {"weight", weight}, {"bias", bias}});
   check_fused_input(op, x);
   const int64_t out = check_linear_shapes(op, x, weight);
   check_vector(op, "bias", bias, out, output_features(out));
-  TT_DISPATCH(op, device, cpu::gemm_bias_relu(x, weight, bias),
-              cuda::gemm_bias_relu(x, weight, bias));
+  return record.done(TT_RUN(op, device, cpu::gemm_bias_relu(x, weight, bias),
+                            cuda::gemm_bias_relu(x, weight, bias)),
+                     {x, weight, bias});
 }
 
 Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
                                   const Tensor& bias, int64_t groups, const Tensor& gn_weight,
                                   const Tensor& gn_bias, double eps) {
+  const RecordScope record(OpKind::kGemmSwishBiasGroupNorm);
   const char* op = "gemm_swish_bias_group_norm";
   const Device device = required_on_one_device(op, {{"input", x},
                                                     {"weight", weight},
@@ -215,16 +228,18 @@ Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const T
   check_vector(op, "gn_weight", gn_weight, out, why);
   check_vector(op, "gn_bias", gn_bias, out, why);
   check_eps(op, eps);
-  TT_DISPATCH(
-      op, device,
-      cpu::gemm_swish_bias_group_norm(x, weight, b, bias, groups, gn_weight, gn_bias, eps),
-      cuda::gemm_swish_bias_group_norm(x, weight, b, bias, groups, gn_weight, gn_bias, eps));
+  return record.done(
+      TT_RUN(op, device,
+             cpu::gemm_swish_bias_group_norm(x, weight, b, bias, groups, gn_weight, gn_bias, eps),
+             cuda::gemm_swish_bias_group_norm(x, weight, b, bias, groups, gn_weight, gn_bias, eps)),
+      {x, weight, b, bias, gn_weight, gn_bias}, {{groups}, {eps}, {}});
 }
 
 Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
                              const Tensor& scale, const Tensor& running_mean,
                              const Tensor& running_var, const Tensor& bn_weight,
                              const Tensor& bn_bias, bool training, double momentum, double eps) {
+  const RecordScope record(OpKind::kGemmScaleBatchNorm);
   const char* op = "gemm_scale_batch_norm";
   const Device device = required_on_one_device(op, {{"input", x},
                                                     {"weight", weight},
@@ -241,15 +256,19 @@ Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor
   check_vector(op, "scale", scale, out, why);
   check_batch_norm_args(op, x.size(0), 1, out, why, running_mean, running_var, bn_weight, bn_bias,
                         training, momentum, eps);
-  TT_DISPATCH(op, device,
-              cpu::gemm_scale_batch_norm(x, weight, b, scale, running_mean, running_var, bn_weight,
-                                         bn_bias, training, momentum, eps),
-              cuda::gemm_scale_batch_norm(x, weight, b, scale, running_mean, running_var, bn_weight,
-                                          bn_bias, training, momentum, eps));
+  return record.done(
+      TT_RUN(op, device,
+             cpu::gemm_scale_batch_norm(x, weight, b, scale, running_mean, running_var, bn_weight,
+                                        bn_bias, training, momentum, eps),
+             cuda::gemm_scale_batch_norm(x, weight, b, scale, running_mean, running_var, bn_weight,
+                                         bn_bias, training, momentum, eps)),
+      {x, weight, b, scale, running_mean, running_var, bn_weight, bn_bias},
+      {{training ? 1 : 0}, {momentum, eps}, {}});
 }
 
 Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor& weight,
                                   const Tensor& b, double eps) {
+  const RecordScope record(OpKind::kGemmInstanceNormAddMul);
   const char* op = "gemm_instance_norm_add_mul";
   const Device device =
       required_on_one_device(op, {{"input", x}, {"y", y}, {"weight", weight}, {"b", b}});
@@ -260,8 +279,9 @@ Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor
   TT_CHECK(y.sizes() == expected_y, "{}: y has shape {} but must match x W^T, which has shape {}",
            op, shape_str(y.sizes()), shape_str(expected_y));
   check_eps(op, eps);
-  TT_DISPATCH(op, device, cpu::gemm_instance_norm_add_mul(x, y, weight, b, eps),
-              cuda::gemm_instance_norm_add_mul(x, y, weight, b, eps));
+  return record.done(TT_RUN(op, device, cpu::gemm_instance_norm_add_mul(x, y, weight, b, eps),
+                            cuda::gemm_instance_norm_add_mul(x, y, weight, b, eps)),
+                     {x, y, weight, b}, {{}, {eps}, {}});
 }
 
 }  // namespace tt::ops

@@ -9,6 +9,7 @@
 #include "ops/cpu/cpu_ops.h"
 #include "ops/front_end.h"
 #include "ops/ops.h"
+#include "ops/record.h"
 #if TT_CUDA
 #include "ops/cuda/pointwise/pointwise.h"
 #endif
@@ -44,17 +45,19 @@ void run_binary(const char* op, BinaryOp kind, const Tensor& a, const Tensor& b,
 }
 
 Tensor unary_op(const char* op, UnaryOp kind, const Tensor& x, UnaryParams params = {}) {
+  const RecordScope record(OpKind::kUnary, static_cast<int>(kind));
   check_required(op, "input", x);
   Tensor out = Tensor::empty(x.sizes(), x.dtype(), x.device());
   run_unary(op, kind, params, x, out);
-  return out;
+  return record.done(out, {x}, {{}, {params.a, params.b}, {}});
 }
 
 Tensor binary_op(const char* op, BinaryOp kind, const Tensor& a, const Tensor& b) {
+  const RecordScope record(OpKind::kBinary, static_cast<int>(kind));
   required_on_one_device(op, {{"a", a}, {"b", b}});
   Tensor out = Tensor::empty(broadcast_shapes(op, a.sizes(), b.sizes()), a.dtype(), a.device());
   run_binary(op, kind, a, b, out);
-  return out;
+  return record.done(out, {a, b});
 }
 
 // A Python number in a float32 op: a float32 0-d tensor on the tensor's device (a
@@ -78,6 +81,7 @@ void check_writable(const char* op, const Tensor& self) {
 
 const Tensor& binary_inplace(const char* op, BinaryOp kind, const Tensor& self,
                              const Tensor& other) {
+  capture::note_unreplayable(self, std::string(op) + " writes into it in place");
   check_required(op, "self", self);
   check_required(op, "other", other);
   common_device(op, {{"self", self}, {"other", other}});
@@ -92,6 +96,13 @@ const Tensor& binary_inplace(const char* op, BinaryOp kind, const Tensor& self,
 }
 
 }  // namespace
+
+Tensor detail::unary(UnaryOp kind, const Tensor& x, const UnaryParams& params) {
+  return unary_op(pointwise::op_name(kind), kind, x, params);
+}
+Tensor detail::binary(BinaryOp kind, const Tensor& a, const Tensor& b) {
+  return binary_op(pointwise::op_name(kind), kind, a, b);
+}
 
 // ---- binary ----
 
@@ -112,6 +123,7 @@ Tensor mul(const Tensor& a, double b) { return mul(a, scalar_on("mul", a, b)); }
 Tensor div(const Tensor& a, double b) { return div(a, scalar_on("div", a, b)); }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  const RecordScope record(OpKind::kWhere);
   const char* op = "where";
   TT_CHECK(cond.defined(), "{}: condition is undefined; expected a uint8 tensor", op);
   TT_CHECK(cond.dtype() == DType::U8,
@@ -125,11 +137,11 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   Tensor out = Tensor::empty(shape, a.dtype(), device);
   if (device.is_cpu()) {
     cpu::where(cond, a, b, out);
-    return out;
+    return record.done(out, {cond, a, b});
   }
 #if TT_CUDA
   cuda::where(cond, a, b, out);
-  return out;
+  return record.done(out, {cond, a, b});
 #else
   fail_without_cuda(op, device);
 #endif
@@ -218,6 +230,7 @@ const Tensor& Tensor::div_(double other) const {
 const Tensor& Tensor::fill_(double value) const {
   ops::detail::check_required("fill_", "self", *this);
   ops::check_writable("fill_", *this);
+  capture::note_unreplayable(*this, "fill_ writes into it in place");
   ops::run_unary("fill_", ops::UnaryOp::Fill, {value, 0.0}, *this, *this);
   return *this;
 }

@@ -10,6 +10,7 @@
 #include "ops/cpu/cpu_ops.h"
 #include "ops/front_end.h"
 #include "ops/ops.h"
+#include "ops/record.h"
 #if TT_CUDA
 #include "ops/cuda/cuda_ops.h"
 #endif
@@ -64,6 +65,7 @@ void check_nonempty(const char* op, const Tensor& x, const std::vector<int64_t>&
 
 Tensor arg_reduce(const char* op, bool is_max, const Tensor& x, std::optional<int64_t> dim,
                   bool keepdim) {
+  const RecordScope record(is_max ? OpKind::kArgmax : OpKind::kArgmin);
   check_required(op, "input", x);
   Tensor in = x;
   int64_t d = 0;
@@ -86,8 +88,9 @@ Tensor arg_reduce(const char* op, bool is_max, const Tensor& x, std::optional<in
 #endif
   }
   // No dim and keepdim: PyTorch keeps every dim as size 1.
-  if (!dim && keepdim) return out.reshape(Shape(static_cast<size_t>(x.dim()), 1));
-  return out;
+  if (!dim && keepdim) out = out.reshape(Shape(static_cast<size_t>(x.dim()), 1));
+  // ints: {has dim, dim, keepdim}
+  return record.done(out, {x}, {{dim ? 1 : 0, dim.value_or(0), keepdim ? 1 : 0}, {}, {}});
 }
 
 void check_eps(const char* op, double eps) {
@@ -126,31 +129,50 @@ Tensor flat_affine(const Tensor& t, int64_t n) {
 
 // ---- reductions ----
 
-#define TT_REDUCTION(name, nonempty)                                             \
-  Tensor name(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) { \
-    const Prepared p = prepare(#name, x, dims, keepdim);                         \
-    if (nonempty) check_nonempty(#name, p.x, p.dims);                            \
-    TT_DISPATCH(#name, p.x.device(), cpu::name(p.x, p.dims, p.keepdim),          \
-                cuda::name(p.x, p.dims, p.keepdim));                             \
+// Recorded with ints {keepdim, dims...} (the dims as given).
+capture::Attrs reduction_attrs(const std::vector<int64_t>& dims, bool keepdim) {
+  capture::Attrs a;
+  a.ints.push_back(keepdim ? 1 : 0);
+  a.ints.insert(a.ints.end(), dims.begin(), dims.end());
+  return a;
+}
+
+#define TT_REDUCTION(name, kind, nonempty)                                            \
+  Tensor name(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {      \
+    const RecordScope record(OpKind::kind);                                           \
+    const Prepared p = prepare(#name, x, dims, keepdim);                              \
+    if (nonempty) check_nonempty(#name, p.x, p.dims);                                 \
+    return record.done(TT_RUN(#name, p.x.device(), cpu::name(p.x, p.dims, p.keepdim), \
+                              cuda::name(p.x, p.dims, p.keepdim)),                    \
+                       {x}, reduction_attrs(dims, keepdim));                          \
   }
-TT_REDUCTION(sum, false)
-TT_REDUCTION(mean, false)
-TT_REDUCTION(amax, true)
-TT_REDUCTION(amin, true)
+TT_REDUCTION(sum, kSum, false)
+TT_REDUCTION(mean, kMean, false)
+TT_REDUCTION(amax, kAmax, true)
+TT_REDUCTION(amin, kAmin, true)
 #undef TT_REDUCTION
 
+// Recorded as the reductions, with `unbiased` as the real.
 Tensor var(const Tensor& x, const std::vector<int64_t>& dims, bool unbiased, bool keepdim) {
+  const RecordScope record(OpKind::kVar);
   const Prepared p = prepare("var", x, dims, keepdim);
   const int64_t correction = unbiased ? 1 : 0;
-  TT_DISPATCH("var", p.x.device(), cpu::var(p.x, p.dims, correction, p.keepdim),
-              cuda::var(p.x, p.dims, correction, p.keepdim));
+  capture::Attrs attrs = reduction_attrs(dims, keepdim);
+  attrs.reals = {static_cast<double>(correction)};
+  return record.done(TT_RUN("var", p.x.device(), cpu::var(p.x, p.dims, correction, p.keepdim),
+                            cuda::var(p.x, p.dims, correction, p.keepdim)),
+                     {x}, attrs);
 }
 
 Tensor std(const Tensor& x, const std::vector<int64_t>& dims, bool unbiased, bool keepdim) {
+  const RecordScope record(OpKind::kStd);
   const Prepared p = prepare("std", x, dims, keepdim);
   const int64_t correction = unbiased ? 1 : 0;
-  TT_DISPATCH("std", p.x.device(), cpu::std(p.x, p.dims, correction, p.keepdim),
-              cuda::std(p.x, p.dims, correction, p.keepdim));
+  capture::Attrs attrs = reduction_attrs(dims, keepdim);
+  attrs.reals = {static_cast<double>(correction)};
+  return record.done(TT_RUN("std", p.x.device(), cpu::std(p.x, p.dims, correction, p.keepdim),
+                            cuda::std(p.x, p.dims, correction, p.keepdim)),
+                     {x}, attrs);
 }
 
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
@@ -163,23 +185,26 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
 
 // ---- softmax ----
 
-#define TT_SOFTMAX(name)                                                             \
+#define TT_SOFTMAX(name, kind)                                                       \
   Tensor name(const Tensor& x, int64_t dim) {                                        \
+    const RecordScope record(OpKind::kind);                                          \
     check_required(#name, "input", x);                                               \
     const int64_t d = wrap_dim(#name, dim, x.dim());                                 \
     const Tensor in = x.dim() == 0 ? x.reshape({1}) : x;                             \
     const auto reshape_back = [&](const Tensor& t) { return t.reshape(x.sizes()); }; \
-    if (in.device().is_cpu()) return reshape_back(cpu::name(in, d));                 \
-    TT_DISPATCH(#name, in.device(), Tensor(), reshape_back(cuda::name(in, d)));      \
+    return record.done(TT_RUN(#name, in.device(), reshape_back(cpu::name(in, d)),    \
+                              reshape_back(cuda::name(in, d))),                      \
+                       {x}, {{dim}, {}, {}});                                        \
   }
-TT_SOFTMAX(softmax)
-TT_SOFTMAX(log_softmax)
+TT_SOFTMAX(softmax, kSoftmax)
+TT_SOFTMAX(log_softmax, kLogSoftmax)
 #undef TT_SOFTMAX
 
 // ---- norms ----
 
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight,
                   const Tensor& bias, double eps) {
+  const RecordScope record(OpKind::kLayerNorm);
   const char* op = "layer_norm";
   check_required(op, "input", x);
   check_optional(op, "weight", weight);
@@ -189,11 +214,14 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
       check_normalized_shape(op, x, normalized_shape, {{"weight", weight}, {"bias", bias}});
   check_eps(op, eps);
   const Tensor w = flat_affine(weight, n), b = flat_affine(bias, n);
-  TT_DISPATCH(op, device, cpu::layer_norm(x, n, w, b, eps), cuda::layer_norm(x, n, w, b, eps));
+  return record.done(
+      TT_RUN(op, device, cpu::layer_norm(x, n, w, b, eps), cuda::layer_norm(x, n, w, b, eps)),
+      {x, weight, bias}, {normalized_shape, {eps}, {}});
 }
 
 Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight,
                 std::optional<double> eps) {
+  const RecordScope record(OpKind::kRmsNorm);
   const char* op = "rms_norm";
   check_required(op, "input", x);
   check_optional(op, "weight", weight);
@@ -206,12 +234,14 @@ Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& we
                        : static_cast<double>(std::numeric_limits<float>::epsilon());
   check_eps(op, e);
   const Tensor w = flat_affine(weight, n);
-  TT_DISPATCH(op, device, cpu::rms_norm(x, n, w, e), cuda::rms_norm(x, n, w, e));
+  return record.done(TT_RUN(op, device, cpu::rms_norm(x, n, w, e), cuda::rms_norm(x, n, w, e)),
+                     {x, weight}, {normalized_shape, {e}, {}});
 }
 
 // ---- matrix products ----
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  const RecordScope record(OpKind::kBmm);
   const char* op = "bmm";
   const Device device = required_on_one_device(op, {{"a", a}, {"b", b}});
   TT_CHECK(a.dim() == 3 && b.dim() == 3,
@@ -225,10 +255,11 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
            "{}: a of shape {} and b of shape {} cannot be multiplied: a has {} columns but b has "
            "{} rows",
            op, shape_str(a.sizes()), shape_str(b.sizes()), a.size(2), b.size(1));
-  TT_DISPATCH(op, device, cpu::bmm(a, b), cuda::bmm(a, b));
+  return record.done(TT_RUN(op, device, cpu::bmm(a, b), cuda::bmm(a, b)), {a, b});
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  const RecordScope record(OpKind::kMatmul);
   const char* op = "matmul";
   required_on_one_device(op, {{"a", a}, {"b", b}});
   TT_CHECK(a.dim() >= 1 && b.dim() >= 1,
@@ -257,7 +288,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   Shape out_shape = batch;
   if (a.dim() > 1) out_shape.push_back(n);
   if (b.dim() > 1) out_shape.push_back(p);
-  return bmm(a3, b3).reshape(out_shape);
+  return record.done(bmm(a3, b3).reshape(out_shape), {a, b});
 }
 
 }  // namespace tt::ops

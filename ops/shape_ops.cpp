@@ -3,6 +3,7 @@
 // Tensor members of the same names (core/tensor.cpp).
 #include "ops/front_end.h"
 #include "ops/ops.h"
+#include "ops/record.h"
 #if TT_CUDA
 #include "ops/cuda/pointwise/pointwise.h"
 #endif
@@ -32,6 +33,7 @@ void copy_into(const char* op, Tensor dst, const Tensor& src) {
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  const RecordScope record(OpKind::kCat);
   const char* op = "cat";
   TT_CHECK(!tensors.empty(), "{}: expected a non-empty list of tensors", op);
   for (size_t i = 0; i < tensors.size(); ++i)
@@ -65,10 +67,11 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     if (t.size(d) > 0) copy_into(op, out.narrow(d, offset, t.size(d)), t);
     offset += t.size(d);
   }
-  return out;
+  return record.done(out, tensors, {{dim}, {}, {}});
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  const RecordScope record(OpKind::kStack);
   const char* op = "stack";
   TT_CHECK(!tensors.empty(), "{}: expected a non-empty list of tensors", op);
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -81,7 +84,7 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   const int64_t d = wrap_dim(op, dim, tensors[0].dim() + 1);
   std::vector<Tensor> expanded;
   for (const Tensor& t : tensors) expanded.push_back(t.unsqueeze(d));
-  return cat(expanded, d);
+  return record.done(cat(expanded, d), tensors, {{dim}, {}, {}});
 }
 
 std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {

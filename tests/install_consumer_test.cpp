@@ -186,6 +186,26 @@ TEST_F(Installed, ExampleBlocksRunAndMatchTheirGoldens) {
   }
 }
 
+// The transformer block of README's "Compiling a model", built against the install: `tt
+// compile` records, compiles and replays it (op by op on the CPU, fused on CUDA), and the
+// replay reproduces the first (eager) call.
+TEST_F(Installed, TransformerBlockCompiles) {
+  const fs::path build = build_project(fs::path(TT_SOURCE_DIR) / "examples" / "transformer_block",
+                                       "transformer_block");
+  const std::string exe = shell_quoted(build / "transformer_block");
+  std::vector<std::string> devices = {"cpu"};
+  if (test::cuda_available()) devices.push_back("cuda");
+  for (const std::string& device : devices) {
+    const test::CommandResult r =
+        test::run_command(exe + " compile TransformerBlock --explain --device " + device);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("compiled graph: "));
+    EXPECT_THAT(r.output, HasSubstr(device == "cpu" ? "replay vs first call: relative L2 0\n"
+                                                    : "gemm+epilogue: linear -> gelu"))
+        << r.output;
+  }
+}
+
 TEST_F(Installed, AMovedPrefixStillFindsItsShippedDatabases) {
   const fs::path moved = dir_ / "moved";
   const test::CommandResult cp =

@@ -25,6 +25,7 @@
 #include "core/version.h"
 
 // ---- ops (tt::ops): one line per public op header ----
+#include "ops/graph/compile.h"
 #include "ops/ops.h"
 
 // ---- layers (tt::nn), models and the registry (tt::models) ----

@@ -32,6 +32,7 @@ void add_all_commands(CLI::App& app) {
   add_check_command(app);
   add_compare_command(app);
   add_bench_command(app);
+  add_compile_command(app);
   add_tune_command(app);
   add_db_command(app);
 }

@@ -14,6 +14,7 @@
 
 #include "autotune/lookup.h"
 #include "models/registry.h"
+#include "ops/graph/compile.h"
 #include "tools/tt/bench_json.h"
 #include "tools/tt/command.h"
 #include "tools/tt/model_selection.h"
@@ -39,6 +40,7 @@ struct BenchOptions {
   bool show_configs = false;
   std::string db_path;
   std::string precision = "strict";
+  bool compile = false;
   bool device_typed = false;
 };
 
@@ -113,8 +115,10 @@ void run_bench(const BenchOptions& opt) {
                            "default ms", "speedup", "reps");
   for (const auto* info : selected) {
     const models::ShapePreset& preset = info->preset(opt.shape);
-    auto model = models::build_model(info->name, preset.init, opt.seed);
+    std::shared_ptr<Module> model = models::build_model(info->name, preset.init, opt.seed);
     model->to(gpu);
+    // Compiled: the warm-up's first forward records and compiles; the timed ones replay.
+    if (opt.compile) model = tt::compile(model);
     std::vector<Tensor> inputs = models::random_inputs(preset.input_shapes, opt.seed, gpu);
     const double bytes = bytes_moved(*model, inputs, model->forward(inputs));
     const double flops = info->forward_flops(preset);
@@ -209,6 +213,8 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--show-configs", opt->show_configs,
                 "Also print each kernel's problem and the database its config came from");
   add_precision_option(cmd, &opt->precision, "the forwards are timed in it");
+  cmd->add_flag("--compile", opt->compile,
+                "Time the model compiled with tt::compile (fused groups) instead of eager");
   cmd->add_option("--db", opt->db_path,
                   "Tuning database to read first (else TT_TUNING_DB, the user cache, the shipped "
                   "ones)");

@@ -21,6 +21,7 @@
 #include "models/compare.h"
 #include "models/fixture_check.h"
 #include "models/registry.h"
+#include "ops/graph/compile.h"
 #include "tools/tt/command.h"
 #include "tools/tt/model_selection.h"
 #if TT_CUDA
@@ -42,9 +43,25 @@ struct CompareOptions {
   double tolerance = 1e-5;
   double atol = 1e-5;
   double rtol = 1e-5;
+  bool compile = false;
   bool device_typed = false;
   bool tolerance_typed = false;
 };
+
+// With --compile: the GPU model compiled, its first (recording, eager) forward already
+// made on `inputs` and its buffers put back as they were, so that the forward compared
+// next is a replay of the compiled graph and has updated the buffers exactly once.
+std::shared_ptr<Module> gpu_side(std::shared_ptr<Module> model, const CompareOptions& opt,
+                                 const std::vector<Tensor>& inputs) {
+  if (!opt.compile) return model;
+  std::vector<Tensor> saved;
+  for (const auto& [name, b] : model->named_buffers()) saved.push_back(b.clone());
+  std::shared_ptr<Module> compiled = tt::compile(model);
+  compiled->forward(inputs);
+  size_t i = 0;
+  for (auto& [name, b] : model->named_buffers()) b.copy_(saved.at(i++));
+  return compiled;
+}
 
 // The verdict's bound in a precision mode (see the top of this file).
 double default_tolerance(Precision p) {
@@ -136,6 +153,7 @@ bool compare_model(const models::ModelInfo& info, const CompareOptions& opt, Dev
   std::vector<Tensor> cpu_inputs = models::random_inputs(preset.input_shapes, opt.seed);
   std::vector<Tensor> gpu_inputs;
   for (const Tensor& t : cpu_inputs) gpu_inputs.push_back(t.to(gpu));
+  gpu_model = gpu_side(gpu_model, opt, gpu_inputs);
 
   const auto t0 = std::chrono::steady_clock::now();
   Tensor cpu_out = cpu_model->forward(cpu_inputs).at(0);
@@ -184,7 +202,7 @@ std::pair<Tensor, NamedTensors> gpu_forward(const models::ModelInfo& info,
   model->to(gpu);
   std::vector<Tensor> on_gpu;
   for (const Tensor& t : inputs) on_gpu.push_back(t.to(gpu));
-  Tensor out = model->forward(on_gpu).at(0).cpu();
+  Tensor out = gpu_side(model, opt, on_gpu)->forward(on_gpu).at(0).cpu();
   NamedTensors buffers;
   for (const auto& [name, b] : model->named_buffers()) buffers.emplace_back(name, b.cpu());
   return {out, buffers};
@@ -332,6 +350,8 @@ void add_compare_command(CLI::App& app) {
       ->check(CLI::IsMember({"train", "eval"}))
       ->capture_default_str();
   cmd->add_option("--device", opt->device, "CUDA device: cuda or cuda:N")->capture_default_str();
+  cmd->add_flag("--compile", opt->compile,
+                "Compare the GPU model compiled with tt::compile (a replay of its fused graph)");
   add_seed_option(cmd, &opt->seed, "Seed of the weights and inputs");
   add_positive_option(cmd, "--tolerance", &opt->tolerance,
                       "Largest relative L2 error that passes (default: 1e-5; 2^-9 with "

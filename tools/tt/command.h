@@ -32,6 +32,7 @@ void add_run_command(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_compile_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
 void add_db_command(CLI::App& app);
 

@@ -1,0 +1,34 @@
+#include "core/capture.h"
+
+namespace tt::capture {
+namespace {
+
+thread_local Recorder* g_recorder = nullptr;
+thread_local int g_depth = 0;  // OpScopes alive on this thread
+
+}  // namespace
+
+Recorder* active() { return g_depth == 0 ? g_recorder : nullptr; }
+
+ScopedRecorder::ScopedRecorder(Recorder* r) : previous_(g_recorder), previous_depth_(g_depth) {
+  g_recorder = r;
+  g_depth = 0;
+}
+
+ScopedRecorder::~ScopedRecorder() {
+  g_recorder = previous_;
+  g_depth = previous_depth_;
+}
+
+OpScope::OpScope() : recorder_(active()) { ++g_depth; }
+OpScope::~OpScope() { --g_depth; }
+
+void note_copy(const Tensor& t, const Tensor& out) {
+  if (Recorder* r = active()) r->copy(t, out);
+}
+
+void note_unreplayable(const Tensor& t, const std::string& what) {
+  if (Recorder* r = active()) r->unreplayable(t, what);
+}
+
+}  // namespace tt::capture

@@ -1,0 +1,269 @@
+#include "ops/graph/fusion.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "ops/graph/lower.h"
+#include "ops/pointwise_functors.h"
+
+namespace tt::graph {
+namespace {
+
+using ops::OpKind;
+using ops::pointwise::BinaryOp;
+using ops::pointwise::UnaryOp;
+
+struct Uses {
+  int count = 0;
+  bool via_view = false;
+  bool output = false;
+};
+
+int root_value(const Graph& g, int v) {
+  while (v >= 0 && g.values[v].kind == ValueKind::kView) v = g.values[v].index;
+  return v;
+}
+
+std::vector<Uses> count_uses(const Graph& g) {
+  std::vector<Uses> uses(g.values.size());
+  for (const Node& n : g.nodes) {
+    for (int v : n.inputs) {
+      const int r = root_value(g, v);
+      if (r < 0) continue;
+      ++uses[r].count;
+      if (r != v) uses[r].via_view = true;
+    }
+  }
+  for (int v : g.outputs) {
+    const int r = root_value(g, v);
+    if (r >= 0) uses[r].output = true;
+  }
+  return uses;
+}
+
+bool all_float32(const Graph& g, const Node& n) {
+  for (int v : n.inputs)
+    if (v >= 0 && g.values[v].dtype != DType::F32) return false;
+  for (int v : n.outputs)
+    if (g.values[v].dtype != DType::F32) return false;
+  return true;
+}
+
+bool elementwise(const Graph& g, const Node& n) {
+  if (n.kind == OpKind::kUnary) {
+    const auto op = static_cast<UnaryOp>(n.sub);
+    if (op == UnaryOp::Fill) return false;
+  } else if (n.kind != OpKind::kBinary) {
+    return false;
+  }
+  return all_float32(g, n);
+}
+
+bool is_scalar(const Value& v) { return shape_numel(v.sizes) == 1; }
+
+class Finder {
+ public:
+  explicit Finder(const Graph& g) : g_(g), uses_(count_uses(g)), group_of_(g.nodes.size(), -1) {}
+
+  std::vector<Group> run() {
+    for (size_t i = 0; i < g_.nodes.size(); ++i) try_attention(static_cast<int>(i));
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      const int n = static_cast<int>(i);
+      if (group_of_[n] >= 0) continue;
+      if (g_.nodes[n].kind == OpKind::kLinear && all_float32(g_, g_.nodes[n])) {
+        grow(new_group(Group::Kind::kGemmEpilogue, n), /*epilogue=*/true);
+      }
+    }
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      const int n = static_cast<int>(i);
+      if (group_of_[n] >= 0 || !elementwise(g_, g_.nodes[n])) continue;
+      grow(new_group(Group::Kind::kPointwise, n), /*epilogue=*/false);
+    }
+    std::vector<Group> out;
+    for (const Group& grp : groups_)
+      if (grp.nodes.size() >= 2) out.push_back(grp);
+    return out;
+  }
+
+ private:
+  int new_group(Group::Kind kind, int node) {
+    Group grp;
+    grp.kind = kind;
+    grp.nodes = {node};
+    grp.output = g_.nodes[node].outputs.at(0);
+    groups_.push_back(grp);
+    group_of_[node] = static_cast<int>(groups_.size()) - 1;
+    return group_of_[node];
+  }
+
+  // The one node that reads v, when v may stay out of memory (one direct use, not an
+  // output); -1 otherwise.
+  int sole_consumer(int v) const {
+    const Uses& u = uses_[v];
+    if (u.count != 1 || u.via_view || u.output) return -1;
+    for (size_t i = 0; i < g_.nodes.size(); ++i)
+      for (int in : g_.nodes[i].inputs)
+        if (in == v) return static_cast<int>(i);
+    return -1;
+  }
+
+  // Whether node c, reading the group's output o as one operand, is a step a GEMM
+  // epilogue expresses (the lowering checks what the chosen config can apply).
+  bool epilogue_step(const Node& c, int o) const {
+    if (c.kind == OpKind::kUnary) {
+      switch (static_cast<UnaryOp>(c.sub)) {
+        case UnaryOp::Relu:
+        case UnaryOp::Silu:
+        case UnaryOp::GeluErf:
+        case UnaryOp::GeluTanh:
+        case UnaryOp::LeakyRelu:
+          return true;
+        default:
+          return false;
+      }
+    }
+    const auto op = static_cast<BinaryOp>(c.sub);
+    const int other = c.inputs[0] == o ? c.inputs[1] : c.inputs[0];
+    const Value& out = g_.values[o];
+    const Value& e = g_.values[other];
+    if (op == BinaryOp::Div) return c.inputs[0] == o && is_scalar(e);
+    if (op != BinaryOp::Add && op != BinaryOp::Mul) return false;
+    if (op == BinaryOp::Mul && is_scalar(e)) return true;
+    const int64_t n = out.sizes.empty() ? 1 : out.sizes.back();
+    const bool column = !e.sizes.empty() && e.sizes.back() == n && shape_numel(e.sizes) == n;
+    return column || e.sizes == out.sizes;
+  }
+
+  // Adds the sole consumers of the group's output while they qualify.
+  void grow(int gi, bool epilogue) {
+    while (true) {
+      const int o = groups_[gi].output;
+      const int c = sole_consumer(o);
+      if (c < 0 || group_of_[c] >= 0) return;
+      const Node& cn = g_.nodes[c];
+      if (!elementwise(g_, cn) || g_.values[cn.outputs[0]].sizes != g_.values[o].sizes) return;
+      if (cn.kind == OpKind::kBinary && cn.inputs[0] == cn.inputs[1]) return;
+      if (epilogue && !epilogue_step(cn, o)) return;
+      groups_[gi].nodes.push_back(c);
+      groups_[gi].output = cn.outputs[0];
+      group_of_[c] = gi;
+    }
+  }
+
+  // matmul(q, kt) [* s or / s] -> softmax(last dim) -> matmul(p, v), each intermediate
+  // read once by the next.
+  void try_attention(int m1) {
+    const Node& a = g_.nodes[m1];
+    if (a.kind != OpKind::kMatmul || group_of_[m1] >= 0 || !all_float32(g_, a)) return;
+    const int rank = static_cast<int>(g_.values[a.outputs[0]].sizes.size());
+    if (rank < 2 || g_.values[a.inputs[0]].sizes.size() != static_cast<size_t>(rank) ||
+        g_.values[a.inputs[1]].sizes.size() != static_cast<size_t>(rank))
+      return;
+    std::vector<int> nodes = {m1};
+    int cur = a.outputs[0];
+    int next = sole_consumer(cur);
+    if (next < 0) return;
+    const Node* n = &g_.nodes[next];
+    if (n->kind == OpKind::kBinary && n->inputs[0] == cur && is_scalar(g_.values[n->inputs[1]]) &&
+        (static_cast<BinaryOp>(n->sub) == BinaryOp::Mul ||
+         static_cast<BinaryOp>(n->sub) == BinaryOp::Div) &&
+        g_.values[n->inputs[1]].kind == ValueKind::kConstant) {
+      nodes.push_back(next);
+      cur = n->outputs[0];
+      if ((next = sole_consumer(cur)) < 0) return;
+      n = &g_.nodes[next];
+    }
+    if (n->kind != OpKind::kSoftmax ||
+        !(n->attrs.ints.at(0) == -1 || n->attrs.ints.at(0) == rank - 1))
+      return;
+    nodes.push_back(next);
+    cur = n->outputs[0];
+    if ((next = sole_consumer(cur)) < 0) return;
+    n = &g_.nodes[next];
+    if (n->kind != OpKind::kMatmul || n->inputs[0] != cur ||
+        g_.values[n->inputs[1]].sizes.size() != static_cast<size_t>(rank))
+      return;
+    nodes.push_back(next);
+    const int gi = new_group(Group::Kind::kAttention, m1);
+    groups_[gi].nodes = nodes;
+    groups_[gi].output = n->outputs[0];
+    for (int k : nodes) group_of_[k] = gi;
+  }
+
+  const Graph& g_;
+  std::vector<Uses> uses_;
+  std::vector<int> group_of_;
+  std::vector<Group> groups_;
+};
+
+const char* kind_name(Group::Kind k) {
+  switch (k) {
+    case Group::Kind::kPointwise:
+      return "pointwise";
+    case Group::Kind::kGemmEpilogue:
+      return "gemm+epilogue";
+    case Group::Kind::kAttention:
+      return "attention";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::vector<Group> find_groups(const Graph& g) { return Finder(g).run(); }
+
+std::string group_str(const Graph& g, const Group& group) {
+  std::string names;
+  for (int n : group.nodes) names += (names.empty() ? "" : " -> ") + node_op_name(g.nodes[n]);
+  return fmt::format("{}: {}", kind_name(group.kind), names);
+}
+
+void compile_program(Program& p, bool fuse) {
+  const Graph& g = p.graph;
+  std::string& r = p.report;
+  r = fmt::format("compiled graph: {} nodes, {} values\n", g.nodes.size(), g.values.size());
+  if (p.eager()) {
+    r += fmt::format("graph break: {}; this key runs eagerly\n", g.break_reason);
+    return;
+  }
+  Device device = Device::cpu();
+  for (const Value& v : g.values)
+    if (!v.device.is_cpu()) device = v.device;
+  if (device.is_cpu() || !fuse) {
+    p.steps = node_steps(g);
+    r += fmt::format("{}: replayed op by op\n", device.is_cpu() ? "cpu" : "fusion off");
+    r += g.str();
+    return;
+  }
+
+  const std::vector<Group> groups = find_groups(g);
+  std::map<int, size_t> group_at_last_node;  // last node of a lowered group -> its index
+  std::vector<std::vector<Step>> lowered(groups.size());
+  std::vector<bool> in_lowered_group(g.nodes.size(), false);
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    std::string why;
+    lowered[gi] = lower_group(g, groups[gi], why);
+    const std::string names = group_str(g, groups[gi]);
+    if (lowered[gi].empty()) {
+      r += fmt::format("group {} ({}) left unfused: {}\n", gi, names, why);
+      continue;
+    }
+    r += fmt::format("group {} ({})\n", gi, names);
+    for (const Step& s : lowered[gi]) r += "  kernel: " + s.description + "\n";
+    group_at_last_node[groups[gi].nodes.back()] = gi;
+    for (int n : groups[gi].nodes) in_lowered_group[n] = true;
+  }
+  const std::vector<Step> singles = node_steps(g);
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const auto it = group_at_last_node.find(static_cast<int>(n));
+    if (it != group_at_last_node.end()) {
+      for (Step& s : lowered[it->second]) p.steps.push_back(std::move(s));
+    } else if (!in_lowered_group[n]) {
+      p.steps.push_back(singles[n]);
+      r += fmt::format("alone: {}\n", g.node_str(g.nodes[n]));
+    }
+  }
+}
+
+}  // namespace tt::graph

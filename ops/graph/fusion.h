@@ -1,0 +1,41 @@
+// Backend-neutral fusion of a recorded graph: which nodes can run as one kernel, with
+// explicit legality. A group's intermediate values are read by the next node of the group
+// only (one use, index for index: same shape, read directly, not through a view, not a
+// graph output), so they never need to exist in memory.
+//   kPointwise     a chain of elementwise float32 ops: each node's first operand is the
+//                  previous node's output, its other operand (if any) comes from outside
+//                  the group and broadcasts into the output;
+//   kGemmEpilogue  a linear followed by the elementwise steps a GEMM epilogue can apply
+//                  (gemm/epilogue.h): bias and per-column vectors, a scalar scale, the
+//                  activations, a residual of the output's shape.
+//   kAttention     matmul(q, k^T) [* or / a scalar] -> softmax(-1) -> matmul(., v),
+//                  rewritten into scaled_dot_product_attention.
+// Which groups actually run fused, and as which kernel, is the backend lowering's call
+// (compile_program); a group it cannot run falls back to its nodes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ops/graph/graph.h"
+#include "ops/graph/program.h"
+
+namespace tt::graph {
+
+struct Group {
+  enum class Kind { kPointwise, kGemmEpilogue, kAttention } kind = Kind::kPointwise;
+  std::vector<int> nodes;  // in graph order
+  int output = -1;         // the value the group writes (its last node's output)
+};
+
+// Groups of at least two nodes, each node in at most one group.
+std::vector<Group> find_groups(const Graph& g);
+// "gemm+epilogue: linear -> gelu", for reports and tests.
+std::string group_str(const Graph& g, const Group& group);
+
+// The steps of p.graph and the explain() report: none for a graph that runs eagerly (a
+// graph break), the nodes one by one on the CPU or with fuse off, and on CUDA each group
+// the lowering can run as one step.
+void compile_program(Program& p, bool fuse);
+
+}  // namespace tt::graph

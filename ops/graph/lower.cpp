@@ -1,0 +1,345 @@
+#include "ops/graph/lower.h"
+
+#if TT_CUDA
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/cuda/stream.h"
+#include "ops/cuda/cuda_ops.h"
+#include "ops/cuda/gemm/gemm.h"
+#include "ops/cuda/pointwise/chain.h"
+#include "ops/pointwise_functors.h"
+#endif
+
+namespace tt::graph {
+
+#if !TT_CUDA
+
+std::vector<Step> lower_group(const Graph&, const Group&, std::string& why) {
+  why = "this build has no CUDA backend";
+  return {};
+}
+
+#else
+
+namespace {
+
+namespace chain = ops::cuda::chain;
+namespace gemm = ops::cuda::gemm;
+using ops::OpKind;
+using ops::pointwise::BinaryOp;
+using ops::pointwise::UnaryOp;
+
+constexpr int kTemp = -2;  // an operand that is the step's own intermediate (a GEMM's output)
+
+bool contiguous(const Value& v) { return v.strides == contiguous_strides(v.sizes); }
+
+// How operand value v (shape broadcastable into `out`) is read by the chain kernel.
+bool layout_of(const Value& v, const Shape& out, chain::Operand& o, std::string& why) {
+  const int rank = static_cast<int>(out.size());
+  if (shape_numel(v.sizes) == 1) {
+    o.layout = chain::Layout::kScalar;
+    return true;
+  }
+  if (v.sizes == out && contiguous(v)) {
+    o.layout = chain::Layout::kFlat;
+    return true;
+  }
+  if (rank > chain::kMaxRank) {
+    why = fmt::format("the output has rank {}, past the chain kernel's {}", rank, chain::kMaxRank);
+    return false;
+  }
+  const int lead = rank - static_cast<int>(v.sizes.size());
+  bool row = !out.empty() && shape_numel(v.sizes) == out.back() && !v.sizes.empty() &&
+             v.sizes.back() == out.back() && v.strides.back() == 1;
+  o.layout = row ? chain::Layout::kRow : chain::Layout::kStrided;
+  for (int d = 0; d < rank; ++d) {
+    const int vd = d - lead;
+    o.strides[d] = vd < 0 || v.sizes[vd] == 1 ? 0 : v.strides[vd];
+  }
+  return true;
+}
+
+// A chain over `nodes`, starting from operand `start` (kTemp: the step's intermediate),
+// which holds value `start_value` of the graph.
+struct ChainPlan {
+  chain::Chain c;
+  std::vector<int> operands;  // value id per chain operand (kTemp for the intermediate)
+};
+
+bool build_chain(const Graph& g, const std::vector<int>& nodes, int start, int start_value,
+                 ChainPlan& plan, std::string& why) {
+  const Shape& out = g.values[g.nodes[nodes.back()].outputs[0]].sizes;
+  chain::Chain& c = plan.c;
+  c.rank = std::max<int>(1, static_cast<int>(out.size()));
+  if (out.empty()) {
+    c.sizes[0] = 1;
+  } else if (static_cast<int>(out.size()) <= chain::kMaxRank) {
+    for (size_t d = 0; d < out.size(); ++d) c.sizes[d] = out[d];
+  }
+  const auto operand = [&](int v) -> int {
+    for (size_t k = 0; k < plan.operands.size(); ++k)
+      if (plan.operands[k] == v) return static_cast<int>(k);
+    if (static_cast<int>(plan.operands.size()) == chain::kMaxOperands) {
+      why = fmt::format("the chain reads more than {} tensors", chain::kMaxOperands);
+      return -1;
+    }
+    chain::Operand o;
+    if (v != kTemp && !layout_of(g.values[v], out, o, why)) return -1;
+    c.operands[plan.operands.size()] = o;
+    plan.operands.push_back(v);
+    c.operand_count = static_cast<int>(plan.operands.size());
+    return c.operand_count - 1;
+  };
+  if ((c.first = operand(start)) < 0) return false;
+  int prev = start_value;
+  for (int n : nodes) {
+    const Node& node = g.nodes[n];
+    if (c.step_count == chain::kMaxSteps) {
+      why = fmt::format("the chain has more than {} ops", chain::kMaxSteps);
+      return false;
+    }
+    chain::Step& s = c.steps[c.step_count++];
+    s.op = static_cast<uint8_t>(node.sub);
+    if (node.kind == OpKind::kUnary) {
+      s.params = {node.attrs.reals.at(0), node.attrs.reals.at(1)};
+    } else {
+      s.binary = true;
+      const bool main_first = node.inputs[0] == prev;
+      s.operand_first = !main_first;
+      const int other = main_first ? node.inputs[1] : node.inputs[0];
+      if ((s.operand = static_cast<int8_t>(operand(other))) < 0) return false;
+    }
+    prev = node.outputs[0];
+  }
+  return true;
+}
+
+// The chain's kernel as a step function: `in` holds the tensors of plan.operands (less
+// kTemp) in order; `temp` is the intermediate.
+Tensor run_chain_plan(const ChainPlan& plan, const Shape& out_shape, const std::vector<Tensor>& in,
+                      size_t first_in, const Tensor& temp) {
+  chain::Chain c = plan.c;
+  size_t next = first_in;
+  Device device = temp.defined() ? temp.device() : in.at(first_in).device();
+  for (size_t k = 0; k < plan.operands.size(); ++k) {
+    const Tensor& t = plan.operands[k] == kTemp ? temp : in.at(next++);
+    c.operands[k].data = t.data<float>();
+    device = t.device();
+  }
+  Tensor out = Tensor::empty(out_shape, DType::F32, device);
+  tt::cuda::DeviceGuard guard(device.index);
+  chain::run_chain(c, out.data<float>(), out.numel(), {}, device.index,
+                   tt::cuda::stream(device.index));
+  return out;
+}
+
+std::vector<Step> lower_pointwise(const Graph& g, const Group& grp, std::string& why) {
+  auto plan = std::make_shared<ChainPlan>();
+  const int start = g.nodes[grp.nodes.front()].inputs[0];
+  if (!build_chain(g, grp.nodes, start, start, *plan, why)) return {};
+  Step s;
+  s.kind = Step::Kind::kFused;
+  s.reads = plan->operands;
+  s.writes = {grp.output};
+  const Shape shape = g.values[grp.output].sizes;
+  s.run = [plan, shape](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{run_chain_plan(*plan, shape, in, 0, Tensor())};
+  };
+  s.description = fmt::format("pointwise chain [{}]", plan->c.str());
+  return {s};
+}
+
+// One epilogue step of node n reading the GEMM's running value; false when the
+// epilogue has no such step (the chain kernel runs it after the GEMM instead).
+struct EpilogueSpec {
+  gemm::EpilogueOp op;
+  int operand = -1;  // value id (column vector or residual), -1 for none
+  float scalar = 1.f;
+};
+
+bool epilogue_spec(const Graph& g, const Node& n, int main, EpilogueSpec& spec) {
+  if (n.kind == OpKind::kUnary) {
+    switch (static_cast<UnaryOp>(n.sub)) {
+      case UnaryOp::Relu:
+        spec.op = gemm::EpilogueOp::kRelu;
+        return true;
+      case UnaryOp::Silu:
+        spec.op = gemm::EpilogueOp::kSilu;
+        return true;
+      case UnaryOp::GeluErf:
+        spec.op = gemm::EpilogueOp::kGelu;
+        return true;
+      case UnaryOp::GeluTanh:
+        spec.op = gemm::EpilogueOp::kGeluTanh;
+        return true;
+      case UnaryOp::LeakyRelu:
+        spec.op = gemm::EpilogueOp::kLeakyRelu;
+        spec.scalar = static_cast<float>(n.attrs.reals.at(0));
+        return true;
+      default:
+        return false;
+    }
+  }
+  if (n.kind != OpKind::kBinary) return false;
+  const auto op = static_cast<BinaryOp>(n.sub);
+  const int other = n.inputs[0] == main ? n.inputs[1] : n.inputs[0];
+  const Value& e = g.values[other];
+  const Shape& out = g.values[main].sizes;
+  if (shape_numel(e.sizes) == 1 && (op == BinaryOp::Mul || op == BinaryOp::Div)) {
+    if (e.kind != ValueKind::kConstant || (op == BinaryOp::Div && n.inputs[0] != main))
+      return false;
+    const double c = e.tensor.item();
+    if (op == BinaryOp::Div) {
+      int exponent = 0;
+      // x / c == x * (1 / c) exactly only when c is a power of two.
+      if (!(std::isfinite(c) && c != 0.0 && std::frexp(c, &exponent) == 0.5)) return false;
+    }
+    spec.op = gemm::EpilogueOp::kScale;
+    spec.scalar = static_cast<float>(op == BinaryOp::Div ? 1.0 / c : c);
+    return true;
+  }
+  if (op != BinaryOp::Add && op != BinaryOp::Mul) return false;
+  spec.operand = other;
+  const bool column = !e.sizes.empty() && e.sizes.back() == out.back() &&
+                      shape_numel(e.sizes) == out.back() && e.strides.back() == 1;
+  if (column) {
+    spec.op = op == BinaryOp::Add ? gemm::EpilogueOp::kAddColumn : gemm::EpilogueOp::kMulColumn;
+    return true;
+  }
+  if (e.sizes == out && contiguous(e)) {
+    spec.op = op == BinaryOp::Add ? gemm::EpilogueOp::kAddResidual : gemm::EpilogueOp::kMulResidual;
+    return true;
+  }
+  return false;
+}
+
+// The epilogue of the bias and the first `count` specs; `data` gives each operand's
+// pointer (fake ones for the support query).
+template <typename DataOf>
+gemm::Epilogue make_epilogue(const float* bias, const std::vector<EpilogueSpec>& specs,
+                             size_t count, int64_t n, DataOf data) {
+  gemm::Epilogue e;
+  e.add_column(bias);
+  for (size_t k = 0; k < count; ++k) {
+    const EpilogueSpec& s = specs[k];
+    switch (s.op) {
+      case gemm::EpilogueOp::kAddColumn:
+        e.add_column(data(k));
+        break;
+      case gemm::EpilogueOp::kMulColumn:
+        e.mul_column(data(k));
+        break;
+      case gemm::EpilogueOp::kAddResidual:
+        e.add_residual(data(k), n);
+        break;
+      case gemm::EpilogueOp::kMulResidual:
+        e.mul_residual(data(k), n);
+        break;
+      case gemm::EpilogueOp::kScale:
+        e.scale(s.scalar);
+        break;
+      case gemm::EpilogueOp::kRelu:
+        e.relu();
+        break;
+      case gemm::EpilogueOp::kSilu:
+        e.silu();
+        break;
+      case gemm::EpilogueOp::kGelu:
+        e.gelu();
+        break;
+      case gemm::EpilogueOp::kGeluTanh:
+        e.gelu_tanh();
+        break;
+      case gemm::EpilogueOp::kLeakyRelu:
+        e.leaky_relu(s.scalar);
+        break;
+      default:
+        TT_FAIL("compile: epilogue step {} is not lowered", gemm::to_string(s.op));
+    }
+  }
+  return e;
+}
+
+std::vector<Step> lower_gemm(const Graph& g, const Group& grp, std::string& why) {
+  const Node& lin = g.nodes[grp.nodes.front()];
+  const int x = lin.inputs[0], w = lin.inputs[1], b = lin.inputs[2];
+  const int device = g.values[x].device.index;
+  const int64_t n_out = g.values[w].sizes.at(0);
+  std::vector<EpilogueSpec> specs;
+  int main = lin.outputs[0];
+  for (size_t k = 1; k < grp.nodes.size(); ++k) {
+    EpilogueSpec spec;
+    if (!epilogue_spec(g, g.nodes[grp.nodes[k]], main, spec)) break;
+    specs.push_back(spec);
+    main = g.nodes[grp.nodes[k]].outputs[0];
+  }
+  // The most steps a config applies in the GEMM itself (the support query needs only
+  // non-null pointers); the rest run as a chain after it.
+  const float* fake = reinterpret_cast<const float*>(16);
+  std::optional<gemm::GemmConfig> config;
+  size_t fused = specs.size() + 1;
+  while (fused-- > 0) {
+    const gemm::Epilogue e =
+        make_epilogue(b >= 0 ? fake : nullptr, specs, fused, n_out, [&](size_t) { return fake; });
+    if ((config = ops::cuda::linear_epilogue_config(g.values[x].sizes, g.values[w].sizes, e, b >= 0,
+                                                    device)))
+      break;
+  }
+  if (!config) fused = 0;
+  std::vector<int> rest(grp.nodes.begin() + 1 + static_cast<int64_t>(fused), grp.nodes.end());
+  const int gemm_value = g.nodes[grp.nodes[fused]].outputs[0];  // what the GEMM writes
+  auto plan = std::make_shared<ChainPlan>();
+  if (!rest.empty() && !build_chain(g, rest, kTemp, gemm_value, *plan, why)) return {};
+
+  Step s;
+  s.kind = Step::Kind::kFused;
+  s.reads = {x, w};
+  if (b >= 0) s.reads.push_back(b);
+  for (size_t k = 0; k < fused; ++k)
+    if (specs[k].operand >= 0) s.reads.push_back(specs[k].operand);
+  const size_t chain_first = s.reads.size();
+  for (int v : plan->operands)
+    if (v != kTemp) s.reads.push_back(v);
+  s.writes = {grp.output};
+  const bool bias = b >= 0;
+  const Shape shape = g.values[grp.output].sizes;
+  s.run = [=](const std::vector<Tensor>& in) {
+    size_t next = bias ? 3 : 2;
+    std::vector<const float*> data(fused, nullptr);
+    for (size_t k = 0; k < fused; ++k)
+      if (specs[k].operand >= 0) data[k] = in.at(next++).data<float>();
+    const Tensor bc = bias ? in[2].contiguous() : Tensor();
+    const gemm::Epilogue e = make_epilogue(bias ? bc.data<float>() : nullptr, specs, fused, n_out,
+                                           [&](size_t k) { return data[k]; });
+    Tensor y = ops::cuda::linear_epilogue(in[0], in[1], e, bias, config);
+    if (plan->operands.empty()) return std::vector<Tensor>{y};
+    return std::vector<Tensor>{run_chain_plan(*plan, shape, in, chain_first, y)};
+  };
+  const gemm::Epilogue shown =
+      make_epilogue(bias ? fake : nullptr, specs, fused, n_out, [&](size_t) { return fake; });
+  s.description = fmt::format("linear with epilogue [{}] on {}", shown.str(),
+                              config ? config->str() : std::string("the tuned config"));
+  if (!plan->operands.empty()) s.description += fmt::format(", then chain [{}]", plan->c.str());
+  return {s};
+}
+
+}  // namespace
+
+std::vector<Step> lower_group(const Graph& g, const Group& group, std::string& why) {
+  switch (group.kind) {
+    case Group::Kind::kPointwise:
+      return lower_pointwise(g, group, why);
+    case Group::Kind::kGemmEpilogue:
+      return lower_gemm(g, group, why);
+    case Group::Kind::kAttention:
+      why = "scaled_dot_product_attention is not in this build";
+      return {};
+  }
+  return {};
+}
+
+#endif
+
+}  // namespace tt::graph

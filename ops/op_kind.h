@@ -1,0 +1,60 @@
+// The op vocabulary of the graph layer: one id per op of the front end (ops/ops.h) that
+// tt::compile records. The pointwise ops are not listed again: they are kUnary and
+// kBinary with their pointwise op (ops/pointwise_functors.h) as the sub-kind, so the one
+// pointwise list stays the only one. Each front-end op reports itself through
+// record_op (ops/record.h); ops/graph/invoke.cpp replays a recorded op from its kind and
+// attributes.
+#pragma once
+
+#include <cstdint>
+
+// X(enum name, text)
+#define TT_OP_KINDS(X)                                     \
+  X(kUnary, "unary")                                       \
+  X(kBinary, "binary")                                     \
+  X(kWhere, "where")                                       \
+  X(kCopy, "copy")                                         \
+  X(kLinear, "linear")                                     \
+  X(kMatmul, "matmul")                                     \
+  X(kBmm, "bmm")                                           \
+  X(kSum, "sum")                                           \
+  X(kMean, "mean")                                         \
+  X(kVar, "var")                                           \
+  X(kStd, "std")                                           \
+  X(kAmax, "amax")                                         \
+  X(kAmin, "amin")                                         \
+  X(kArgmax, "argmax")                                     \
+  X(kArgmin, "argmin")                                     \
+  X(kSoftmax, "softmax")                                   \
+  X(kLogSoftmax, "log_softmax")                            \
+  X(kLayerNorm, "layer_norm")                              \
+  X(kRmsNorm, "rms_norm")                                  \
+  X(kInstanceNorm, "instance_norm")                        \
+  X(kGroupNorm, "group_norm")                              \
+  X(kBatchNorm, "batch_norm")                              \
+  X(kCat, "cat")                                           \
+  X(kStack, "stack")                                       \
+  X(kGemmBiasRelu, "gemm_bias_relu")                       \
+  X(kGemmSwishBiasGroupNorm, "gemm_swish_bias_group_norm") \
+  X(kGemmScaleBatchNorm, "gemm_scale_batch_norm")          \
+  X(kGemmInstanceNormAddMul, "gemm_instance_norm_add_mul") \
+  X(kScaledDotProductAttention, "scaled_dot_product_attention")
+
+namespace tt::ops {
+
+#define TT_OP_KIND_ENUM(name, text) name,
+enum class OpKind : uint8_t { TT_OP_KINDS(TT_OP_KIND_ENUM) };
+#undef TT_OP_KIND_ENUM
+
+inline const char* op_kind_name(OpKind k) {
+  switch (k) {
+#define TT_OP_KIND_NAME(name, text) \
+  case OpKind::name:                \
+    return text;
+    TT_OP_KINDS(TT_OP_KIND_NAME)
+#undef TT_OP_KIND_NAME
+  }
+  return "?";
+}
+
+}  // namespace tt::ops

@@ -1,0 +1,36 @@
+// How a front-end op reports itself to tt::compile's capture (core/capture.h): the op
+// opens a RecordScope first (ops it calls inside stay unreported), computes its result,
+// then returns scope.done(result, inputs, attrs). Without an active recorder done() only
+// returns the result. Private to ops/.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "core/capture.h"
+#include "ops/op_kind.h"
+
+namespace tt::ops::detail {
+
+class RecordScope {
+ public:
+  explicit RecordScope(OpKind kind, int sub = 0) : kind_(kind), sub_(sub) {}
+  Tensor done(Tensor out, const std::vector<Tensor>& inputs, capture::Attrs attrs = {}) const {
+    if (capture::Recorder* r = scope_.recorder())
+      r->op(static_cast<int>(kind_), sub_, inputs, attrs, {out});
+    return out;
+  }
+  std::vector<Tensor> done(std::vector<Tensor> outs, const std::vector<Tensor>& inputs,
+                           capture::Attrs attrs = {}) const {
+    if (capture::Recorder* r = scope_.recorder())
+      r->op(static_cast<int>(kind_), sub_, inputs, attrs, outs);
+    return outs;
+  }
+
+ private:
+  capture::OpScope scope_;
+  OpKind kind_;
+  int sub_;
+};
+
+}  // namespace tt::ops::detail

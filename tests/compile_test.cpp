@@ -1,0 +1,396 @@
+// tt::compile: what is recorded (the graph of a forward, views folded, parameters by
+// name), when a key replays or records again, graph breaks with their reasons, the fusion
+// decisions (pinned for the transformer block), and compiled-vs-eager agreement over
+// thousands of random graphs on the CPU (op-by-op replay: bit-identical) and hundreds on
+// CUDA (fused kernels against the CPU reference, strict float32 bound).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ops/graph/compile.h"
+#include "ops/graph/fusion.h"
+#include "ops/graph/program.h"
+#include "support/test_util.h"
+#include "transformer_block/transformer_block.h"
+
+namespace tt::test {
+namespace {
+
+using Fn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+
+// A module around a lambda: the shortest way to compile an arbitrary forward.
+class FnModule : public Module {
+ public:
+  using Children = std::vector<std::pair<std::string, std::shared_ptr<Module>>>;
+  explicit FnModule(Fn fn, const Children& children = {}) : fn_(std::move(fn)) {
+    for (const auto& [name, child] : children) register_module(name, child);
+  }
+  std::vector<Tensor> forward(const std::vector<Tensor>& in) override { return fn_(in); }
+  std::string name() const override { return "FnModule"; }
+
+ private:
+  Fn fn_;
+};
+
+bool bit_equal(const Tensor& a, const Tensor& b) {
+  if (a.sizes() != b.sizes() || a.dtype() != b.dtype()) return false;
+  if (a.dtype() == DType::I64) return a.to_vector<int64_t>() == b.to_vector<int64_t>();
+  const std::vector<double> x = a.to_vector<double>(), y = b.to_vector<double>();
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!(x[i] == y[i] || (std::isnan(x[i]) && std::isnan(y[i])))) return false;
+  return true;
+}
+
+std::shared_ptr<examples::TransformerBlock> small_block() {
+  return std::make_shared<examples::TransformerBlock>(/*width=*/32, /*heads=*/4, /*hidden=*/64,
+                                                      /*seed=*/3);
+}
+
+TEST(Compile, TransformerBlockOnCpuReplaysBitIdentical) {
+  auto block = small_block();
+  auto compiled = compile(block);
+  const Tensor x1 = Tensor::randn({2, 8, 32}, 1), x2 = Tensor::randn({2, 8, 32}, 2);
+  const Tensor first = (*compiled)({x1})[0];  // records
+  const Tensor again = (*compiled)({x2})[0];  // replays
+  EXPECT_TRUE(bit_equal(first, (*block)(x1)));
+  EXPECT_TRUE(bit_equal(again, (*block)(x2)));
+  EXPECT_EQ(compiled->recordings(), 1u);
+  EXPECT_NE(compiled->explain().find("cpu: replayed op by op"), std::string::npos)
+      << compiled->explain();
+}
+
+TEST(Compile, SharesTheModulesParametersUnderOrigMod) {
+  auto block = small_block();
+  auto compiled = compile(block);
+  const auto params = compiled->named_parameters();
+  ASSERT_EQ(params.size(), block->named_parameters().size());
+  EXPECT_EQ(params.front().first, "_orig_mod.ln1.weight");
+  EXPECT_TRUE(params.front().second.is_same(block->named_parameters().front().second));
+  // A weight loaded after compiling is what the replay reads.
+  const Tensor x = Tensor::randn({1, 4, 32}, 5);
+  (*compiled)({x});
+  block->fc2->weight.copy_(Tensor::randn({32, 64}, 9));
+  EXPECT_TRUE(bit_equal((*compiled)({x})[0], (*block)(x)));
+}
+
+TEST(Compile, RecordsOpsWithViewsFoldedAndParametersByName) {
+  auto lin = std::make_shared<nn::Linear>(4, 3, true, 1);
+  auto m = std::make_shared<FnModule>(
+      [lin](const std::vector<Tensor>& in) {
+        const Tensor y = ops::gelu((*lin)(in[0].transpose(0, 1)), "tanh");
+        return std::vector<Tensor>{ops::softmax(y * 0.5, -1)};
+      },
+      FnModule::Children{{"fc", lin}});
+  auto compiled = compile(m);
+  (*compiled)({Tensor::randn({4, 5}, 1)});
+  const std::string report = compiled->explain();
+  EXPECT_NE(report.find("= linear(view(input0, [5, 4]), fc.weight, fc.bias) [5, 3]"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("= gelu_tanh(%"), std::string::npos) << report;
+  EXPECT_NE(report.find("= mul(%"), std::string::npos) << report;
+  EXPECT_NE(report.find("const[]) [5, 3]"), std::string::npos) << report;
+  EXPECT_NE(report.find("= softmax(%"), std::string::npos) << report;
+}
+
+TEST(Compile, NewShapesRecordAgainAndTheCacheIsBounded) {
+  auto block = small_block();
+  CompileOptions options;
+  options.cache_size = 2;
+  auto compiled = compile(block, options);
+  for (int64_t t : {4, 5, 6, 4}) {
+    const Tensor x = Tensor::randn({1, t, 32}, static_cast<uint64_t>(t));
+    EXPECT_TRUE(bit_equal((*compiled)({x})[0], (*block)(x))) << t;
+  }
+  EXPECT_EQ(compiled->cached_keys(), 2u);
+  EXPECT_EQ(compiled->recordings(), 4u);  // T=4 had been evicted by 5 and 6
+  compiled->set_precision(Precision::tf32);
+  (*compiled)({Tensor::randn({1, 4, 32}, 1)});
+  EXPECT_EQ(compiled->recordings(), 5u);  // the precision is part of the key
+}
+
+TEST(Compile, HostReadsAndInPlaceWritesBreakTheGraphAndStayRight) {
+  auto reads = std::make_shared<FnModule>([](const std::vector<Tensor>& in) {
+    const double s = ops::sum(in[0]).item();  // data-dependent value on the host
+    return std::vector<Tensor>{in[0] * s};
+  });
+  auto compiled = compile(reads);
+  for (uint64_t seed : {1, 2}) {
+    const Tensor x = Tensor::randn({3, 4}, seed);
+    EXPECT_TRUE(bit_equal((*compiled)({x})[0], (*reads)({x})[0]));
+  }
+  EXPECT_NE(
+      compiled->explain().find("graph break: the output of sum: its values are read on the host "
+                               "(item/to_vector/printing); this key runs eagerly"),
+      std::string::npos)
+      << compiled->explain();
+
+  auto writes = std::make_shared<FnModule>([](const std::vector<Tensor>& in) {
+    in[0].add_(1.0);
+    return std::vector<Tensor>{ops::relu(in[0])};
+  });
+  auto compiled_writes = compile(writes);
+  const Tensor x = Tensor::randn({3, 4}, 3);
+  const Tensor expected = ops::relu(x + 1.0);
+  EXPECT_TRUE(bit_equal((*compiled_writes)({x.clone()})[0], expected));
+  EXPECT_TRUE(bit_equal((*compiled_writes)({x.clone()})[0], expected));
+  EXPECT_NE(compiled_writes->explain().find("graph break: input 0: add_ writes into it in place"),
+            std::string::npos)
+      << compiled_writes->explain();
+}
+
+TEST(Compile, RejectsANullModule) {
+  EXPECT_EQ(error_of([] { compile(nullptr); }), "compile: the module is null");
+}
+
+// The fusion decisions of the block, backend-neutral: the attention pattern, the three
+// linears whose epilogue takes the following op; the qkv linear (read through the head
+// split's views), the norms and the merge-heads copy stay alone.
+TEST(Compile, TransformerBlockGroups) {
+  auto compiled = compile(small_block());
+  (*compiled)({Tensor::randn({2, 8, 32}, 1)});
+  const graph::Graph& g = compiled->program()->graph;
+  std::vector<std::string> groups;
+  for (const graph::Group& grp : graph::find_groups(g)) groups.push_back(graph::group_str(g, grp));
+  EXPECT_EQ(groups, (std::vector<std::string>{
+                        "attention: matmul -> div -> softmax -> matmul",
+                        "gemm+epilogue: linear -> add",
+                        "gemm+epilogue: linear -> gelu",
+                        "gemm+epilogue: linear -> add",
+                    }));
+}
+
+// Pointwise chains: a chain through broadcasts groups; a value read twice, read through
+// a view, or returned ends its group.
+TEST(Compile, PointwiseGroupLegality) {
+  auto m = std::make_shared<FnModule>([](const std::vector<Tensor>& in) {
+    const Tensor a = ops::exp(in[0] * in[1]) + 1.0;  // one chain: mul -> exp -> add
+    const Tensor b = ops::tanh(a) * a;               // a is read twice: ends the chain
+    const Tensor c = ops::relu(b).transpose(0, 1);   // read through a view next
+    return std::vector<Tensor>{ops::sigmoid(c) - 2.0, b};
+  });
+  auto compiled = compile(m);
+  (*compiled)({Tensor::randn({4, 6}, 1), Tensor::randn({6}, 2)});
+  const graph::Graph& g = compiled->program()->graph;
+  std::vector<std::string> groups;
+  for (const graph::Group& grp : graph::find_groups(g)) groups.push_back(graph::group_str(g, grp));
+  EXPECT_EQ(groups,
+            (std::vector<std::string>{"pointwise: mul -> exp -> add", "pointwise: tanh -> mul",
+                                      "pointwise: sigmoid -> sub"}));
+}
+
+// ---- random graphs ----
+// A random forward of 3-10 ops over two [rows, cols] inputs: pointwise ops (unary, binary
+// with a broadcast partner or a scalar), views (transpose, a reshape), reductions over the
+// last dim with keepdim, softmax, layer_norm, matmul and linear with fixed weights (made
+// outside the forward: constants of the graph). The recipe is
+// drawn once; the forward replays it on any inputs of the same shapes.
+struct RandomGraph {
+  struct Op {
+    int kind;
+    int which;
+    int partner;
+    double scalar;
+  };
+  std::vector<Op> ops;
+  Shape shape;
+
+  static RandomGraph draw(uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    RandomGraph r;
+    const int64_t rows = 1 + static_cast<int64_t>(rng() % 7),
+                  cols = 1 + static_cast<int64_t>(rng() % 9);
+    r.shape = {rows, cols};
+    const int n = 3 + static_cast<int>(rng() % 8);
+    for (int i = 0; i < n; ++i) {
+      const Op op{static_cast<int>(rng() % 12), static_cast<int>(rng() % 16),
+                  static_cast<int>(rng() % 64),
+                  static_cast<double>(static_cast<int>(rng() % 7) - 3) / 2};
+      r.ops.push_back(op);
+    }
+    return r;
+  }
+
+  std::vector<Tensor> operator()(const std::vector<Tensor>& in) const {
+    std::vector<Tensor> pool = {in[0], in[1]};
+    Tensor cur = in[0];
+    for (const Op& op : ops) {
+      // A partner that broadcasts into cur's shape, else a scalar.
+      Tensor partner;
+      for (size_t k = 0; k < pool.size(); ++k) {
+        const Tensor& p = pool[(op.partner + k) % pool.size()];
+        if (p.dim() <= cur.dim() && broadcasts_into(p.sizes(), cur.sizes())) {
+          partner = p;
+          break;
+        }
+      }
+      switch (op.kind) {
+        case 0:
+        case 1:
+        case 2: {
+          static const std::vector<std::function<Tensor(const Tensor&)>> unary = {
+              [](const Tensor& x) { return ops::tanh(x); },
+              [](const Tensor& x) { return ops::sigmoid(x); },
+              [](const Tensor& x) { return ops::relu(x); },
+              [](const Tensor& x) { return ops::abs(x); },
+              [](const Tensor& x) { return ops::neg(x); },
+              [](const Tensor& x) { return ops::silu(x); },
+              [](const Tensor& x) { return ops::gelu(x); },
+              [](const Tensor& x) { return ops::gelu(x, "tanh"); },
+              [](const Tensor& x) { return ops::leaky_relu(x, 0.2); },
+              [](const Tensor& x) { return ops::clamp(x, -1.0, 0.5); },
+              [](const Tensor& x) { return ops::swish(x); },
+              [](const Tensor& x) { return ops::pow(x, 2.0); },
+              [](const Tensor& x) { return ops::exp(ops::tanh(x)); },
+              [](const Tensor& x) { return ops::sqrt(ops::abs(x)); },
+              [](const Tensor& x) { return ops::rsqrt(ops::abs(x) + 1.0); },
+              [](const Tensor& x) { return ops::log(ops::abs(x) + 1.0); },
+          };
+          cur = unary[op.which % unary.size()](cur);
+          break;
+        }
+        case 3:
+        case 4:
+        case 5: {
+          const Tensor& p = partner;
+          switch (op.which % 7) {
+            case 0:
+              cur = cur + p;
+              break;
+            case 1:
+              cur = p - cur;
+              break;
+            case 2:
+              cur = cur * p;
+              break;
+            case 3:
+              cur = ops::maximum(cur, p);
+              break;
+            case 4:
+              cur = ops::minimum(p, cur);
+              break;
+            case 5:
+              cur = cur * op.scalar;
+              break;
+            default:
+              cur = cur / (op.scalar == 0.0 ? 4.0 : op.scalar);
+              break;
+          }
+          break;
+        }
+        case 6:
+          if (cur.dim() >= 2) cur = cur.transpose(0, 1);
+          break;
+        case 7:
+          cur = cur.reshape({-1, cur.size(-1)});
+          break;
+        case 8: {
+          const int which = op.which % 3;
+          cur = which == 0   ? ops::sum(cur, {-1}, true)
+                : which == 1 ? ops::mean(cur, {-1}, true)
+                             : ops::amax(cur, {-1}, true);
+          break;
+        }
+        case 9:
+          cur = op.which % 2 ? ops::softmax(cur, -1) : ops::layer_norm(cur, {cur.size(-1)});
+          break;
+        case 10:
+          cur = ops::matmul(cur, cur.transpose(-2, -1).contiguous()) * 0.25;
+          break;
+        default:
+          cur = ops::linear(cur, linear_weight(1 + op.which % 9, cur.size(-1), cur.device()));
+          break;
+      }
+      pool.push_back(cur);
+    }
+    return {cur, pool[pool.size() / 2]};
+  }
+
+  static bool broadcasts_into(const Shape& a, const Shape& b) {
+    for (size_t k = 0; k < a.size(); ++k) {
+      const int64_t sa = a[a.size() - 1 - k], sb = b[b.size() - 1 - k];
+      if (sa != 1 && sa != sb) return false;
+    }
+    return true;
+  }
+  // A fixed weight per (out, in, device): the same tensor on every call of the forward,
+  // as a model's parameters are.
+  static Tensor linear_weight(int64_t out, int64_t in, Device device) {
+    static std::map<std::string, Tensor> cache;
+    const std::string key = std::to_string(out) + "x" + std::to_string(in) + device.str();
+    auto it = cache.find(key);
+    if (it == cache.end())
+      it = cache.emplace(key, (Tensor::randn({out, in}, out * 131 + in) * 0.3).to(device)).first;
+    return it->second;
+  }
+};
+
+TEST(CompileRandomGraphs, CpuReplayIsBitIdenticalToEager) {
+  int compiled_graphs = 0;
+  for (uint64_t seed = 0; seed < 2000; ++seed) {
+    const RandomGraph r = RandomGraph::draw(seed);
+    auto m = std::make_shared<FnModule>([&r](const std::vector<Tensor>& in) { return r(in); });
+    auto compiled = compile(m);
+    for (uint64_t round = 0; round < 2; ++round) {  // records, then replays
+      const std::vector<Tensor> in = {Tensor::randn(r.shape, seed * 7 + round),
+                                      Tensor::randn({r.shape.back()}, seed * 7 + round + 3)};
+      const std::vector<Tensor> got = (*compiled)(in), want = r(in);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t k = 0; k < got.size(); ++k)
+        ASSERT_TRUE(bit_equal(got[k], want[k])) << "seed " << seed << "\n" << compiled->explain();
+    }
+    ASSERT_EQ(compiled->recordings(), 1u) << seed;
+    ++compiled_graphs;
+  }
+  EXPECT_EQ(compiled_graphs, 2000);
+}
+
+TEST(CompileRandomGraphs, CudaFusedMatchesTheCpuReference) {
+  TT_REQUIRE_CUDA();
+  int fused_groups = 0;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    const RandomGraph r = RandomGraph::draw(seed);
+    auto m = std::make_shared<FnModule>([&r](const std::vector<Tensor>& in) { return r(in); });
+    auto compiled = compile(m);
+    for (uint64_t round = 0; round < 2; ++round) {
+      const std::vector<Tensor> in = {Tensor::randn(r.shape, seed * 7 + round),
+                                      Tensor::randn({r.shape.back()}, seed * 7 + round + 3)};
+      const std::vector<Tensor> want = r(in);
+      const std::vector<Tensor> got =
+          (*compiled)({in[0].to(Device::cuda(0)), in[1].to(Device::cuda(0))});
+      for (size_t k = 0; k < got.size(); ++k) {
+        ASSERT_EQ(got[k].sizes(), want[k].sizes()) << seed;
+        ASSERT_LE(rel_l2(got[k], want[k]), 1e-5) << "seed " << seed << "\n" << compiled->explain();
+      }
+    }
+    for (const graph::Step& s : compiled->program()->steps)
+      fused_groups += s.kind == graph::Step::Kind::kFused;
+  }
+  // Most random graphs have at least one fusable chain.
+  EXPECT_GT(fused_groups, 100);
+}
+
+TEST(Compile, TransformerBlockOnCudaMatchesTheCpuReference) {
+  TT_REQUIRE_CUDA();
+  auto block = small_block();
+  const Tensor x = Tensor::randn({2, 8, 32}, 1);
+  const Tensor want = (*block)(x);
+  block->to(Device::cuda(0));
+  auto compiled = compile(block);
+  for (int round = 0; round < 2; ++round) {
+    const Tensor got = (*compiled)({x.to(Device::cuda(0))})[0];
+    EXPECT_LE(rel_l2(got, want), 1e-5) << compiled->explain();
+  }
+  const std::string report = compiled->explain();
+  EXPECT_NE(report.find("gemm+epilogue: linear -> gelu"), std::string::npos) << report;
+  EXPECT_NE(report.find("kernel: linear with epilogue [add_column,gelu]"), std::string::npos)
+      << report;
+}
+
+}  // namespace
+}  // namespace tt::test

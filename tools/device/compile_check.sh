@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# One device call for tt::compile (issue 18): build, the compile tests (and under
+# compute-sanitizer), the chain kernel's bandwidth, and the transformer block compiled
+# against eager and PyTorch (eager, torch.compile, SDPA) in strict, tf32 and accurate.
+# Usage: tools/device/compile_check.sh [STAGE...]  (build test sanitize chain block compare)
+# Logs go to $OUT; a short table is printed last.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/device-out}
+LOGS=/tmp/tt-logs
+mkdir -p "$OUT" "$LOGS"
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(build test sanitize chain block compare)
+want() { [[ " ${stages[*]} " == *" $1 "* ]]; }
+build=${TT_BUILD_DIR:-build-device}
+summary=()
+step() {
+  local name=$1 log=$2
+  shift 2
+  local t0=$SECONDS
+  "$@" >"$LOGS/$log" 2>&1
+  local rc=$?
+  summary+=("$(printf '%-12s rc=%-3s %4ss  %s' "$name" "$rc" $((SECONDS - t0)) "$log")")
+  return $rc
+}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader | tee "$LOGS/gpu.txt"
+
+if want build; then
+  step configure configure.log cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DTT_CUDA_ARCHITECTURES=90a -DTT_BUILD_TESTS=ON -DTT_BUILD_BENCHMARKS=OFF \
+    -DCMAKE_INSTALL_PREFIX=/tmp/tt-inst
+  step build build.log cmake --build "$build" -j 16 --target tt compile_test compile_bench \
+    ${EXTRA_TARGETS:-} || tail -40 "$LOGS/build.log"
+  step install install.log cmake --install "$build"
+  step example example.log bash -c "cmake -S examples/transformer_block -B /tmp/tb -G Ninja \
+    -DCMAKE_PREFIX_PATH=/tmp/tt-inst -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/tb -j 16" ||
+    tail -30 "$LOGS/example.log"
+fi
+tb=/tmp/tb/transformer_block
+if want test; then
+  step test compile_test.log "$build/tests/compile_test"
+  tail -5 "$LOGS/compile_test.log"
+  for t in ${EXTRA_TESTS:-}; do
+    step "$t" "$t.log" "$build/tests/$t"
+    tail -3 "$LOGS/$t.log"
+  done
+fi
+if want sanitize; then
+  for tool in memcheck racecheck; do
+    step "san-$tool" "sanitize_$tool.log" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      "$build/tests/compile_test" --gtest_filter='*Cuda*'
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$LOGS/sanitize_$tool.log" | tail -3
+  done
+fi
+if want chain; then
+  step chain chain.log "$build/tools/compile_bench" --reps 20
+  cat "$LOGS/chain.log"
+fi
+if want block; then
+  for mode in strict tf32 accurate; do
+    step "explain-$mode" "explain_$mode.log" "$tb" compile TransformerBlock --shape full \
+      --device cuda --precision "$mode" --explain --eval
+    step "bench-$mode" "bench_$mode.log" "$tb" bench TransformerBlock --shape full \
+      --configs tuned --precision "$mode" --compile --json "$OUT/tb_$mode.json"
+    step "eager-$mode" "eager_$mode.log" "$tb" bench TransformerBlock --shape full \
+      --configs tuned --precision "$mode" --json "$OUT/tb_${mode}_eager.json"
+  done
+  grep -h -E "^compile:|^group|kernel:" "$LOGS"/explain_tf32.log | head -30
+  step torch torch.log python3 tools/device/bench_transformer.py --reps 20 \
+    --ours strict="$OUT/tb_strict.json" tf32="$OUT/tb_tf32.json" accurate="$OUT/tb_accurate.json" \
+    strict-eager="$OUT/tb_strict_eager.json" tf32-eager="$OUT/tb_tf32_eager.json" \
+    accurate-eager="$OUT/tb_accurate_eager.json"
+  cat "$LOGS/torch.log"
+fi
+if want compare; then
+  for mode in strict tf32 accurate; do
+    step "cmp-$mode" "compare_$mode.log" "$tb" compare TransformerBlock --shape full --compile \
+      --precision "$mode" --reference float64 --mode eval
+    tail -4 "$LOGS/compare_$mode.log"
+  done
+fi
+tar czf "$OUT/logs.tgz" -C "$LOGS" .
+printf '%s\n' "${summary[@]}"
