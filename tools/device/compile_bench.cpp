@@ -52,8 +52,8 @@ int main(int argc, char** argv) {
 
   const int64_t rows = 8192, cols = 8192;  // 256 MiB per float32 tensor
   const double full = 4.0 * rows * cols;
-  const Tensor src = Tensor::rand({rows, cols}, 1, gpu),
-               dst = Tensor::empty({rows, cols}, tt::DType::F32, gpu);
+  const Tensor src = Tensor::rand({rows, cols}, 1, gpu);
+  Tensor dst = Tensor::empty({rows, cols}, tt::DType::F32, gpu);
   const tt::cuda::TimingStats copy = tt::cuda::time_gpu([&] { dst.copy_(src); }, gpu.index, timing);
   const double copy_gbs = 2 * full / (copy.median_ms * 1e6);
 
