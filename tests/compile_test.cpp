@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <random>
 #include <string>
@@ -330,6 +332,16 @@ struct RandomGraph {
   }
 };
 
+TEST(CompileRandomGraphs, DebugSeed) {
+  const char* env = std::getenv("TT_DEBUG_SEED");
+  if (!env) GTEST_SKIP();
+  const RandomGraph r = RandomGraph::draw(std::stoull(env));
+  auto m = std::make_shared<FnModule>([&r](const std::vector<Tensor>& in) { return r(in); });
+  auto compiled = compile(m);
+  (*compiled)({Tensor::randn(r.shape, 1), Tensor::randn({r.shape.back()}, 2)});
+  std::cout << compiled->explain();
+}
+
 TEST(CompileRandomGraphs, CpuReplayIsBitIdenticalToEager) {
   int compiled_graphs = 0;
   for (uint64_t seed = 0; seed < 2000; ++seed) {
@@ -365,7 +377,13 @@ TEST(CompileRandomGraphs, CudaFusedMatchesTheCpuReference) {
           (*compiled)({in[0].to(Device::cuda(0)), in[1].to(Device::cuda(0))});
       for (size_t k = 0; k < got.size(); ++k) {
         ASSERT_EQ(got[k].sizes(), want[k].sizes()) << seed;
-        ASSERT_LE(rel_l2(got[k], want[k]), 1e-5) << "seed " << seed << "\n" << compiled->explain();
+        // Relative L2, or absolute where a result is all cancellation (a sum over a
+        // layer_norm's row is ~1e-7 of noise on either device).
+        const double rel = rel_l2(got[k], want[k]), abs = max_abs_diff(got[k], want[k]);
+        ASSERT_TRUE(rel <= 1e-5 || abs <= 1e-5)
+            << "seed " << seed << " output " << k << ": relative L2 " << rel << ", max |diff| "
+            << abs << "\n"
+            << compiled->explain();
       }
     }
     for (const graph::Step& s : compiled->program()->steps)
@@ -375,6 +393,9 @@ TEST(CompileRandomGraphs, CudaFusedMatchesTheCpuReference) {
   EXPECT_GT(fused_groups, 100);
 }
 
+// The block on CUDA in strict and tf32 against the CPU reference: in strict the GEMMs stay
+// cuBLASLt's (it applies the bias, the chain kernel the rest); in tf32 fc1's GELU moves
+// into the tensor-core kernel's epilogue.
 TEST(Compile, TransformerBlockOnCudaMatchesTheCpuReference) {
   TT_REQUIRE_CUDA();
   auto block = small_block();
@@ -382,14 +403,20 @@ TEST(Compile, TransformerBlockOnCudaMatchesTheCpuReference) {
   const Tensor want = (*block)(x);
   block->to(Device::cuda(0));
   auto compiled = compile(block);
-  for (int round = 0; round < 2; ++round) {
-    const Tensor got = (*compiled)({x.to(Device::cuda(0))})[0];
-    EXPECT_LE(rel_l2(got, want), 1e-5) << compiled->explain();
+  for (const Precision mode : {Precision::strict, Precision::tf32}) {
+    const PrecisionGuard guard(mode);
+    for (int round = 0; round < 2; ++round) {
+      const Tensor got = (*compiled)({x.to(Device::cuda(0))})[0];
+      EXPECT_LE(rel_l2(got, want), mode == Precision::strict ? 1e-5 : 2e-3) << compiled->explain();
+    }
+    const std::string report = compiled->explain();
+    EXPECT_NE(report.find("gemm+epilogue: linear -> gelu"), std::string::npos) << report;
+    EXPECT_NE(report.find(mode == Precision::strict ? "[add_column] on impl=cublaslt,algo=0, "
+                                                      "then chain [gelu]"
+                                                    : "[add_column,gelu] on impl=tc"),
+              std::string::npos)
+        << report;
   }
-  const std::string report = compiled->explain();
-  EXPECT_NE(report.find("gemm+epilogue: linear -> gelu"), std::string::npos) << report;
-  EXPECT_NE(report.find("kernel: linear with epilogue [add_column,gelu]"), std::string::npos)
-      << report;
 }
 
 }  // namespace

@@ -32,9 +32,11 @@ __device__ __forceinline__ float binary_op(uint8_t op, float x, float y) {
   return x;
 }
 
-// Operand o at output element i (and the Vec - 1 after it, on the same row).
-template <int Vec>
-__device__ __forceinline__ void load(const Chain& c, const Operand& o, int64_t i, float (&v)[Vec]) {
+// Operand o at output element i (and the Vec - 1 after it, on the same row). Index is
+// int32_t when every offset fits (the divisions of the strided and row layouts are then
+// 32-bit), else int64_t.
+template <int Vec, typename Index>
+__device__ __forceinline__ void load(const Chain& c, const Operand& o, Index i, float (&v)[Vec]) {
   switch (o.layout) {
     case Layout::kFlat:
       if constexpr (Vec == 4) {
@@ -52,19 +54,26 @@ __device__ __forceinline__ void load(const Chain& c, const Operand& o, int64_t i
       return;
     }
     case Layout::kRow: {
-      const int64_t j = i % c.sizes[c.rank - 1];
+      const Index j = i % static_cast<Index>(c.sizes[c.rank - 1]);
+      if constexpr (Vec == 4) {  // rows are whole vectors (can_vectorize), the vector 16 B
+        if ((reinterpret_cast<uintptr_t>(o.data) & 15) == 0) {
+          const float4 q = __ldg(reinterpret_cast<const float4*>(o.data + j));
+          v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+          return;
+        }
+      }
 #pragma unroll
       for (int k = 0; k < Vec; ++k) v[k] = __ldg(o.data + j + k);
       return;
     }
     case Layout::kStrided: {
-      int64_t rest = i, off = 0;
+      Index rest = i, off = 0;
       for (int d = c.rank - 1; d >= 0; --d) {
-        const int64_t size = c.sizes[d];
-        off += (rest % size) * o.strides[d];
+        const Index size = static_cast<Index>(c.sizes[d]);
+        off += (rest % size) * static_cast<Index>(o.strides[d]);
         rest /= size;
       }
-      const int64_t step = o.strides[c.rank - 1];
+      const Index step = static_cast<Index>(o.strides[c.rank - 1]);
 #pragma unroll
       for (int k = 0; k < Vec; ++k) v[k] = __ldg(o.data + off + k * step);
       return;
@@ -72,13 +81,31 @@ __device__ __forceinline__ void load(const Chain& c, const Operand& o, int64_t i
   }
 }
 
+// in[sel] for a run-time sel, with every index a constant (the array stays in registers).
 template <int Vec>
-__global__ void chain_kernel(const __grid_constant__ Chain c, float* __restrict__ out, int64_t n) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x * Vec;
-  for (int64_t i = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * Vec; i < n;
+__device__ __forceinline__ void pick(const float (&in)[kMaxOperands][Vec], int sel,
+                                     float (&v)[Vec]) {
+#pragma unroll
+  for (int k = 0; k < kMaxOperands; ++k)
+    if (k == sel) {
+#pragma unroll
+      for (int e = 0; e < Vec; ++e) v[e] = in[k][e];
+    }
+}
+
+// Each pass loads every operand first (all loads in flight at once), then runs the
+// steps in registers.
+template <int Vec, typename Index>
+__global__ void chain_kernel(const __grid_constant__ Chain c, float* __restrict__ out, Index n) {
+  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x * Vec;
+  for (Index i = (static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x) * Vec; i < n;
        i += stride) {
+    float in[kMaxOperands][Vec];
+#pragma unroll
+    for (int k = 0; k < kMaxOperands; ++k)
+      if (k < c.operand_count) load<Vec, Index>(c, c.operands[k], i, in[k]);
     float v[Vec];
-    load<Vec>(c, c.operands[c.first], i, v);
+    pick<Vec>(in, c.first, v);
     for (int s = 0; s < c.step_count; ++s) {
       const Step& st = c.steps[s];
       if (!st.binary) {
@@ -87,7 +114,7 @@ __global__ void chain_kernel(const __grid_constant__ Chain c, float* __restrict_
         continue;
       }
       float w[Vec];
-      load<Vec>(c, c.operands[st.operand], i, w);
+      pick<Vec>(in, st.operand, w);
 #pragma unroll
       for (int k = 0; k < Vec; ++k)
         v[k] = st.operand_first ? binary_op(st.op, w[k], v[k]) : binary_op(st.op, v[k], w[k]);
@@ -98,6 +125,30 @@ __global__ void chain_kernel(const __grid_constant__ Chain c, float* __restrict_
 #pragma unroll
       for (int k = 0; k < Vec; ++k) out[i + k] = v[k];
     }
+  }
+}
+
+// The largest element offset any operand reaches (for the index width).
+int64_t largest_offset(const Chain& c, int64_t n) {
+  int64_t largest = n;
+  for (int k = 0; k < c.operand_count; ++k) {
+    const Operand& o = c.operands[k];
+    if (o.layout != Layout::kStrided) continue;
+    int64_t reach = 0;
+    for (int d = 0; d < c.rank; ++d) reach += (c.sizes[d] - 1) * o.strides[d];
+    largest = std::max(largest, reach + 1);
+  }
+  return largest;
+}
+
+template <int Vec>
+void launch(const Chain& c, float* out, int64_t n, int64_t blocks, int threads,
+            cudaStream_t stream) {
+  const unsigned grid = static_cast<unsigned>(blocks);
+  if (largest_offset(c, n) < (int64_t{1} << 31) - 4096) {
+    chain_kernel<Vec, int32_t><<<grid, threads, 0, stream>>>(c, out, static_cast<int32_t>(n));
+  } else {
+    chain_kernel<Vec, int64_t><<<grid, threads, 0, stream>>>(c, out, n);
   }
 }
 
@@ -140,9 +191,9 @@ void run_chain(const Chain& c, float* out, int64_t numel, const ChainConfig& cfg
   const int64_t blocks =
       std::min<int64_t>((numel + per_block - 1) / per_block, static_cast<int64_t>(sms) * 16);
   if (vec4) {
-    chain_kernel<4><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(c, out, numel);
+    launch<4>(c, out, numel, blocks, threads, stream);
   } else {
-    chain_kernel<1><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(c, out, numel);
+    launch<1>(c, out, numel, blocks, threads, stream);
   }
   TT_CUDA_CHECK(cudaGetLastError());
 }
