@@ -22,6 +22,8 @@ void scaled_dot_product_attention(const AttentionProblem& p, const Tensor& q, co
   cudaStream_t stream = tt::cuda::stream(device);
   if (c.impl == attention::Impl::kMma) {
     attention::launch_mma(c, p, a, stream);
+  } else if (c.impl == attention::Impl::kSimt) {
+    attention::launch_simt(c, p, a, stream);
   } else {
     attention::launch_generic(c, p, a, stream);
   }

@@ -3,13 +3,17 @@
 // problem), their config (the tunable knobs), the parameter space per problem and
 // precision mode, and the run-time choice.
 //
-// Two implementations, one online-softmax algorithm (running row max and sum, the
+// Three implementations, one online-softmax algorithm (running row max and sum, the
 // output rescaled as the max grows, every key tile read once per query tile; tiles
 // wholly above a causal diagonal are never loaded):
 //   generic  any head dims, any mask, any strides: a warp holds `rows` query rows,
 //            one key per lane of a 32-key tile staged in shared memory, the output
 //            columns spread over the lanes (chunks of 256 columns by grid.z). FMA
 //            units only: the strict path, and the fallback of every mode.
+//   simt     head dims 32/64/128 (E == Ev), unit column stride, 16-byte aligned
+//            rows: the strict flash kernel, FMA only. 256 threads as 16 x 16 hold a
+//            16*rows x 64 tile of scores in registers (4 keys x rows per thread), P
+//            through shared memory into the thread's own rows of O.
 //   mma      head dims 32/64/128 (E == Ev), unit column stride, 16-byte aligned
 //            rows: FlashAttention-2's shape on mma.sync m16n8k8 tf32 (a warp holds 16
 //            query rows, its Q fragments in registers; K/V tiles by cp.async, double
@@ -53,12 +57,12 @@ namespace tt::ops::cuda::attention {
 
 inline constexpr const char* kKernel = "attention";
 
-enum class Impl : int { kGeneric = 0, kMma = 1 };
+enum class Impl : int { kGeneric = 0, kMma = 1, kSimt = 2 };
 
 struct AttnConfig {
   Impl impl = Impl::kGeneric;
   int warps = 4;     // warps per block (mma: 16 query rows each)
-  int rows = 4;      // generic: query rows per warp
+  int rows = 4;      // generic: query rows per warp; simt: per thread (16x that per block)
   int block_n = 64;  // mma: keys per tile
 
   autotune::Config to_config() const;
@@ -77,21 +81,23 @@ struct AttnLaunch {
   Precision precision = Precision::strict;
 };
 
-// The mma path's preconditions on the problem and pointers (head dims, strides,
-// alignment); the device's compute capability is checked by the space.
-bool mma_eligible(const AttentionProblem& p, const AttnLaunch& a);
+// The tiled kernels' (simt, mma) preconditions on the problem and pointers (head
+// dims, strides, alignment); the device's compute capability is checked by the space.
+bool tiled_eligible(const AttentionProblem& p, const AttnLaunch& a);
 
 // Dynamic shared memory of a config's launch, in bytes.
 int64_t smem_bytes(const AttnConfig& c, const AttentionProblem& p);
 
 std::string problem_key(const AttentionProblem& p, bool aligned, Precision precision);
-autotune::ParamSpace space(const AttentionProblem& p, bool mma_ok, Precision precision,
+autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision precision,
                            const tt::cuda::DeviceLimits& limits);
-AttnConfig default_for(const AttentionProblem& p, bool mma_ok, Precision precision);
+AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, Precision precision);
 AttnConfig choose(const AttentionProblem& p, const AttnLaunch& a, int device);
 
 void launch_generic(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
                     cudaStream_t stream);
+void launch_simt(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
+                 cudaStream_t stream);
 void launch_mma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
                 cudaStream_t stream);
 

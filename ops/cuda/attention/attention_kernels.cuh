@@ -349,15 +349,27 @@ __global__ void __launch_bounds__(WARPS * 32) attention_mma_kernel(KernelArgs a)
     }
     lA = lA * alphaA + sumA;
     lB = lB * alphaB + sumB;
-#pragma unroll
-    for (int n = 0; n < KT; ++n) {
-      o[n][0] *= alphaA;
-      o[n][1] *= alphaA;
-      o[n][2] *= alphaB;
-      o[n][3] *= alphaB;
-    }
     // O += P V. P's accumulator layout is an A fragment once the 8 keys of a block
     // are taken in the order 0,2,4,6,1,3,5,7: k-index t is key 2t, t+4 is key 2t+1.
+    // accurate: the tile's P V in fresh accumulators, promoted into O by IEEE FMA
+    // (the tensor cores' accumulation over thousands of keys drifted to 3e-5 on an
+    // H100; per 64-key tile it stays at float32's level).
+    float pv[ACCURATE ? KT : 1][4];
+    if constexpr (ACCURATE) {
+#pragma unroll
+      for (int n = 0; n < KT; ++n) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) pv[n][i] = 0.f;
+      }
+    } else {
+#pragma unroll
+      for (int n = 0; n < KT; ++n) {
+        o[n][0] *= alphaA;
+        o[n][1] *= alphaA;
+        o[n][2] *= alphaB;
+        o[n][3] *= alphaB;
+      }
+    }
 #pragma unroll
     for (int j = 0; j < NT; ++j) {
       const float pf[4] = {s[j][0], s[j][2], s[j][1], s[j][3]};
@@ -365,7 +377,20 @@ __global__ void __launch_bounds__(WARPS * 32) attention_mma_kernel(KernelArgs a)
 #pragma unroll
       for (int n = 0; n < KT; ++n) {
         const float bf[2] = {v0[n * 8 + g], v0[LD + n * 8 + g]};
-        mma_mode<ACCURATE>(o[n], pf, bf);
+        if constexpr (ACCURATE) {
+          mma_mode<true>(pv[n], pf, bf);
+        } else {
+          mma_mode<false>(o[n], pf, bf);
+        }
+      }
+    }
+    if constexpr (ACCURATE) {
+#pragma unroll
+      for (int n = 0; n < KT; ++n) {
+        o[n][0] = fmaf(o[n][0], alphaA, pv[n][0]);
+        o[n][1] = fmaf(o[n][1], alphaA, pv[n][1]);
+        o[n][2] = fmaf(o[n][2], alphaB, pv[n][2]);
+        o[n][3] = fmaf(o[n][3], alphaB, pv[n][3]);
       }
     }
     __syncthreads();
@@ -394,6 +419,182 @@ __global__ void __launch_bounds__(WARPS * 32) attention_mma_kernel(KernelArgs a)
 }  // namespace tt::ops::cuda::attention
 
 namespace tt::ops::cuda::attention {
+
+// ---- simt: the strict flash kernel, FMA units only ----
+// 256 threads as 16 x 16: thread (ty, tx) holds query rows ty*TM .. +TM-1 and keys
+// tx*4 .. +3 of a 64-key tile (S = Q K^T in registers, 16 FMA per two 16-byte shared
+// loads), then the same rows and output columns tx*4 (+64) of O += P V, with P passed
+// through shared memory. The rows never change hands, so the running max and sum stay
+// in the thread. Q^T and K^T are staged transposed ([E][rows]) for 16-byte reads.
+constexpr int kSimtKeys = 64;
+
+template <int E, int TM>
+__global__ void __launch_bounds__(256) attention_simt_kernel(KernelArgs a) {
+  constexpr int BM = 16 * TM, BN = kSimtKeys;
+  constexpr int CW = E / 64 > 0 ? E / 64 : 1;  // 4-column groups of O per thread
+  constexpr int OC = E >= 64 ? 4 : E / 16;     // columns per group (E = 32: 2)
+  const AttentionProblem& p = a.p;
+  extern __shared__ float smem[];
+  float* qs = smem;         // [E][BM]
+  float* ks = qs + E * BM;  // [E][BN]
+  float* vs = ks + E * BN;  // [BN][E]
+  float* ps = vs + BN * E;  // [BN][BM]
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const int64_t mt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const int64_t m0 = mt * BM;
+  const int64_t b = blockIdx.y;
+  const float* qb = a.q + batch_offset(p, p.q, b);
+  const float* kb = a.k + batch_offset(p, p.k, b);
+  const float* vb = a.v + batch_offset(p, p.v, b);
+  const int64_t mb = a.mask ? batch_offset(p, p.mask, b) : 0;
+  float* ob = a.out + batch_offset(p, p.out, b);
+  // Rows fastest: the transposed stores of a warp hit 32 consecutive words.
+  for (int i = threadIdx.x; i < BM * E / 4; i += 256) {
+    const int r = i % BM, c = (i / BM) * 4;
+    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (m0 + r < p.L) x = *reinterpret_cast<const float4*>(qb + (m0 + r) * p.q.row + c);
+    qs[(c + 0) * BM + r] = x.x;
+    qs[(c + 1) * BM + r] = x.y;
+    qs[(c + 2) * BM + r] = x.z;
+    qs[(c + 3) * BM + r] = x.w;
+  }
+  float m[TM], l[TM], o[TM][CW][OC];
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    m[i] = -INFINITY;
+    l[i] = 0.f;
+#pragma unroll
+    for (int w = 0; w < CW; ++w) {
+#pragma unroll
+      for (int c = 0; c < OC; ++c) o[i][w][c] = 0.f;
+    }
+  }
+  const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
+  for (int64_t n0 = 0; n0 < keys; n0 += BN) {
+    __syncthreads();
+    for (int i = threadIdx.x; i < BN * E / 4; i += 256) {
+      const int r = i % BN, c = (i / BN) * 4;
+      float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (n0 + r < p.S) x = *reinterpret_cast<const float4*>(kb + (n0 + r) * p.k.row + c);
+      ks[(c + 0) * BN + r] = x.x;
+      ks[(c + 1) * BN + r] = x.y;
+      ks[(c + 2) * BN + r] = x.z;
+      ks[(c + 3) * BN + r] = x.w;
+    }
+    for (int i = threadIdx.x; i < BN * E / 4; i += 256) {
+      const int r = i / (E / 4), c = (i % (E / 4)) * 4;
+      float4 y = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (n0 + r < p.S) y = *reinterpret_cast<const float4*>(vb + (n0 + r) * p.v.row + c);
+      *reinterpret_cast<float4*>(vs + r * E + c) = y;
+    }
+    __syncthreads();
+    float s[TM][4];
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) s[i][j] = 0.f;
+    }
+#pragma unroll 8
+    for (int e = 0; e < E; ++e) {
+      const float4 kv = *reinterpret_cast<const float4*>(ks + e * BN + tx * 4);
+      float qv[TM];
+      if constexpr (TM == 4) {
+        const float4 q4 = *reinterpret_cast<const float4*>(qs + e * BM + ty * 4);
+        qv[0] = q4.x, qv[1] = q4.y, qv[2] = q4.z, qv[3] = q4.w;
+      } else {
+#pragma unroll
+        for (int i = 0; i < TM; ++i) qv[i] = qs[e * BM + ty * TM + i];
+      }
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+        s[i][0] = fmaf(qv[i], kv.x, s[i][0]);
+        s[i][1] = fmaf(qv[i], kv.y, s[i][1]);
+        s[i][2] = fmaf(qv[i], kv.z, s[i][2]);
+        s[i][3] = fmaf(qv[i], kv.w, s[i][3]);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      const int64_t row = m0 + ty * TM + i;
+      float mx = -INFINITY;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int64_t col = n0 + tx * 4 + j;
+        float x = s[i][j] * a.scale;
+        if (col >= p.S || (p.causal && col > row)) {
+          x = -INFINITY;
+        } else if (a.mask && row < p.L) {
+          x += mask_term(p, a.mask, mb + row * p.mask.row, col, 1.f);
+        }
+        s[i][j] = x;
+        mx = fmaxf(mx, x);
+      }
+#pragma unroll
+      for (int off = 1; off < 16; off *= 2) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+      const float nm = fmaxf(m[i], mx);
+      const float base = nm == -INFINITY ? 0.f : nm;
+      const float alpha = expf(m[i] - base);
+      m[i] = nm;
+      float sum = 0.f;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        s[i][j] = expf(s[i][j] - base);
+        sum += s[i][j];
+        ps[(tx * 4 + j) * BM + ty * TM + i] = s[i][j];
+      }
+      l[i] = l[i] * alpha + sum;  // this thread's share; summed over tx at the end
+#pragma unroll
+      for (int w = 0; w < CW; ++w) {
+#pragma unroll
+        for (int c = 0; c < OC; ++c) o[i][w][c] *= alpha;
+      }
+    }
+    __syncthreads();
+    const int tile = static_cast<int>(min_i64(BN, p.S - n0));
+#pragma unroll 4
+    for (int j = 0; j < tile; ++j) {
+      float pv[TM];
+      if constexpr (TM == 4) {
+        const float4 p4 = *reinterpret_cast<const float4*>(ps + j * BM + ty * 4);
+        pv[0] = p4.x, pv[1] = p4.y, pv[2] = p4.z, pv[3] = p4.w;
+      } else {
+#pragma unroll
+        for (int i = 0; i < TM; ++i) pv[i] = ps[j * BM + ty * TM + i];
+      }
+#pragma unroll
+      for (int w = 0; w < CW; ++w) {
+        float vv[OC];
+        if constexpr (OC == 4) {
+          const float4 v4 = *reinterpret_cast<const float4*>(vs + j * E + w * 64 + tx * 4);
+          vv[0] = v4.x, vv[1] = v4.y, vv[2] = v4.z, vv[3] = v4.w;
+        } else {
+#pragma unroll
+          for (int c = 0; c < OC; ++c) vv[c] = vs[j * E + w * 64 + tx * OC + c];
+        }
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+#pragma unroll
+          for (int c = 0; c < OC; ++c) o[i][w][c] = fmaf(pv[i], vv[c], o[i][w][c]);
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    float l_row = l[i];
+#pragma unroll
+    for (int off = 1; off < 16; off *= 2) l_row += __shfl_xor_sync(0xffffffffu, l_row, off);
+    const int64_t row = m0 + ty * TM + i;
+    if (row >= p.L) continue;
+    // l == 0: every score was -inf; PyTorch's safe softmax gives zeros.
+    const float inv = l_row > 0.f ? 1.f / l_row : 0.f;
+#pragma unroll
+    for (int w = 0; w < CW; ++w) {
+#pragma unroll
+      for (int c = 0; c < OC; ++c) ob[row * p.out.row + w * 64 + tx * OC + c] = o[i][w][c] * inv;
+    }
+  }
+}
 
 // The mma launchers of one head dim each (attention_mma_e*.cu: one file per head dim,
 // so the variants compile in parallel); false when no variant matches.
