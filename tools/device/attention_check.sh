@@ -50,7 +50,8 @@ run pytorch pytorch.log python3 tools/device/bench_attention.py $quick
 grep -h "^GPU" "$OUT/harness.log" "$OUT/pytorch.log"
 printf '%s\n' "${status[@]}"
 echo "==== configs (ms) ===="
-grep -h "^CONFIG" "$OUT/harness.log" | cut -d, -f2- | column -t -s, | head -80
+grep -h "^CONFIG" "$OUT/harness.log" | cut -d, -f2- |
+  awk -F, '{printf "%-9s %-26s %-30s %s\n", $1, $2, $3, $4}' | head -80
 echo "==== table: shape | impl | ms | TFLOP/s | rel L2 vs float64 | config ===="
 grep -h "^RESULT" "$OUT/harness.log" "$OUT/pytorch.log" | cut -d, -f2- | sort -s -t, -k1,1 |
-  column -t -s,
+  awk -F, '{printf "%-26s %-20s %9s %7s %9s  %s\n", $1, $2, $3, $4, $5, $6}'

@@ -74,6 +74,12 @@ float median_ms(const std::function<void()>& fn, int reps) {
   return t[t.size() / 2];
 }
 
+// A config's text with spaces for commas: one CSV field.
+std::string field(std::string s) {
+  std::replace(s.begin(), s.end(), ',', ' ');
+  return s;
+}
+
 double rel_l2(const std::vector<double>& a, const std::vector<double>& b) {
   double num = 0, den = 0;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -143,15 +149,15 @@ int main(int argc, char** argv) {
       std::string best_cfg = "default";
       for (const tt::autotune::UsedConfig& used : tt::autotune::configs_used()) {
         if (used.kernel != "attention") continue;
-        default_cfg = used.result.config.str();
+        default_cfg = field(used.result.config.str());
         const auto ts = tt::autotune::space_for(used.kernel, used.problem, 0);
         for (const tt::autotune::Config& c : ts.space->enumerate()) {
           tt::autotune::ScopedConfigOverride force(used.kernel, c, used.problem);
           const float ms = median_ms(run, std::max(3, reps / 4));
-          fmt::print("CONFIG,{},{},{},{:.4f}\n", mode, sh.str(), c.str(), ms);
+          fmt::print("CONFIG,{},{},{},{:.4f}\n", mode, sh.str(), field(c.str()), ms);
           if (ms < best_ms) {
             best_ms = ms;
-            best_cfg = c.str();
+            best_cfg = field(c.str());
           }
         }
       }
