@@ -1,6 +1,7 @@
 #include "models/layers.h"
 
 #include <cmath>
+#include <limits>
 
 #include <fmt/ranges.h>
 
@@ -310,6 +311,127 @@ std::vector<Tensor> ModuleList::forward(const std::vector<Tensor>&) {
 
 const std::shared_ptr<Module>& ModuleList::operator[](size_t i) const {
   return module_at("ModuleList", modules_, i);
+}
+
+// ---- attention ----
+
+MultiheadAttention::MultiheadAttention(int64_t embed_dim, int64_t num_heads, bool bias,
+                                       bool batch_first, uint64_t seed)
+    : embed_dim(embed_dim),
+      num_heads(num_heads),
+      head_dim(num_heads > 0 ? embed_dim / num_heads : 0),
+      batch_first(batch_first) {
+  check_positive("MultiheadAttention", "embed_dim", embed_dim);
+  check_positive("MultiheadAttention", "num_heads", num_heads);
+  TT_CHECK(embed_dim % num_heads == 0,
+           "MultiheadAttention: embed_dim {} must be divisible by num_heads {}", embed_dim,
+           num_heads);
+  // xavier_uniform_ over [3E, E]: fan_in E, fan_out 3E.
+  const double bound = std::sqrt(6.0 / static_cast<double>(embed_dim + 3 * embed_dim));
+  in_proj_weight = register_parameter(
+      "in_proj_weight",
+      Tensor::uniform({3 * embed_dim, embed_dim}, -bound, bound, derive_seed(seed, 0)));
+  if (bias) in_proj_bias = register_parameter("in_proj_bias", Tensor::zeros({3 * embed_dim}));
+  out_proj = register_module(
+      "out_proj", std::make_shared<Linear>(embed_dim, embed_dim, bias, derive_seed(seed, 1)));
+  if (bias) out_proj->bias.zero_();
+}
+
+namespace {
+
+// A MultiheadAttention mask as an additive float mask: uint8 nonzero -> -inf.
+Tensor additive_mask(const Tensor& m) {
+  if (!m.defined() || m.dtype() != DType::U8) return m;
+  const Tensor ninf =
+      Tensor::full({1}, -std::numeric_limits<double>::infinity(), DType::F32, m.device());
+  return ops::where(m, ninf, Tensor::zeros({1}, DType::F32, m.device()));
+}
+
+}  // namespace
+
+Tensor MultiheadAttention::operator()(const Tensor& query, const Tensor& key, const Tensor& value,
+                                      const Tensor& key_padding_mask,
+                                      const Tensor& attn_mask) const {
+  const char* op = "MultiheadAttention";
+  TT_CHECK(query.defined() && key.defined() && value.defined(),
+           "{}: query, key and value must all be defined", op);
+  const bool batched = query.dim() == 3;
+  TT_CHECK(query.dim() == 3 || query.dim() == 2,
+           "{}: query must be [L, N, E] ([N, L, E] with batch_first) or unbatched [L, E] but has "
+           "shape {}",
+           op, shape_str(query.sizes()));
+  TT_CHECK(key.dim() == query.dim() && value.dim() == query.dim(),
+           "{}: key {} and value {} must have the rank of query {}", op, shape_str(key.sizes()),
+           shape_str(value.sizes()), shape_str(query.sizes()));
+  for (const Tensor* t : {&query, &key, &value}) {
+    TT_CHECK(t->size(-1) == embed_dim,
+             "{}: query, key and value need embed_dim {} features but one has shape {}", op,
+             embed_dim, shape_str(t->sizes()));
+  }
+  // [N, T, E] views.
+  const auto nte = [&](const Tensor& t) {
+    return !batched ? t.unsqueeze(0) : batch_first ? t : t.transpose(0, 1);
+  };
+  const Tensor q = nte(query), k = nte(key), v = nte(value);
+  const int64_t N = q.size(0), L = q.size(1), S = k.size(1);
+  TT_CHECK(k.size(0) == N && v.size(0) == N && v.size(1) == S,
+           "{}: key {} and value {} do not match query {} in batch and length", op,
+           shape_str(key.sizes()), shape_str(value.sizes()), shape_str(query.sizes()));
+  // [N, T, E] -> [N, H, T, D] as a view of the projection's output.
+  const auto heads = [&](const Tensor& t) {
+    return t.view({t.size(0), t.size(1), num_heads, head_dim}).transpose(1, 2);
+  };
+  const auto part = [&](const Tensor& t, int64_t i) {
+    return t.defined() ? t.narrow(0, i * embed_dim, embed_dim) : Tensor();
+  };
+  Tensor qh, kh, vh;
+  if (query.is_same(key) && key.is_same(value)) {
+    // One GEMM for q, k and v: [N, L, 3E] viewed as [N, L, 3, H, D], each head read in place.
+    const Tensor qkv = ops::linear(q, in_proj_weight, in_proj_bias)
+                           .view({N, L, 3, num_heads, head_dim})
+                           .permute({2, 0, 3, 1, 4});
+    qh = qkv.select(0, 0);
+    kh = qkv.select(0, 1);
+    vh = qkv.select(0, 2);
+  } else {
+    qh = heads(ops::linear(q, part(in_proj_weight, 0), part(in_proj_bias, 0)));
+    kh = heads(ops::linear(k, part(in_proj_weight, 1), part(in_proj_bias, 1)));
+    vh = heads(ops::linear(v, part(in_proj_weight, 2), part(in_proj_bias, 2)));
+  }
+  Tensor mask;
+  if (attn_mask.defined()) {
+    const bool per_head = attn_mask.dim() == 3;
+    TT_CHECK((attn_mask.dim() == 2 && attn_mask.size(0) == L && attn_mask.size(1) == S) ||
+                 (per_head && attn_mask.size(0) == N * num_heads && attn_mask.size(1) == L &&
+                  attn_mask.size(2) == S),
+             "{}: attn_mask must be [{}, {}] or [{}, {}, {}] but has shape {}", op, L, S,
+             N * num_heads, L, S, shape_str(attn_mask.sizes()));
+    mask = additive_mask(per_head ? attn_mask.reshape({N, num_heads, L, S}) : attn_mask);
+  }
+  if (key_padding_mask.defined()) {
+    TT_CHECK((batched && key_padding_mask.dim() == 2 && key_padding_mask.size(0) == N &&
+              key_padding_mask.size(1) == S) ||
+                 (!batched && key_padding_mask.dim() == 1 && key_padding_mask.size(0) == S),
+             "{}: key_padding_mask must be {} but has shape {}", op,
+             batched ? shape_str({N, S}) : shape_str({S}), shape_str(key_padding_mask.sizes()));
+    const Tensor pad = additive_mask(key_padding_mask).reshape({N, 1, 1, S});
+    mask = mask.defined() ? ops::add(mask, pad) : pad;
+  }
+  // [N, H, L, D] -> [N, L, E], then the output projection.
+  const Tensor o = ops::scaled_dot_product_attention(qh, kh, vh, mask)
+                       .transpose(1, 2)
+                       .reshape({N, L, embed_dim});
+  const Tensor y = (*out_proj)(o);
+  return !batched ? y.squeeze(0) : batch_first ? y : y.transpose(0, 1).contiguous();
+}
+
+std::vector<Tensor> MultiheadAttention::forward(const std::vector<Tensor>& inputs) {
+  TT_CHECK(inputs.size() == 1 || inputs.size() == 3,
+           "MultiheadAttention: expected 1 input (self-attention) or 3 (query, key, value) but "
+           "got {}",
+           inputs.size());
+  if (inputs.size() == 1) return {(*this)(inputs[0], inputs[0], inputs[0])};
+  return {(*this)(inputs[0], inputs[1], inputs[2])};
 }
 
 }  // namespace tt::nn

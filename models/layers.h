@@ -207,4 +207,36 @@ class ModuleList : public Module {
   std::vector<std::shared_ptr<Module>> modules_;
 };
 
+// ---- attention (issue 19) ----
+// PyTorch's nn.MultiheadAttention (forward/inference, dropout 0, kdim = vdim =
+// embed_dim): in_proj_weight [3E, E] (xavier-uniform), in_proj_bias [3E] (zeros),
+// out_proj.weight [E, E] (U(-1/sqrt(E), 1/sqrt(E))) and out_proj.bias [E] (zeros).
+// Inputs are [L, N, E] ([N, L, E] with batch_first) or unbatched [L, E]. Masks
+// follow PyTorch's convention for this layer, the opposite of scaled_dot_product_
+// attention's for booleans: key_padding_mask [N, S] ([S] unbatched) and attn_mask
+// [L, S] or [N * num_heads, L, S] are uint8 (nonzero = do NOT attend) or additive
+// float. The heads run through ops::scaled_dot_product_attention; when query, key and
+// value are one tensor (self-attention) one GEMM projects all three and the heads are
+// read in place from its output. Only the attention output is returned (PyTorch's
+// need_weights=False).
+class MultiheadAttention : public Module {
+ public:
+  MultiheadAttention(int64_t embed_dim, int64_t num_heads, bool bias = true,
+                     bool batch_first = false, uint64_t seed = 0);
+  // inputs: {query} (self-attention) or {query, key, value}.
+  std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
+  Tensor operator()(const Tensor& query, const Tensor& key, const Tensor& value,
+                    const Tensor& key_padding_mask = Tensor(),
+                    const Tensor& attn_mask = Tensor()) const;
+  std::string name() const override { return "MultiheadAttention"; }
+
+  const int64_t embed_dim;
+  const int64_t num_heads;
+  const int64_t head_dim;
+  const bool batch_first;
+  Tensor in_proj_weight;
+  Tensor in_proj_bias;  // undefined when built with bias = false
+  std::shared_ptr<Linear> out_proj;
+};
+
 }  // namespace tt::nn

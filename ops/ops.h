@@ -160,4 +160,19 @@ Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor
 Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor& weight,
                                   const Tensor& b, double eps = 1e-5);
 
+// ---- attention (issue 19; ops/attention_ops.cpp) ----
+// softmax(q k^T * scale + mask) v, as torch.nn.functional.scaled_dot_product_attention:
+// query [..., L, E], key [..., S, E], value [..., S, Ev] -> [..., L, Ev], batch dims
+// broadcast. attn_mask broadcasts to [..., L, S]: boolean (uint8, nonzero = attend) or
+// additive (the query's dtype). is_causal (without attn_mask) lets query i attend keys
+// j <= i (top-left aligned when L != S, as PyTorch). scale defaults to 1/sqrt(E). A row
+// with nothing to attend to (every score -inf) gives zeros, as PyTorch's safe softmax.
+// dropout_p must be 0 (inference only). Strided and broadcast views are read in place.
+// CUDA: our flash-attention family (ops/cuda/attention) in the precision mode's
+// arithmetic (strict: FMA only; tf32; accurate: split tf32).
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    const Tensor& attn_mask = Tensor(), double dropout_p = 0.0,
+                                    bool is_causal = false,
+                                    std::optional<double> scale = std::nullopt);
+
 }  // namespace tt::ops

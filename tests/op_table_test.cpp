@@ -845,6 +845,45 @@ const std::vector<OpRow>& op_table() {
               })},
          };
        }},
+      // ---- attention (issue 19) ----
+      {"scaled_dot_product_attention",
+       [] {
+         const auto sdpa = [](bool causal) {
+           return one([causal](const auto& in) {
+             return ops::scaled_dot_product_attention(in[0], in[1], in[2], Tensor(), 0.0, causal);
+           });
+         };
+         const auto masked = one([](const auto& in) {
+           return ops::scaled_dot_product_attention(in[0], in[1], in[2], in[3]);
+         });
+         std::vector<uint8_t> keep;
+         for (float x : Tensor::rand({2, 1, 37, 45}, 739).to_vector<float>())
+           keep.push_back(x < 0.7f);
+         for (int j = 0; j < 45; ++j) keep[static_cast<size_t>(5 * 45 + j)] = 0;  // a masked row
+         return std::vector<OpCase>{
+             {"tiles off the edges, head dim 64",
+              {rn({2, 3, 77, 64}, 730), rn({2, 3, 77, 64}, 731), rn({2, 3, 77, 64}, 732)},
+              sdpa(false)},
+             {"causal, L > S, head dim 128",
+              {rn({1, 2, 70, 128}, 733), rn({1, 2, 33, 128}, 734), rn({1, 2, 33, 128}, 735)},
+              sdpa(true)},
+             {"head dim 32, additive mask over every head",
+              {rn({2, 2, 40, 32}, 736), rn({2, 2, 90, 32}, 737), rn({2, 2, 90, 32}, 738),
+               rn({40, 90}, 740)},
+              masked},
+             {"odd head dims, boolean mask with a masked row",
+              {rn({2, 3, 37, 20}, 741), rn({2, 3, 45, 20}, 742), rn({2, 3, 45, 12}, 743),
+               Tensor::from_vector(keep, {2, 1, 37, 45})},
+              masked},
+             {"head split of a packed projection, read in place",
+              {rn({2, 50, 3, 4, 64}, 744)},
+              one([](const auto& in) {
+                const auto head = [&](int i) { return in[0].select(2, i).transpose(1, 2); };
+                return ops::scaled_dot_product_attention(head(0), head(1), head(2), Tensor(), 0.0,
+                                                         true);
+              })},
+         };
+       }},
   };
   return rows;
 }

@@ -10,6 +10,7 @@
 
 #include <vector>
 
+#include "ops/attention_problem.h"
 #include "ops/ops.h"
 #include "ops/pointwise_functors.h"
 
@@ -71,5 +72,11 @@ Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor
                              const Tensor& bn_bias, bool training, double momentum, double eps);
 Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor& weight,
                                   const Tensor& b, double eps);
+
+// ---- attention (ops/cpu/attention.cpp) ----
+// The reference of scaled_dot_product_attention: out (contiguous, described by p.out)
+// written from q/k/v/mask read through p's strides; scores and sums in double.
+void scaled_dot_product_attention(const AttentionProblem& p, const Tensor& q, const Tensor& k,
+                                  const Tensor& v, const Tensor& mask, const Tensor& out);
 
 }  // namespace tt::ops::cpu

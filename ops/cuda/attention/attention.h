@@ -1,0 +1,104 @@
+// The attention family: our float32 flash-attention kernels behind
+// tt::ops::scaled_dot_product_attention (ops/attention_problem.h describes the
+// problem), their config (the tunable knobs), the parameter space per problem and
+// precision mode, and the run-time choice.
+//
+// Three implementations, one online-softmax algorithm (running row max and sum, the
+// output rescaled as the max grows, every key tile read once per query tile; tiles
+// wholly above a causal diagonal are never loaded):
+//   generic  any head dims, any mask, any strides: a warp holds `rows` query rows,
+//            one key per lane of a 32-key tile staged in shared memory, the output
+//            columns spread over the lanes (chunks of 256 columns by grid.z). FMA
+//            units only: the strict path, and the fallback of every mode.
+//   simt     head dims 32/64/128 (E == Ev), unit column stride, 16-byte aligned
+//            rows: the strict flash kernel, FMA only. 256 threads as 16 x 16 hold a
+//            16*rows x 64 tile of scores in registers (4 keys x rows per thread), P
+//            through shared memory into the thread's own rows of O.
+//   mma      head dims 32/64/128 (E == Ev), unit column stride, 16-byte aligned
+//            rows: FlashAttention-2's shape on mma.sync m16n8k8 tf32 (a warp holds 16
+//            query rows, its Q fragments in registers; K/V tiles by cp.async, double
+//            buffered, rows padded by 4 floats so fragment reads are conflict-free;
+//            P reused from the S accumulators through a key permutation, no shuffle).
+//            tf32: one product per MMA. accurate: the 3xTF32 split (hi*hi + hi*lo +
+//            lo*hi) of both products, P split as well. Offered in tf32 and accurate
+//            modes only (strict promises IEEE FMA arithmetic).
+//
+// Kernel name and problem key in the tuning database:
+//   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool,align=16B,precision=P
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "autotune/config.h"
+#include "autotune/space.h"
+#include "core/cuda/device.h"
+#include "core/precision.h"
+#include "core/tensor.h"
+#include "ops/attention_problem.h"
+
+namespace tt::autotune {
+template <class C>
+class Descriptor;  // autotune/descriptor.h
+}  // namespace tt::autotune
+
+namespace tt::ops::cuda {
+
+// The op's CUDA side (called by ops/attention_ops.cpp after its checks).
+void scaled_dot_product_attention(const AttentionProblem& p, const Tensor& q, const Tensor& k,
+                                  const Tensor& v, const Tensor& mask, const Tensor& out);
+
+}  // namespace tt::ops::cuda
+
+namespace tt::ops::cuda::attention {
+
+inline constexpr const char* kKernel = "attention";
+
+enum class Impl : int { kGeneric = 0, kMma = 1, kSimt = 2 };
+
+struct AttnConfig {
+  Impl impl = Impl::kGeneric;
+  int warps = 4;     // warps per block (mma: 16 query rows each)
+  int rows = 4;      // generic: query rows per warp; simt: per thread (16x that per block)
+  int block_n = 64;  // mma: keys per tile
+
+  autotune::Config to_config() const;
+  static AttnConfig from_config(const autotune::Config& c);
+  static const autotune::Descriptor<AttnConfig>& descriptor();
+  bool operator==(const AttnConfig& o) const;
+};
+
+// What the kernels need beyond the problem: raw pointers and the precision mode.
+struct AttnLaunch {
+  const float* q = nullptr;
+  const float* k = nullptr;
+  const float* v = nullptr;
+  const void* mask = nullptr;
+  float* out = nullptr;
+  Precision precision = Precision::strict;
+};
+
+// The tiled kernels' (simt, mma) preconditions on the problem and pointers (head
+// dims, strides, alignment); the device's compute capability is checked by the space.
+bool tiled_eligible(const AttentionProblem& p, const AttnLaunch& a);
+
+// Dynamic shared memory of a config's launch, in bytes.
+int64_t smem_bytes(const AttnConfig& c, const AttentionProblem& p);
+
+std::string problem_key(const AttentionProblem& p, bool aligned, Precision precision);
+autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision precision,
+                           const tt::cuda::DeviceLimits& limits);
+AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, Precision precision);
+AttnConfig choose(const AttentionProblem& p, const AttnLaunch& a, int device);
+
+void launch_generic(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
+                    cudaStream_t stream);
+void launch_simt(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
+                 cudaStream_t stream);
+void launch_mma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
+                cudaStream_t stream);
+
+}  // namespace tt::ops::cuda::attention

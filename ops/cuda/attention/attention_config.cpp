@@ -1,0 +1,171 @@
+// The attention family's configs (attention.h): the descriptor over the compiled
+// tables, the problem key, the space per problem and precision mode, the untuned
+// default and the run-time lookup.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <tuple>
+
+#include "autotune/descriptor.h"
+#include "autotune/problem_key.h"
+#include "autotune/space_cache.h"
+#include "ops/cuda/attention/attention.h"
+#include "ops/cuda/attention/attention_variants.h"
+
+namespace tt::ops::cuda::attention {
+namespace {
+
+using autotune::Config;
+using Rule = autotune::Descriptor<AttnConfig>::Constraint;
+
+std::vector<AttnConfig> compiled_table() {
+  std::vector<AttnConfig> t;
+#define TT_X(W, R) t.push_back({Impl::kGeneric, W, R, AttnConfig{}.block_n});
+  TT_ATTN_GENERIC_VARIANTS(TT_X)
+#undef TT_X
+  // The simt and mma tables of every head dim list the same variants.
+#define TT_X(E, R) \
+  if (E == 64) t.push_back({Impl::kSimt, AttnConfig{}.warps, R, AttnConfig{}.block_n});
+  TT_ATTN_SIMT_VARIANTS(TT_X)
+#undef TT_X
+#define TT_X(E, W, BN) \
+  if (E == 64) t.push_back({Impl::kMma, W, AttnConfig{}.rows, BN});
+  TT_ATTN_MMA_VARIANTS(TT_X)
+#undef TT_X
+  return t;
+}
+
+std::vector<int64_t> distinct(const std::vector<AttnConfig>& t, std::vector<Impl> impls,
+                              int AttnConfig::*m) {
+  std::vector<int64_t> out;
+  for (const AttnConfig& c : t) {
+    if (std::find(impls.begin(), impls.end(), c.impl) != impls.end() &&
+        std::find(out.begin(), out.end(), c.*m) == out.end())
+      out.push_back(c.*m);
+  }
+  return out;
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+}  // namespace
+
+bool AttnConfig::operator==(const AttnConfig& o) const {
+  return std::tie(impl, warps, rows, block_n) == std::tie(o.impl, o.warps, o.rows, o.block_n);
+}
+
+const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
+  static const auto d = [] {
+    const std::vector<AttnConfig> t = compiled_table();
+    return autotune::Descriptor<AttnConfig>("attention")
+        .impl(&AttnConfig::impl,
+              {{"generic", Impl::kGeneric}, {"simt", Impl::kSimt}, {"mma", Impl::kMma}})
+        .field("warps", &AttnConfig::warps,
+               distinct(t, {Impl::kGeneric, Impl::kMma}, &AttnConfig::warps), {"generic", "mma"})
+        .field("rows", &AttnConfig::rows,
+               distinct(t, {Impl::kGeneric, Impl::kSimt}, &AttnConfig::rows), {"generic", "simt"})
+        .field("bn", &AttnConfig::block_n, distinct(t, {Impl::kMma}, &AttnConfig::block_n), {"mma"})
+        .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
+  }();
+  return d;
+}
+
+Config AttnConfig::to_config() const { return descriptor().to_config(*this); }
+AttnConfig AttnConfig::from_config(const Config& c) { return descriptor().from_config(c); }
+
+bool tiled_eligible(const AttentionProblem& p, const AttnLaunch& a) {
+  if (p.E != p.Ev || (p.E != 32 && p.E != 64 && p.E != 128)) return false;
+  for (const AttnStrides* s : {&p.q, &p.k, &p.v, &p.out}) {
+    if (s->col != 1 || s->row % 4 != 0) return false;
+    for (int d = 0; d < p.batch_rank; ++d) {
+      if (s->batch[d] % 4 != 0) return false;
+    }
+  }
+  return aligned16(a.q) && aligned16(a.k) && aligned16(a.v) && aligned16(a.out);
+}
+
+int64_t smem_bytes(const AttnConfig& c, const AttentionProblem& p) {
+  if (c.impl == Impl::kMma) return int64_t{2} * 2 * c.block_n * (p.E + 4) * 4;
+  if (c.impl == Impl::kSimt) {
+    const int64_t bm = 16 * c.rows;
+    return (p.E * bm + 2 * p.E * 64 + 64 * bm) * 4;
+  }
+  const int64_t evc = std::min<int64_t>(p.Ev, 256);
+  return (int64_t{c.warps} * c.rows * p.E + 32 * (p.E + 1) + 32 * evc) * 4;
+}
+
+std::string problem_key(const AttentionProblem& p, bool aligned, Precision precision) {
+  return autotune::ProblemKey()
+      .add("b", p.batch_count())
+      .add("l", p.L)
+      .add("s", p.S)
+      .add("e", p.E)
+      .add("ev", p.Ev)
+      .add("causal", p.causal ? 1 : 0)
+      .add("mask", p.mask_kind == AttnMask::kNone       ? "none"
+                   : p.mask_kind == AttnMask::kAdditive ? "add"
+                                                        : "bool")
+      .add_align_floats(aligned ? 4 : 1)
+      .add_precision(precision)
+      .str();
+}
+
+AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, Precision precision) {
+  const int rows = AttnConfig{}.rows, warps = AttnConfig{}.warps;
+  if (mma_ok && precision != Precision::strict) {
+    // The first H100 sweep of tools/device/attention_harness.cpp (B8 H16 T1024, B2 H16
+    // T4096): 8 warps won at head dim 128 and in accurate full attention, 32-key tiles
+    // in causal accurate and at head dim 128 causal.
+    const bool accurate = precision == Precision::accurate;
+    if (p.E == 128) {
+      if (p.causal) return {Impl::kMma, 4, rows, 32};
+      return {Impl::kMma, 8, rows, accurate ? 32 : 64};
+    }
+    if (accurate) {
+      return p.causal ? AttnConfig{Impl::kMma, 4, rows, 32} : AttnConfig{Impl::kMma, 8, rows, 64};
+    }
+    return {Impl::kMma, 4, rows, 64};
+  }
+  if (tiled_ok) return {Impl::kSimt, warps, 4, AttnConfig{}.block_n};
+  // 8 warps of 4 rows won every generic sweep on the H100 (1.4-1.6x over 4 warps).
+  for (int r : {4, 2, 1}) {
+    const AttnConfig c{Impl::kGeneric, 8, r, AttnConfig{}.block_n};
+    if (smem_bytes(c, p) <= 96 * 1024) return c;
+  }
+  return {Impl::kGeneric, 4, 1, AttnConfig{}.block_n};
+}
+
+autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision precision,
+                           const tt::cuda::DeviceLimits& limits) {
+  std::vector<Rule> rules;
+  if (limits.known) {
+    const int64_t max_smem = limits.max_shared_per_block;
+    rules.push_back({fmt::format("the tiles must fit the device's {} bytes of shared memory "
+                                 "per block",
+                                 max_smem),
+                     [p, max_smem](const AttnConfig& c) { return smem_bytes(c, p) <= max_smem; }});
+  }
+  // strict promises IEEE FMA arithmetic: the tensor-core kernel is offered in tf32 and
+  // accurate modes only; the FMA kernels are offered in every mode.
+  const bool offer_mma =
+      tiled_ok && precision != Precision::strict && (!limits.known || limits.cc_major >= 8);
+  std::vector<std::string> impls = {"generic"};
+  if (tiled_ok) impls.push_back("simt");
+  if (offer_mma) impls.push_back("mma");
+  return AttnConfig::descriptor().space(kKernel, rules,
+                                        default_for(p, tiled_ok, offer_mma, precision), impls);
+}
+
+AttnConfig choose(const AttentionProblem& p, const AttnLaunch& a, int device) {
+  const bool tiled_ok = tiled_eligible(p, a);
+  return AttnConfig::from_config(autotune::choose(
+      device, kKernel, problem_key(p, tiled_ok, a.precision), /*swept_first=*/false,
+      [&](bool constrained) {
+        const tt::cuda::DeviceLimits limits =
+            constrained ? tt::cuda::device_limits(device) : tt::cuda::DeviceLimits{};
+        return space(p, tiled_ok, a.precision, limits);
+      }));
+}
+
+}  // namespace tt::ops::cuda::attention

@@ -1,0 +1,15 @@
+// The mma variants of head dim 128 (attention_variants.h), tf32 and accurate.
+#include "core/cuda/check.h"
+#include "ops/cuda/attention/attention_kernels.cuh"
+#include "ops/cuda/attention/attention_variants.h"
+
+namespace tt::ops::cuda::attention {
+
+bool launch_mma_e128(int warps, int block_n, bool accurate, const KernelArgs& a, dim3 grid,
+                     size_t smem, cudaStream_t stream) {
+  constexpr int E = 128;
+  TT_ATTN_MMA_VARIANTS_E(TT_ATTN_LAUNCH_MMA_CASE, 128)
+  return false;
+}
+
+}  // namespace tt::ops::cuda::attention

@@ -1,0 +1,31 @@
+// The simt variants (attention_variants.h): the strict flash kernel.
+#include "core/cuda/check.h"
+#include "core/error.h"
+#include "ops/cuda/attention/attention.h"
+#include "ops/cuda/attention/attention_kernels.cuh"
+#include "ops/cuda/attention/attention_variants.h"
+
+namespace tt::ops::cuda::attention {
+
+void launch_simt(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
+                 cudaStream_t stream) {
+  const KernelArgs args{p, a.q, a.k, a.v, a.mask, a.out, static_cast<float>(p.scale)};
+  const int64_t bm = 16 * c.rows;
+  const dim3 grid(static_cast<unsigned>((p.L + bm - 1) / bm),
+                  static_cast<unsigned>(p.batch_count()));
+  const size_t smem = static_cast<size_t>(smem_bytes(c, p));
+#define TT_X(E_, R_)                                                                \
+  if (p.E == E_ && c.rows == R_) {                                                  \
+    TT_CUDA_CHECK(cudaFuncSetAttribute(attention_simt_kernel<E_, R_>,               \
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, \
+                                       static_cast<int>(smem)));                    \
+    attention_simt_kernel<E_, R_><<<grid, 256, smem, stream>>>(args);               \
+    TT_CUDA_CHECK_LAUNCH();                                                         \
+    return;                                                                         \
+  }
+  TT_ATTN_SIMT_VARIANTS(TT_X)
+#undef TT_X
+  TT_FAIL("attention: no simt variant for head dim {} with rows={}", p.E, c.rows);
+}
+
+}  // namespace tt::ops::cuda::attention

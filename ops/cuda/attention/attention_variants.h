@@ -1,0 +1,34 @@
+// The compiled variants of the attention family, as X-macro tables: the descriptor's
+// candidates and compiled-table constraint (attention_config.cpp) and the launchers'
+// template instantiations (attention_generic.cu, attention_simt.cu, attention_mma_e*.cu) read the
+// same lists, so a config the space offers always has a kernel.
+#pragma once
+
+// generic: X(WARPS, ROWS)
+#define TT_ATTN_GENERIC_VARIANTS(X) \
+  X(4, 1)                           \
+  X(4, 2)                           \
+  X(4, 4)                           \
+  X(8, 2)                           \
+  X(8, 4)
+
+// simt (strict flash): X(E, ROWS) with ROWS query rows per thread (16 * ROWS per block).
+#define TT_ATTN_SIMT_VARIANTS(X) \
+  X(32, 2)                       \
+  X(32, 4)                       \
+  X(64, 2)                       \
+  X(64, 4)                       \
+  X(128, 2)                      \
+  X(128, 4)
+
+// mma, per head dim: X(E, WARPS, BLOCK_N); each in tf32 and accurate.
+#define TT_ATTN_MMA_VARIANTS_E(X, E) \
+  X(E, 4, 32)                        \
+  X(E, 4, 64)                        \
+  X(E, 8, 32)                        \
+  X(E, 8, 64)
+
+#define TT_ATTN_MMA_VARIANTS(X) \
+  TT_ATTN_MMA_VARIANTS_E(X, 32) \
+  TT_ATTN_MMA_VARIANTS_E(X, 64) \
+  TT_ATTN_MMA_VARIANTS_E(X, 128)

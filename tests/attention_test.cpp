@@ -1,0 +1,383 @@
+// scaled_dot_product_attention and nn::MultiheadAttention (issue 19). The CPU half
+// checks the reference against an independent loop over dense double copies (every
+// mask kind, causal with L != S, broadcast batches, strided head views, a fully
+// masked row) and every misuse's sentence; the GPU half checks the CUDA family per
+// precision mode against float64 at awkward shapes (L, S off the tiles, head dims 32,
+// 64, 128 and an odd one) and skips cleanly without a GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/precision.h"
+#include "models/layers.h"
+#include "ops/ops.h"
+#include "support/test_util.h"
+
+namespace tt::test {
+namespace {
+
+namespace ops = tt::ops;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The independent reference: q [B, L, E], k [B, S, E], v [B, S, Ev] dense, mask
+// [B, L, S] additive (or empty), on doubles; a row of all -inf gives zeros.
+std::vector<double> naive(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+                          bool causal, double scale) {
+  const int64_t B = q.size(0), L = q.size(1), E = q.size(2), S = k.size(1), Ev = v.size(2);
+  const auto Q = q.contiguous().to_vector<double>(), K = k.contiguous().to_vector<double>(),
+             V = v.contiguous().to_vector<double>();
+  const auto M = mask.defined() ? mask.contiguous().to_vector<double>() : std::vector<double>();
+  std::vector<double> out(static_cast<size_t>(B * L * Ev), 0.0);
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t i = 0; i < L; ++i) {
+      std::vector<double> s(static_cast<size_t>(S));
+      double mx = -kInf;
+      for (int64_t j = 0; j < S; ++j) {
+        double d = 0;
+        for (int64_t e = 0; e < E; ++e) d += Q[(b * L + i) * E + e] * K[(b * S + j) * E + e];
+        d *= scale;
+        if (!M.empty()) d += M[(b * L + i) * S + j];
+        if (causal && j > i) d = -kInf;
+        s[j] = d;
+        mx = std::max(mx, d);
+      }
+      if (mx == -kInf) continue;
+      double sum = 0;
+      for (double& x : s) sum += (x = std::exp(x - mx));
+      for (int64_t e = 0; e < Ev; ++e) {
+        double acc = 0;
+        for (int64_t j = 0; j < S; ++j) acc += s[j] * V[(b * S + j) * Ev + e];
+        out[(b * L + i) * Ev + e] = acc / sum;
+      }
+    }
+  }
+  return out;
+}
+
+double rel_err(const std::vector<double>& got, const std::vector<double>& want) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    num += (got[i] - want[i]) * (got[i] - want[i]);
+    den += want[i] * want[i];
+  }
+  return std::sqrt(num / std::max(den, 1e-300));
+}
+
+// [.., L, E] expanded to `batch` then flattened to [B, L, E].
+Tensor flat(const Tensor& t, Shape batch) {
+  batch.push_back(t.size(-2));
+  batch.push_back(t.size(-1));
+  return t.expand(batch).contiguous().reshape({-1, t.size(-2), t.size(-1)});
+}
+
+std::vector<double> expected(const Tensor& q, const Tensor& k, const Tensor& v, const Shape& batch,
+                             const Tensor& mask, bool causal, double scale) {
+  Tensor m;
+  if (mask.defined()) {
+    Shape ms = batch;
+    ms.push_back(q.size(-2));
+    ms.push_back(k.size(-2));
+    m = mask.expand(ms).contiguous().reshape({-1, q.size(-2), k.size(-2)});
+  }
+  return naive(flat(q, batch), flat(k, batch), flat(v, batch), m, causal, scale);
+}
+
+// A boolean mask as the additive mask the reference reads.
+Tensor as_additive(const Tensor& b) {
+  return ops::where(b, Tensor::zeros({1}), Tensor::full({1}, -kInf));
+}
+
+Tensor bool_mask(const Shape& s, uint64_t seed, double p_attend) {
+  std::vector<uint8_t> m;
+  for (float x : Tensor::rand(s, seed).to_vector<float>()) m.push_back(x < p_attend);
+  return Tensor::from_vector(m, s);
+}
+
+TEST(Attention, MatchesTheLoopOnPlainShapes) {
+  const Tensor q = Tensor::randn({2, 3, 5, 8}, 1), k = Tensor::randn({2, 3, 7, 8}, 2),
+               v = Tensor::randn({2, 3, 7, 6}, 3);
+  const Tensor out = ops::scaled_dot_product_attention(q, k, v);
+  EXPECT_EQ(out.sizes(), (Shape{2, 3, 5, 6}));
+  EXPECT_LT(rel_err(out.to_vector<double>(),
+                    expected(q, k, v, {2, 3}, Tensor(), false, 1.0 / std::sqrt(8.0))),
+            1e-6);
+}
+
+TEST(Attention, CausalIsTopLeftAlignedWhenLAndSDiffer) {
+  for (auto [L, S] : {std::pair<int64_t, int64_t>{5, 9}, {9, 5}, {6, 6}}) {
+    const Tensor q = Tensor::randn({2, L, 4}, 10), k = Tensor::randn({2, S, 4}, 11),
+                 v = Tensor::randn({2, S, 3}, 12);
+    const Tensor out = ops::scaled_dot_product_attention(q, k, v, Tensor(), 0.0, true);
+    EXPECT_LT(rel_err(out.to_vector<double>(), expected(q, k, v, {2}, Tensor(), true, 0.5)), 1e-6)
+        << "L " << L << " S " << S;
+  }
+}
+
+TEST(Attention, AdditiveAndBooleanMasksBroadcast) {
+  const Tensor q = Tensor::randn({2, 3, 5, 4}, 20), k = Tensor::randn({2, 3, 7, 4}, 21),
+               v = Tensor::randn({2, 3, 7, 4}, 22);
+  const Tensor add = Tensor::randn({5, 7}, 23);  // [L, S] over every batch
+  EXPECT_LT(rel_err(ops::scaled_dot_product_attention(q, k, v, add).to_vector<double>(),
+                    expected(q, k, v, {2, 3}, add, false, 0.5)),
+            1e-6);
+  const Tensor b = bool_mask({2, 1, 1, 7}, 24, 0.6);  // key padding per batch
+  EXPECT_LT(rel_err(ops::scaled_dot_product_attention(q, k, v, b).to_vector<double>(),
+                    expected(q, k, v, {2, 3}, as_additive(b), false, 0.5)),
+            1e-6);
+}
+
+TEST(Attention, FullyMaskedRowGivesZerosAsPyTorch) {
+  const Tensor q = Tensor::randn({1, 4, 8}, 30), k = Tensor::randn({1, 6, 8}, 31),
+               v = Tensor::randn({1, 6, 8}, 32);
+  std::vector<uint8_t> m(24, 1);
+  for (int j = 0; j < 6; ++j) m[6 + j] = 0;  // row 1 attends nothing
+  const Tensor b = Tensor::from_vector(m, {4, 6});
+  const Tensor add = as_additive(b);
+  for (const Tensor& mask : {b, add}) {
+    const std::vector<double> out =
+        ops::scaled_dot_product_attention(q, k, v, mask).to_vector<double>();
+    for (int e = 0; e < 8; ++e) EXPECT_EQ(out[8 + e], 0.0) << "element " << e;
+    EXPECT_LT(rel_err(out, expected(q, k, v, {1}, add, false, 1.0 / std::sqrt(8.0))), 1e-6);
+  }
+}
+
+TEST(Attention, StridedHeadViewsAndBroadcastBatchesReadInPlace) {
+  // The head split of a [B, T, 3, H, E] projection.
+  const Tensor qkv = Tensor::randn({2, 9, 3, 4, 8}, 40);
+  const Tensor q = qkv.select(2, 0).transpose(1, 2), k = qkv.select(2, 1).transpose(1, 2),
+               v = qkv.select(2, 2).transpose(1, 2);
+  EXPECT_FALSE(q.is_contiguous());
+  EXPECT_LT(
+      rel_err(ops::scaled_dot_product_attention(q, k, v, Tensor(), 0, true).to_vector<double>(),
+              expected(q, k, v, {2, 4}, Tensor(), true, 1.0 / std::sqrt(8.0))),
+      1e-6);
+  // Keys and values shared by every head and batch (multi-query), a custom scale, E != Ev.
+  const Tensor q2 = Tensor::randn({3, 2, 5, 6}, 41), k2 = Tensor::randn({7, 6}, 42),
+               v2 = Tensor::randn({1, 1, 7, 3}, 43);
+  EXPECT_LT(rel_err(ops::scaled_dot_product_attention(q2, k2, v2, Tensor(), 0, false, 0.3)
+                        .to_vector<double>(),
+                    expected(q2, k2, v2, {3, 2}, Tensor(), false, 0.3)),
+            1e-6);
+  // Five batch dims, none mergeable (every second one transposed): dense copies.
+  const Tensor q3 = Tensor::randn({2, 3, 2, 3, 2, 4, 5}, 44).transpose(0, 1).transpose(2, 3);
+  const Tensor k3 = Tensor::randn({3, 2, 3, 2, 2, 6, 5}, 45),
+               v3 = Tensor::randn({3, 2, 3, 2, 2, 6, 5}, 46);
+  const Shape batch = {3, 2, 3, 2, 2};
+  EXPECT_LT(rel_err(ops::scaled_dot_product_attention(q3, k3, v3).to_vector<double>(),
+                    expected(q3, k3, v3, batch, Tensor(), false, 1.0 / std::sqrt(5.0))),
+            1e-6);
+}
+
+TEST(Attention, Float64ScopeComputesInDouble) {
+  ops::Float64Scope scope;
+  const Tensor q = Tensor::randn({3, 5, 4}, 50).to(DType::F64),
+               k = Tensor::randn({3, 6, 4}, 51).to(DType::F64),
+               v = Tensor::randn({3, 6, 2}, 52).to(DType::F64);
+  const Tensor out = ops::scaled_dot_product_attention(q, k, v, Tensor(), 0, true);
+  EXPECT_EQ(out.dtype(), DType::F64);
+  EXPECT_LT(rel_err(out.to_vector<double>(), expected(q, k, v, {3}, Tensor(), true, 0.5)), 1e-14);
+}
+
+TEST(Attention, ErrorsNameTheMistake) {
+  const Tensor q = Tensor::randn({2, 5, 8}, 60), k = Tensor::randn({2, 7, 8}, 61),
+               v = Tensor::randn({2, 7, 4}, 62);
+  const auto sdpa = [](auto&&... a) {
+    return error_of([&] { ops::scaled_dot_product_attention(a...); });
+  };
+  EXPECT_EQ(sdpa(q, k, v, Tensor(), 0.1),
+            "scaled_dot_product_attention: dropout_p is 0.1 but tensortune runs forward inference "
+            "only, without dropout; pass dropout_p = 0");
+  EXPECT_EQ(sdpa(q, k, v, Tensor::zeros({5, 7}), 0.0, true),
+            "scaled_dot_product_attention: attn_mask was given together with is_causal = true; "
+            "pass one of them (fold the causal mask into attn_mask to combine them)");
+  EXPECT_EQ(sdpa(q, Tensor::randn({2, 7, 6}, 63), v),
+            "scaled_dot_product_attention: key has head dim 6 but query has 8 (key shape [2, 7, "
+            "6], query shape [2, 5, 8]); q k^T needs equal head dims");
+  EXPECT_EQ(sdpa(q, k, Tensor::randn({2, 6, 4}, 64)),
+            "scaled_dot_product_attention: value has 6 positions but key has 7 (value shape [2, "
+            "6, 4], key shape [2, 7, 8]); each key needs its value");
+  EXPECT_EQ(sdpa(q, Tensor::randn({3, 7, 8}, 65), Tensor::randn({3, 7, 4}, 66)),
+            "scaled_dot_product_attention: the batch dims of query [2, 5, 8], key [3, 7, 8] and "
+            "value [3, 7, 4] do not broadcast together");
+  EXPECT_EQ(sdpa(q, k, v, Tensor::zeros({5, 6})),
+            "scaled_dot_product_attention: attn_mask of shape [5, 6] does not broadcast to the "
+            "scores' shape [2, 5, 7]");
+  EXPECT_EQ(sdpa(q, k, v, Tensor::zeros({5, 7}, DType::I64)),
+            "scaled_dot_product_attention: attn_mask has dtype int64 but it must be boolean "
+            "(uint8, nonzero = attend) or an additive mask of the query's dtype float32");
+  EXPECT_EQ(sdpa(Tensor::randn({8}, 67), k, v),
+            "scaled_dot_product_attention: query, key and value must have at least 2 dims ([..., "
+            "L, E], [..., S, E], [..., S, Ev]) but have shapes [8], [2, 7, 8] and [2, 7, 4]");
+  EXPECT_EQ(sdpa(q, k, v, Tensor(), 0.0, false, std::optional<double>(kInf)),
+            "scaled_dot_product_attention: scale is inf but must be finite");
+  EXPECT_EQ(sdpa(Tensor(), k, v),
+            "scaled_dot_product_attention: query is undefined; expected a float32 tensor");
+}
+
+TEST(Attention, EmptyKeysGiveZerosAndEmptyQueriesAnEmptyResult) {
+  const Tensor out = ops::scaled_dot_product_attention(
+      Tensor::randn({2, 3, 4}, 70), Tensor::zeros({2, 0, 4}), Tensor::zeros({2, 0, 5}));
+  EXPECT_EQ(out.sizes(), (Shape{2, 3, 5}));
+  for (double x : out.to_vector<double>()) EXPECT_EQ(x, 0.0);
+  EXPECT_EQ(
+      ops::scaled_dot_product_attention(Tensor::zeros({2, 0, 4}), Tensor::randn({2, 3, 4}, 71),
+                                        Tensor::randn({2, 3, 5}, 72))
+          .sizes(),
+      (Shape{2, 0, 5}));
+}
+
+// ---- nn::MultiheadAttention ----
+
+// The layer written out with plain ops: projections, heads, softmax(q k^T / sqrt(D)) v.
+Tensor mha_by_hand(const nn::MultiheadAttention& m, const Tensor& q, const Tensor& k,
+                   const Tensor& v, const Tensor& add_mask /* [N or 1, H or 1, L, S] */) {
+  const int64_t E = m.embed_dim, H = m.num_heads, D = m.head_dim;
+  const auto proj = [&](const Tensor& x, int64_t i) {  // x [N, T, E] -> [N, H, T, D]
+    const Tensor w = m.in_proj_weight.narrow(0, i * E, E), b = m.in_proj_bias.narrow(0, i * E, E);
+    return ops::linear(x, w, b).reshape({x.size(0), x.size(1), H, D}).transpose(1, 2);
+  };
+  Tensor s = ops::matmul(proj(q, 0), proj(k, 1).transpose(2, 3)) * (1.0 / std::sqrt(double(D)));
+  if (add_mask.defined()) s = ops::add(s, add_mask);
+  const Tensor o = ops::matmul(ops::softmax(s, -1), proj(v, 2));
+  return ops::linear(o.transpose(1, 2).reshape({q.size(0), q.size(1), E}), m.out_proj->weight,
+                     m.out_proj->bias);
+}
+
+TEST(MultiheadAttention, ParametersAreNamedAndInitialisedAsPyTorch) {
+  nn::MultiheadAttention m(16, 4, true, false, 3);
+  std::vector<std::string> names;
+  for (const auto& [name, t] : m.named_parameters()) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"in_proj_weight", "in_proj_bias", "out_proj.weight",
+                                             "out_proj.bias"}));
+  EXPECT_EQ(m.in_proj_weight.sizes(), (Shape{48, 16}));
+  const double xavier = std::sqrt(6.0 / 64.0);
+  const auto w = m.in_proj_weight.to_vector<double>();
+  EXPECT_LE(*std::max_element(w.begin(), w.end()), xavier);
+  EXPECT_GT(*std::max_element(w.begin(), w.end()), 0.9 * xavier);
+  for (double b : m.in_proj_bias.to_vector<double>()) EXPECT_EQ(b, 0.0);
+  for (double b : m.out_proj->bias.to_vector<double>()) EXPECT_EQ(b, 0.0);
+  const auto o = m.out_proj->weight.to_vector<double>();
+  EXPECT_LE(*std::max_element(o.begin(), o.end()), 0.25);
+}
+
+TEST(MultiheadAttention, MatchesTheCompositionWithMasks) {
+  nn::MultiheadAttention m(16, 4, true, /*batch_first=*/true, 5);
+  m.in_proj_bias.copy_(Tensor::randn({48}, 80));  // a nonzero bias exercises its split
+  const Tensor x = Tensor::randn({2, 6, 16}, 81), y = Tensor::randn({2, 9, 16}, 82);
+  // Self-attention (one packed GEMM, heads read in place) against the composition.
+  EXPECT_LT(rel_l2(m.forward({x})[0], mha_by_hand(m, x, x, x, Tensor())), 1e-5);
+  // Cross-attention with a key padding mask (nonzero = ignore) and an additive attn_mask.
+  std::vector<uint8_t> pad(18, 0);
+  pad[8] = pad[9 + 3] = 1;
+  const Tensor kpm = Tensor::from_vector(pad, {2, 9});
+  const Tensor am = Tensor::randn({6, 9}, 83);
+  const Tensor want_mask = ops::add(
+      am, ops::where(kpm, Tensor::full({1}, -kInf), Tensor::zeros({1})).reshape({2, 1, 1, 9}));
+  EXPECT_LT(rel_l2(m(x, y, y, kpm, am), mha_by_hand(m, x, y, y, want_mask)), 1e-5);
+  // Sequence-first layout gives the same numbers, transposed.
+  nn::MultiheadAttention s(16, 4, true, /*batch_first=*/false, 5);
+  s.load_state_dict(m.state_dict(), true);
+  EXPECT_LT(rel_l2(s.forward({x.transpose(0, 1)})[0].transpose(0, 1), m.forward({x})[0]), 1e-6);
+}
+
+TEST(MultiheadAttention, ErrorsNameTheMistake) {
+  EXPECT_EQ(error_of([] { nn::MultiheadAttention(10, 4); }),
+            "MultiheadAttention: embed_dim 10 must be divisible by num_heads 4");
+  nn::MultiheadAttention m(8, 2);
+  EXPECT_EQ(error_of([&] {
+              m.forward({Tensor::randn({3, 2, 6}, 90)});
+            }),
+            "MultiheadAttention: query, key and value need embed_dim 8 features but one has "
+            "shape [3, 2, 6]");
+}
+
+// ---- the CUDA family, per precision mode, against float64 ----
+
+struct GpuCase {
+  int64_t B, H, L, S, E;
+  bool causal;
+  int mask;  // 0 none, 1 additive [L, S], 2 boolean [B, 1, L, S] with a fully masked row
+};
+
+TEST(AttentionCuda, EveryModeWithinItsBoundAtAwkwardShapes) {
+  TT_REQUIRE_CUDA();
+  const Device gpu = Device::cuda(0);
+  const std::vector<GpuCase> cases = {
+      {2, 3, 77, 77, 64, false, 0},   {1, 2, 130, 67, 64, true, 0},
+      {1, 2, 67, 130, 64, true, 0},   {2, 2, 100, 200, 32, false, 1},
+      {1, 3, 129, 129, 128, true, 0}, {2, 1, 65, 191, 128, false, 2},
+      {1, 2, 45, 70, 40, false, 1},   {1, 1, 1, 1, 64, false, 0},
+      {2, 4, 256, 256, 64, true, 0},
+  };
+  for (Precision prec : {Precision::strict, Precision::tf32, Precision::accurate}) {
+    // strict: float32's level. accurate: the 3xTF32 split reached 1.3e-6 at head dim
+    // 128 with a boolean mask on an H100 (PyTorch's float32 SDPA: 6-7e-7 at the
+    // issue's shapes), so its bound is 2e-6 until the split accumulates S's small terms
+    // apart. tf32: 10-bit operands, 4e-4 measured.
+    const double bound = prec == Precision::tf32 ? 2e-3 : prec == Precision::accurate ? 2e-6 : 1e-6;
+    uint64_t seed = 100;
+    for (const GpuCase& c : cases) {
+      const Tensor q = Tensor::randn({c.B, c.H, c.L, c.E}, seed++),
+                   k = Tensor::randn({c.B, c.H, c.S, c.E}, seed++),
+                   v = Tensor::randn({c.B, c.H, c.S, c.E}, seed++);
+      Tensor mask;
+      if (c.mask == 1) mask = Tensor::randn({c.L, c.S}, seed++);
+      if (c.mask == 2) {
+        std::vector<uint8_t> bytes;
+        for (float x : Tensor::rand({c.B, 1, c.L, c.S}, seed++).to_vector<float>())
+          bytes.push_back(x < 0.7f);
+        for (int64_t j = 0; j < c.S; ++j) bytes[static_cast<size_t>(3 * c.S + j)] = 0;
+        mask = Tensor::from_vector(bytes, {c.B, 1, c.L, c.S});
+      }
+      Tensor want;
+      {
+        ops::Float64Scope scope;
+        want = ops::scaled_dot_product_attention(
+            q.to(DType::F64), k.to(DType::F64), v.to(DType::F64),
+            mask.defined() && mask.dtype() == DType::F32 ? mask.to(DType::F64) : mask, 0.0,
+            c.causal);
+      }
+      PrecisionGuard guard(prec);
+      const Tensor got =
+          ops::scaled_dot_product_attention(q.to(gpu), k.to(gpu), v.to(gpu),
+                                            mask.defined() ? mask.to(gpu) : Tensor(), 0.0, c.causal)
+              .cpu();
+      const std::string what = std::string(precision_name(prec)) + " B" + std::to_string(c.B) +
+                               " H" + std::to_string(c.H) + " L" + std::to_string(c.L) + " S" +
+                               std::to_string(c.S) + " E" + std::to_string(c.E) +
+                               (c.causal ? " causal" : "") + " mask " + std::to_string(c.mask);
+      const auto g = got.to_vector<double>(), w = want.to_vector<double>();
+      for (double x : g) ASSERT_TRUE(std::isfinite(x)) << what;
+      EXPECT_LE(rel_err(g, w), bound) << what;
+      if (c.mask == 2) {
+        for (int64_t e = 0; e < c.E; ++e)
+          EXPECT_EQ(g[static_cast<size_t>(3 * c.E + e)], 0.0) << what;
+      }
+    }
+  }
+}
+
+TEST(AttentionCuda, StridedHeadsAndMultiheadAttentionMatchTheCpu) {
+  TT_REQUIRE_CUDA();
+  const Device gpu = Device::cuda(0);
+  const Tensor qkv = Tensor::randn({2, 70, 3, 4, 64}, 200);
+  const auto heads = [](const Tensor& t, int i) { return t.select(2, i).transpose(1, 2); };
+  const Tensor want = ops::scaled_dot_product_attention(heads(qkv, 0), heads(qkv, 1), heads(qkv, 2),
+                                                        Tensor(), 0, true);
+  const Tensor g = qkv.to(gpu);
+  EXPECT_LE(rel_l2(ops::scaled_dot_product_attention(heads(g, 0), heads(g, 1), heads(g, 2),
+                                                     Tensor(), 0, true)
+                       .cpu(),
+                   want),
+            1e-6);
+  nn::MultiheadAttention m(64, 4, true, true, 7);
+  const Tensor x = Tensor::randn({3, 33, 64}, 201);
+  const Tensor cpu = m.forward({x})[0];
+  m.to(gpu);
+  EXPECT_LE(rel_l2(m.forward({x.to(gpu)})[0].cpu(), cpu), 1e-5);
+}
+
+}  // namespace
+}  // namespace tt::test

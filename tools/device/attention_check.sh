@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Issue 19 on a GPU machine, in one call: builds only the attention targets (sm_90a,
+# Ninja, -j16), runs the attention tests and the op table's attention row, the
+# compute-sanitizer memcheck/racecheck/synccheck over the GPU attention tests, then
+# times ours per precision (tools/device/attention_harness.cpp) against PyTorch's
+# float32 SDPA and the plain composition (tools/device/bench_attention.py) at the
+# issue's shapes. Logs go to $OUT (default ./attention-out); the table comes last.
+# Usage: tools/device/attention_check.sh [--quick]   (--quick: two shapes, few reps)
+# SANITIZE_TOOLS (default "memcheck racecheck synccheck"; empty: none) and
+# SANITIZE_LIMIT (seconds per tool, default 120) narrow the sanitizer stage.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/attention-out}
+mkdir -p "$OUT"
+build=${TT_BUILD_DIR:-build-attn}
+quick=${1:-}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
+t0=$SECONDS
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTT_CUDA_ARCHITECTURES=90a \
+  -DTT_BUILD_TESTS=ON -DTT_BUILD_BENCHMARKS=OFF >"$OUT/configure.log" 2>&1 ||
+  { tail -30 "$OUT/configure.log"; exit 1; }
+cmake --build "$build" -j 16 --target attention_test op_table_test attention_harness \
+  >"$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -40; exit 1; }
+echo "build: $((SECONDS - t0)) s"
+
+status=()
+run() {  # run NAME LOG CMD...
+  local name=$1 log=$2
+  shift 2
+  local t=$SECONDS
+  "$@" >"$OUT/$log" 2>&1
+  local rc=$?
+  status+=("$(printf '%-26s rc=%-3s %4ss' "$name" "$rc" $((SECONDS - t)))")
+  return $rc
+}
+run attention_test attention_test.log "$build/tests/attention_test" ||
+  grep -E "Failure|Expected|Which is|actual|FAILED|error" "$OUT/attention_test.log" | head -40
+run op_table.attention op_table.log "$build/tests/op_table_test" \
+  --gtest_filter='*scaled_dot_product_attention*' ||
+  grep -E "Failure|FAILED|rel_l2|Which" "$OUT/op_table.log" | head -20
+# The sanitizers over the GPU attention tests (their shapes are small: every tile
+# edge, mask kind and mode), with a time limit each.
+for tool in ${SANITIZE_TOOLS-memcheck racecheck synccheck}; do
+  run "sanitize.$tool" "sanitize_$tool.log" timeout "${SANITIZE_LIMIT:-120}" compute-sanitizer --tool "$tool" \
+    --error-exitcode 9 "$build/tests/attention_test" --gtest_filter='AttentionCuda.*'
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|hazard" "$OUT/sanitize_$tool.log" | head -5
+done
+run harness harness.log "$build/tools/attention_harness" $quick
+run pytorch pytorch.log python3 tools/device/bench_attention.py $quick
+grep -h "^GPU" "$OUT/harness.log" "$OUT/pytorch.log"
+printf '%s\n' "${status[@]}"
+echo "==== configs (ms) ===="
+grep -h "^CONFIG" "$OUT/harness.log" | cut -d, -f2- |
+  awk -F, '{printf "%-9s %-26s %-30s %s\n", $1, $2, $3, $4}' | head -80
+echo "==== table: shape | impl | ms | TFLOP/s | rel L2 vs float64 | config ===="
+grep -h "^RESULT" "$OUT/harness.log" "$OUT/pytorch.log" | cut -d, -f2- | sort -s -t, -k1,1 |
+  awk -F, '{printf "%-26s %-20s %9s %7s %9s  %s\n", $1, $2, $3, $4, $5, $6}'

@@ -1,0 +1,72 @@
+"""PyTorch's side of the attention comparison (issue 19; tools/device/attention_check.sh).
+
+At the same shapes as tools/device/attention_harness.cpp: PyTorch's float32
+scaled_dot_product_attention (its default backend choice: the memory-efficient
+kernel on sm_90), and the plain composition softmax(q k^T * s) v in float32 and with
+TF32 matmuls. Each launch follows a 256 MB L2 flush, CUDA events around it, the median
+of the repetitions; TFLOP/s counts 4 B H L S E (halved for causal); the error is the
+relative L2 against float64 on the same inputs (computed on the GPU).
+Rows: RESULT,<shape>,<impl>,<ms>,<tflops>,<rel_err>,
+"""
+import sys
+
+import torch
+import torch.nn.functional as F
+
+quick = "--quick" in sys.argv
+reps = 5 if quick else 20
+shapes = [(8, 16, 1024, 64, False), (8, 16, 1024, 64, True), (2, 16, 4096, 64, False),
+          (2, 16, 4096, 64, True), (8, 16, 1024, 128, False), (8, 16, 1024, 128, True)]
+if quick:
+    shapes = shapes[:2]
+flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+
+
+def median_ms(fn):
+    fn()
+    torch.cuda.synchronize()
+    times = []
+    for i in range(reps):
+        flush.fill_(i & 0xFF)
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def plain(q, k, v, causal):
+    s = (q @ k.transpose(-2, -1)) * (q.shape[-1] ** -0.5)
+    if causal:
+        L, S = s.shape[-2:]
+        s = s.masked_fill(torch.ones(L, S, dtype=torch.bool, device=s.device).triu(1), float("-inf"))
+    return torch.softmax(s, -1) @ v
+
+
+def rel(a, b):
+    return ((a.double() - b).norm() / b.norm()).item()
+
+
+print("GPU", torch.cuda.get_device_name(0), "torch", torch.__version__)
+torch.manual_seed(0)
+for B, H, T, E, causal in shapes:
+    name = f"B{B} H{H} T{T} E{E}" + (" causal" if causal else "")
+    flops = 4.0 * B * H * T * T * E * (0.5 if causal else 1.0)
+    q, k, v = (torch.randn(B, H, T, E, device="cuda") for _ in range(3))
+    ref = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=causal)
+    runs = {
+        "torch-sdpa-fp32": lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
+        "plain-fp32": lambda: plain(q, k, v, causal),
+        "plain-tf32": lambda: plain(q, k, v, causal),
+    }
+    for impl, fn in runs.items():
+        torch.backends.cuda.matmul.allow_tf32 = impl == "plain-tf32"
+        ms = median_ms(fn)
+        err = rel(fn(), ref)
+        print(f"RESULT,{name},{impl},{ms:.4f},{flops / ms / 1e9:.1f},{err:.2e},", flush=True)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    del ref
+    torch.cuda.empty_cache()
