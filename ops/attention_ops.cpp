@@ -9,6 +9,7 @@
 #include "ops/cpu/cpu_ops.h"
 #include "ops/front_end.h"
 #include "ops/ops.h"
+#include "ops/record.h"
 #if TT_CUDA
 #include "ops/cuda/attention/attention.h"
 #endif
@@ -80,6 +81,7 @@ bool describe(const Shape& batch, std::vector<Operand> operands, AttentionProble
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const Tensor& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale) {
+  const RecordScope record(OpKind::kScaledDotProductAttention);
   const Device device =
       required_on_one_device(kOp, {{"query", query}, {"key", key}, {"value", value}});
   if (attn_mask.defined()) {
@@ -177,9 +179,14 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     TT_CHECK(describe(batch, operands(), p), "{}: internal error: dense operands did not merge",
              kOp);
   }
-  if (out.numel() == 0) return out;
-  TT_DISPATCH(kOp, device, (cpu::scaled_dot_product_attention(p, q, k, v, m, out), out),
-              (cuda::scaled_dot_product_attention(p, q, k, v, m, out), out));
+  // Recorded with ints {is_causal, scale given} and reals {dropout_p, scale}.
+  const capture::Attrs attrs{
+      {is_causal ? 1 : 0, scale ? 1 : 0}, {dropout_p, scale.value_or(0.0)}, {}};
+  if (out.numel() == 0) return record.done(out, {query, key, value, attn_mask}, attrs);
+  return record.done(
+      TT_RUN(kOp, device, (cpu::scaled_dot_product_attention(p, q, k, v, m, out), out),
+             (cuda::scaled_dot_product_attention(p, q, k, v, m, out), out)),
+      {query, key, value, attn_mask}, attrs);
 }
 
 }  // namespace tt::ops

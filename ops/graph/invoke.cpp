@@ -85,7 +85,9 @@ std::vector<Tensor> invoke(const Node& n, const std::vector<Tensor>& in) {
     case OpKind::kGemmInstanceNormAddMul:
       return {ops::gemm_instance_norm_add_mul(in[0], in[1], in[2], in[3], r.at(0))};
     case OpKind::kScaledDotProductAttention:
-      break;
+      return {ops::scaled_dot_product_attention(
+          in[0], in[1], in[2], in[3], r.at(0), i.at(0) != 0,
+          i.at(1) ? std::optional<double>(r.at(1)) : std::nullopt)};
   }
   TT_FAIL("compile: cannot replay op '{}'", node_op_name(n));
 }

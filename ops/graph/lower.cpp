@@ -9,6 +9,7 @@
 #include "ops/cuda/cuda_ops.h"
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/pointwise/chain.h"
+#include "ops/ops.h"
 #include "ops/pointwise_functors.h"
 #endif
 
@@ -325,6 +326,29 @@ std::vector<Step> lower_gemm(const Graph& g, const Group& grp, std::string& why)
   return {s};
 }
 
+// matmul(q, kt) [* c or / c] -> softmax -> matmul(., v) as one
+// scaled_dot_product_attention(q, kt^T, v, scale): the [.., L, S] scores never exist.
+std::vector<Step> lower_attention(const Graph& g, const Group& grp) {
+  const Node& first = g.nodes[grp.nodes.front()];
+  const Node& last = g.nodes[grp.nodes.back()];
+  double scale = 1.0;
+  if (grp.nodes.size() == 4) {
+    const Node& s = g.nodes[grp.nodes[1]];
+    const double c = g.values[s.inputs[1]].tensor.item();
+    scale = static_cast<BinaryOp>(s.sub) == BinaryOp::Div ? 1.0 / c : c;
+  }
+  Step s;
+  s.kind = Step::Kind::kFused;
+  s.reads = {first.inputs[0], first.inputs[1], last.inputs[1]};
+  s.writes = {grp.output};
+  s.run = [scale](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{ops::scaled_dot_product_attention(
+        in[0], in[1].transpose(-2, -1), in[2], Tensor(), 0.0, false, scale)};
+  };
+  s.description = fmt::format("scaled_dot_product_attention (scale {:g})", scale);
+  return {s};
+}
+
 }  // namespace
 
 std::vector<Step> lower_group(const Graph& g, const Group& group, std::string& why) {
@@ -334,8 +358,7 @@ std::vector<Step> lower_group(const Graph& g, const Group& group, std::string& w
     case Group::Kind::kGemmEpilogue:
       return lower_gemm(g, group, why);
     case Group::Kind::kAttention:
-      why = "scaled_dot_product_attention is not in this build";
-      return {};
+      return lower_attention(g, group);
   }
   return {};
 }
