@@ -411,6 +411,12 @@ TEST(Compile, TransformerBlockOnCudaMatchesTheCpuReference) {
     }
     const std::string report = compiled->explain();
     EXPECT_NE(report.find("gemm+epilogue: linear -> gelu"), std::string::npos) << report;
+    // The residual adds after proj and fc2 are cuBLASLt's C matrix in strict and tf32.
+    EXPECT_NE(report.find("[add_column,add_residual] on impl=cublaslt"), std::string::npos)
+        << report;
+    EXPECT_NE(report.find("kernel: scaled_dot_product_attention (scale 0.353553)"),
+              std::string::npos)
+        << report;
     EXPECT_NE(report.find(mode == Precision::strict ? "[add_column] on impl=cublaslt,algo=0, "
                                                       "then chain [gelu]"
                                                     : "[add_column,gelu] on impl=tc"),

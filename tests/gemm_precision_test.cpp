@@ -332,8 +332,12 @@ TEST(GemmPrecisionQueries, EpilogueSupportAndColumnStatRowsForEveryImpl) {
   const g::GemmProblem p{1024, 4096, 1024, 4};
   const float fake = 0.f;
   float part = 0.f;
-  g::Epilogue bias_relu, swish, affine, stats, group_norm, per_row;
+  g::Epilogue bias_relu, swish, affine, stats, group_norm, per_row, residual, relu_residual,
+      strided_residual;
   bias_relu.add_column(&fake).relu();
+  residual.add_column(&fake).add_residual(&fake, p.n);              // cuBLASLt's C, beta = 1
+  relu_residual.add_column(&fake).relu().add_residual(&fake, p.n);  // C would precede the relu
+  strided_residual.add_column(&fake).add_residual(&fake, p.n + 4);  // C's rows are n apart
   swish.add_column(&fake).silu();
   affine.add_column(&fake).column_affine(&fake, p.n);
   stats.add_column(&fake).column_stats(&part, &part);
@@ -342,6 +346,9 @@ TEST(GemmPrecisionQueries, EpilogueSupportAndColumnStatRowsForEveryImpl) {
   const g::GemmConfig own = g::own_variants().front();
   for (const g::GemmConfig& lt : {g::GemmConfig::cublaslt(0), g::GemmConfig::cublaslt_tf32(0)}) {
     EXPECT_TRUE(g::epilogue_supported(lt, p, bias_relu));
+    EXPECT_TRUE(g::epilogue_supported(lt, p, residual));
+    EXPECT_FALSE(g::epilogue_supported(lt, p, relu_residual));
+    EXPECT_FALSE(g::epilogue_supported(lt, p, strided_residual));
     EXPECT_FALSE(g::epilogue_supported(lt, p, swish));
     EXPECT_FALSE(g::epilogue_supported(lt, p, stats));
     EXPECT_EQ(g::column_stat_rows(lt), 0);

@@ -134,13 +134,14 @@ std::vector<LtAlgorithm> heuristic_algorithms(const LtProblem& p, int max_n) {
 }
 
 void cublaslt_gemm_on(const LtProblem& problem, const float* x, const float* w, const float* bias,
-                      float* c, int algo_index, cudaStream_t stream) {
+                      float* c, int algo_index, cudaStream_t stream, const float* residual) {
   if (problem.m == 0 || problem.n == 0) return;
   const bool has_bias = problem.epilogue != LtEpilogue::kDefault;
   TT_CHECK(!has_bias || bias != nullptr, "cublaslt_gemm: the bias epilogue needs a bias vector");
   LtProblem p = problem;
   for (const void* ptr :
-       {static_cast<const void*>(x), static_cast<const void*>(w), static_cast<const void*>(c)}) {
+       {static_cast<const void*>(x), static_cast<const void*>(w), static_cast<const void*>(c),
+        static_cast<const void*>(residual ? residual : c)}) {
     p.align_bytes = std::min(p.align_bytes, align_of(ptr));
   }
   DeviceState& st = state(p.device);
@@ -157,16 +158,16 @@ void cublaslt_gemm_on(const LtProblem& problem, const float* x, const float* w, 
   void*& workspace = st.workspaces[stream];
   // A plain cudaMalloc, not the caching allocator: it lives as long as the process.
   if (workspace == nullptr) TT_CUDA_CHECK(cudaMalloc(&workspace, kLtWorkspaceBytes));
-  const float alpha = 1.f, beta = 0.f;
+  const float alpha = 1.f, beta = residual ? 1.f : 0.f;
   const cublasLtMatmulHeuristicResult_t& algo = plan.algos[algo_index];
-  TT_CUBLAS_CHECK(cublasLtMatmul(st.handle, plan.desc, &alpha, w, plan.a, x, plan.b, &beta, c,
-                                 plan.c, c, plan.c, &algo.algo, workspace, kLtWorkspaceBytes,
-                                 stream));
+  TT_CUBLAS_CHECK(cublasLtMatmul(st.handle, plan.desc, &alpha, w, plan.a, x, plan.b, &beta,
+                                 residual ? residual : c, plan.c, c, plan.c, &algo.algo, workspace,
+                                 kLtWorkspaceBytes, stream));
 }
 
 void cublaslt_gemm(const LtProblem& p, const float* x, const float* w, const float* bias, float* c,
-                   int algo_index) {
-  cublaslt_gemm_on(p, x, w, bias, c, algo_index, tt::cuda::stream(p.device));
+                   int algo_index, const float* residual) {
+  cublaslt_gemm_on(p, x, w, bias, c, algo_index, tt::cuda::stream(p.device), residual);
 }
 
 std::vector<cublasLtMatmulHeuristicResult_t> lt_heuristics(

@@ -45,14 +45,17 @@ struct LtAlgorithm {
 std::vector<LtAlgorithm> heuristic_algorithms(const LtProblem& p, int max_n = 8);
 
 // Runs algorithm `algo_index` of the heuristic list on the device's stream.
-// bias: [N] for kBias/kReluBias (nullptr otherwise). K must be >= 1 (cuBLASLt has no
-// empty inner dimension; gemm.h handles K = 0). Throws tt::Error when the index is
-// past the end of the list.
+// bias: [N] for kBias/kReluBias (nullptr otherwise). residual: nullptr, or an [M, N]
+// row-major matrix added to the product (cuBLASLt's C with beta = 1: C = X W^T +
+// residual + bias, then the activation). K must be >= 1 (cuBLASLt has no empty inner
+// dimension; gemm.h handles K = 0). Throws tt::Error when the index is past the end of
+// the list.
 void cublaslt_gemm(const LtProblem& p, const float* x, const float* w, const float* bias, float* c,
-                   int algo_index = 0);
+                   int algo_index = 0, const float* residual = nullptr);
 
 // Same, on an explicit stream (the harness and tests time cuBLASLt on their own).
 void cublaslt_gemm_on(const LtProblem& p, const float* x, const float* w, const float* bias,
-                      float* c, int algo_index, cudaStream_t stream);
+                      float* c, int algo_index, cudaStream_t stream,
+                      const float* residual = nullptr);
 
 }  // namespace tt::ops::cuda::gemm

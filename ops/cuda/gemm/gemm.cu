@@ -10,9 +10,28 @@
 
 namespace tt::ops::cuda::gemm {
 
-bool cublaslt_supports(const Epilogue& e) {
-  const ScaleBiasActivation f = as_scale_bias_activation(e);
+namespace {
+
+// A chain ending in add_residual over a row-major [M, N] (ld == n): cuBLASLt adds it as
+// its C matrix (beta = 1), before the bias, so `head` (the chain without it) may hold
+// no activation. Returns the residual's row 0 (nullptr when the chain has none).
+const float* trailing_residual(const Epilogue& e, int64_t n, Epilogue& head) {
+  head = e;
+  if (e.count == 0 || e.steps[e.count - 1].op != EpilogueOp::kAddResidual) return nullptr;
+  const EpilogueStep& r = e.steps[e.count - 1];
+  if (r.ld != n) return nullptr;
+  head.count = e.count - 1;
+  return r.data + e.row0 * r.ld;
+}
+
+}  // namespace
+
+bool cublaslt_supports(const Epilogue& e, int64_t n) {
+  Epilogue head;
+  const bool residual = trailing_residual(e, n, head) != nullptr;
+  const ScaleBiasActivation f = as_scale_bias_activation(head);
   if (!f.ok || f.scale != nullptr) return false;
+  if (residual && f.has_act) return false;
   return !f.has_act || (f.act == EpilogueOp::kRelu && f.bias != nullptr);
 }
 
@@ -35,7 +54,7 @@ bool epilogue_supported(const GemmConfig& cfg, const GemmProblem& p, const Epilo
     }
     case GemmImpl::kCublasLt:
     case GemmImpl::kCublasLtTf32:
-      return p.k > 0 && cublaslt_supports(e);
+      return p.k > 0 && cublaslt_supports(e, p.n);
     case GemmImpl::kTc:
       return tc_fits(p) && tc_supports(cfg, e) &&
              (e.kind != EpilogueKind::kGroupNorm || p.n % e.group_size == 0);
@@ -96,18 +115,20 @@ bool tc_runs(const GemmConfig& cfg, const GemmArgs& a, const Epilogue& e, int de
 void run_gemm(const GemmConfig& cfg, const GemmArgs& a, const Epilogue& e, int device,
               cudaStream_t stream) {
   if (a.m == 0 || a.n == 0) return;
-  if (is_cublaslt(cfg.impl) && a.k > 0 && cublaslt_supports(e)) {
+  if (is_cublaslt(cfg.impl) && a.k > 0 && cublaslt_supports(e, a.n)) {
+    Epilogue head;
+    const float* residual = trailing_residual(e, a.n, head);
     LtProblem p;
     p.m = a.m;
     p.n = a.n;
     p.k = a.k;
     p.device = device;
     p.tf32 = cfg.impl == GemmImpl::kCublasLtTf32;
-    const ScaleBiasActivation f = as_scale_bias_activation(e);
+    const ScaleBiasActivation f = as_scale_bias_activation(head);
     p.epilogue = f.bias == nullptr ? LtEpilogue::kDefault
                  : f.has_act       ? LtEpilogue::kReluBias
                                    : LtEpilogue::kBias;
-    cublaslt_gemm_on(p, a.x, a.w, f.bias, a.c, cfg.cublas_algo_index, stream);
+    cublaslt_gemm_on(p, a.x, a.w, f.bias, a.c, cfg.cublas_algo_index, stream, residual);
     return;
   }
 #if TT_SM90_GEMM

@@ -14,9 +14,10 @@
 
 namespace tt::ops::cuda::gemm {
 
-// Whether cuBLASLt can apply the epilogue itself (no steps, add_column (bias), or
-// add_column + relu).
-bool cublaslt_supports(const Epilogue& e);
+// Whether cuBLASLt can apply the epilogue itself to an [M, n] output: no steps,
+// add_column (bias), add_column + relu, or no activation and a trailing add_residual
+// of a row-major [M, n] (cuBLASLt's C matrix with beta = 1).
+bool cublaslt_supports(const Epilogue& e, int64_t n);
 
 // Whether the tc config (a runnable variant) applies the epilogue itself
 // (sm90::tc_epilogue_supported: the steps that read nothing or one value per column,
