@@ -131,7 +131,8 @@ Tensor run_chain_plan(const ChainPlan& plan, const Shape& out_shape, const std::
   }
   Tensor out = Tensor::empty(out_shape, DType::F32, device);
   tt::cuda::DeviceGuard guard(device.index);
-  chain::run_chain(c, out.data<float>(), out.numel(), {}, device.index,
+  chain::run_chain(c, out.data<float>(), out.numel(),
+                   chain::choose_config(c, out.numel(), device.index), device.index,
                    tt::cuda::stream(device.index));
   return out;
 }

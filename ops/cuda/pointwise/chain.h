@@ -50,11 +50,15 @@ struct Chain {
   std::string str() const;  // "add,gelu" for reports
 };
 
-// The chain kernel's tunable axes (defaults here; a tuned entry can name others).
+// The chain kernel's tunable axes (chain_space.cpp declares them as a descriptor).
 struct ChainConfig {
   int threads = 256;
   int vec = 4;  // elements per thread per pass, when the layouts and alignment allow
 };
+
+// The config for this chain over numel elements on `device`: the tuning database's entry
+// for kernel "pointwise.chain" and the chain's problem key, else the default.
+ChainConfig choose_config(const Chain& c, int64_t numel, int device);
 
 // out (contiguous, the chain's shape, numel elements) = the chain.
 void run_chain(const Chain& c, float* out, int64_t numel, const ChainConfig& cfg, int device,
