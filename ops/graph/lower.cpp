@@ -67,6 +67,7 @@ bool layout_of(const Value& v, const Shape& out, chain::Operand& o, std::string&
 struct ChainPlan {
   chain::Chain c;
   std::vector<int> operands;  // value id per chain operand (kTemp for the intermediate)
+  chain::ChainConfig config;  // chosen once, when the group is lowered
 };
 
 bool build_chain(const Graph& g, const std::vector<int>& nodes, int start, int start_value,
@@ -131,8 +132,7 @@ Tensor run_chain_plan(const ChainPlan& plan, const Shape& out_shape, const std::
   }
   Tensor out = Tensor::empty(out_shape, DType::F32, device);
   tt::cuda::DeviceGuard guard(device.index);
-  chain::run_chain(c, out.data<float>(), out.numel(),
-                   chain::choose_config(c, out.numel(), device.index), device.index,
+  chain::run_chain(c, out.data<float>(), out.numel(), plan.config, device.index,
                    tt::cuda::stream(device.index));
   return out;
 }
@@ -141,6 +141,8 @@ std::vector<Step> lower_pointwise(const Graph& g, const Group& grp, std::string&
   auto plan = std::make_shared<ChainPlan>();
   const int start = g.nodes[grp.nodes.front()].inputs[0];
   if (!build_chain(g, grp.nodes, start, start, *plan, why)) return {};
+  const Value& out = g.values[grp.output];
+  plan->config = chain::choose_config(plan->c, shape_numel(out.sizes), out.device.index);
   Step s;
   s.kind = Step::Kind::kFused;
   s.reads = plan->operands;
@@ -149,7 +151,8 @@ std::vector<Step> lower_pointwise(const Graph& g, const Group& grp, std::string&
   s.run = [plan, shape](const std::vector<Tensor>& in) {
     return std::vector<Tensor>{run_chain_plan(*plan, shape, in, 0, Tensor())};
   };
-  s.description = fmt::format("pointwise chain [{}]", plan->c.str());
+  s.description = fmt::format("pointwise chain [{}] threads={},vec={},items={}", plan->c.str(),
+                              plan->config.threads, plan->config.vec, plan->config.items);
   return {s};
 }
 
@@ -293,7 +296,10 @@ std::vector<Step> lower_gemm(const Graph& g, const Group& grp, std::string& why)
   std::vector<int> rest(grp.nodes.begin() + 1 + static_cast<int64_t>(fused), grp.nodes.end());
   const int gemm_value = g.nodes[grp.nodes[fused]].outputs[0];  // what the GEMM writes
   auto plan = std::make_shared<ChainPlan>();
-  if (!rest.empty() && !build_chain(g, rest, kTemp, gemm_value, *plan, why)) return {};
+  if (!rest.empty()) {
+    if (!build_chain(g, rest, kTemp, gemm_value, *plan, why)) return {};
+    plan->config = chain::choose_config(plan->c, shape_numel(g.values[grp.output].sizes), device);
+  }
 
   Step s;
   s.kind = Step::Kind::kFused;

@@ -81,49 +81,65 @@ __device__ __forceinline__ void load(const Chain& c, const Operand& o, Index i, 
   }
 }
 
-// in[sel] for a run-time sel, with every index a constant (the array stays in registers).
-template <int Vec>
-__device__ __forceinline__ void pick(const float (&in)[kMaxOperands][Vec], int sel,
+// in[sel][item] for a run-time sel, with every index a constant (the array stays in
+// registers).
+template <int Vec, int Ops, int Items>
+__device__ __forceinline__ void pick(const float (&in)[Ops][Items][Vec], int sel, int item,
                                      float (&v)[Vec]) {
 #pragma unroll
-  for (int k = 0; k < kMaxOperands; ++k)
-    if (k == sel) {
+  for (int k = 0; k < Ops; ++k)
 #pragma unroll
-      for (int e = 0; e < Vec; ++e) v[e] = in[k][e];
-    }
+    for (int j = 0; j < Items; ++j)
+      if (k == sel && j == item) {
+#pragma unroll
+        for (int e = 0; e < Vec; ++e) v[e] = in[k][j][e];
+      }
 }
 
-// Each pass loads every operand first (all loads in flight at once), then runs the
-// steps in registers.
-template <int Vec, typename Index>
+// Each pass covers Items tiles of blockDim * Vec elements: it loads every operand of
+// every item first (all loads in flight at once), then runs the steps in registers. Ops
+// is the operand count rounded up to an instantiated one.
+template <int Vec, int Ops, int Items, typename Index>
 __global__ void chain_kernel(const __grid_constant__ Chain c, float* __restrict__ out, Index n) {
-  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x * Vec;
-  for (Index i = (static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x) * Vec; i < n;
-       i += stride) {
-    float in[kMaxOperands][Vec];
+  const Index row = static_cast<Index>(blockDim.x) * Vec;
+  const Index tile = row * Items;
+  const Index first = static_cast<Index>(threadIdx.x) * Vec;
+  for (Index base = static_cast<Index>(blockIdx.x) * tile; base < n;
+       base += static_cast<Index>(gridDim.x) * tile) {
+    float in[Ops][Items][Vec];
 #pragma unroll
-    for (int k = 0; k < kMaxOperands; ++k)
-      if (k < c.operand_count) load<Vec, Index>(c, c.operands[k], i, in[k]);
-    float v[Vec];
-    pick<Vec>(in, c.first, v);
-    for (int s = 0; s < c.step_count; ++s) {
-      const Step& st = c.steps[s];
-      if (!st.binary) {
+    for (int j = 0; j < Items; ++j) {
+      const Index i = base + j * row + first;
+      if (i >= n) continue;
 #pragma unroll
-        for (int k = 0; k < Vec; ++k) v[k] = unary_op(st.op, v[k], st.params);
-        continue;
-      }
-      float w[Vec];
-      pick<Vec>(in, st.operand, w);
-#pragma unroll
-      for (int k = 0; k < Vec; ++k)
-        v[k] = st.operand_first ? binary_op(st.op, w[k], v[k]) : binary_op(st.op, v[k], w[k]);
+      for (int k = 0; k < Ops; ++k)
+        if (k < c.operand_count) load<Vec, Index>(c, c.operands[k], i, in[k][j]);
     }
-    if constexpr (Vec == 4) {
-      *reinterpret_cast<float4*>(out + i) = make_float4(v[0], v[1], v[2], v[3]);
-    } else {
 #pragma unroll
-      for (int k = 0; k < Vec; ++k) out[i + k] = v[k];
+    for (int j = 0; j < Items; ++j) {
+      const Index i = base + j * row + first;
+      if (i >= n) continue;
+      float v[Vec];
+      pick<Vec, Ops, Items>(in, c.first, j, v);
+      for (int s = 0; s < c.step_count; ++s) {
+        const Step& st = c.steps[s];
+        if (!st.binary) {
+#pragma unroll
+          for (int k = 0; k < Vec; ++k) v[k] = unary_op(st.op, v[k], st.params);
+          continue;
+        }
+        float w[Vec];
+        pick<Vec, Ops, Items>(in, st.operand, j, w);
+#pragma unroll
+        for (int k = 0; k < Vec; ++k)
+          v[k] = st.operand_first ? binary_op(st.op, w[k], v[k]) : binary_op(st.op, v[k], w[k]);
+      }
+      if constexpr (Vec == 4) {
+        *reinterpret_cast<float4*>(out + i) = make_float4(v[0], v[1], v[2], v[3]);
+      } else {
+#pragma unroll
+        for (int k = 0; k < Vec; ++k) out[i + k] = v[k];
+      }
     }
   }
 }
@@ -141,14 +157,36 @@ int64_t largest_offset(const Chain& c, int64_t n) {
   return largest;
 }
 
+template <int Vec, int Ops, int Items>
+void launch_items(const Chain& c, float* out, int64_t n, unsigned grid, int threads,
+                  cudaStream_t stream) {
+  chain_kernel<Vec, Ops, Items, int32_t>
+      <<<grid, threads, 0, stream>>>(c, out, static_cast<int32_t>(n));
+}
+
+template <int Vec, int Ops>
+void launch_ops(const Chain& c, float* out, int64_t n, unsigned grid, int threads, int items,
+                cudaStream_t stream) {
+  if (items == 2) return launch_items<Vec, Ops, 2>(c, out, n, grid, threads, stream);
+  launch_items<Vec, Ops, 1>(c, out, n, grid, threads, stream);
+}
+
+// 32-bit offsets and as few operand slots as the chain needs where they suffice; one
+// generic 64-bit kernel otherwise.
 template <int Vec>
-void launch(const Chain& c, float* out, int64_t n, int64_t blocks, int threads,
+void launch(const Chain& c, float* out, int64_t n, const ChainConfig& cfg, int sms,
             cudaStream_t stream) {
-  const unsigned grid = static_cast<unsigned>(blocks);
-  if (largest_offset(c, n) < (int64_t{1} << 31) - 4096) {
-    chain_kernel<Vec, int32_t><<<grid, threads, 0, stream>>>(c, out, static_cast<int32_t>(n));
+  const int64_t tile = static_cast<int64_t>(cfg.threads) * Vec * cfg.items;
+  const unsigned grid = static_cast<unsigned>(
+      std::min<int64_t>((n + tile - 1) / tile, static_cast<int64_t>(sms) * 8));
+  if (largest_offset(c, n) >= (int64_t{1} << 31) - tile) {
+    chain_kernel<Vec, kMaxOperands, 1, int64_t><<<grid, cfg.threads, 0, stream>>>(c, out, n);
+  } else if (c.operand_count <= 2) {
+    launch_ops<Vec, 2>(c, out, n, grid, cfg.threads, cfg.items, stream);
+  } else if (c.operand_count <= 4) {
+    launch_ops<Vec, 4>(c, out, n, grid, cfg.threads, cfg.items, stream);
   } else {
-    chain_kernel<Vec, int64_t><<<grid, threads, 0, stream>>>(c, out, n);
+    launch_ops<Vec, kMaxOperands>(c, out, n, grid, cfg.threads, cfg.items, stream);
   }
 }
 
@@ -185,15 +223,10 @@ void run_chain(const Chain& c, float* out, int64_t numel, const ChainConfig& cfg
   if (numel == 0) return;
   int sms = 0;
   TT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const int threads = cfg.threads;
-  const bool vec4 = cfg.vec == 4 && can_vectorize(c, out, numel);
-  const int64_t per_block = static_cast<int64_t>(threads) * (vec4 ? 4 : 1);
-  const int64_t blocks =
-      std::min<int64_t>((numel + per_block - 1) / per_block, static_cast<int64_t>(sms) * 16);
-  if (vec4) {
-    launch<4>(c, out, numel, blocks, threads, stream);
+  if (cfg.vec == 4 && can_vectorize(c, out, numel)) {
+    launch<4>(c, out, numel, cfg, sms, stream);
   } else {
-    launch<1>(c, out, numel, blocks, threads, stream);
+    launch<1>(c, out, numel, cfg, sms, stream);
   }
   TT_CUDA_CHECK(cudaGetLastError());
 }

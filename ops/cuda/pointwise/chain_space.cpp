@@ -1,7 +1,8 @@
 // The chain kernel's launch config as an autotune::Descriptor (threads {128, 256, 512},
-// vec {1, 4}: elements per thread per pass; vec 4 only where every row is whole vectors)
-// and its run-time choice: the database's entry for kernel "pointwise.chain" and the
-// chain's problem key, else the default (256 threads, vec 4 where allowed). The key
+// vec {1, 4}: elements per load, 4 only where every row is whole vectors; items {1, 2}:
+// vectors per thread per pass)
+// and its choice: the database's entry for kernel "pointwise.chain" and the chain's
+// problem key, else the default (256 threads, vec 4 where allowed, 2 items). The key
 // names the chain ("chain=mul.add.gelu,numel=N,rank=R,row=C,operands=flat.scalar.row"),
 // so two models with the same chain share an entry.
 #include <string>
@@ -21,7 +22,8 @@ using autotune::Descriptor;
 const Descriptor<ChainConfig>& descriptor() {
   static const auto d = Descriptor<ChainConfig>("chain config")
                             .field("threads", &ChainConfig::threads, {128, 256, 512})
-                            .field("vec", &ChainConfig::vec, {1, 4});
+                            .field("vec", &ChainConfig::vec, {1, 4})
+                            .field("items", &ChainConfig::items, {1, 2});
   return d;
 }
 
