@@ -94,6 +94,15 @@ TEST(CliModels, ListsAllFiveWithArgumentsAndShapes) {
   EXPECT_THAT(r.output, HasSubstr("full:    init [1024, 4096, 64, [4096]]; inputs x[32768, 1024]"));
 }
 
+TEST(CliCompile, RecordsReplaysAndExplains) {
+  const CommandResult r = tt("compile GemmBiasReLU --explain");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("replay vs first call: relative L2 0\n"));
+  EXPECT_THAT(r.output, HasSubstr("cpu: replayed op by op\n"
+                                  "%3 = gemm_bias_relu(input0, gemm.weight, bias) [16, 80]\n"
+                                  "return %3\n"));
+}
+
 TEST(CliModels, NamesOnePerLine) {
   const CommandResult r = tt("models --names");
   ASSERT_EQ(r.exit_code, 0) << r.output;

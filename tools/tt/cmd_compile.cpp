@@ -4,12 +4,12 @@
 // against the eager one and, with --explain, the compiler's report: each fused group and
 // its kernel, the nodes left alone, or the graph break and its reason.
 #include <chrono>
-#include <cmath>
 #include <functional>
 #include <iostream>
 #include <string>
 
 #include "core/cuda/runtime.h"
+#include "models/fixture_check.h"
 #include "models/registry.h"
 #include "ops/graph/compile.h"
 #include "ops/ops.h"
@@ -42,13 +42,6 @@ double timed_ms(Device device, const std::function<void()>& fn) {
       .count();
 }
 
-double rel_l2(const Tensor& a, const Tensor& b) {
-  const std::vector<double> x = a.to_vector<double>(), y = b.to_vector<double>();
-  double num = 0, den = 0;
-  for (size_t i = 0; i < x.size(); ++i) num += (x[i] - y[i]) * (x[i] - y[i]), den += y[i] * y[i];
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
-
 void run_compile(const CompileCmdOptions& opt) {
   const models::ModelInfo& info = models::find_model(opt.model);
   const models::ShapePreset& preset = info.preset(opt.shape);
@@ -74,7 +67,7 @@ void run_compile(const CompileCmdOptions& opt) {
       "{:.3f} ms\n",
       first_ms, compiled->last_compile_seconds() * 1e3, replay_ms);
   std::cout << fmt::format("replay vs first call: relative L2 {:.3g}\n",
-                           rel_l2(replay.at(0), first.at(0)));
+                           models::relative_l2_error(replay.at(0), first.at(0)));
   if (opt.explain) std::cout << compiled->explain();
 }
 
