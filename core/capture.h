@@ -36,6 +36,10 @@ class Recorder {
   // Something the graph cannot replay happened to `t` (a value read on the host, a
   // write in place): `what` is the sentence for the report.
   virtual void unreplayable(const Tensor& t, const std::string& what) = 0;
+  // `t` was allocated outside every reported op and every factory: by an op that does
+  // not report itself, or by Tensor::empty for the host to fill. Its values cannot be
+  // replayed.
+  virtual void allocated(const Tensor& t) = 0;
 };
 
 // The recorder of the calling thread, or nullptr when none is active or the caller is
@@ -70,8 +74,23 @@ class OpScope {
   Recorder* recorder_;
 };
 
+// Held by the factories (full, from_vector, uniform, randn, arange): what they make is a
+// constant of the forward, not an unreported op's output.
+class FactoryScope {
+ public:
+  FactoryScope();
+  ~FactoryScope();
+  FactoryScope(const FactoryScope&) = delete;
+  FactoryScope& operator=(const FactoryScope&) = delete;
+
+ private:
+  bool previous_;
+};
+
 // core's reports (no-ops without an active recorder).
 void note_copy(const Tensor& t, const Tensor& out);
 void note_unreplayable(const Tensor& t, const std::string& what);
+// Tensor::empty's: reports the allocation unless a factory or a reported op made it.
+void note_allocation(const Tensor& t);
 
 }  // namespace tt::capture

@@ -240,7 +240,9 @@ Tensor Tensor::empty(const Shape& sizes, DType dtype, Device device) {
   impl->sizes = sizes;
   impl->strides = contiguous_strides(sizes);
   impl->dtype = dtype;
-  return Tensor(impl);
+  Tensor out(impl);
+  capture::note_allocation(out);
+  return out;
 }
 
 Tensor Tensor::zeros(const Shape& sizes, DType dtype, Device device) {
@@ -248,6 +250,7 @@ Tensor Tensor::zeros(const Shape& sizes, DType dtype, Device device) {
 }
 
 Tensor Tensor::full(const Shape& sizes, double value, DType dtype, Device device) {
+  const capture::FactoryScope factory;
   Tensor t = empty(sizes, dtype, device);
   int64_t n = t.numel();
   unsigned char elem[8] = {};
@@ -292,6 +295,7 @@ Tensor Tensor::full(const Shape& sizes, double value, DType dtype, Device device
 
 template <typename T>
 Tensor Tensor::from_vector(const std::vector<T>& values, const Shape& sizes, Device device) {
+  const capture::FactoryScope factory;
   check_shape(sizes);
   TT_CHECK(static_cast<int64_t>(values.size()) == shape_numel(sizes),
            "from_vector: {} values do not fill a tensor of shape {} ({} elements)", values.size(),
@@ -308,6 +312,7 @@ template Tensor Tensor::from_vector<int32_t>(const std::vector<int32_t>&, const 
 template Tensor Tensor::from_vector<uint8_t>(const std::vector<uint8_t>&, const Shape&, Device);
 
 Tensor Tensor::uniform(const Shape& sizes, double lo, double hi, uint64_t seed, Device device) {
+  const capture::FactoryScope factory;
   TT_CHECK(lo <= hi, "uniform: low bound {} is above high bound {}", lo, hi);
   Tensor t = empty(sizes, DType::F32, device);
   int64_t n = t.numel();
@@ -337,6 +342,7 @@ Tensor Tensor::randn(const Shape& sizes, Device device) {
 }
 
 Tensor Tensor::arange(double start, double end, double step, DType dtype, Device device) {
+  const capture::FactoryScope factory;
   TT_CHECK(step != 0.0 && std::isfinite(step), "arange: step must be finite and nonzero but is {}",
            step);
   TT_CHECK(std::isfinite(start) && std::isfinite(end),
@@ -358,6 +364,7 @@ Tensor Tensor::rand(const Shape& sizes, uint64_t seed, Device device) {
 }
 
 Tensor Tensor::randn(const Shape& sizes, uint64_t seed, Device device) {
+  const capture::FactoryScope factory;
   Tensor t = empty(sizes, DType::F32, device);
   int64_t n = t.numel();
   if (device.is_cpu()) {

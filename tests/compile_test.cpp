@@ -146,6 +146,27 @@ TEST(Compile, HostReadsAndInPlaceWritesBreakTheGraphAndStayRight) {
       << compiled_writes->explain();
 }
 
+// A tensor no reported op made (filled on the host here; an op that does not report
+// itself is the same) cannot be replayed: the key runs eagerly.
+TEST(Compile, TensorsMadeOutsideTheGraphsOpsBreakIt) {
+  auto m = std::make_shared<FnModule>([](const std::vector<Tensor>& in) {
+    Tensor t = Tensor::empty(in[0].sizes());
+    float* p = t.data<float>();
+    for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<float>(i);
+    return std::vector<Tensor>{in[0] + t};
+  });
+  auto compiled = compile(m);
+  for (uint64_t seed : {1, 2}) {
+    const Tensor x = Tensor::randn({2, 3}, seed);
+    EXPECT_TRUE(bit_equal((*compiled)({x})[0], (*m)({x})[0]));
+  }
+  EXPECT_NE(compiled->explain().find("graph break: add reads a tensor made outside the graph's "
+                                     "ops (by an op tt::compile does not record, or filled on "
+                                     "the host); this key runs eagerly"),
+            std::string::npos)
+      << compiled->explain();
+}
+
 TEST(Compile, RejectsANullModule) {
   EXPECT_EQ(error_of([] { compile(nullptr); }), "compile: the module is null");
 }

@@ -35,7 +35,7 @@ int GraphRecorder::find(const Tensor& t) const {
   return -1;
 }
 
-int GraphRecorder::lookup(const Tensor& t) {
+int GraphRecorder::lookup(const Tensor& t, const std::string& use) {
   if (!t.defined()) return -1;
   if (const int id = find(t); id >= 0) return id;
   const auto it = owners_.find(t.storage().get());
@@ -56,10 +56,18 @@ int GraphRecorder::lookup(const Tensor& t) {
     v.tensor = t;
     return add_value(v, t);
   }
+  if (unrecorded_.count(t.storage().get())) {
+    stop(
+        fmt::format("{} reads a tensor made outside the graph's ops (by an op tt::compile does "
+                    "not record, or filled on the host)",
+                    use));
+  }
   v.kind = ValueKind::kConstant;
   v.tensor = t;
   return add_value(v, t);
 }
+
+void GraphRecorder::allocated(const Tensor& t) { unrecorded_.emplace(t.storage().get(), t); }
 
 int GraphRecorder::node_output(int node, int index, const Tensor& t) {
   if (owners_.count(t.storage().get())) {
@@ -83,7 +91,7 @@ void GraphRecorder::op(int kind, int sub, const std::vector<Tensor>& inputs,
   n.kind = static_cast<ops::OpKind>(kind);
   n.sub = sub;
   n.attrs = attrs;
-  for (const Tensor& t : inputs) n.inputs.push_back(lookup(t));
+  for (const Tensor& t : inputs) n.inputs.push_back(lookup(t, node_op_name(n)));
   const int id = static_cast<int>(g_.nodes.size());
   g_.nodes.push_back(n);
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -118,7 +126,7 @@ void GraphRecorder::unreplayable(const Tensor& t, const std::string& what) {
 Graph GraphRecorder::finish(const std::vector<Tensor>& outputs) {
   for (const Tensor& t : outputs) {
     TT_CHECK(t.defined(), "compile: the forward returned an undefined tensor");
-    g_.outputs.push_back(lookup(t));
+    g_.outputs.push_back(lookup(t, "the forward's output"));
   }
   return std::move(g_);
 }

@@ -24,6 +24,7 @@ class GraphRecorder : public capture::Recorder {
           const std::vector<Tensor>& outputs) override;
   void copy(const Tensor& t, const Tensor& out) override;
   void unreplayable(const Tensor& t, const std::string& what) override;
+  void allocated(const Tensor& t) override;
 
   // The graph with the forward's outputs; the recorder is done after this.
   Graph finish(const std::vector<Tensor>& outputs);
@@ -31,7 +32,8 @@ class GraphRecorder : public capture::Recorder {
  private:
   int add_value(Value v, const Tensor& t);
   int find(const Tensor& t) const;  // -1 when not a known value
-  int lookup(const Tensor& t);      // adds a view or a constant when unknown
+  // Adds a view or a constant when t is unknown; `use` names the reader for a break.
+  int lookup(const Tensor& t, const std::string& use);
   int node_output(int node, int index, const Tensor& t);
   void stop(const std::string& reason);
 
@@ -39,6 +41,9 @@ class GraphRecorder : public capture::Recorder {
   std::vector<Tensor> handles_;                        // per value: the tensor seen
   std::map<const Storage*, std::vector<int>> owners_;  // storage -> values over it
   std::map<const Storage*, std::string> params_;       // storage -> dotted name
+  // Allocated outside reported ops and factories (held, so that no later allocation
+  // reuses the address while recording).
+  std::map<const Storage*, Tensor> unrecorded_;
 };
 
 }  // namespace tt::graph
