@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct Attrs {
   std::vector<int64_t> ints;
   std::vector<double> reals;
   std::string text;
+  // Ops without a fusion rule may record how to run them again on new inputs instead
+  // (kind ops::OpKind::kOther, `text` the op's name): one line per op.
+  std::function<std::vector<Tensor>(const std::vector<Tensor>&)> replay;
 };
 
 class Recorder {

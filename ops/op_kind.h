@@ -2,43 +2,45 @@
 // tt::compile records. The pointwise ops are not listed again: they are kUnary and
 // kBinary with their pointwise op (ops/pointwise_functors.h) as the sub-kind, so the one
 // pointwise list stays the only one. Each front-end op reports itself through
-// record_op (ops/record.h); ops/graph/invoke.cpp replays a recorded op from its kind and
-// attributes.
+// RecordScope (ops/record.h); ops/graph/invoke.cpp replays a recorded op from its kind
+// and attributes. An op no fusion rule reads records as kOther with its name and a
+// closure that runs it again (RecordScope::done's replay form).
 #pragma once
 
 #include <cstdint>
 
 // X(enum name, text)
-#define TT_OP_KINDS(X)                                     \
-  X(kUnary, "unary")                                       \
-  X(kBinary, "binary")                                     \
-  X(kWhere, "where")                                       \
-  X(kCopy, "copy")                                         \
-  X(kLinear, "linear")                                     \
-  X(kMatmul, "matmul")                                     \
-  X(kBmm, "bmm")                                           \
-  X(kSum, "sum")                                           \
-  X(kMean, "mean")                                         \
-  X(kVar, "var")                                           \
-  X(kStd, "std")                                           \
-  X(kAmax, "amax")                                         \
-  X(kAmin, "amin")                                         \
-  X(kArgmax, "argmax")                                     \
-  X(kArgmin, "argmin")                                     \
-  X(kSoftmax, "softmax")                                   \
-  X(kLogSoftmax, "log_softmax")                            \
-  X(kLayerNorm, "layer_norm")                              \
-  X(kRmsNorm, "rms_norm")                                  \
-  X(kInstanceNorm, "instance_norm")                        \
-  X(kGroupNorm, "group_norm")                              \
-  X(kBatchNorm, "batch_norm")                              \
-  X(kCat, "cat")                                           \
-  X(kStack, "stack")                                       \
-  X(kGemmBiasRelu, "gemm_bias_relu")                       \
-  X(kGemmSwishBiasGroupNorm, "gemm_swish_bias_group_norm") \
-  X(kGemmScaleBatchNorm, "gemm_scale_batch_norm")          \
-  X(kGemmInstanceNormAddMul, "gemm_instance_norm_add_mul") \
-  X(kScaledDotProductAttention, "scaled_dot_product_attention")
+#define TT_OP_KINDS(X)                                          \
+  X(kUnary, "unary")                                            \
+  X(kBinary, "binary")                                          \
+  X(kWhere, "where")                                            \
+  X(kCopy, "copy")                                              \
+  X(kLinear, "linear")                                          \
+  X(kMatmul, "matmul")                                          \
+  X(kBmm, "bmm")                                                \
+  X(kSum, "sum")                                                \
+  X(kMean, "mean")                                              \
+  X(kVar, "var")                                                \
+  X(kStd, "std")                                                \
+  X(kAmax, "amax")                                              \
+  X(kAmin, "amin")                                              \
+  X(kArgmax, "argmax")                                          \
+  X(kArgmin, "argmin")                                          \
+  X(kSoftmax, "softmax")                                        \
+  X(kLogSoftmax, "log_softmax")                                 \
+  X(kLayerNorm, "layer_norm")                                   \
+  X(kRmsNorm, "rms_norm")                                       \
+  X(kInstanceNorm, "instance_norm")                             \
+  X(kGroupNorm, "group_norm")                                   \
+  X(kBatchNorm, "batch_norm")                                   \
+  X(kCat, "cat")                                                \
+  X(kStack, "stack")                                            \
+  X(kGemmBiasRelu, "gemm_bias_relu")                            \
+  X(kGemmSwishBiasGroupNorm, "gemm_swish_bias_group_norm")      \
+  X(kGemmScaleBatchNorm, "gemm_scale_batch_norm")               \
+  X(kGemmInstanceNormAddMul, "gemm_instance_norm_add_mul")      \
+  X(kScaledDotProductAttention, "scaled_dot_product_attention") \
+  X(kOther, "other")
 
 namespace tt::ops {
 

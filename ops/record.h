@@ -26,6 +26,22 @@ class RecordScope {
       r->op(static_cast<int>(kind_), sub_, inputs, attrs, outs);
     return outs;
   }
+  // An op without a fusion rule (constructed with OpKind::kOther): its name and how to
+  // run it again on new inputs, e.g.
+  //   return record.done(out, {x, index}, "index_select",
+  //                      [dim](const auto& in) { return index_select(in[0], dim, in[1]); });
+  template <typename Fn>
+  Tensor done(Tensor out, const std::vector<Tensor>& inputs, const char* name, Fn replay) const {
+    if (capture::Recorder* r = scope_.recorder()) {
+      capture::Attrs attrs;
+      attrs.text = name;
+      attrs.replay = [replay](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{replay(in)};
+      };
+      r->op(static_cast<int>(kind_), sub_, inputs, attrs, {out});
+    }
+    return out;
+  }
 
  private:
   capture::OpScope scope_;

@@ -11,6 +11,7 @@ std::string node_op_name(const Node& n) {
     return ops::pointwise::op_name(static_cast<ops::pointwise::UnaryOp>(n.sub));
   if (n.kind == ops::OpKind::kBinary)
     return ops::pointwise::op_name(static_cast<ops::pointwise::BinaryOp>(n.sub));
+  if (n.kind == ops::OpKind::kOther) return n.attrs.text;
   return ops::op_kind_name(n.kind);
 }
 

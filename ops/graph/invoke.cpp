@@ -18,6 +18,7 @@ std::vector<int64_t> tail(const std::vector<int64_t>& v, size_t from) {
 }  // namespace
 
 std::vector<Tensor> invoke(const Node& n, const std::vector<Tensor>& in) {
+  if (n.attrs.replay) return n.attrs.replay(in);
   const auto& i = n.attrs.ints;
   const auto& r = n.attrs.reals;
   switch (n.kind) {
@@ -84,6 +85,8 @@ std::vector<Tensor> invoke(const Node& n, const std::vector<Tensor>& in) {
                                          i.at(0) != 0, r.at(0), r.at(1))};
     case OpKind::kGemmInstanceNormAddMul:
       return {ops::gemm_instance_norm_add_mul(in[0], in[1], in[2], in[3], r.at(0))};
+    case OpKind::kOther:
+      break;
     case OpKind::kScaledDotProductAttention:
       return {ops::scaled_dot_product_attention(
           in[0], in[1], in[2], in[3], r.at(0), i.at(0) != 0,
