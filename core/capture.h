@@ -38,7 +38,8 @@ class Recorder {
   // `t` was copied into the new tensor `out` (clone, contiguous, a dtype conversion).
   virtual void copy(const Tensor& t, const Tensor& out) = 0;
   // Something the graph cannot replay happened to `t` (a value read on the host, a
-  // write in place): `what` is the sentence for the report.
+  // write in place), or to the forward itself when `t` is undefined (a draw from the
+  // global generator): `what` is the sentence for the report.
   virtual void unreplayable(const Tensor& t, const std::string& what) = 0;
   // `t` was allocated outside every reported op and every factory: by an op that does
   // not report itself, or by Tensor::empty for the host to fill. Its values cannot be

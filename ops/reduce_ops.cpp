@@ -10,6 +10,7 @@
 #include "ops/cpu/cpu_ops.h"
 #include "ops/front_end.h"
 #include "ops/ops.h"
+#include "ops/promote.h"
 #include "ops/record.h"
 #if TT_CUDA
 #include "ops/cuda/cuda_ops.h"
@@ -46,8 +47,14 @@ struct Prepared {
   bool keepdim;
 };
 
-Prepared prepare(const char* op, const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
-  check_required(op, "input", x);
+// any_dtype: the op also takes integer and bool tensors (sum, amax, amin, any, all).
+Prepared prepare(const char* op, const Tensor& x, const std::vector<int64_t>& dims, bool keepdim,
+                 bool any_dtype = false) {
+  if (any_dtype) {
+    check_any_dtype(op, "input", x);
+  } else {
+    check_required(op, "input", x);
+  }
   std::vector<int64_t> d = normalize_dims(op, x, dims);
   if (x.dim() == 0) return {x.reshape({1}), {0}, false};
   return {x, d, keepdim};
@@ -66,7 +73,7 @@ void check_nonempty(const char* op, const Tensor& x, const std::vector<int64_t>&
 Tensor arg_reduce(const char* op, bool is_max, const Tensor& x, std::optional<int64_t> dim,
                   bool keepdim) {
   const RecordScope record(is_max ? OpKind::kArgmax : OpKind::kArgmin);
-  check_required(op, "input", x);
+  check_any_dtype(op, "input", x);
   Tensor in = x;
   int64_t d = 0;
   if (dim) {
@@ -82,7 +89,12 @@ Tensor arg_reduce(const char* op, bool is_max, const Tensor& x, std::optional<in
     out = is_max ? cpu::argmax(in, d, keep) : cpu::argmin(in, d, keep);
   } else {
 #if TT_CUDA
-    out = is_max ? cuda::argmax(in, d, keep) : cuda::argmin(in, d, keep);
+    if (in.dtype() != DType::F32) {
+      out = cuda::reduce_integers(is_max ? cuda::IntReduce::ArgMax : cuda::IntReduce::ArgMin, in,
+                                  {d}, keep);
+    } else {
+      out = is_max ? cuda::argmax(in, d, keep) : cuda::argmin(in, d, keep);
+    }
 #else
     fail_without_cuda(op, in.device());
 #endif
@@ -137,20 +149,57 @@ capture::Attrs reduction_attrs(const std::vector<int64_t>& dims, bool keepdim) {
   return a;
 }
 
-#define TT_REDUCTION(name, kind, nonempty)                                            \
-  Tensor name(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {      \
-    const RecordScope record(OpKind::kind);                                           \
-    const Prepared p = prepare(#name, x, dims, keepdim);                              \
-    if (nonempty) check_nonempty(#name, p.x, p.dims);                                 \
-    return record.done(TT_RUN(#name, p.x.device(), cpu::name(p.x, p.dims, p.keepdim), \
-                              cuda::name(p.x, p.dims, p.keepdim)),                    \
-                       {x}, reduction_attrs(dims, keepdim));                          \
+// Integer and bool inputs (sum, amax, amin; any, all for every dtype) run the reduce
+// family's integer kernels on CUDA (cuda::reduce_integers).
+#define TT_REDUCTION(name, kind, nonempty, any_dtype, int_kind)                                   \
+  Tensor name(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {                  \
+    const RecordScope record(OpKind::kind);                                                       \
+    const Prepared p = prepare(#name, x, dims, keepdim, any_dtype);                               \
+    if (nonempty) check_nonempty(#name, p.x, p.dims);                                             \
+    return record.done(                                                                           \
+        TT_RUN(#name, p.x.device(), cpu::name(p.x, p.dims, p.keepdim),                            \
+               (p.x.dtype() == DType::F32                                                         \
+                    ? cuda::name(p.x, p.dims, p.keepdim)                                          \
+                    : cuda::reduce_integers(cuda::IntReduce::int_kind, p.x, p.dims, p.keepdim))), \
+        {x}, reduction_attrs(dims, keepdim));                                                     \
   }
-TT_REDUCTION(sum, kSum, false)
-TT_REDUCTION(mean, kMean, false)
-TT_REDUCTION(amax, kAmax, true)
-TT_REDUCTION(amin, kAmin, true)
+TT_REDUCTION(sum, kSum, false, true, Sum)
+TT_REDUCTION(mean, kMean, false, false, Sum)
+TT_REDUCTION(amax, kAmax, true, true, Max)
+TT_REDUCTION(amin, kAmin, true, true, Min)
 #undef TT_REDUCTION
+
+#define TT_LOGICAL_REDUCTION(name, int_kind)                                                  \
+  Tensor name(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {              \
+    const RecordScope record(OpKind::kOther);                                                 \
+    const Prepared p = prepare(#name, x, dims, keepdim, true);                                \
+    return record.done(TT_RUN(#name, p.x.device(), cpu::name(p.x, p.dims, p.keepdim),         \
+                              cuda::reduce_integers(cuda::IntReduce::int_kind,                \
+                                                    p.x.to(DType::Bool), p.dims, p.keepdim)), \
+                       {x}, #name, [dims, keepdim](const std::vector<Tensor>& in) {           \
+                         return name(in[0], dims, keepdim);                                   \
+                       });                                                                    \
+  }                                                                                           \
+  Tensor name(const Tensor& x, int64_t dim, bool keepdim) {                                   \
+    return name(x, std::vector<int64_t>{dim}, keepdim);                                       \
+  }
+TT_LOGICAL_REDUCTION(any, Any)
+TT_LOGICAL_REDUCTION(all, All)
+#undef TT_LOGICAL_REDUCTION
+
+Tensor cumsum(const Tensor& x, int64_t dim) {
+  const RecordScope record(OpKind::kOther);
+  const char* op = "cumsum";
+  check_any_dtype(op, "input", x);
+  const int64_t d = wrap_dim(op, dim, x.dim());
+  // Integers and bool accumulate in int64, PyTorch's result dtype.
+  const Tensor in = (dtype_is_floating(x.dtype()) ? x : x.to(DType::I64));
+  const Tensor in1 = in.dim() == 0 ? in.reshape({1}) : in;
+  const auto back = [&](const Tensor& t) { return t.reshape(x.sizes()); };
+  return record.done(
+      TT_RUN(op, in1.device(), back(cpu::cumsum(in1, d)), back(cuda::cumsum(in1, d))), {x}, op,
+      [dim](const std::vector<Tensor>& in) { return cumsum(in[0], dim); });
+}
 
 // Recorded as the reductions, with `unbiased` as the real.
 Tensor var(const Tensor& x, const std::vector<int64_t>& dims, bool unbiased, bool keepdim) {

@@ -108,6 +108,7 @@ void GraphRecorder::copy(const Tensor& t, const Tensor& out) {
 }
 
 void GraphRecorder::unreplayable(const Tensor& t, const std::string& what) {
+  if (!t.defined()) return stop(what);  // nothing to attribute it to
   const Storage* s = t.storage().get();
   if (!owners_.count(s) && !params_.count(s)) return;  // a constant: nothing depends on it
   const int id = find(t);
