@@ -14,8 +14,12 @@
 #include "autotune/space_cache.h"
 #include "core/precision.h"
 #include "models/layers.h"
+#include "ops/attention_problem.h"
 #include "ops/ops.h"
 #include "support/test_util.h"
+#if TT_CUDA
+#include "ops/cuda/attention/attention.h"
+#endif
 
 namespace tt::test {
 namespace {
@@ -423,6 +427,53 @@ TEST(AttentionCuda, EveryConfigOfEveryModeIsWithinItsBound) {
     EXPECT_GE(swept, prec == Precision::strict ? 8u : 12u) << precision_name(prec);
   }
 }
+
+#if TT_CUDA
+// The family's spaces need no GPU: strict offers no tensor-core config, tf32 and
+// accurate do, the tiled kernels need head dims 32/64/128 with unit column stride, and
+// every default is a member of its space.
+TEST(AttentionSpace, OffersWhatEachModePromises) {
+  namespace at = tt::ops::cuda::attention;
+  ops::AttentionProblem p;
+  p.batch_rank = 1;
+  p.batch[0] = 4;
+  p.L = p.S = 100;
+  p.E = p.Ev = 64;
+  for (ops::AttnStrides* st : {&p.q, &p.k, &p.v, &p.out}) {
+    st->batch[0] = 6400;
+    st->row = 64;
+    st->col = 1;
+  }
+  std::vector<float> buf(4 * 6400 + 4);
+  at::AttnLaunch a;
+  a.q = a.k = a.v = buf.data();
+  a.out = buf.data();
+  const bool aligned = reinterpret_cast<uintptr_t>(buf.data()) % 16 == 0;
+  EXPECT_EQ(at::tiled_eligible(p, a), aligned);
+  for (Precision prec : {Precision::strict, Precision::tf32, Precision::accurate}) {
+    const autotune::ParamSpace space = at::space(p, true, prec, tt::cuda::DeviceLimits{});
+    std::string impls;
+    for (const autotune::Config& c : space.enumerate()) impls += c.str() + ";";
+    EXPECT_NE(impls.find("impl=simt"), std::string::npos) << impls;
+    EXPECT_NE(impls.find("impl=generic"), std::string::npos) << impls;
+    EXPECT_EQ(impls.find("impl=mma") != std::string::npos, prec != Precision::strict) << impls;
+    EXPECT_NE(impls.find(space.default_config().str()), std::string::npos)
+        << space.default_config().str();
+  }
+  EXPECT_EQ(at::problem_key(p, true, Precision::tf32),
+            "b=4,l=100,s=100,e=64,ev=64,causal=0,mask=none,align=16B,precision=tf32");
+  ops::AttentionProblem odd = p;
+  odd.E = odd.Ev = 40;
+  EXPECT_FALSE(at::tiled_eligible(odd, a));
+  ops::AttentionProblem strided = p;
+  strided.k.col = 2;
+  EXPECT_FALSE(at::tiled_eligible(strided, a));
+  const autotune::ParamSpace generic = at::space(odd, false, Precision::tf32, {});
+  for (const autotune::Config& c : generic.enumerate()) {
+    EXPECT_NE(c.str().find("impl=generic"), std::string::npos) << c.str();
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace tt::test
