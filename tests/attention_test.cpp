@@ -132,6 +132,10 @@ TEST(Attention, AdditiveAndBooleanMasksBroadcast) {
   EXPECT_LT(rel_err(ops::scaled_dot_product_attention(q, k, v, b).to_vector<double>(),
                     expected(q, k, v, {2, 3}, as_additive(b), false, 0.5)),
             1e-6);
+  // DType::Bool, as PyTorch's masks: the same as its uint8 bytes.
+  EXPECT_EQ(max_abs_diff(ops::scaled_dot_product_attention(q, k, v, b.to(DType::Bool)),
+                         ops::scaled_dot_product_attention(q, k, v, b)),
+            0.0);
 }
 
 TEST(Attention, FullyMaskedRowGivesZerosAsPyTorch) {
@@ -212,7 +216,8 @@ TEST(Attention, ErrorsNameTheMistake) {
             "scores' shape [2, 5, 7]");
   EXPECT_EQ(sdpa(q, k, v, Tensor::zeros({5, 7}, DType::I64)),
             "scaled_dot_product_attention: attn_mask has dtype int64 but it must be boolean "
-            "(uint8, nonzero = attend) or an additive mask of the query's dtype float32");
+            "(bool, or uint8: nonzero = attend) or an additive mask of the query's dtype "
+            "float32");
   EXPECT_EQ(sdpa(Tensor::randn({8}, 67), k, v),
             "scaled_dot_product_attention: query, key and value must have at least 2 dims ([..., "
             "L, E], [..., S, E], [..., S, Ev]) but have shapes [8], [2, 7, 8] and [2, 7, 4]");
