@@ -36,6 +36,22 @@ __device__ __forceinline__ int64_t batch_offset(const AttentionProblem& p, const
   return off;
 }
 
+// One batch's operands: base pointers (and the mask's element offset).
+struct BatchBase {
+  const float* q;
+  const float* k;
+  const float* v;
+  int64_t mask;
+  float* out;
+};
+
+__device__ __forceinline__ BatchBase batch_base(const KernelArgs& a, int64_t b) {
+  const AttentionProblem& p = a.p;
+  return {a.q + batch_offset(p, p.q, b), a.k + batch_offset(p, p.k, b),
+          a.v + batch_offset(p, p.v, b), a.mask ? batch_offset(p, p.mask, b) : 0,
+          a.out + batch_offset(p, p.out, b)};
+}
+
 // The mask's contribution to score (i, j): -inf where a boolean mask says no,
 // the additive value times `mul` otherwise (0 without a mask).
 __device__ __forceinline__ float mask_term(const AttentionProblem& p, const void* mask,
@@ -68,11 +84,10 @@ __global__ void attention_generic_kernel(KernelArgs a) {
   float* vs = ks + kGenericKeys * (E + 1);  // [32][evc]
   const int64_t b = blockIdx.y;
   const int64_t row0 = int64_t{blockIdx.x} * warps * ROWS;
-  const float* qb = a.q + batch_offset(p, p.q, b);
-  const float* kb = a.k + batch_offset(p, p.k, b);
-  const float* vb = a.v + batch_offset(p, p.v, b);
-  const int64_t mb = a.mask ? batch_offset(p, p.mask, b) : 0;
-  float* ob = a.out + batch_offset(p, p.out, b);
+  const BatchBase base = batch_base(a, b);
+  const float *qb = base.q, *kb = base.k, *vb = base.v;
+  const int64_t mb = base.mask;
+  float* ob = base.out;
 
   for (int64_t i = threadIdx.x; i < warps * ROWS * E; i += blockDim.x) {
     const int64_t r = row0 + i / E;
@@ -262,11 +277,10 @@ __global__ void __launch_bounds__(WARPS * 32) attention_mma_kernel(KernelArgs a)
   const int64_t mt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
   const int64_t m0 = mt * BM;
   const int64_t b = blockIdx.y;
-  const float* qb = a.q + batch_offset(p, p.q, b);
-  const float* kb = a.k + batch_offset(p, p.k, b);
-  const float* vb = a.v + batch_offset(p, p.v, b);
-  const int64_t mb = a.mask ? batch_offset(p, p.mask, b) : 0;
-  float* ob = a.out + batch_offset(p, p.out, b);
+  const BatchBase base = batch_base(a, b);
+  const float *qb = base.q, *kb = base.k, *vb = base.v;
+  const int64_t mb = base.mask;
+  float* ob = base.out;
   const int64_t rA = m0 + warp * 16 + g, rB = rA + 8;
 
   // Q fragments, scaled, in float32 (split per use in accurate mode).
@@ -523,11 +537,10 @@ __global__ void __launch_bounds__(256) attention_simt_kernel(KernelArgs a) {
   const int64_t mt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
   const int64_t m0 = mt * BM;
   const int64_t b = blockIdx.y;
-  const float* qb = a.q + batch_offset(p, p.q, b);
-  const float* kb = a.k + batch_offset(p, p.k, b);
-  const float* vb = a.v + batch_offset(p, p.v, b);
-  const int64_t mb = a.mask ? batch_offset(p, p.mask, b) : 0;
-  float* ob = a.out + batch_offset(p, p.out, b);
+  const BatchBase base = batch_base(a, b);
+  const float *qb = base.q, *kb = base.k, *vb = base.v;
+  const int64_t mb = base.mask;
+  float* ob = base.out;
   // Rows fastest: the transposed stores of a warp hit 32 consecutive words.
   for (int i = threadIdx.x; i < BM * E / 4; i += 256) {
     const int r = i % BM, c = (i / BM) * 4;
