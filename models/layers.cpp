@@ -339,9 +339,9 @@ MultiheadAttention::MultiheadAttention(int64_t embed_dim, int64_t num_heads, boo
 
 namespace {
 
-// A MultiheadAttention mask as an additive float mask: uint8 nonzero -> -inf.
+// A MultiheadAttention mask as an additive float mask: bool/uint8 true -> -inf.
 Tensor additive_mask(const Tensor& m) {
-  if (!m.defined() || m.dtype() != DType::U8) return m;
+  if (!m.defined() || (m.dtype() != DType::U8 && m.dtype() != DType::Bool)) return m;
   const Tensor ninf =
       Tensor::full({1}, -std::numeric_limits<double>::infinity(), DType::F32, m.device());
   return ops::where(m, ninf, Tensor::zeros({1}, DType::F32, m.device()));

@@ -214,7 +214,7 @@ class ModuleList : public Module {
 // Inputs are [L, N, E] ([N, L, E] with batch_first) or unbatched [L, E]. Masks
 // follow PyTorch's convention for this layer, the opposite of scaled_dot_product_
 // attention's for booleans: key_padding_mask [N, S] ([S] unbatched) and attn_mask
-// [L, S] or [N * num_heads, L, S] are uint8 (nonzero = do NOT attend) or additive
+// [L, S] or [N * num_heads, L, S] are bool or uint8 (true = do NOT attend) or additive
 // float. The heads run through ops::scaled_dot_product_attention; when query, key and
 // value are one tensor (self-attention) one GEMM projects all three and the heads are
 // read in place from its output. Only the attention output is returned (PyTorch's

@@ -21,9 +21,9 @@ using namespace detail;
 
 constexpr const char* kOp = "scaled_dot_product_attention";
 
-// A boolean mask: one byte per element, nonzero = attend. (DType::Bool joins here
-// once core has it; uint8 is where's condition type meanwhile.)
-bool is_boolean_mask(DType d) { return d == DType::U8; }
+// A boolean mask: one byte per element, nonzero = attend (bool, or uint8 as where's
+// condition accepts it).
+bool is_boolean_mask(DType d) { return d == DType::Bool || d == DType::U8; }
 
 Shape batch_of(const Tensor& t) { return Shape(t.sizes().begin(), t.sizes().end() - 2); }
 
@@ -89,8 +89,8 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
              "{}: attn_mask is on {} but query is on {}; all tensors must be on the same device",
              kOp, attn_mask.device().str(), device.str());
     TT_CHECK(is_boolean_mask(attn_mask.dtype()) || attn_mask.dtype() == query.dtype(),
-             "{}: attn_mask has dtype {} but it must be boolean (uint8, nonzero = attend) or an "
-             "additive mask of the query's dtype {}",
+             "{}: attn_mask has dtype {} but it must be boolean (bool, or uint8: nonzero = "
+             "attend) or an additive mask of the query's dtype {}",
              kOp, dtype_name(attn_mask.dtype()), dtype_name(query.dtype()));
   }
   TT_CHECK(!(dropout_p > 0.0 || dropout_p < 0.0 || std::isnan(dropout_p)),

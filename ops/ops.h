@@ -244,7 +244,7 @@ Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor
 // ---- attention (issue 19; ops/attention_ops.cpp) ----
 // softmax(q k^T * scale + mask) v, as torch.nn.functional.scaled_dot_product_attention:
 // query [..., L, E], key [..., S, E], value [..., S, Ev] -> [..., L, Ev], batch dims
-// broadcast. attn_mask broadcasts to [..., L, S]: boolean (uint8, nonzero = attend) or
+// broadcast. attn_mask broadcasts to [..., L, S]: boolean (bool, or uint8: nonzero = attend) or
 // additive (the query's dtype). is_causal (without attn_mask) lets query i attend keys
 // j <= i (top-left aligned when L != S, as PyTorch). scale defaults to 1/sqrt(E). A row
 // with nothing to attend to (every score -inf) gives zeros, as PyTorch's safe softmax.

@@ -7,7 +7,8 @@
 # issue's shapes. Logs go to $OUT (default ./attention-out); the table comes last.
 # Usage: tools/device/attention_check.sh [--quick]   (--quick: two shapes, few reps)
 # SANITIZE_TOOLS (default "memcheck racecheck synccheck"; empty: none) and
-# SANITIZE_LIMIT (seconds per tool, default 120) narrow the sanitizer stage.
+# SANITIZE_LIMIT (seconds per tool, default 120) narrow the sanitizer stage;
+# KERNEL_BENCH=1 adds the kernels-alone bench (tools/device/attention_kernel_bench.cu).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/attention-out}
@@ -47,6 +48,15 @@ for tool in ${SANITIZE_TOOLS-memcheck racecheck synccheck}; do
 done
 run harness harness.log "$build/tools/attention_harness" $quick
 run pytorch pytorch.log python3 tools/device/bench_attention.py $quick
+# KERNEL_BENCH=1: the kernels alone, variants and accurate-mode schemes side by side
+# (tools/device/attention_kernel_bench.cu; one nvcc call, about a minute).
+if [ "${KERNEL_BENCH:-0}" = 1 ]; then
+  nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I. -Xcompiler=-fopenmp \
+    tools/device/attention_kernel_bench.cu -o "$build/attention_kernel_bench" -lgomp &&
+    run kernel_bench kernel_bench.log "$build/attention_kernel_bench"
+  grep -h "^KB" "$OUT/kernel_bench.log" | cut -d, -f2- |
+    awk -F, '{printf "%-26s %-26s %9s %7s %9s\n", $1, $2, $3, $4, $5}'
+fi
 grep -h "^GPU" "$OUT/harness.log" "$OUT/pytorch.log"
 printf '%s\n' "${status[@]}"
 echo "==== configs (ms) ===="

@@ -20,7 +20,8 @@
 //            buffered, rows padded by 4 floats so fragment reads are conflict-free;
 //            P reused from the S accumulators through a key permutation, no shuffle).
 //            tf32: one product per MMA. accurate: the 3xTF32 split (hi*hi + hi*lo +
-//            lo*hi) of both products, P split as well. Offered in tf32 and accurate
+//            lo*hi) of both products, P split as well, S's cross terms accumulated
+//            apart and each tile's P V promoted into O by IEEE FMA. Offered in tf32 and accurate
 //            modes only (strict promises IEEE FMA arithmetic).
 //
 // Kernel name and problem key in the tuning database:
@@ -91,7 +92,9 @@ int64_t smem_bytes(const AttnConfig& c, const AttentionProblem& p);
 std::string problem_key(const AttentionProblem& p, bool aligned, Precision precision);
 autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision precision,
                            const tt::cuda::DeviceLimits& limits);
-AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, Precision precision);
+// The untuned config; max_smem: the device's shared memory per block.
+AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, Precision precision,
+                       int64_t max_smem);
 AttnConfig choose(const AttentionProblem& p, const AttnLaunch& a, int device);
 
 void launch_generic(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,

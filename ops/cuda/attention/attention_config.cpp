@@ -111,23 +111,28 @@ std::string problem_key(const AttentionProblem& p, bool aligned, Precision preci
       .str();
 }
 
-AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, Precision precision) {
+AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, Precision precision,
+                       int64_t max_smem) {
   const int rows = AttnConfig{}.rows, warps = AttnConfig{}.warps;
   if (mma_ok && precision != Precision::strict) {
-    // The first H100 sweep of tools/device/attention_harness.cpp (B8 H16 T1024, B2 H16
-    // T4096): 8 warps won at head dim 128 and in accurate full attention, 32-key tiles
-    // in causal accurate and at head dim 128 causal.
-    const bool accurate = precision == Precision::accurate;
-    if (p.E == 128) {
-      if (p.causal) return {Impl::kMma, 4, rows, 32};
-      return {Impl::kMma, 8, rows, accurate ? 32 : 64};
+    // The H100 sweeps (tools/device/attention_harness.cpp, attention_kernel_bench.cu at
+    // B8 H16 T1024 and B2 H16 T4096): tf32 takes 4 warps and 64-key tiles at head dim
+    // 64, 8 warps at 128 (causal: 4 warps, 32 keys); accurate (split S) 32-key tiles,
+    // 8 warps only at head dim 128 without causal.
+    if (precision == Precision::accurate) {
+      return {Impl::kMma, p.E == 128 && !p.causal ? 8 : 4, rows, 32};
     }
-    if (accurate) {
+    if (p.E == 128) {
       return p.causal ? AttnConfig{Impl::kMma, 4, rows, 32} : AttnConfig{Impl::kMma, 8, rows, 64};
     }
     return {Impl::kMma, 4, rows, 64};
   }
-  if (tiled_ok) return {Impl::kSimt, warps, 4, AttnConfig{}.block_n};
+  if (tiled_ok) {
+    // 8 rows per thread won full attention (1.03-1.06x), 4 rows causal (1.03-1.05x).
+    AttnConfig c{Impl::kSimt, warps, p.causal ? 4 : 8, AttnConfig{}.block_n};
+    if (smem_bytes(c, p) > max_smem) c.rows = 4;
+    return c;
+  }
   // 8 warps of 4 rows won every generic sweep on the H100 (1.4-1.6x over 4 warps).
   for (int r : {4, 2, 1}) {
     const AttnConfig c{Impl::kGeneric, 8, r, AttnConfig{}.block_n};
@@ -153,8 +158,10 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
   std::vector<std::string> impls = {"generic"};
   if (tiled_ok) impls.push_back("simt");
   if (offer_mma) impls.push_back("mma");
-  return AttnConfig::descriptor().space(kKernel, rules,
-                                        default_for(p, tiled_ok, offer_mma, precision), impls);
+  // Shared memory of an H100 block where the device is not known (the portable space).
+  const int64_t max_smem = limits.known ? limits.max_shared_per_block : 227 * 1024;
+  return AttnConfig::descriptor().space(
+      kKernel, rules, default_for(p, tiled_ok, offer_mma, precision, max_smem), impls);
 }
 
 AttnConfig choose(const AttentionProblem& p, const AttnLaunch& a, int device) {

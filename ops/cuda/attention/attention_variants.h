@@ -16,10 +16,13 @@
 #define TT_ATTN_SIMT_VARIANTS(X) \
   X(32, 2)                       \
   X(32, 4)                       \
+  X(32, 8)                       \
   X(64, 2)                       \
   X(64, 4)                       \
+  X(64, 8)                       \
   X(128, 2)                      \
-  X(128, 4)
+  X(128, 4)                      \
+  X(128, 8)
 
 // mma, per head dim: X(E, WARPS, BLOCK_N); each in tf32 and accurate.
 #define TT_ATTN_MMA_VARIANTS_E(X, E) \

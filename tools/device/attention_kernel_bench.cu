@@ -1,0 +1,205 @@
+// The attention family's kernels alone (ops/cuda/attention/attention_kernels.cuh), built
+// with nvcc into one static binary that needs only the CUDA driver: the variants and
+// the experimental accurate-mode schemes (kSplitS, kScaleS) side by side at the issue's
+// shapes, each checked against a float64 CPU reference of two (batch, head) slices and
+// timed (median of 10 launches, each after a 256 MB L2 flush, CUDA events).
+// Build here, run there:
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I. -Xcompiler=-fopenmp \
+//     tools/device/attention_kernel_bench.cu -o attention_kernel_bench -lgomp
+// Rows: KB,<shape>,<variant>,<ms>,<tflops>,<rel_err>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ops/cuda/attention/attention_kernels.cuh"
+
+using namespace tt::ops;
+using namespace tt::ops::cuda::attention;
+
+#define CK(x)                                                                              \
+  do {                                                                                     \
+    cudaError_t e_ = (x);                                                                  \
+    if (e_ != cudaSuccess) {                                                               \
+      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+  } while (0)
+
+namespace {
+
+constexpr double kLog2e = 1.4426950408889634;
+
+template <int E, int TM>
+void run_simt(KernelArgs a, int64_t T, int64_t BH) {
+  const auto k = attention_simt_kernel<E, TM>;
+  const int bm = 16 * TM;
+  const size_t smem = (E * bm + 2 * E * 64 + 64 * bm) * 4;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  k<<<dim3(unsigned((T + bm - 1) / bm), unsigned(BH)), 256, smem>>>(a);
+  CK(cudaGetLastError());
+}
+
+template <int E, int W, int BN, bool ACC, int FL>
+void run_mma(KernelArgs a, int64_t T, int64_t BH) {
+  const auto k = attention_mma_kernel<E, W, BN, ACC, FL>;
+  const size_t smem = 2 * 2 * BN * (E + 4) * 4;
+  if (!ACC) a.scale = float(a.p.scale * kLog2e);
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  k<<<dim3(unsigned((T + 16 * W - 1) / (16 * W)), unsigned(BH)), W * 32, smem>>>(a);
+  CK(cudaGetLastError());
+}
+
+struct Variant {
+  const char* name;
+  std::function<void(KernelArgs, int64_t, int64_t)> run;
+};
+
+template <int E>
+std::vector<Variant> variants() {
+  return {
+      {"simt rows=4", run_simt<E, 4>},
+      {"simt rows=8", run_simt<E, 8>},
+      {"tf32 w4 bn64", run_mma<E, 4, 64, false, 0>},
+      {"tf32 w8 bn64", run_mma<E, 8, 64, false, 0>},
+      {"tf32 w4 bn32", run_mma<E, 4, 32, false, 0>},
+      {"acc w8 bn64", run_mma<E, 8, 64, true, 0>},
+      {"acc w8 bn64 split", run_mma<E, 8, 64, true, kSplitS>},
+      {"acc w8 bn64 scale", run_mma<E, 8, 64, true, kScaleS>},
+      {"acc w8 bn64 split+scale", run_mma<E, 8, 64, true, kSplitS | kScaleS>},
+      {"acc w8 bn32", run_mma<E, 8, 32, true, 0>},
+      {"acc w8 bn32 split+scale", run_mma<E, 8, 32, true, kSplitS | kScaleS>},
+      {"acc w4 bn32", run_mma<E, 4, 32, true, 0>},
+      {"acc w4 bn32 split", run_mma<E, 4, 32, true, kSplitS>},
+      {"acc w4 bn32 scale", run_mma<E, 4, 32, true, kScaleS>},
+      {"acc w4 bn32 split+scale", run_mma<E, 4, 32, true, kSplitS | kScaleS>},
+  };
+}
+
+// softmax(q k^T * scale) v of one [T, E] slice, in double.
+std::vector<double> reference(const float* q, const float* k, const float* v, int64_t T, int64_t E,
+                              bool causal, double scale) {
+  std::vector<double> out(size_t(T * E));
+#pragma omp parallel for schedule(dynamic, 16)
+  for (int64_t i = 0; i < T; ++i) {
+    std::vector<double> s(static_cast<size_t>(T));
+    const int64_t n = causal ? i + 1 : T;
+    double mx = -INFINITY;
+    for (int64_t j = 0; j < n; ++j) {
+      double d = 0;
+      for (int64_t e = 0; e < E; ++e) d += double(q[i * E + e]) * double(k[j * E + e]);
+      s[size_t(j)] = d * scale;
+      mx = std::max(mx, s[size_t(j)]);
+    }
+    double sum = 0;
+    for (int64_t j = 0; j < n; ++j) sum += (s[size_t(j)] = std::exp(s[size_t(j)] - mx));
+    for (int64_t e = 0; e < E; ++e) {
+      double acc = 0;
+      for (int64_t j = 0; j < n; ++j) acc += s[size_t(j)] * double(v[j * E + e]);
+      out[size_t(i * E + e)] = acc / sum;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int main() {
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("GPU %s\n", prop.name);
+  struct Shape {
+    int64_t B, H, T, E;
+    bool causal;
+  };
+  const std::vector<Shape> shapes = {{8, 16, 1024, 64, false},
+                                     {8, 16, 1024, 64, true},
+                                     {2, 16, 4096, 64, false},
+                                     {8, 16, 1024, 128, false},
+                                     {8, 16, 1024, 128, true}};
+  char* flush = nullptr;
+  CK(cudaMalloc(&flush, 256 << 20));
+  cudaEvent_t start, stop;
+  CK(cudaEventCreate(&start));
+  CK(cudaEventCreate(&stop));
+  std::mt19937 gen(7);
+  std::normal_distribution<float> nd;
+  for (const Shape& sh : shapes) {
+    const int64_t BH = sh.B * sh.H, T = sh.T, E = sh.E, n = BH * T * E;
+    std::vector<float> h[3];
+    for (auto& x : h) {
+      x.resize(size_t(n));
+      for (float& f : x) f = nd(gen);
+    }
+    float* d[4];
+    for (int i = 0; i < 4; ++i) CK(cudaMalloc(&d[i], size_t(n) * 4));
+    for (int i = 0; i < 3; ++i)
+      CK(cudaMemcpy(d[i], h[i].data(), size_t(n) * 4, cudaMemcpyHostToDevice));
+    const double scale = 1.0 / std::sqrt(double(E));
+    std::vector<int64_t> slices = {0, BH - 1};
+    std::vector<std::vector<double>> want;
+    for (int64_t s : slices) {
+      want.push_back(reference(h[0].data() + s * T * E, h[1].data() + s * T * E,
+                               h[2].data() + s * T * E, T, E, sh.causal, scale));
+    }
+    AttentionProblem p;
+    p.batch_rank = 1;
+    p.batch[0] = BH;
+    p.L = p.S = T;
+    p.E = p.Ev = E;
+    for (AttnStrides* st : {&p.q, &p.k, &p.v, &p.out}) {
+      st->batch[0] = T * E;
+      st->row = E;
+      st->col = 1;
+    }
+    p.causal = sh.causal;
+    p.scale = scale;
+    const KernelArgs args{p, d[0], d[1], d[2], nullptr, d[3], float(scale)};
+    const double flops = 4.0 * BH * T * T * E * (sh.causal ? 0.5 : 1.0);
+    char name[64];
+    std::snprintf(name, sizeof name, "B%ld H%ld T%ld E%ld%s", long(sh.B), long(sh.H), long(T),
+                  long(E), sh.causal ? " causal" : "");
+    const auto vs = E == 64 ? variants<64>() : variants<128>();
+    for (const Variant& v : vs) {
+      CK(cudaMemset(d[3], 0xff, size_t(n) * 4));  // NaN: every element must be written
+      v.run(args, T, BH);
+      CK(cudaDeviceSynchronize());
+      std::vector<float> got(static_cast<size_t>(n));
+      CK(cudaMemcpy(got.data(), d[3], size_t(n) * 4, cudaMemcpyDeviceToHost));
+      double num = 0, den = 0;
+      bool finite = true;
+      for (size_t si = 0; si < slices.size(); ++si) {
+        for (int64_t i = 0; i < T * E; ++i) {
+          const double g = got[size_t(slices[si] * T * E + i)], w = want[si][size_t(i)];
+          finite = finite && std::isfinite(g);
+          num += (g - w) * (g - w);
+          den += w * w;
+        }
+      }
+      for (float g : got) finite = finite && std::isfinite(g);
+      std::vector<float> t;
+      for (int r = 0; r < 10; ++r) {
+        CK(cudaMemsetAsync(flush, r, 256 << 20));
+        CK(cudaEventRecord(start));
+        v.run(args, T, BH);
+        CK(cudaEventRecord(stop));
+        CK(cudaEventSynchronize(stop));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, start, stop));
+        t.push_back(ms);
+      }
+      std::sort(t.begin(), t.end());
+      std::printf("KB,%s,%s,%.4f,%.1f,%.2e%s\n", name, v.name, t[5], flops / t[5] / 1e9,
+                  std::sqrt(num / den), finite ? "" : ",NOT FINITE");
+      std::fflush(stdout);
+    }
+    for (float* x : d) CK(cudaFree(x));
+  }
+  return 0;
+}
