@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/tensor.h"
@@ -20,6 +21,9 @@ namespace tt::capture {
 // An op's attributes, positionally: the op kind says what each entry means
 // (ops/graph/invoke.cpp reads them back when it replays the op).
 struct Attrs {
+  Attrs() = default;
+  Attrs(std::vector<int64_t> i, std::vector<double> r = {}, std::string t = {})
+      : ints(std::move(i)), reals(std::move(r)), text(std::move(t)) {}
   std::vector<int64_t> ints;
   std::vector<double> reals;
   std::string text;

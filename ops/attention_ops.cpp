@@ -76,12 +76,12 @@ bool describe(const Shape& batch, std::vector<Operand> operands, AttentionProble
   return true;
 }
 
-}  // namespace
-
-Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
-                                    const Tensor& attn_mask, double dropout_p, bool is_causal,
-                                    std::optional<double> scale) {
-  const RecordScope record(OpKind::kScaledDotProductAttention);
+// The op, writing into `into` when it is defined (a view of the output's shape on the
+// query's device and dtype, any strides: tt::compile's attention group writes the head
+// merge's layout directly), else into a new tensor.
+Tensor attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                 const Tensor& attn_mask, double dropout_p, bool is_causal,
+                 std::optional<double> scale, const Tensor& into) {
   const Device device =
       required_on_one_device(kOp, {{"query", query}, {"key", key}, {"value", value}});
   if (attn_mask.defined()) {
@@ -153,7 +153,13 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   p.mask_kind = !attn_mask.defined()                 ? AttnMask::kNone
                 : is_boolean_mask(attn_mask.dtype()) ? AttnMask::kBoolean
                                                      : AttnMask::kAdditive;
-  const Tensor out = Tensor::empty(out_shape, query.dtype(), device);
+  if (into.defined()) {
+    TT_CHECK(into.sizes() == out_shape && into.dtype() == query.dtype() && into.device() == device,
+             "{}: the output view has shape {}, dtype {} on {} but the result is {} {} on {}", kOp,
+             shape_str(into.sizes()), dtype_name(into.dtype()), into.device().str(),
+             shape_str(out_shape), dtype_name(query.dtype()), device.str());
+  }
+  const Tensor out = into.defined() ? into : Tensor::empty(out_shape, query.dtype(), device);
   const auto with_dims = [&](Shape b, int64_t r, int64_t c) {
     b.push_back(r);
     b.push_back(c);
@@ -179,14 +185,28 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     TT_CHECK(describe(batch, operands(), p), "{}: internal error: dense operands did not merge",
              kOp);
   }
+  if (out.numel() == 0) return out;
+  return TT_RUN(kOp, device, (cpu::scaled_dot_product_attention(p, q, k, v, m, out), out),
+                (cuda::scaled_dot_product_attention(p, q, k, v, m, out), out));
+}
+
+}  // namespace
+
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    const Tensor& attn_mask, double dropout_p, bool is_causal,
+                                    std::optional<double> scale) {
+  const RecordScope record(OpKind::kScaledDotProductAttention);
   // Recorded with ints {is_causal, scale given} and reals {dropout_p, scale}.
   const capture::Attrs attrs{
       {is_causal ? 1 : 0, scale ? 1 : 0}, {dropout_p, scale.value_or(0.0)}, {}};
-  if (out.numel() == 0) return record.done(out, {query, key, value, attn_mask}, attrs);
-  return record.done(
-      TT_RUN(kOp, device, (cpu::scaled_dot_product_attention(p, q, k, v, m, out), out),
-             (cuda::scaled_dot_product_attention(p, q, k, v, m, out), out)),
-      {query, key, value, attn_mask}, attrs);
+  return record.done(attention(query, key, value, attn_mask, dropout_p, is_causal, scale, Tensor()),
+                     {query, key, value, attn_mask}, attrs);
+}
+
+void detail::scaled_dot_product_attention_into(const Tensor& query, const Tensor& key,
+                                               const Tensor& value, double scale,
+                                               const Tensor& out) {
+  attention(query, key, value, Tensor(), 0.0, false, scale, out);
 }
 
 }  // namespace tt::ops

@@ -89,6 +89,11 @@ inline int64_t wrap_dim(const char* op, int64_t dim, int64_t rank) {
 Tensor unary(pointwise::UnaryOp kind, const Tensor& x, const pointwise::UnaryParams& params);
 Tensor binary(pointwise::BinaryOp kind, const Tensor& a, const Tensor& b);
 
+// scaled_dot_product_attention(q, k, v, scale) written into `out`, a view of the
+// result's shape with any strides (tt::compile writes the head merge's layout directly).
+void scaled_dot_product_attention_into(const Tensor& query, const Tensor& key, const Tensor& value,
+                                       double scale, const Tensor& out);
+
 [[noreturn]] inline void fail_without_cuda(const char* op, Device device) {
   TT_FAIL("{}: the inputs are on {} but tensortune was built without CUDA", op, device.str());
 }

@@ -181,7 +181,7 @@ TEST(Compile, TransformerBlockGroups) {
   std::vector<std::string> groups;
   for (const graph::Group& grp : graph::find_groups(g)) groups.push_back(graph::group_str(g, grp));
   EXPECT_EQ(groups, (std::vector<std::string>{
-                        "attention: matmul -> div -> softmax -> matmul",
+                        "attention: matmul -> div -> softmax -> matmul -> copy",
                         "gemm+epilogue: linear -> add",
                         "gemm+epilogue: linear -> gelu",
                         "gemm+epilogue: linear -> add",
@@ -498,7 +498,8 @@ TEST(Compile, TransformerBlockOnCudaMatchesTheCpuReference) {
     // The residual adds after proj and fc2 are cuBLASLt's C matrix in strict and tf32.
     EXPECT_NE(report.find("[add_column,add_residual] on impl=cublaslt"), std::string::npos)
         << report;
-    EXPECT_NE(report.find("kernel: scaled_dot_product_attention (scale 0.353553)"),
+    EXPECT_NE(report.find("kernel: scaled_dot_product_attention (scale 0.353553) into the "
+                          "merged heads' layout"),
               std::string::npos)
         << report;
     EXPECT_NE(report.find(mode == Precision::strict ? "[add_column] on impl=cublaslt,algo=0, "

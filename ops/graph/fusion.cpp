@@ -20,6 +20,29 @@ struct Uses {
   bool output = false;
 };
 
+}  // namespace
+
+std::vector<int> permutation_of(const Value& view, const Value& base) {
+  const Shape strides = contiguous_strides(base.sizes);
+  const size_t rank = base.sizes.size();
+  if (view.offset != 0 || view.sizes.size() != rank) return {};
+  std::vector<int> perm(rank, -1);
+  std::vector<bool> used(rank, false);
+  for (size_t d = 0; d < rank; ++d) {
+    for (size_t e = 0; e < rank; ++e) {
+      if (!used[e] && view.sizes[d] == base.sizes[e] && view.strides[d] == strides[e]) {
+        perm[d] = static_cast<int>(e);
+        used[e] = true;
+        break;
+      }
+    }
+    if (perm[d] < 0) return {};
+  }
+  return perm;
+}
+
+namespace {
+
 int root_value(const Graph& g, int v) {
   while (v >= 0 && g.values[v].kind == ValueKind::kView) v = g.values[v].index;
   return v;
@@ -185,10 +208,33 @@ class Finder {
         g_.values[n->inputs[1]].sizes.size() != static_cast<size_t>(rank))
       return;
     nodes.push_back(next);
+    int out = n->outputs[0];
+    // The head merge after it (a copy of a permutation of its output) writes its layout
+    // directly.
+    if (const int copy = permuted_copy_of(out); copy >= 0) {
+      nodes.push_back(copy);
+      out = g_.nodes[copy].outputs[0];
+    }
     const int gi = new_group(Group::Kind::kAttention, m1);
     groups_[gi].nodes = nodes;
-    groups_[gi].output = n->outputs[0];
+    groups_[gi].output = out;
     for (int k : nodes) group_of_[k] = gi;
+  }
+
+  // The copy node that is the only reader of value a, through a view that permutes a's
+  // dims (same storage offset, same elements): -1 when there is none.
+  int permuted_copy_of(int a) const {
+    const Uses& u = uses_[a];
+    if (u.count != 1 || !u.via_view || u.output) return -1;
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      const Node& c = g_.nodes[i];
+      if (c.kind != OpKind::kCopy || c.inputs.size() != 1) continue;
+      const int v = c.inputs[0];
+      if (g_.values[v].kind != ValueKind::kView || g_.values[v].index != a) continue;
+      if (g_.values[c.outputs[0]].dtype != g_.values[a].dtype) return -1;
+      return permutation_of(g_.values[v], g_.values[a]).empty() ? -1 : static_cast<int>(i);
+    }
+    return -1;
   }
 
   const Graph& g_;

@@ -9,7 +9,8 @@
 //                  (gemm/epilogue.h): bias and per-column vectors, a scalar scale, the
 //                  activations, a residual of the output's shape.
 //   kAttention     matmul(q, k^T) [* or / a scalar] -> softmax(-1) -> matmul(., v),
-//                  rewritten into scaled_dot_product_attention.
+//                  rewritten into scaled_dot_product_attention, with the head merge
+//                  after it (a copy of a permutation of its output) when there is one.
 // Which groups actually run fused, and as which kernel, is the backend lowering's call
 // (compile_program); a group it cannot run falls back to its nodes.
 #pragma once
@@ -30,6 +31,9 @@ struct Group {
 
 // Groups of at least two nodes, each node in at most one group.
 std::vector<Group> find_groups(const Graph& g);
+// For each dim of `view` (a view of the contiguous value `base`), the dim of base it is,
+// when view only permutes base's dims (same offset, same elements); empty otherwise.
+std::vector<int> permutation_of(const Value& view, const Value& base);
 // "gemm+epilogue: linear -> gelu", for reports and tests.
 std::string group_str(const Graph& g, const Group& group);
 
