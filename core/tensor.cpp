@@ -264,18 +264,20 @@ Tensor Tensor::full(const Shape& sizes, double value, DType dtype, Device device
     case DType::F64:
       std::memcpy(elem, &value, 8);
       break;
+    // As PyTorch: a value the integer type cannot hold (NaN, inf, out of range) is
+    // refused, not cast (undefined behaviour).
     case DType::I64: {
-      int64_t v = static_cast<int64_t>(value);
+      int64_t v = checked::to_int<int64_t>("full", value);
       std::memcpy(elem, &v, 8);
       break;
     }
     case DType::I32: {
-      int32_t v = static_cast<int32_t>(value);
+      int32_t v = checked::to_int<int32_t>("full", value);
       std::memcpy(elem, &v, 4);
       break;
     }
     case DType::U8:
-      elem[0] = static_cast<unsigned char>(value);
+      elem[0] = checked::to_int<unsigned char>("full", value);
       break;
     default:
       TT_CHECK(value == 0.0, "full: only zeros are supported for {}", dtype_name(dtype));

@@ -251,7 +251,7 @@ TEST(ApiHostile, LayersAndFiles) {
   EXPECT_EQ(tt::test::error_of([&] { tt::safetensors::load(fifo); }),
             "safetensors: '" + fifo + "': is not a regular file");
   fs::remove_all(dir);
-  EXPECT_GT(calls, 1000);
+  EXPECT_GT(calls, 50);  // ctest runs each test in a process of its own
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/checked.h"
 #include "core/overlap.h"
 #include "core/tensor.h"
 #include "ops/ops.h"
@@ -173,6 +174,16 @@ TEST(CheckedSizes, OverflowsAreSentences) {
             }),
             "split: 9223372036854775807 + 2 does not fit in a 64-bit signed integer");
   EXPECT_EQ(tt::ops::chunk(Tensor::zeros({5}), big).size(), 5u);  // n + chunks - 1 wrapped
+  // float -> integer casts of NaN or out-of-range values were undefined behaviour.
+  EXPECT_EQ(error_of([] { Tensor::full({2}, std::nan(""), tt::DType::I64); }),
+            "full: nan is not representable as a 64-bit signed integer");
+  EXPECT_EQ(error_of([] { Tensor::full({2}, 1e10, tt::DType::I32); }),
+            "full: 10000000000 is not representable as a 32-bit signed integer");
+  EXPECT_EQ(error_of([] { Tensor::full({2}, -1.0, tt::DType::U8); }),
+            "full: -1 is not representable as a 8-bit unsigned integer");
+  EXPECT_EQ(Tensor::full({1}, -2.5, tt::DType::I64).item(), -2.0);  // truncated, as a cast
+  EXPECT_TRUE(tt::checked::fits<int64_t>(-9223372036854775808.0));
+  EXPECT_FALSE(tt::checked::fits<int64_t>(9223372036854775808.0));
   EXPECT_EQ(error_of([&] { tt::ops::chunk(Tensor::zeros({0}), big); }),
             "chunk: 9223372036854775807 empty chunks of a dimension of size 0 is more than a list "
             "can hold");

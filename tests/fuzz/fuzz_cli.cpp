@@ -20,13 +20,23 @@
 
 namespace {
 
+namespace fs = std::filesystem;
+
+fs::path& private_folder() {
+  static fs::path dir;
+  return dir;
+}
+
 void enter_private_folder() {
-  static bool done = false;
-  if (done) return;
-  done = true;
-  namespace fs = std::filesystem;
+  if (!private_folder().empty()) return;
   const fs::path dir = fs::temp_directory_path() / ("tt_fuzz_cli_" + std::to_string(getpid()));
+  private_folder() = dir;
   fs::create_directories(dir);
+  std::atexit([] {
+    std::error_code ec;
+    fs::current_path(fs::temp_directory_path(), ec);
+    fs::remove_all(private_folder(), ec);
+  });
   fs::current_path(dir);
   ::setenv("HOME", dir.c_str(), 1);
   ::setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
