@@ -133,7 +133,7 @@ std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   const int64_t size = n / chunks + (n % chunks != 0);  // ceil, without n + chunks - 1
   if (size == 0) {
     // PyTorch gives `chunks` empty pieces; a count no list can hold is refused.
-    TT_CHECK(chunks <= (int64_t(1) << 24),
+    TT_CHECK(chunks <= (int64_t(1) << 20),
              "{}: {} empty chunks of a dimension of size 0 is more than a list can hold", op,
              chunks);
     return std::vector<Tensor>(static_cast<size_t>(chunks), x);

@@ -112,18 +112,19 @@ struct Reader {
   }
 };
 
-// A tensor of `shape` when it is valid and small; the factory must refuse the others.
+// A tensor of `shape` when it is valid and small in every dimension, else undefined;
+// the shape checks of the factories run either way. (A valid large shape is not
+// built, nor an empty one with a huge dimension: matmul of [1, 2^32, 0] and [0] asks
+// for 16 GB, as it should, which the fuzzer's malloc limit calls a crash.)
 Tensor make(const Shape& s, uint64_t seed) {
   try {
-    if (tt::shape_numel(s) <= 4096) return Tensor::rand(s, seed);
-  } catch (const tt::Error&) {
-    return Tensor();
-  }
-  try {
-    (void)Tensor::empty(s);
+    bool small = true;
+    for (int64_t d : s) small = small && d <= 64;
+    if (tt::shape_numel(s) <= 4096 && small) return Tensor::rand(s, seed);
+    (void)tt::contiguous_strides(s);
   } catch (const tt::Error&) {
   }
-  return Tensor();  // too large to build here, or refused
+  return Tensor();
 }
 
 }  // namespace
@@ -138,7 +139,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   args.c = make(in.shape(), 3);
   // Sometimes b is a view of a (transposed or a slice), for the overlap checks.
   if (args.a.defined() && args.a.dim() >= 2 && alias % 4 == 1) args.b = args.a.transpose(0, 1);
-  if (args.a.defined() && args.a.dim() >= 1 && alias % 4 == 2) args.b = args.a.select(0, 0);
+  if (args.a.defined() && args.a.dim() >= 1 && args.a.size(0) > 0 && alias % 4 == 2)
+    args.b = args.a.select(0, 0);
   args.i = in.byte() % 2 ? static_cast<int8_t>(in.byte()) : in.int64();
   args.j = in.byte() % 2 ? static_cast<int8_t>(in.byte()) : in.int64();
   std::vector<Tensor> out;
@@ -147,11 +149,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const tt::Error&) {
     return 0;
   }
-  for (const Tensor& t : out) {
+  for (size_t k = 0; k < out.size(); ++k) {
+    const Tensor& t = out[k];
     if (!t.defined()) continue;
-    // The shape holds the elements, and every one of them can be read.
+    // The shape holds the elements, and every one of them can be read (in the first
+    // pieces: chunk may return a million empty ones).
     tt::fuzz::require(t.numel() == tt::shape_numel(t.sizes()), "numel differs from the shape's");
-    if (t.numel() <= 4096) (void)t.to_vector<double>();
+    if (k < 16 && t.numel() <= 4096) (void)t.to_vector<double>();
   }
   return 0;
 }
