@@ -71,6 +71,10 @@ struct TuningEntry {
   double p10_ms = 0.0;  // 0 when not recorded
   double p90_ms = 0.0;
   double default_ms = 0.0;
+  // What median_ms and default_ms timed ("one forward of gemm_bias_relu, small shape":
+  // the whole model with this kernel's config forced, not the kernel alone). Empty in
+  // entries written before the field: those timed a whole model forward too.
+  std::string measured;
   int64_t variants_tried = 0;
   std::map<std::string, int64_t> variants_rejected;
   std::vector<RejectedVariant> rejected;

@@ -38,7 +38,12 @@ class FileLock {
  public:
   explicit FileLock(const std::string& path) : lock_path_(path + ".lock") {
     for (;;) {
-      fd_ = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+      // O_NOFOLLOW: a symlink planted at the lock's name must not make us create or
+      // truncate a file elsewhere (as root: anywhere).
+      fd_ = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+      TT_CHECK(fd_ >= 0 || errno != ELOOP,
+               "refusing to lock {}: the lock file {} is a symbolic link (remove it)", path,
+               lock_path_);
       TT_CHECK(fd_ >= 0, "cannot open the lock file {}: {}", lock_path_, errno_text());
       int rc;
       do {

@@ -204,23 +204,28 @@ class Reader {
   TuningEntry entry(const YAML::Node& node, const std::string& what) const {
     expect_map(node, what);
     expect_keys(node, what,
-                {"config", "median_ms", "p10_ms", "p90_ms", "default_ms", "variants_tried",
-                 "variants_rejected", "rejected", "tuned_at", "driver", "cuda_driver",
-                 "cuda_runtime", "tensortune_version"});
+                {"config", "median_ms", "p10_ms", "p90_ms", "default_ms", "measured",
+                 "variants_tried", "variants_rejected", "rejected", "tuned_at", "driver",
+                 "cuda_driver", "cuda_runtime", "tensortune_version"});
     TuningEntry e;
     e.config = config(required(node, "config", what), what + " config");
     e.median_ms = number(required(node, "median_ms", what), what + " median_ms");
     if (node["p10_ms"]) e.p10_ms = number(node["p10_ms"], what + " p10_ms");
     if (node["p90_ms"]) e.p90_ms = number(node["p90_ms"], what + " p90_ms");
     e.default_ms = number(required(node, "default_ms", what), what + " default_ms");
-    e.variants_tried = integer(required(node, "variants_tried", what), what + " variants_tried", 0);
+    if (node["measured"]) e.measured = scalar(node["measured"], what + " measured");
+    // Counts are bounded (no sweep tries 10^12 variants), so that sums over an entry's
+    // counts (tt db show) cannot overflow, whatever the file says.
+    constexpr int64_t kMaxCount = 1000000000000;
+    e.variants_tried =
+        integer(required(node, "variants_tried", what), what + " variants_tried", 0, kMaxCount);
     if (const YAML::Node counts = node["variants_rejected"]; counts && !counts.IsNull()) {
       expect_map(counts, what + " variants_rejected");
       for (const auto& item : counts) {
         const std::string reason = scalar(item.first, what + " variants_rejected key");
-        e.variants_rejected[reason] =
-            integer(item.second,
-                    fmt::format("{} variants_rejected count of '{}'", what, excerpt(reason)), 0);
+        e.variants_rejected[reason] = integer(
+            item.second, fmt::format("{} variants_rejected count of '{}'", what, excerpt(reason)),
+            0, kMaxCount);
       }
     }
     if (const YAML::Node list = node["rejected"]; list && !list.IsNull()) {
@@ -371,6 +376,8 @@ void emit_entry(YAML::Emitter& out, const TuningEntry& e) {
   if (e.p10_ms > 0.0) out << YAML::Key << "p10_ms" << YAML::Value << number_text(e.p10_ms);
   if (e.p90_ms > 0.0) out << YAML::Key << "p90_ms" << YAML::Value << number_text(e.p90_ms);
   out << YAML::Key << "default_ms" << YAML::Value << number_text(e.default_ms);
+  if (!e.measured.empty())
+    out << YAML::Key << "measured" << YAML::Value << writable(e.measured, "measured");
   out << YAML::Key << "variants_tried" << YAML::Value << e.variants_tried;
   out << YAML::Key << "variants_rejected" << YAML::Value << YAML::Flow << YAML::BeginMap;
   for (const auto& [reason, count] : e.variants_rejected) {

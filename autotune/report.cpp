@@ -33,7 +33,9 @@ std::string csv_field(const std::string& text) {
 }
 
 // Shortest text that reads back as the same double; "" for NaN.
-std::string number(double v) { return std::isnan(v) ? std::string() : fmt::format("{}", v); }
+// Six significant digits: a timing's noise is far above the sixth digit, and the
+// shortest round-trip form printed sums' rounding ("1.8619999999999999").
+std::string number(double v) { return std::isnan(v) ? std::string() : fmt::format("{:.6g}", v); }
 
 std::string role(const Measurement& m) {
   if (m.is_default && m.is_winner) return "default+winner";

@@ -234,6 +234,7 @@ class Sweep {
 
   void finish() {
     TuningEntry& e = result_.entry;
+    e.measured = target_.measured();
     for (const Measurement& m : tried_) {
       ++e.variants_tried;
       if (m.rejected()) e.add_rejected(m.config, m.status, m.reason);

@@ -52,6 +52,8 @@ class SweepTarget {
   // `warmup` untimed runs, then `reps` timed ones; returns their times in ms. Throws
   // tt::Error when the config cannot run.
   virtual std::vector<double> time(const Config& config, int warmup, int reps) = 0;
+  // What time() times, in a few words; recorded as the database entry's `measured`.
+  virtual std::string measured() const { return "the kernel alone"; }
 };
 
 struct SweepProgress {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -28,6 +29,20 @@ const char* kind_of(mode_t mode) {
   return "not a regular file";
 }
 
+// `path` with its folder resolved by the file system (realpath: symlinked folders and
+// ".." as the kernel follows them, not as text), the last component kept as it is;
+// `path` unchanged when the folder cannot be resolved (it is missing: the write that
+// follows reports that).
+std::string resolve_parent(const std::string& path) {
+  const fs::path p(path);
+  const fs::path parent = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  char* real = ::realpath(parent.c_str(), nullptr);
+  if (real == nullptr) return path;
+  const fs::path resolved = fs::path(real) / p.filename();
+  std::free(real);
+  return resolved.string();
+}
+
 }  // namespace
 
 bool exists(const std::string& path, const std::string& what) {
@@ -39,7 +54,7 @@ bool exists(const std::string& path, const std::string& what) {
 
 std::string output_target(const std::string& path, const std::string& what) {
   TT_CHECK(!path.empty(), "{}: the output path is empty", what);
-  std::string target = path;
+  std::string target = resolve_parent(path);
   struct stat info {};
   for (int hops = 0;; ++hops) {
     if (::lstat(target.c_str(), &info) != 0) {
@@ -53,9 +68,12 @@ std::string output_target(const std::string& path, const std::string& what) {
     if (n < 0)
       TT_FAIL("cannot read the symlink {} ({} {}): {}", target, what, path, std::strerror(errno));
     const fs::path link_target(std::string(buffer.data(), static_cast<size_t>(n)));
-    target = link_target.is_absolute()
-                 ? link_target.string()
-                 : (fs::path(target).parent_path() / link_target).lexically_normal().string();
+    // A relative target is relative to the folder the link lives in, which may itself be
+    // reached through symlinks: the kernel's resolution, not the text's (issue 21: a merge
+    // wrote a stray file through "dir/../db.yaml" where dir was a symlinked folder).
+    target = resolve_parent(link_target.is_absolute()
+                                ? link_target.string()
+                                : (fs::path(target).parent_path() / link_target).string());
   }
   if (!S_ISREG(info.st_mode)) {
     TT_FAIL("refusing to replace {} {}: {} is {}, not a regular file", what, path, target,

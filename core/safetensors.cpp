@@ -265,11 +265,19 @@ void check_no_overlap(const std::string& path, std::vector<Entry> entries) {
 class InputFile {
  public:
   explicit InputFile(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd_ < 0) fail(path, "cannot be opened for reading ({})", std::strerror(errno));
     struct stat info {};
-    if (::fstat(fd_, &info) != 0) fail(path, "cannot be inspected ({})", std::strerror(errno));
-    if (!S_ISREG(info.st_mode)) fail(path, "is not a regular file");
+    if (::fstat(fd_, &info) != 0) {
+      const int saved = errno;
+      ::close(fd_);
+      fail(path, "cannot be inspected ({})", std::strerror(saved));
+    }
+    if (!S_ISREG(info.st_mode)) {
+      ::close(fd_);
+      fail(path, "is not a regular file");
+    }
     size_ = static_cast<uint64_t>(info.st_size);
   }
   ~InputFile() { ::close(fd_); }
@@ -439,6 +447,9 @@ File load_file(const std::string& path) {
   return result;
 }
 
+void save_file(const std::string& path, const std::map<std::string, Tensor>& tensors,
+               const std::map<std::string, std::string>& metadata);
+
 }  // namespace
 
 File load(const std::string& path) {
@@ -452,6 +463,18 @@ File load(const std::string& path) {
 
 void save(const std::string& path, const std::map<std::string, Tensor>& tensors,
           const std::map<std::string, std::string>& metadata) {
+  try {
+    save_file(path, tensors, metadata);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemoryError(
+        fmt::format("safetensors: '{}': out of CPU memory while writing the file", path));
+  }
+}
+
+namespace {
+
+void save_file(const std::string& path, const std::map<std::string, Tensor>& tensors,
+               const std::map<std::string, std::string>& metadata) {
   std::vector<std::pair<std::string, Tensor>> ordered;
   for (const auto& [name, t] : tensors) {
     if (name == kMetadataKey) fail(path, "'{}' is reserved and cannot name a tensor", kMetadataKey);
@@ -474,7 +497,15 @@ void save(const std::string& path, const std::map<std::string, Tensor>& tensors,
                     {"data_offsets", {offset, offset + nbytes}}};
     offset += nbytes;
   }
-  std::string header_text = header.dump();
+  std::string header_text;
+  try {
+    header_text = header.dump();
+  } catch (const nlohmann::json::type_error&) {
+    // dump() refuses strings that are not UTF-8 (type_error 316): the header is JSON.
+    fail(path,
+         "a tensor name or a metadata string is not valid UTF-8, which the JSON header "
+         "cannot hold");
+  }
   header_text.append((kLengthBytes - header_text.size() % kLengthBytes) % kLengthBytes, ' ');
 
   unsigned char length_bytes[kLengthBytes];
@@ -494,5 +525,7 @@ void save(const std::string& path, const std::map<std::string, Tensor>& tensors,
   }
   out.commit();
 }
+
+}  // namespace
 
 }  // namespace tt::safetensors

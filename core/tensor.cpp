@@ -9,7 +9,9 @@
 #include <sstream>
 
 #include "core/capture.h"
+#include "core/checked.h"
 #include "core/convert.h"
+#include "core/overlap.h"
 #include "core/philox.h"
 #if TT_CUDA
 #include "core/cuda/runtime.h"
@@ -46,9 +48,12 @@ int64_t shape_numel(const Shape& s) {
   int64_t extent = 1;
   if (!checked_extent(s, &extent)) fail_too_large(s);
   for (int64_t d : s) {
+    TT_CHECK(d >= 0, "tensor shape {} has a negative size; sizes must be non-negative",
+             shape_str(s));
+  }
+  for (int64_t d : s) {
     if (d == 0) return 0;
   }
-  // Negative sizes are refused by check_shape(); here they only keep the old product.
   int64_t n = 1;
   for (int64_t d : s) n *= d;
   return n;
@@ -243,7 +248,15 @@ Tensor Tensor::full(const Shape& sizes, double value, DType dtype, Device device
            dtype_name(dtype));
   if (dtype_has_kernels(dtype)) {
     visit_dtype(dtype, "full", [&](auto zero) {
-      const auto v = convert_value<decltype(zero)>(value);
+      using T = decltype(zero);
+      // As PyTorch: a value an integer type cannot hold (NaN, inf, out of range) is
+      // refused, not converted.
+      T v;
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        v = checked::to_int<T>("full", value);
+      } else {
+        v = convert_value<T>(value);
+      }
       std::memcpy(elem, &v, sizeof v);
     });
   }
@@ -355,11 +368,17 @@ Tensor Tensor::arange(double start, double end, double step, DType dtype, Device
   TT_CHECK(dtype == DType::F32 || dtype == DType::F64 || dtype == DType::I64 || dtype == DType::I32,
            "arange: dtype {} is not supported; expected float32, float64, int64 or int32",
            dtype_name(dtype));
-  // PyTorch's size: ceil((end - start) / step), computed in double.
-  const int64_t n = static_cast<int64_t>(std::ceil((end - start) / step));
-  std::vector<double> values(static_cast<size_t>(std::max<int64_t>(n, 0)));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = start + static_cast<double>(i) * step;
-  return from_vector(values, {static_cast<int64_t>(values.size())}).to(dtype).to(device);
+  // PyTorch's size: ceil((end - start) / step), computed in double; (end - start) may
+  // overflow to inf, and a count past int64 is refused before any allocation.
+  const double count = std::ceil((end - start) / step);
+  TT_CHECK(checked::fits<int64_t>(count),
+           "arange: [{}, {}) in steps of {} has {} elements, more than a tensor can hold", start,
+           end, step, count);
+  const int64_t n = std::max<int64_t>(static_cast<int64_t>(count), 0);
+  Tensor values = empty({n}, DType::F64, Device::cpu());
+  double* v = values.data<double>();
+  for (int64_t i = 0; i < n; ++i) v[i] = start + static_cast<double>(i) * step;
+  return values.to(dtype).to(device);
 }
 
 Tensor Tensor::rand(const Shape& sizes, uint64_t seed, Device device) {
@@ -386,8 +405,14 @@ Tensor Tensor::randn(const Shape& sizes, uint64_t seed, Device device) {
 
 // ---------------------------------------------------------------- properties
 
-int64_t Tensor::size(int64_t d) const { return impl().sizes[wrap_dim(d, dim(), "size")]; }
-int64_t Tensor::stride(int64_t d) const { return impl().strides[wrap_dim(d, dim(), "stride")]; }
+int64_t Tensor::size(int64_t d) const {
+  TT_CHECK(dim() > 0, "size: dimension {} was asked of a 0-d tensor, which has no dimensions", d);
+  return impl().sizes[wrap_dim(d, dim(), "size")];
+}
+int64_t Tensor::stride(int64_t d) const {
+  TT_CHECK(dim() > 0, "stride: dimension {} was asked of a 0-d tensor, which has no dimensions", d);
+  return impl().strides[wrap_dim(d, dim(), "stride")];
+}
 
 bool Tensor::is_contiguous() const {
   const auto& s = impl().sizes;
@@ -493,6 +518,7 @@ Tensor Tensor::permute(const std::vector<int64_t>& dims) const {
 Tensor Tensor::transpose(int64_t a, int64_t b) const {
   a = wrap_dim(a, dim(), "transpose");
   b = wrap_dim(b, dim(), "transpose");
+  if (dim() == 0) return make_view(*this, sizes(), strides(), offset());  // as PyTorch
   std::vector<int64_t> dims(dim());
   std::iota(dims.begin(), dims.end(), 0);
   std::swap(dims[a], dims[b]);
@@ -577,6 +603,7 @@ Tensor Tensor::expand(const Shape& target) const {
     s[i] = want;
     st[i] = 0;
   }
+  check_shape(s);  // the element count of the expanded shape fits in int64_t
   return make_view(*this, s, st, offset());
 }
 
@@ -664,10 +691,18 @@ Tensor Tensor::to(DType target) const {
 }
 
 void Tensor::copy_(const Tensor& src) {
+  TT_CHECK(src.defined(), "copy_: the source tensor is undefined");
   capture::note_unreplayable(*this, "copy_ writes into it in place");
   TT_CHECK(src.sizes() == sizes(), "copy_: source shape {} does not match destination shape {}",
            shape_str(src.sizes()), shape_str(sizes()));
+  // PyTorch's rules: no destination element written twice; the source is the
+  // destination's very view (nothing to do) or shares none of its memory.
+  assert_no_internal_overlap("copy_", *this);
+  assert_no_partial_overlap("copy_", *this, src);
+  if (overlap_status(*this, src) == MemOverlap::kFull) return;
   Tensor s = src.to(dtype()).to(device()).contiguous();
+  // Disjoint elements of one storage: memcpy never sees both ends in one allocation.
+  if (s.shares_storage_with(*this)) s = s.clone();
   size_t es = dtype_size(dtype());
   if (is_contiguous()) {
     copy_bytes(data_ptr(), device(), s.data_ptr(), device(), numel() * es);

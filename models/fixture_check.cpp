@@ -87,7 +87,12 @@ FixtureResult run_fixture(const std::string& path, Device device, double toleran
   }
   TT_CHECK(!outputs.empty(), "{} returned no output", result.model);
 
-  result.out_error = relative_l2_error(outputs[0], tensor(file, "expected.out"));
+  // An empty output compares nothing, and an error of 0 over nothing would PASS.
+  const Tensor& expected_out = tensor(file, "expected.out");
+  TT_CHECK(expected_out.numel() > 0,
+           "expected.out has shape {}, which holds no elements: there is nothing to compare",
+           shape_str(expected_out.sizes()));
+  result.out_error = relative_l2_error(outputs[0], expected_out);
   bool pass = result.out_error <= tolerance;
 
   // After a float64 forward the model holds its float32 tensors again: compare the

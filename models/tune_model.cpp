@@ -49,8 +49,10 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 class ModelTarget : public autotune::SweepTarget {
  public:
   ModelTarget(Module& model, const std::vector<Tensor>& inputs, Tensor reference,
-              std::vector<std::pair<std::string, Tensor>> reference_buffers, int device)
-      : model_(model),
+              std::vector<std::pair<std::string, Tensor>> reference_buffers, int device,
+              std::string measured)
+      : measured_(std::move(measured)),
+        model_(model),
         inputs_(inputs),
         reference_(std::move(reference)),
         reference_buffers_(std::move(reference_buffers)),
@@ -68,6 +70,10 @@ class ModelTarget : public autotune::SweepTarget {
     Scopes scopes(*this, &config);
     return check();
   }
+
+  // Every kernel of a model is timed by the model's whole forward (the other kernels at
+  // their defaults or the winners so far), which is what a database entry's time is.
+  std::string measured() const override { return measured_; }
 
   std::vector<double> time(const Config& config, int warmup, int reps) override {
     Scopes scopes(*this, &config);
@@ -161,6 +167,7 @@ class ModelTarget : public autotune::SweepTarget {
     return cuda::time_gpu([&] { model_.forward(inputs_); }, device_, timing).samples_ms;
   }
 
+  std::string measured_;
   Module& model_;
   const std::vector<Tensor>& inputs_;
   Tensor reference_;
@@ -217,7 +224,8 @@ void run_model(const ModelInfo& info, const TuneOptions& opt, autotune::Database
   log(fmt::format("{}: reference ready after {:.1f} s; tolerance {:.2e} (longest reduction {})",
                   info.name, seconds_since(start), result.tolerance, result.longest_reduction));
 
-  ModelTarget target(*gpu_model, inputs, reference, reference_buffers, opt.device);
+  ModelTarget target(*gpu_model, inputs, reference, reference_buffers, opt.device,
+                     fmt::format("one forward of {}, {} shape", info.name, opt.shape));
   const autotune::DeviceIdentity& identity = autotune::current_device_identity(opt.device);
   std::set<Pair> done;
   while (true) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/overlap.h"
 #include "core/tensor.h"
 #include "ops/ops.h"
 #include "ops/pointwise_functors.h"
@@ -93,6 +94,24 @@ Tensor binary(pointwise::BinaryOp kind, const Tensor& a, const Tensor& b);
 // result's shape with any strides (tt::compile writes the head merge's layout directly).
 void scaled_dot_product_attention_into(const Tensor& query, const Tensor& key, const Tensor& value,
                                        double scale, const Tensor& out);
+
+// The one overlap check of every write (in-place members, copy_, outputs an op updates):
+// `out` has no two elements at one location, and each input read elementwise
+// (`pointwise`, broadcast to out's shape) is either out's very view or disjoint from it;
+// the other inputs must be disjoint (core/overlap.h, PyTorch's sentences).
+inline void check_write(const char* op, const Tensor& out,
+                        std::initializer_list<NamedTensor> pointwise,
+                        std::initializer_list<NamedTensor> others = {}) {
+  assert_no_internal_overlap(op, out);
+  for (const NamedTensor& nt : pointwise) {
+    if (!nt.tensor.defined() || !nt.tensor.shares_storage_with(out)) continue;
+    assert_no_partial_overlap(
+        op, out, nt.tensor.sizes() == out.sizes() ? nt.tensor : nt.tensor.expand(out.sizes()));
+  }
+  for (const NamedTensor& nt : others) {
+    if (nt.tensor.defined()) assert_no_overlap(op, out, nt.tensor);
+  }
+}
 
 [[noreturn]] inline void fail_without_cuda(const char* op, Device device) {
   TT_FAIL("{}: the inputs are on {} but tensortune was built without CUDA", op, device.str());

@@ -168,6 +168,17 @@ void check_batch_norm_args(const char* op, int64_t batch, int64_t values_per_cha
   check_eps(op, eps);
 }
 
+// Training updates running_mean and running_var in place: neither may overlap itself,
+// the other, or anything the op reads.
+void check_running_writes(const char* op, bool training, const Tensor& running_mean,
+                          const Tensor& running_var, std::initializer_list<NamedTensor> reads) {
+  if (!training || !running_mean.defined()) return;
+  for (const Tensor* stat : {&running_mean, &running_var}) {
+    check_write(op, *stat, {}, reads);
+  }
+  check_write(op, running_mean, {}, {{"running_var", running_var}});
+}
+
 }  // namespace
 
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
@@ -186,6 +197,8 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   const int64_t length = x.dim() == 3 ? x.size(2) : 1;
   check_batch_norm_args(op, x.size(0), length, x.size(1), input_channels(x.size(1)), running_mean,
                         running_var, weight, bias, training, momentum, eps);
+  check_running_writes(op, training, running_mean, running_var,
+                       {{"input", x}, {"weight", weight}, {"bias", bias}});
   return record.done(
       TT_RUN(op, device,
              cpu::batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps),
@@ -256,6 +269,13 @@ Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor
   check_vector(op, "scale", scale, out, why);
   check_batch_norm_args(op, x.size(0), 1, out, why, running_mean, running_var, bn_weight, bn_bias,
                         training, momentum, eps);
+  check_running_writes(op, training, running_mean, running_var,
+                       {{"input", x},
+                        {"weight", weight},
+                        {"b", b},
+                        {"scale", scale},
+                        {"bn_weight", bn_weight},
+                        {"bn_bias", bn_bias}});
   return record.done(
       TT_RUN(op, device,
              cpu::gemm_scale_batch_norm(x, weight, b, scale, running_mean, running_var, bn_weight,

@@ -94,17 +94,6 @@ Tensor scalar_on(const char* op, const Tensor& like, double value) {
                       like.device());
 }
 
-// An in-place op writes self's elements once each: a broadcast (stride-0) self
-// would write one element many times, which PyTorch refuses too.
-void check_writable(const char* op, const Tensor& self) {
-  for (int64_t d = 0; d < self.dim(); ++d) {
-    TT_CHECK(self.stride(d) != 0 || self.size(d) <= 1,
-             "{}: self (shape {}, strides {}) has several elements at one memory location "
-             "(an expanded view); clone() it before writing in place",
-             op, shape_str(self.sizes()), shape_str(self.strides()));
-  }
-}
-
 const Tensor& binary_inplace(const char* op, BinaryOp kind, const Tensor& self,
                              const Tensor& other) {
   capture::note_unreplayable(self, std::string(op) + " writes into it in place");
@@ -123,7 +112,7 @@ const Tensor& binary_inplace(const char* op, BinaryOp kind, const Tensor& self,
            "{}: other of shape {} broadcasts with self of shape {} to {}, but an in-place op "
            "cannot change self's shape",
            op, shape_str(other.sizes()), shape_str(self.sizes()), shape_str(shape));
-  check_writable(op, self);
+  check_write(op, self, {{"other", other}});
   run_binary(op, kind, self, other.to(self.dtype()), self);
   return self;
 }
@@ -364,7 +353,7 @@ const Tensor& Tensor::div_(double other) const {
 
 const Tensor& Tensor::fill_(double value) const {
   ops::detail::check_any_dtype("fill_", "self", *this);
-  ops::check_writable("fill_", *this);
+  ops::detail::check_write("fill_", *this, {});
   capture::note_unreplayable(*this, "fill_ writes into it in place");
   ops::run_unary("fill_", ops::UnaryOp::Fill, {value, 0.0}, *this, *this);
   return *this;

@@ -1,6 +1,7 @@
 // Shape ops: cat and stack copy each input once into its slice of the result (on
 // any device); split and chunk return views; select, expand and flatten are the
 // Tensor members of the same names (core/tensor.cpp).
+#include "core/checked.h"
 #include "ops/front_end.h"
 #include "ops/ops.h"
 #include "ops/record.h"
@@ -59,7 +60,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
                "dimension {}",
                op, i, shape_str(t.sizes()), shape_str(first.sizes()), d);
     }
-    shape[d] += t.size(d);
+    shape[d] = checked::add(op, shape[d], t.size(d));
   }
   Tensor out = Tensor::empty(shape, first.dtype(), first.device());
   int64_t offset = 0;
@@ -112,7 +113,7 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& split_siz
   for (int64_t s : split_sizes) {
     TT_CHECK(s >= 0, "{}: split sizes must be non-negative but {} contains {}", op,
              shape_str(split_sizes), s);
-    total += s;
+    total = checked::add(op, total, s);
   }
   TT_CHECK(total == x.size(d), "{}: split sizes {} add up to {} but dimension {} has size {}", op,
            shape_str(split_sizes), total, d, x.size(d));
@@ -132,8 +133,14 @@ std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   TT_CHECK(x.dim() > 0, "{}: cannot chunk a 0-D tensor", op);
   const int64_t d = wrap_dim(op, dim, x.dim());
   const int64_t n = x.size(d);
-  const int64_t size = (n + chunks - 1) / chunks;
-  if (size == 0) return std::vector<Tensor>(static_cast<size_t>(chunks), x);
+  const int64_t size = n / chunks + (n % chunks != 0);  // ceil, without n + chunks - 1
+  if (size == 0) {
+    // PyTorch gives `chunks` empty pieces; a count no list can hold is refused.
+    TT_CHECK(chunks <= (int64_t(1) << 20),
+             "{}: {} empty chunks of a dimension of size 0 is more than a list can hold", op,
+             chunks);
+    return std::vector<Tensor>(static_cast<size_t>(chunks), x);
+  }
   return split(x, size, d);
 }
 

@@ -435,18 +435,24 @@ TEST_F(TuningDatabaseFile, CliMergesShowsAndPrunes) {
   EXPECT_EQ(merged.entry_count(), 3u);
   EXPECT_EQ(merged.find(h200().key(), "relu", "n=4096")->config.str(), "threads=64");
 
-  r = test::run_command(tt_cli("db show --device h200 --db " + path("out/m.yaml")));
+  r = test::run_command(tt_cli("db show --wide --device h200 --db " + path("out/m.yaml")));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("== " + path("out/m.yaml") + " (--db): 3 entries\n"));
   EXPECT_THAT(r.output,
               HasSubstr("NVIDIA H200|sm_90|132sm  (NVIDIA H200, sm_90, 132 SMs, 139.8 GiB)"));
   EXPECT_THAT(r.output,
-              MatchesRegex(".*\n  kernel +problem +config +median ms +default ms +speedup "
+              MatchesRegex(".*\n  kernel +problem +config +median ms +default ms +timed +speedup "
                            "+tried +rejected +tuned at\n.*"));
-  EXPECT_THAT(
-      r.output,
-      MatchesRegex(".*\n  relu +n=4096 +threads=64 +0\\.2500 +2\\.7440 +10\\.98x "
-                   "+48 +3 \\(launch_failed 1, wrong_result 2\\) +2026-11-22T10:00:00Z\n.*"));
+  EXPECT_THAT(r.output,
+              MatchesRegex(".*\n  relu +n=4096 +threads=64 +0\\.25 +2\\.744 +one model forward "
+                           "\\(not recorded\\) +10\\.98x +48 +3 \\(launch_failed 1, "
+                           "wrong_result 2\\) +2026-11-22T10:00:00Z\n.*"));
+  // The default view: a heading per kernel, the numbers, the config on a line below.
+  r = test::run_command(tt_cli("db show --device h200 --db " + path("out/m.yaml")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, MatchesRegex(".*\n  relu\n    problem +median ms +speedup +timed +tried "
+                                     "+rejected +tuned at\n    n=4096 +0\\.25 +10\\.98x +forward "
+                                     "+48 +3 +2026-11-22\n        threads=64\n.*"));
   EXPECT_THAT(r.output, Not(HasSubstr("H100")));
 
   r = test::run_command(tt_cli("db prune --device nvidia --db " + path("out/m.yaml")));

@@ -5,11 +5,14 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
+#include "core/safetensors.h"
 #include "models/registry.h"
 #include "support/test_util.h"
 #include "tools/tt/bench_json.h"
@@ -148,7 +151,7 @@ TEST_F(TempDir, MissingFileIsReportedAndTheOthersStillRun) {
   const CommandResult r =
       tt("check '" + absent + "' '" + fixture("gemm_bias_relu_small.safetensors") + "'");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("ERROR absent.safetensors: "));
+  EXPECT_THAT(r.output, HasSubstr("error: absent.safetensors: "));
   EXPECT_THAT(r.output, HasSubstr(absent));
   EXPECT_THAT(r.output, testing::ContainsRegex("gemm_bias_relu_small.safetensors +GemmBiasReLU "
                                                "+\\[16, 64\\] +out [^\n]*  PASS"));
@@ -161,7 +164,7 @@ TEST_F(TempDir, CorruptFileIsReportedAndTheOthersStillRun) {
   const CommandResult r =
       tt("check '" + fixture("gemm_bias_relu_small.safetensors") + "' '" + corrupt + "'");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("ERROR corrupt.safetensors: "));
+  EXPECT_THAT(r.output, HasSubstr("error: corrupt.safetensors: "));
   EXPECT_THAT(r.output, testing::ContainsRegex("gemm_bias_relu_small.safetensors [^\n]*  PASS"));
 }
 
@@ -525,6 +528,140 @@ TEST_F(TempDir, BenchCompareReadsTwoFilesAndReportsTheChange) {
   EXPECT_EQ(by_model.exit_code, 0) << by_model.output;
   EXPECT_THAT(by_model.output,
               testing::ContainsRegex("GemmBiasReLU/full_median +-0\\.5000 +4\\.2000 +2\\.1000"));
+}
+
+// ---- issue 21: usage errors, stderr, failed writes, files that are not what they claim ----
+
+TEST(CliHabits21, ModelSelectionAndEmptyDbAreUsageErrors) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"compare", "tt compare: give a model name or --all; see tt compare --help.\n"},
+      {"compare GemmBiasReLU --all",
+       "tt compare: give a model name or --all, not both ('GemmBiasReLU' and --all); see tt "
+       "compare --help.\n"},
+      {"tune GemmBiasReLU --all",
+       "tt tune: give a model name or --all, not both ('GemmBiasReLU' and --all); see tt tune "
+       "--help.\n"},
+      {"bench", "tt bench: give a model name or --all; see tt bench --help.\n"},
+      {"run GemmBiasReLU --db ''",
+       "tt run: --db must name a file but is empty; see tt run --help.\n"},
+      {"db show --db ''",
+       "tt db show: --db must name a file but is empty; see tt db show --help.\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CommandResult r = tt(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(r.output, message) << args;
+  }
+}
+
+TEST(CliHabits21, UnknownSubcommandIsNamed) {
+  const CommandResult r = tt("db frob");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, testing::StartsWith("tt db: 'frob' is not a tt db command"));
+  EXPECT_THAT(r.output, testing::EndsWith("; see tt db --help.\n"));
+  EXPECT_EQ(tt("db shw").output,
+            "tt db: 'shw' is not a tt db command (did you mean 'show'?); see tt db --help.\n");
+}
+
+TEST(CliHabits21, FailedWritesToStdoutExitOne) {
+  // Subshells: run_command adds 2>&1 after the command, which must not follow stdout.
+  const auto tt_out = [](const std::string& args, const std::string& redirect) {
+    return test::run_command("( '" + std::string(TT_CLI_PATH) + "' " + args + " " + redirect +
+                             " )");
+  };
+  CommandResult r = tt_out("models", "> /dev/full");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.output, "error: writing to standard output failed (No space left on device)\n");
+  r = tt_out("models", ">&-");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, testing::StartsWith("error: writing to standard output failed"));
+  // A usage error keeps its own code.
+  EXPECT_EQ(tt_out("run --seed x", "> /dev/full").exit_code, 2);
+}
+
+TEST_F(TempDir, CheckRefusesAFifoAndReportsOnStderr) {
+  const std::string fifo = (dir_ / "pipe.safetensors").string();
+  ASSERT_EQ(test::run_command("mkfifo '" + fifo + "'").exit_code, 0);
+  // Blocked forever in open() before; the timeout turns a hang into exit 124.
+  // Subshells: run_command adds 2>&1 after the command.
+  const CommandResult r = test::run_command("( timeout 60 '" + std::string(TT_CLI_PATH) +
+                                            "' check '" + fifo + "' 2>/dev/null )");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("pipe.safetensors")));  // not on stdout
+  EXPECT_THAT(r.output, HasSubstr("0 of 1 fixture passed on cpu"));
+  const CommandResult err = test::run_command("( '" + std::string(TT_CLI_PATH) + "' check '" +
+                                              fifo + "' 2>&1 >/dev/null )");
+  EXPECT_EQ(err.output,
+            "error: pipe.safetensors: safetensors: '" + fifo + "': is not a regular file\n");
+}
+
+TEST_F(TempDir, AFixtureWithNothingToCompareIsAnError) {
+  safetensors::File f = safetensors::load(fixture("gemm_bias_relu_small.safetensors"));
+  for (auto& [name, t] : f.tensors) {
+    if (name == "input.0" || name == "expected.out") t = t.narrow(0, 0, 0);
+  }
+  const std::string path = (dir_ / "empty_batch.safetensors").string();
+  safetensors::save(path, f.tensors, f.metadata);
+  const CommandResult r = tt("check '" + path + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.output;  // it PASSed before
+  EXPECT_THAT(r.output, HasSubstr("expected.out has shape [0, "));
+  EXPECT_THAT(r.output, HasSubstr("which holds no elements: there is nothing to compare"));
+  EXPECT_THAT(r.output, Not(HasSubstr("PASS")));
+}
+
+TEST(CliDb21, ShowFitsOneHundredTwentyColumnsUnlessWide) {
+  const std::string db = std::string(TT_SOURCE_DIR) + "/autotune/db/h100.yaml";
+  const CommandResult r = tt("db show --db '" + db + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  size_t longest = 0;
+  for (const std::string& line : lines_of(r.output)) {
+    if (line.rfind("==", 0) == 0) continue;  // the file's path, as long as the path
+    longest = std::max(longest, line.size());
+  }
+  EXPECT_LE(longest, 120u);
+  EXPECT_THAT(r.output, HasSubstr("timed"));
+  EXPECT_THAT(r.output, HasSubstr("forward"));
+  const CommandResult wide = tt("db show --wide --db '" + db + "'");
+  ASSERT_EQ(wide.exit_code, 0);
+  size_t wide_longest = 0;
+  for (const std::string& line : lines_of(wide.output))
+    wide_longest = std::max(wide_longest, line.size());
+  EXPECT_GT(wide_longest, 120u);
+  EXPECT_THAT(wide.output, HasSubstr("one model forward (not recorded)"));
+}
+
+TEST_F(TempDir, MergeThroughARelativeSymlinkInASymlinkedFolder) {
+  // t/data/db.yaml is the database; t/a/b/db.yaml -> ../../data/db.yaml; t/x/y/link -> ../../a/b.
+  // By text, t/x/y/link/../../data/db.yaml is t/x/data/db.yaml: a stray file.
+  fs::create_directories(dir_ / "data");
+  fs::create_directories(dir_ / "a" / "b");
+  fs::create_directories(dir_ / "x" / "y");
+  const std::string corpus = std::string(TT_SOURCE_DIR) + "/tests/fuzz/corpus/database/";
+  fs::copy_file(corpus + "small.yaml", dir_ / "data" / "db.yaml");
+  fs::create_symlink("../../data/db.yaml", dir_ / "a" / "b" / "db.yaml");
+  fs::create_directory_symlink("../../a/b", dir_ / "x" / "y" / "link");
+  fs::create_directories(dir_ / "x" / "data");  // where the text resolution would write
+  const std::string out = (dir_ / "x" / "y" / "link" / "db.yaml").string();
+  const CommandResult r =
+      tt("db merge '" + corpus + "small.yaml' '" + corpus + "two_devices.yaml' -o '" + out + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "x" / "data" / "db.yaml"));
+  EXPECT_TRUE(fs::is_symlink(dir_ / "a" / "b" / "db.yaml"));
+  std::ifstream in(dir_ / "data" / "db.yaml");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr("B|sm_90|132sm"));  // the merge reached the real database
+}
+
+TEST_F(TempDir, APlantedLockSymlinkIsNotFollowed) {
+  const std::string corpus = std::string(TT_SOURCE_DIR) + "/tests/fuzz/corpus/database/";
+  const fs::path db = dir_ / "db.yaml";
+  fs::copy_file(corpus + "small.yaml", db);
+  fs::create_symlink(dir_ / "elsewhere", dir_ / "db.yaml.lock");
+  const CommandResult r = tt("db merge '" + corpus + "small.yaml' '" + corpus +
+                             "two_devices.yaml' -o '" + db.string() + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("is a symbolic link (remove it)"));
+  EXPECT_FALSE(fs::exists(dir_ / "elsewhere"));  // O_CREAT through the link created it
 }
 
 }  // namespace

@@ -129,8 +129,9 @@ TEST(TensorArithmetic, Errors) {
             "add_: other of shape [2, 3] broadcasts with self of shape [3] to [2, 3], but an "
             "in-place op cannot change self's shape");
   EXPECT_EQ(error_of([&] { t({1}, {1}).expand({3}).mul_(2.0); }),
-            "mul_: self (shape [3], strides [0]) has several elements at one memory location (an "
-            "expanded view); clone() it before writing in place");
+            "mul_: unsupported operation: more than one element of the written-to tensor refers "
+            "to a single memory location. Please clone() the tensor before performing the "
+            "operation.");
   EXPECT_EQ(error_of([&] { a / Tensor::zeros({3}, DType::BF16); }),
             "div: b has dtype bfloat16, which has no kernels; expected float32, int64, int32, "
             "uint8 or bool");

@@ -10,8 +10,10 @@
 // config and epilogue rules need no GPU; the launches skip without an sm_90 GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -470,6 +472,58 @@ TEST(TcGemm, ColumnStatisticsPartials) {
       EXPECT_LE(e.mean, bound(cfg.mode)) << what;
       // M2 sums squared deviations: a relative error near twice the values'.
       EXPECT_LE(e.m2, 2 * bound(cfg.mode)) << what;
+    }
+  }
+}
+
+// The contention stress (issue 21): every compiled variant with each epilogue (none, a
+// column chain, the group norm, the column statistics), TMA stores and register stores,
+// at shapes with partial tiles, repeated TT_TC_STRESS_ROUNDS times (default 2). Alone it
+// is a plain check; tools/device/tc_stress.sh runs it from 6 processes at once under
+// racecheck and synccheck, 20 rounds, which is what exposed the ping-pong variant's
+// statistics overwriting its mbarriers (inf column means whenever a warp lagged).
+TEST(TcGemm, StressEveryVariantEveryEpilogue) {
+  REQUIRE_SM90();
+  const char* env = std::getenv("TT_TC_STRESS_ROUNDS");
+  const int rounds = env ? std::max(1, std::atoi(env)) : 2;
+  using Build = Epilogue (*)(const Operands&, float*, float*);
+  const std::vector<std::pair<const char*, Build>> epilogues = {
+      {"none", [](const Operands&, float*, float*) { return Epilogue{}; }},
+      {"add_column,relu",
+       [](const Operands& o, float*, float*) {
+         return Epilogue{}.add_column(tt::test::float_ptr(o.bias)).relu();
+       }},
+      {"group_norm(8)",
+       [](const Operands& o, float*, float*) {
+         float* bias = tt::test::float_ptr(o.bias);
+         return Epilogue{}.add_column(bias).group_norm(8, tt::test::float_ptr(o.scale), bias,
+                                                       1e-5f);
+       }},
+      {"column_stats",
+       [](const Operands& o, float* pm, float* pm2) {
+         return Epilogue{}.add_column(tt::test::float_ptr(o.bias)).relu().column_stats(pm, pm2);
+       }},
+  };
+  uint64_t seed = 7000;
+  for (int round = 0; round < rounds; ++round) {
+    for (s9::TcConfig cfg : s9::tc_gemm_variants()) {
+      for (int vec : {4, 2}) {
+        cfg.vec = vec;
+        for (const auto& [name, build] : epilogues) {
+          // N = 136 (whole groups of 8, TMA stores) and 131 (register stores only);
+          // M past two ping-pong tiles, so one consumer's epilogue meets the other's loop.
+          for (const Case& c : {Case{300, 136, 100}, Case{300, 131, 100}}) {
+            if (name[0] == 'g' && c.n % 8 != 0) continue;
+            const Errors e = run_case(cfg, c, seed += 10, build);
+            const std::string what = s9::to_string(cfg) + " " + name + " at " +
+                                     std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+                                     std::to_string(c.k) + ", round " + std::to_string(round);
+            EXPECT_LE(e.out, bound(cfg.mode)) << what;
+            EXPECT_LE(e.mean, bound(cfg.mode)) << what;
+            EXPECT_LE(e.m2, 2 * bound(cfg.mode)) << what;
+          }
+        }
+      }
     }
   }
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, test, sanitize, compare, tune and benchmark.
 # Usage: tools/device/check.sh [STAGE...]   (default: every stage)
-# Stages: build test overlap sanitize check compare tune configs bench
+# Stages: build test overlap sanitize stress check compare tune configs bench
+# (stress: tools/device/tc_stress.sh, the tensor-core GEMM from 6 processes at once;
+# not in the default list: STRESS_TOOL, STRESS_ROUNDS choose its sanitizer and rounds)
 # Logs go to $OUT (or ./device-out); a short summary table is printed last.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -108,6 +110,11 @@ if want sanitize; then
     summary+=("$(printf '%-10s rc=%-3s %-22s %s %s' "$tool" "$rc" "$n" "$line" "$tests")")
   done
   summary+=("sanitize took $((SECONDS - t0))s")
+fi
+if want stress; then
+  TOOL=${STRESS_TOOL:-racecheck} ROUNDS=${STRESS_ROUNDS:-10} OUT=$LOGS \
+    step stress stress.log bash tools/device/tc_stress.sh "$build"
+  tail -3 "$LOGS/stress.log"
 fi
 if want check; then
   step check check_cuda.log "$tt" check --device cuda tests/data/*.safetensors

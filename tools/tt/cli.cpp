@@ -5,9 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <new>
 #include <string>
@@ -69,14 +72,47 @@ int unknown_command(const CLI::App& app, int argc, char** argv) {
     std::cerr << fmt::format("tt: '{}' is not an option of tt itself; see tt --help.\n", first);
     return kExitUsage;
   }
-  if (first.empty()) return -1;
-  const std::vector<std::string> names = subcommand_names(app);
-  for (const std::string& n : names)
-    if (n == first) return -1;
-  const std::string guess = models::closest_name(first, names);
-  std::cerr << fmt::format("tt: '{}' is not a tt command{}; see tt --help.\n", first,
-                           guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess));
-  return kExitUsage;
+  // Down the command path while the words name subcommands: "tt db frob" names the
+  // word and the command it is not part of (CLI11 said "A subcommand is required").
+  const CLI::App* at = &app;
+  std::string path = "tt";
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') return -1;
+    const std::vector<std::string> names = subcommand_names(*at);
+    if (names.empty()) return -1;  // a command's own positional arguments
+    const auto found = std::find(names.begin(), names.end(), word);
+    if (found != names.end()) {
+      at = at->get_subcommand(word);
+      path += " " + word;
+      continue;
+    }
+    const std::string guess = models::closest_name(word, names);
+    std::cerr << fmt::format("{}: '{}' is not a {} command{}; see {} --help.\n", path, word, path,
+                             guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess),
+                             path);
+    return kExitUsage;
+  }
+  return -1;
+}
+
+// A command's output that did not reach its destination (a full disk, a closed pipe or
+// stdout) is a failure: exit 1 with a sentence on stderr, never 0.
+int checked_output(int code) {
+  errno = 0;  // the reason of the first failing write below, if any
+  std::cout.flush();
+  const bool failed = !std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  if (failed) {
+    const int saved = errno;
+    std::cerr << fmt::format("error: writing to standard output failed{}\n",
+                             saved != 0 ? fmt::format(" ({})", std::strerror(saved)) : "");
+    if (code == kExitOk) code = kExitFailure;
+  }
+  std::cerr.flush();
+  if (std::fflush(stderr) != 0 || std::ferror(stderr) != 0) {
+    if (code == kExitOk) code = kExitFailure;  // nowhere left to say so
+  }
+  return code;
 }
 
 int usage_error(const CLI::App& app, const CLI::ParseError& e) {
@@ -173,9 +209,20 @@ void note_cpu_precision(const std::string& command, Precision precision, Device 
       command, precision_name(precision));
 }
 
+CLI::Option* add_db_option(CLI::App* cmd, std::string* path, const std::string& help) {
+  return cmd->add_option("--db", *path, help)
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return text.empty() ? "must name a file but is empty" : "";
+          },
+          "PATH"));
+}
+
 bool typed(const CLI::App* cmd, const std::string& option) { return cmd->count(option) > 0; }
 
-int main(int argc, char** argv) {
+namespace {
+
+int main_unchecked(int argc, char** argv) {
   try {
     for (const std::string& error : models::startup_registration_errors()) {
       std::cerr << "error: " << error << "\n";
@@ -218,5 +265,9 @@ int main(int argc, char** argv) {
   }
   return kExitFailure;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return checked_output(main_unchecked(argc, argv)); }
 
 }  // namespace tt::cli

@@ -215,9 +215,9 @@ void add_bench_command(CLI::App& app) {
   add_precision_option(cmd, &opt->precision, "the forwards are timed in it");
   cmd->add_flag("--compile", opt->compile,
                 "Time the model compiled with tt::compile (fused groups) instead of eager");
-  cmd->add_option("--db", opt->db_path,
-                  "Tuning database to read first (else TT_TUNING_DB, the user cache, the shipped "
-                  "ones)");
+  add_db_option(cmd, &opt->db_path,
+                "Tuning database to read first (else TT_TUNING_DB, the user cache, the shipped "
+                "ones)");
   cmd->callback([opt, cmd] {
     opt->device_typed = typed(cmd, "--device");
     run_bench(*opt);

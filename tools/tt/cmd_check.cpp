@@ -61,7 +61,9 @@ void check_files(const CheckOptions& opt) {
       std::cout << result_line(r, name_width) << std::endl;
       passed += r.pass;
     } catch (const std::exception& e) {
-      std::cout << "ERROR " << file_name(path) << ": " << e.what() << std::endl;
+      // Results on stdout, failures to check on stderr (as every tt error).
+      std::cout.flush();
+      std::cerr << "error: " << file_name(path) << ": " << e.what() << std::endl;
     }
   }
   const int total = static_cast<int>(opt.files.size());

@@ -35,6 +35,21 @@ bool contains_ignoring_case(const std::string& text, const std::string& part) {
   return lower(text).find(lower(part)) != std::string::npos;
 }
 
+// What an entry's times measured: the recorded words with --wide, else a word. Entries
+// from before the field was recorded were timed as one model forward too.
+std::string timed(const TuningEntry& e, bool wide) {
+  if (e.measured.empty()) return wide ? "one model forward (not recorded)" : "forward";
+  if (wide) return e.measured;
+  return e.measured.rfind("one forward", 0) == 0 ? "forward" : e.measured;
+}
+
+// The reader bounds each count (autotune/database_yaml.cpp), so the sums fit.
+std::string rejected_total(const TuningEntry& e) {
+  int64_t total = 0;
+  for (const auto& [reason, count] : e.variants_rejected) total += count;
+  return std::to_string(total);
+}
+
 std::string rejected_summary(const TuningEntry& e) {
   int64_t total = 0;
   std::string parts;
@@ -46,27 +61,85 @@ std::string rejected_summary(const TuningEntry& e) {
   return total == 0 ? "0" : fmt::format("{} ({})", total, parts);
 }
 
-// Columns sized to their widest cell; numbers right-aligned.
-void print_table(const std::vector<std::vector<std::string>>& rows,
-                 const std::vector<bool>& right_aligned) {
+// The default table fits a 120-column terminal; --wide prints every cell whole.
+constexpr size_t kShowColumns = 120;
+
+// `text` cut to `width` characters, its middle replaced by "..." (a problem key's and a
+// config's ends tell entries apart).
+std::string elided(const std::string& text, size_t width) {
+  if (text.size() <= width) return text;
+  if (width <= 3) return text.substr(0, width);
+  const size_t head = (width - 3 + 1) / 2, tail = width - 3 - head;
+  return text.substr(0, head) + "..." + text.substr(text.size() - tail);
+}
+
+// Cells padded to `width` (right-aligned where asked), two spaces before each; `indent`
+// more spaces before the first.
+std::string table_line(const std::vector<std::string>& row, const std::vector<size_t>& width,
+                       const std::vector<bool>& right_aligned, size_t indent = 0) {
+  std::string line(indent, ' ');
+  for (size_t i = 0; i < row.size(); ++i) {
+    const std::string cell = elided(row[i], width[i]);
+    line += "  ";
+    line += right_aligned[i] ? fmt::format("{:>{}}", cell, width[i])
+                             : fmt::format("{:<{}}", cell, width[i]);
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line;
+}
+
+std::vector<size_t> column_widths(const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> width(rows.front().size(), 0);
   for (const auto& row : rows) {
     for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
   }
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += "  ";
-      line += right_aligned[i] ? fmt::format("{:>{}}", row[i], width[i])
-                               : fmt::format("{:<{}}", row[i], width[i]);
+  return width;
+}
+
+// --wide: one row per entry, every cell whole.
+void print_table(const std::vector<std::vector<std::string>>& rows,
+                 const std::vector<bool>& right_aligned) {
+  const std::vector<size_t> width = column_widths(rows);
+  for (const auto& row : rows) std::cout << table_line(row, width, right_aligned) << "\n";
+}
+
+// The default view, within kShowColumns: a heading per kernel, then per entry a line of
+// its problem and numbers and an indented line with its config (shortened in the middle
+// where it would not fit).
+void print_compact(const autotune::DeviceRecord& record) {
+  const std::vector<bool> right = {false, true, true, false, true, true, false};
+  for (const auto& [kernel, entries] : record.kernels) {
+    std::cout << "  " << elided(kernel, kShowColumns - 2) << "\n";
+    std::vector<std::vector<std::string>> rows = {
+        {"problem", "median ms", "speedup", "timed", "tried", "rejected", "tuned at"}};
+    std::vector<std::string> configs = {""};
+    for (const auto& [problem, e] : entries) {
+      // Four significant digits: run-to-run noise is far above the fifth.
+      rows.push_back({problem, fmt::format("{:.4g}", e.median_ms),
+                      e.speedup() > 0 ? fmt::format("{:.2f}x", e.speedup()) : "-", timed(e, false),
+                      std::to_string(e.variants_tried), rejected_total(e),
+                      e.tuned_at.substr(0, 10)});
+      configs.push_back(e.config.str().empty() ? "(empty)" : e.config.str());
     }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    std::cout << line << "\n";
+    std::vector<size_t> width = column_widths(rows);
+    size_t others = 2;  // the indent
+    for (size_t i = 1; i < width.size(); ++i) others += 2 + width[i];
+    width[0] = std::min(width[0], kShowColumns - std::min(kShowColumns - 12, others + 2));
+    for (size_t r = 0; r < rows.size(); ++r) {
+      // A problem too long for its column gets a line of its own (shortened only past
+      // the terminal's width): two keys that differ in the middle stay apart.
+      if (r > 0 && rows[r][0].size() > width[0]) {
+        std::cout << "    " << elided(rows[r][0], kShowColumns - 4) << "\n";
+        rows[r][0].clear();
+      }
+      std::cout << table_line(rows[r], width, right, 2) << "\n";
+      if (r > 0) std::cout << "        " << elided(configs[r], kShowColumns - 8) << "\n";
+    }
   }
 }
 
 // Returns how many devices were shown.
-int show_database(const Database& db, const std::string& device_filter) {
+int show_database(const Database& db, const std::string& device_filter, bool wide) {
   int shown = 0;
   for (const auto& [key, record] : db.devices()) {
     if (!device_filter.empty() && !contains_ignoring_case(key, device_filter)) continue;
@@ -75,27 +148,34 @@ int show_database(const Database& db, const std::string& device_filter) {
     std::cout << fmt::format("\n{}  ({}, {}, {} SMs, {:.1f} GiB)\n", key, id.name,
                              id.compute_capability(), id.sm_count,
                              static_cast<double>(id.memory_bytes) / (1 << 30));
-    std::vector<std::vector<std::string>> rows = {{"kernel", "problem", "config", "median ms",
-                                                   "default ms", "speedup", "tried", "rejected",
-                                                   "tuned at"}};
-    for (const auto& [kernel, entries] : record.kernels) {
-      for (const auto& [problem, e] : entries) {
-        rows.push_back({kernel, problem, e.config.str().empty() ? "(empty)" : e.config.str(),
-                        fmt::format("{:.4f}", e.median_ms), fmt::format("{:.4f}", e.default_ms),
-                        e.speedup() > 0 ? fmt::format("{:.2f}x", e.speedup()) : "-",
-                        std::to_string(e.variants_tried), rejected_summary(e), e.tuned_at});
-      }
-    }
-    if (rows.size() == 1) {
+    if (record.kernels.empty()) {
       std::cout << "  (no entries)\n";
       continue;
     }
-    print_table(rows, {false, false, false, true, true, true, true, false, false});
+    if (!wide) {
+      print_compact(record);
+      // What the times are, since a stage's "median ms" reads like a whole forward's.
+      std::cout << "  (timed \"forward\": one forward of the whole model with this kernel's "
+                   "config forced,\n   as `tt tune` times every kernel; --wide says more)\n";
+      continue;
+    }
+    std::vector<std::vector<std::string>> rows = {{"kernel", "problem", "config", "median ms",
+                                                   "default ms", "timed", "speedup", "tried",
+                                                   "rejected", "tuned at"}};
+    for (const auto& [kernel, entries] : record.kernels) {
+      for (const auto& [problem, e] : entries) {
+        rows.push_back({kernel, problem, e.config.str().empty() ? "(empty)" : e.config.str(),
+                        fmt::format("{:.4g}", e.median_ms), fmt::format("{:.4g}", e.default_ms),
+                        timed(e, true), e.speedup() > 0 ? fmt::format("{:.2f}x", e.speedup()) : "-",
+                        std::to_string(e.variants_tried), rejected_summary(e), e.tuned_at});
+      }
+    }
+    print_table(rows, {false, false, false, true, true, false, true, true, false, false});
   }
   return shown;
 }
 
-void run_show(const std::string& db_path, const std::string& device_filter) {
+void run_show(const std::string& db_path, const std::string& device_filter, bool wide) {
   std::vector<autotune::DatabaseSource> sources;
   if (!db_path.empty()) {
     sources.push_back({db_path, "--db"});
@@ -122,7 +202,7 @@ void run_show(const std::string& db_path, const std::string& device_filter) {
       continue;
     }
     std::cout << fmt::format(": {} entries\n", db.entry_count());
-    if (show_database(db, device_filter) == 0 && !device_filter.empty()) {
+    if (show_database(db, device_filter, wide) == 0 && !device_filter.empty()) {
       std::cout << fmt::format("  (no device matches '{}')\n", device_filter);
     }
   }
@@ -156,14 +236,17 @@ void add_db_command(CLI::App& app) {
 
   static std::string show_db, show_device;
   CLI::App* show = db->add_subcommand("show", "Print the entries of tuning databases as tables");
-  show->add_option("--db", show_db, "A database file (default: every file the lookup reads)");
+  add_db_option(show, &show_db, "A database file (default: every file the lookup reads)");
   show->add_option("--device", show_device,
                    "Only devices whose key contains this text (case-insensitive)");
   show->footer(
       fmt::format("Without --db: TT_TUNING_DB (if set), the user cache {} and the "
                   "databases shipped with tensortune, in lookup priority order.",
                   autotune::user_cache_database_path()));
-  show->callback([] { run_show(show_db, show_device); });
+  static bool show_wide = false;
+  show->add_flag("--wide", show_wide,
+                 "Every cell whole (the rejection reasons, the time of day); lines may be long");
+  show->callback([] { run_show(show_db, show_device, show_wide); });
 
   static std::string merge_a, merge_b, merge_out;
   CLI::App* merge = db->add_subcommand(
@@ -185,7 +268,7 @@ void add_db_command(CLI::App& app) {
       ->add_option("--device", prune_device,
                    "The device key, or text that matches exactly one key (case-insensitive)")
       ->required();
-  prune->add_option("--db", prune_db, "The database file (default: the user cache)");
+  add_db_option(prune, &prune_db, "The database file (default: the user cache)");
   prune->footer("The file is rewritten under its lock, atomically; other devices are kept.");
   prune->callback([] { run_prune(prune_device, prune_db); });
   db->footer(

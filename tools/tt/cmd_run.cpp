@@ -126,9 +126,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--show-configs", opt->show_configs,
                 "Print the config each tunable kernel used and where it came from");
   add_precision_option(cmd, &opt->precision, "the CPU computes float32 in every mode");
-  cmd->add_option("--db", opt->db_path,
-                  "Tuning database to read first (else TT_TUNING_DB, the user cache, the shipped "
-                  "ones)");
+  add_db_option(cmd, &opt->db_path,
+                "Tuning database to read first (else TT_TUNING_DB, the user cache, the shipped "
+                "ones)");
   cmd->callback([opt, cmd] {
     opt->device_typed = typed(cmd, "--device");
     run_model(*opt);

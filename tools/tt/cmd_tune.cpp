@@ -204,8 +204,8 @@ void add_tune_command(CLI::App& app) {
       "database (--db, default: the user cache) that `tt run` and `tt bench` read. Exit codes: "
       "0 done, 1 a model failed, 3 no CUDA device.");
   add_model_selection(cmd, &opt->model, &opt->all, &opt->shape, "Tune every registered model");
-  cmd->add_option(
-      "--db", opt->db_path,
+  add_db_option(
+      cmd, &opt->db_path,
       fmt::format("Database to save into (default: {})", autotune::user_cache_database_path()));
   add_positive_option(cmd, "--budget", &opt->budget_s,
                       "Wall-clock seconds for the whole run (default: 34 per model, 170 for --all)")

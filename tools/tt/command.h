@@ -55,6 +55,9 @@ CLI::Option* add_precision_option(CLI::App* cmd, std::string* precision, const s
 // stderr; not an error) when `precision` is not strict and `device` is the CPU.
 void note_cpu_precision(const std::string& command, Precision precision, Device device);
 
+// --db PATH: a path typed empty (`--db ''`) is a usage error, not "no --db".
+CLI::Option* add_db_option(CLI::App* cmd, std::string* path, const std::string& help);
+
 // True when the user typed the option on the command line (not its default).
 bool typed(const CLI::App* cmd, const std::string& option);
 

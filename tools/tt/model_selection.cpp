@@ -1,5 +1,7 @@
 #include "tools/tt/model_selection.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 
 #include "autotune/lookup.h"
@@ -19,7 +21,12 @@ void add_model_selection(CLI::App* cmd, std::string* model, bool* all, std::stri
 
 std::vector<const models::ModelInfo*> selected_models(const std::string& command,
                                                       const std::string& model, bool all) {
-  TT_CHECK(all != !model.empty(), "{}: give either a model name or --all", command);
+  // A usage error (exit 2, "tt CMD: ...; see tt CMD --help."): parse() reports it.
+  (void)command;
+  if (all && !model.empty())
+    throw CLI::ValidationError(
+        fmt::format("give a model name or --all, not both ('{}' and --all)", model));
+  if (!all && model.empty()) throw CLI::ValidationError("give a model name or --all");
   std::vector<const models::ModelInfo*> selected;
   if (all) {
     for (const auto& info : models::registered_models()) selected.push_back(&info);

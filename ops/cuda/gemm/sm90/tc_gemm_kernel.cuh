@@ -83,6 +83,15 @@ struct TcTraits {
   static constexpr int kSharedBytes =
       PP ? kEpiBytes : (kEpiBytes > kStatsBytes ? kEpiBytes : kStatsBytes);
   static constexpr int kSmemBytes = kFixedBytes + kSharedBytes;
+  // Where each region starts, from the 1024-aligned base: the stages, the epilogue
+  // buffers (cooperative: the statistics inside them), the ping-pong statistics after
+  // the buffers, then the barriers. The barriers once started at the statistics of
+  // ping-pong (kStatsOffset == kBarrierOffset): the statistics' stores and the other
+  // warps' mbarrier arrivals then overwrote each other, and column means came out
+  // inf whenever a warp lagged (issue 21: 12 of 12 runs under contention, 0 alone).
+  static constexpr int kEpiOffset = STAGES * kStageBytes;
+  static constexpr int kStatsOffset = kEpiOffset + (PP ? kEpiBytes : 0);
+  static constexpr int kBarrierOffset = kEpiOffset + kSharedBytes + (PP ? kStatsBytes : 0);
   // 40 leaves the consumers 232 (accurate holds 192 accumulators); the split loop fits.
   static constexpr int kProducerRegs = 40;
   // What is left of the 64K-register file for each consumer thread, in steps of 8.
@@ -97,6 +106,12 @@ struct TcTraits {
   static_assert(kStageBytes % 1024 == 0, "stages and the epilogue buffers: 1024-byte aligned");
   static_assert(CM == 1 || CM == 2 || CM == 4, "cluster: 1, 2 or 4 CTAs along M");
   static_assert(kBSliceRows % 8 == 0, "W's slices: whole 8-row swizzle atoms");
+  // The regions must not overlap, and all of them fit behind the alignment pad.
+  static_assert(kStatsOffset >= kEpiOffset + (PP ? kEpiBytes : 0), "statistics after buffers");
+  static_assert(kBarrierOffset >= kStatsOffset + (PP ? kStatsBytes : kSharedBytes),
+                "the barriers lie past the statistics and the epilogue buffers");
+  static_assert(kBarrierOffset + kBarriers * 8 + 1024 <= kSmemBytes,
+                "the barriers end inside the block's shared memory (after the alignment pad)");
 };
 
 namespace detail {
@@ -508,11 +523,10 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
   // The swizzle atoms need 1024-byte alignment; the dynamic base only promises 16.
   const uint32_t raw_addr = smem_u32(smem_raw);
   uint8_t* smem = smem_raw + (((raw_addr + 1023u) & ~1023u) - raw_addr);
-  // After the stages: the epilogue's buffers (their statistics' space with them), then
-  // the barriers.
-  uint8_t* epi_bufs = smem + STAGES * T::kStageBytes;
-  float* stats_base = reinterpret_cast<float*>(epi_bufs + (PP ? T::kEpiBytes : 0));
-  uint64_t* full = reinterpret_cast<uint64_t*>(epi_bufs + T::kSharedBytes);
+  // The regions of TcTraits' layout (kEpiOffset, kStatsOffset, kBarrierOffset).
+  uint8_t* epi_bufs = smem + T::kEpiOffset;
+  float* stats_base = reinterpret_cast<float*>(smem + T::kStatsOffset);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarrierOffset);
   uint64_t* ready = full + STAGES;  // accurate: W's tile of the stage is split
   uint64_t* empty = ready + STAGES;
   uint64_t* order = empty + STAGES;  // PP: consumer c may start its main loop
