@@ -83,6 +83,10 @@ inline int64_t wrap_dim(const char* op, int64_t dim, int64_t rank) {
   return dim < 0 ? dim + r : dim;
 }
 
+// dst = src (same shape) where dst is any view of a tensor on any device (ops/shape_ops.cpp);
+// a non-contiguous CUDA dst must be float32.
+void copy_into(const char* op, Tensor dst, const Tensor& src);
+
 [[noreturn]] inline void fail_without_cuda(const char* op, Device device) {
   TT_FAIL("{}: the inputs are on {} but tensortune was built without CUDA", op, device.str());
 }

@@ -126,12 +126,12 @@ Tensor flat_affine(const Tensor& t, int64_t n) {
 
 // ---- reductions ----
 
-#define TT_REDUCTION(name, nonempty)                                             \
-  Tensor name(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) { \
-    const Prepared p = prepare(#name, x, dims, keepdim);                         \
-    if (nonempty) check_nonempty(#name, p.x, p.dims);                            \
-    TT_DISPATCH(#name, p.x.device(), cpu::name(p.x, p.dims, p.keepdim),          \
-                cuda::name(p.x, p.dims, p.keepdim));                             \
+#define TT_REDUCTION(name, nonempty)                                    \
+  Tensor name(const Tensor& x, IntArrayRef dims, bool keepdim) {        \
+    const Prepared p = prepare(#name, x, dims, keepdim);                \
+    if (nonempty) check_nonempty(#name, p.x, p.dims);                   \
+    TT_DISPATCH(#name, p.x.device(), cpu::name(p.x, p.dims, p.keepdim), \
+                cuda::name(p.x, p.dims, p.keepdim));                    \
   }
 TT_REDUCTION(sum, false)
 TT_REDUCTION(mean, false)
@@ -139,14 +139,14 @@ TT_REDUCTION(amax, true)
 TT_REDUCTION(amin, true)
 #undef TT_REDUCTION
 
-Tensor var(const Tensor& x, const std::vector<int64_t>& dims, bool unbiased, bool keepdim) {
+Tensor var(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim) {
   const Prepared p = prepare("var", x, dims, keepdim);
   const int64_t correction = unbiased ? 1 : 0;
   TT_DISPATCH("var", p.x.device(), cpu::var(p.x, p.dims, correction, p.keepdim),
               cuda::var(p.x, p.dims, correction, p.keepdim));
 }
 
-Tensor std(const Tensor& x, const std::vector<int64_t>& dims, bool unbiased, bool keepdim) {
+Tensor std(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim) {
   const Prepared p = prepare("std", x, dims, keepdim);
   const int64_t correction = unbiased ? 1 : 0;
   TT_DISPATCH("std", p.x.device(), cpu::std(p.x, p.dims, correction, p.keepdim),

@@ -73,6 +73,11 @@ Tensor rn(const Shape& s, uint64_t seed) { return Tensor::randn(s, seed); }
 // A positive running variance.
 Tensor pos(const Shape& s, uint64_t seed) { return Tensor::uniform(s, 0.5, 1.5, seed); }
 
+// n int64 ids in [0, hi), seeded.
+Tensor ids_below(int64_t hi, int64_t n, uint64_t seed) {
+  return (Tensor::rand({n}, seed) * static_cast<double>(hi)).to(DType::I64);
+}
+
 using Call = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
 Call one(std::function<Tensor(const std::vector<Tensor>&)> f) {
   return [f](const std::vector<Tensor>& in) { return std::vector<Tensor>{f(in)}; };
@@ -841,6 +846,75 @@ const std::vector<OpRow>& op_table() {
               })},
              {"middle dims", {rn({2, 3, 4, 5}, 722)}, one([](const auto& in) {
                 return ops::flatten(in[0], 1, 2);
+              })},
+         };
+       }},
+      // ---- issue 20, part B: indexing, embeddings, dropout (ops/index_ops.cpp) ----
+      {"index_select",
+       [] {
+         const auto ids = [](std::vector<int64_t> v) {
+           const int64_t n = static_cast<int64_t>(v.size());
+           return Tensor::from_vector(v, {n});
+         };
+         return std::vector<OpCase>{
+             {"dim 0, repeats", {rn({5, 7}, 900), ids({4, 0, 0, 2, 4})}, one([](const auto& in) {
+                return ops::index_select(in[0], 0, in[1]);
+              })},
+             {"last dim of a transposed view",
+              {rn({6, 9, 3}, 901), ids({2, 8, 1})},
+              one([](const auto& in) {
+                return ops::index_select(in[0].transpose(1, 2), -1, in[1]);
+              })},
+             {"int64 values",
+              {Tensor::arange(0, 40).reshape({5, 8}), ids({7, 0})},
+              one([](const auto& in) { return ops::index_select(in[0], 1, in[1]); })},
+             {"more rows than 256 threads",
+              {rn({300, 33}, 902), ids_below(300, 517, 903)},
+              one([](const auto& in) { return ops::index_select(in[0], 0, in[1]); })},
+         };
+       }},
+      {"gather",
+       [] {
+         return std::vector<OpCase>{
+             {"dim 1",
+              {rn({4, 6}, 910), Tensor::from_vector<int64_t>({5, 0, 0, 1, 2, 3, 4, 4}, {4, 2})},
+              one([](const auto& in) { return ops::gather(in[0], 1, in[1]); })},
+             {"dim 0, smaller index",
+              {rn({5, 3, 2}, 911), ids_below(5, 12, 912).reshape({2, 3, 2})},
+              one([](const auto& in) { return ops::gather(in[0], 0, in[1]); })},
+             {"non-contiguous input and index",
+              {rn({7, 4}, 913), ids_below(4, 35, 914).reshape({5, 7})},
+              one([](const auto& in) { return ops::gather(in[0].t(), 1, in[1].t()); })},
+         };
+       }},
+      {"embedding",
+       [] {
+         return std::vector<OpCase>{
+             {"2-D ids",
+              {rn({10, 4}, 920), ids_below(10, 10, 921).reshape({2, 5})},
+              one([](const auto& in) { return ops::embedding(in[0], in[1]); })},
+             {"one id, odd width",
+              {rn({3, 37}, 922), Tensor::from_vector<int64_t>({2}, {})},
+              one([](const auto& in) { return ops::embedding(in[0], in[1]); })},
+             {"wide rows",
+              {rn({50, 513}, 923), ids_below(50, 64, 924).reshape({4, 4, 4})},
+              one([](const auto& in) { return ops::embedding(in[0], in[1]); })},
+         };
+       }},
+      {"dropout",
+       [] {
+         return std::vector<OpCase>{
+             {"p 0.3", {rn({8, 33}, 930)}, one([](const auto& in) {
+                return ops::dropout(in[0], 0.3, true, 11);
+              })},
+             {"p 0.9, one row", {rn({1, 1025}, 931)}, one([](const auto& in) {
+                return ops::dropout(in[0], 0.9, true, 12);
+              })},
+             {"non-contiguous", {rn({6, 10}, 932)}, one([](const auto& in) {
+                return ops::dropout(in[0].t(), 0.5, true, 13);
+              })},
+             {"eval is the identity", {rn({3, 5}, 933)}, one([](const auto& in) {
+                return ops::dropout(in[0], 0.5, false);
               })},
          };
        }},

@@ -72,4 +72,12 @@ Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor
 Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor& weight,
                                   const Tensor& b, double eps);
 
+// ---- indexing and dropout (ops/cpu/index.cpp) ----
+// out[c] = x[c with c[dim] replaced by index[c]]: index int64 of out's shape (any
+// strides, values checked), x any strided view of rank out.dim(), out contiguous.
+void gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out);
+// x * (u >= p) / (1 - p), u = philox::uniform(seed, i) for the row-major index i;
+// 0 < p < 1.
+Tensor dropout(const Tensor& x, double p, uint64_t seed);
+
 }  // namespace tt::ops::cpu
