@@ -64,6 +64,7 @@ void run_gather(const char* op, const Tensor& x, int64_t dim, const Tensor& inde
   if (out.numel() == 0) return;
   if (x.device().is_cpu()) return cpu::gather(x, dim, index, out);
 #if TT_CUDA
+  (void)op;
   cuda::gather(x, dim, index, out);
 #else
   fail_without_cuda(op, x.device());
