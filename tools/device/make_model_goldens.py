@@ -21,44 +21,25 @@ C++ with libtorch names) reads them and skips, saying so, while they are absent.
 only torch. Run on the GPU machine, TF32 off; the float64 results do not depend on the
 device.
 """
-import json
 import math
 import os
-import struct
 import sys
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_example_goldens import save as save_tensors  # noqa: E402 (the same format)
+
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
 
-DTYPES = {torch.float32: "F32", torch.float64: "F64", torch.int64: "I64", torch.uint8: "U8"}
-
 
 def save(path, tensors, metadata):
-    """safetensors: 8-byte little-endian header length, JSON header, raw data."""
-    header = {"__metadata__": metadata}
-    blobs, offset = [], 0
-    for name in sorted(tensors):
-        t = tensors[name].detach().cpu().contiguous()
-        if t.dtype == torch.bool:  # stored as uint8 (0/1); the test converts
-            t = t.to(torch.uint8)
-        data = t.numpy().tobytes()
-        header[name] = {"dtype": DTYPES[t.dtype], "shape": list(t.shape),
-                        "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * ((8 - len(text) % 8) % 8)
-    with open(path + ".tmp", "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for b in blobs:
-            f.write(b)
-    os.replace(path + ".tmp", path)
-    print(f"wrote {path} ({len(tensors)} tensors)")
+    """make_example_goldens.save, with bool tensors stored as uint8 (0/1)."""
+    save_tensors(path, {k: t.to(torch.uint8) if t.dtype == torch.bool else t
+                        for k, t in tensors.items()}, metadata)
 
 
 # ---------------------------------------------------------------- the decoder
