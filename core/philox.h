@@ -50,6 +50,16 @@ TT_HD uint32_t bits(uint64_t seed, uint64_t index, uint32_t stream, uint32_t* pa
   return v[lane];
 }
 
+// An integer in [low, low + range) (range >= 1) from 64 random bits of stream 2 (the
+// pair of lanes 2 * index, 2 * index + 1), reduced modulo range: the bias is below
+// range / 2^64. Integer math only, so identical on both sides.
+TT_HD int64_t randint(uint64_t seed, uint64_t index, int64_t low, uint64_t range) {
+  uint32_t hi = 0;
+  const uint32_t lo = bits(seed, index * 2, 2, &hi);
+  const uint64_t r = ((static_cast<uint64_t>(hi) << 32) | lo) % range;
+  return static_cast<int64_t>(static_cast<uint64_t>(low) + r);
+}
+
 // Uniform [0, 1) with 24 random bits, exactly representable in float32.
 TT_HD float uniform(uint64_t seed, uint64_t index) {
   return static_cast<float>(bits(seed, index, 0, nullptr) >> 8) * (1.0f / 16777216.0f);

@@ -42,7 +42,7 @@ constexpr uint64_t kMaxHeaderBytes = 100'000'000;
 // while parsing, so nothing later (dump(), destructors) recurses deeply on it.
 constexpr int kMaxJsonDepth = 16;
 constexpr DType kAllDTypes[] = {DType::F64, DType::F32, DType::F16, DType::BF16,
-                                DType::I64, DType::I32, DType::U8};
+                                DType::I64, DType::I32, DType::U8,  DType::Bool};
 
 template <typename... Args>
 [[noreturn]] void fail(const std::string& path, fmt::format_string<Args...> format,
@@ -427,6 +427,12 @@ File load_file(const std::string& path) {
     if (e.end > e.begin) {
       file.read(data_start + e.begin, t.data_ptr(), e.end - e.begin,
                 fmt::format("tensor '{}'", shown(e.name)));
+    }
+    // A C++ bool must hold 0 or 1; any other byte would be undefined behaviour to read,
+    // so a BOOL byte is read as numpy does (nonzero = true).
+    if (e.dtype == DType::Bool) {
+      auto* bytes = static_cast<uint8_t*>(t.data_ptr());
+      for (int64_t i = 0; i < t.numel(); ++i) bytes[i] = bytes[i] != 0;
     }
     result.tensors.emplace(e.name, std::move(t));
   }

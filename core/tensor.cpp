@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <numeric>
 #include <sstream>
 
+#include "core/convert.h"
 #include "core/philox.h"
 #if TT_CUDA
 #include "core/cuda/runtime.h"
@@ -192,35 +194,18 @@ Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset)
   return Tensor(impl);
 }
 
-template <typename Src, typename Dst>
-void convert(const void* src, void* dst, int64_t n) {
-  const Src* s = static_cast<const Src*>(src);
-  Dst* d = static_cast<Dst*>(dst);
-  for (int64_t i = 0; i < n; ++i) d[i] = static_cast<Dst>(s[i]);
-}
-
-bool is_convertible(DType t) {
-  return t == DType::F32 || t == DType::F64 || t == DType::I64 || t == DType::I32;
-}
-
-template <typename Dst>
-void convert_from(DType src_type, const void* src, void* dst, int64_t n) {
-  switch (src_type) {
-    case DType::F32:
-      convert<float, Dst>(src, dst, n);
-      break;
-    case DType::F64:
-      convert<double, Dst>(src, dst, n);
-      break;
-    case DType::I64:
-      convert<int64_t, Dst>(src, dst, n);
-      break;
-    case DType::I32:
-      convert<int32_t, Dst>(src, dst, n);
-      break;
-    default:
-      TT_FAIL("cannot convert from {}", dtype_name(src_type));
-  }
+// Converts n contiguous elements of src_type at src into dst_type at dst (CPU).
+void convert_elements(DType dst_type, void* dst, DType src_type, const void* src, int64_t n) {
+  visit_dtype(dst_type, "to", [&](auto dst_zero) {
+    using Dst = decltype(dst_zero);
+    visit_dtype(src_type, "to", [&](auto src_zero) {
+      using Src = decltype(src_zero);
+      const Src* s = static_cast<const Src*>(src);
+      Dst* d = static_cast<Dst*>(dst);
+#pragma omp parallel for schedule(static) if (n > 65536)
+      for (int64_t i = 0; i < n; ++i) d[i] = convert_value<Dst>(s[i]);
+    });
+  });
 }
 
 }  // namespace
@@ -250,30 +235,13 @@ Tensor Tensor::full(const Shape& sizes, double value, DType dtype, Device device
   Tensor t = empty(sizes, dtype, device);
   int64_t n = t.numel();
   unsigned char elem[8] = {};
-  switch (dtype) {
-    case DType::F32: {
-      float v = static_cast<float>(value);
-      std::memcpy(elem, &v, 4);
-      break;
-    }
-    case DType::F64:
-      std::memcpy(elem, &value, 8);
-      break;
-    case DType::I64: {
-      int64_t v = static_cast<int64_t>(value);
-      std::memcpy(elem, &v, 8);
-      break;
-    }
-    case DType::I32: {
-      int32_t v = static_cast<int32_t>(value);
-      std::memcpy(elem, &v, 4);
-      break;
-    }
-    case DType::U8:
-      elem[0] = static_cast<unsigned char>(value);
-      break;
-    default:
-      TT_CHECK(value == 0.0, "full: only zeros are supported for {}", dtype_name(dtype));
+  TT_CHECK(dtype_has_kernels(dtype) || value == 0.0, "full: only zeros are supported for {}",
+           dtype_name(dtype));
+  if (dtype_has_kernels(dtype)) {
+    visit_dtype(dtype, "full", [&](auto zero) {
+      const auto v = convert_value<decltype(zero)>(value);
+      std::memcpy(elem, &v, sizeof v);
+    });
   }
   size_t es = dtype_size(dtype);
   if (device.is_cpu()) {
@@ -296,7 +264,13 @@ Tensor Tensor::from_vector(const std::vector<T>& values, const Shape& sizes, Dev
            "from_vector: {} values do not fill a tensor of shape {} ({} elements)", values.size(),
            shape_str(sizes), shape_numel(sizes));
   Tensor t = empty(sizes, DTypeOf<T>::value, Device::cpu());
-  if (!values.empty()) std::memcpy(t.data_ptr(), values.data(), values.size() * sizeof(T));
+  if constexpr (std::is_same_v<T, bool>) {
+    // std::vector<bool> is packed bits: element by element.
+    bool* p = t.data<bool>();
+    for (size_t i = 0; i < values.size(); ++i) p[i] = values[i];
+  } else {
+    if (!values.empty()) std::memcpy(t.data_ptr(), values.data(), values.size() * sizeof(T));
+  }
   return t.to(device);
 }
 
@@ -305,6 +279,7 @@ template Tensor Tensor::from_vector<double>(const std::vector<double>&, const Sh
 template Tensor Tensor::from_vector<int64_t>(const std::vector<int64_t>&, const Shape&, Device);
 template Tensor Tensor::from_vector<int32_t>(const std::vector<int32_t>&, const Shape&, Device);
 template Tensor Tensor::from_vector<uint8_t>(const std::vector<uint8_t>&, const Shape&, Device);
+template Tensor Tensor::from_vector<bool>(const std::vector<bool>&, const Shape&, Device);
 
 Tensor Tensor::uniform(const Shape& sizes, double lo, double hi, uint64_t seed, Device device) {
   TT_CHECK(lo <= hi, "uniform: low bound {} is above high bound {}", lo, hi);
@@ -333,6 +308,33 @@ Tensor Tensor::rand(const Shape& sizes, Device device) {
 
 Tensor Tensor::randn(const Shape& sizes, Device device) {
   return randn(sizes, next_generator_seed(), device);
+}
+
+Tensor Tensor::randint(int64_t low, int64_t high, const Shape& sizes, uint64_t seed,
+                       Device device) {
+  TT_CHECK(low < high, "randint: low ({}) must be below high ({}) to give values in [low, high)",
+           low, high);
+  // high - low in unsigned arithmetic: [INT64_MIN, INT64_MAX) does not overflow.
+  const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  Tensor t = empty(sizes, DType::I64, device);
+  const int64_t n = t.numel();
+  if (device.is_cpu()) {
+    int64_t* p = t.data<int64_t>();
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = philox::randint(seed, static_cast<uint64_t>(i), low, range);
+  } else {
+#if TT_CUDA
+    cuda::fill_randint(t.data<int64_t>(), n, seed, low, range, device.index);
+#else
+    no_cuda();
+#endif
+  }
+  return t;
+}
+
+Tensor Tensor::randint(int64_t low, int64_t high, const Shape& sizes, Device device) {
+  return randint(low, high, sizes, next_generator_seed(), device);
 }
 
 Tensor Tensor::arange(double start, double end, double step, DType dtype, Device device) {
@@ -406,6 +408,7 @@ template double* Tensor::data<double>() const;
 template int64_t* Tensor::data<int64_t>() const;
 template int32_t* Tensor::data<int32_t>() const;
 template uint8_t* Tensor::data<uint8_t>() const;
+template bool* Tensor::data<bool>() const;
 
 // ---------------------------------------------------------------- views
 
@@ -609,28 +612,22 @@ Tensor Tensor::to(Device target) const {
 
 Tensor Tensor::to(DType target) const {
   if (dtype() == target) return *this;
-  TT_CHECK(is_convertible(dtype()) && is_convertible(target), "to: cannot convert {} to {}",
+  TT_CHECK(dtype_has_kernels(dtype()) && dtype_has_kernels(target),
+           "to: cannot convert {} to {}; conversions exist between float32, float64, int64, "
+           "int32, uint8 and bool",
            dtype_name(dtype()), dtype_name(target));
-  Tensor src = cpu().contiguous();
-  Tensor out = empty(sizes(), target, Device::cpu());
-  int64_t n = numel();
-  switch (target) {
-    case DType::F32:
-      convert_from<float>(dtype(), src.data_ptr(), out.data_ptr(), n);
-      break;
-    case DType::F64:
-      convert_from<double>(dtype(), src.data_ptr(), out.data_ptr(), n);
-      break;
-    case DType::I64:
-      convert_from<int64_t>(dtype(), src.data_ptr(), out.data_ptr(), n);
-      break;
-    case DType::I32:
-      convert_from<int32_t>(dtype(), src.data_ptr(), out.data_ptr(), n);
-      break;
-    default:
-      break;
+  Tensor src = contiguous();
+  Tensor out = empty(sizes(), target, device());
+  if (device().is_cpu()) {
+    convert_elements(target, out.data_ptr(), dtype(), src.data_ptr(), numel());
+  } else {
+#if TT_CUDA
+    cuda::convert(out.data_ptr(), target, src.data_ptr(), dtype(), numel(), device().index);
+#else
+    no_cuda();
+#endif
   }
-  return out.to(device());
+  return out;
 }
 
 void Tensor::copy_(const Tensor& src) {
@@ -659,13 +656,20 @@ template <typename T>
 std::vector<T> Tensor::to_vector() const {
   Tensor c = to(DTypeOf<T>::value).cpu().contiguous();
   std::vector<T> out(static_cast<size_t>(numel()));
-  if (!out.empty()) std::memcpy(out.data(), c.data_ptr(), out.size() * sizeof(T));
+  if constexpr (std::is_same_v<T, bool>) {
+    const bool* p = c.data<bool>();
+    for (size_t i = 0; i < out.size(); ++i) out[i] = p[i];
+  } else {
+    if (!out.empty()) std::memcpy(out.data(), c.data_ptr(), out.size() * sizeof(T));
+  }
   return out;
 }
 template std::vector<float> Tensor::to_vector<float>() const;
 template std::vector<double> Tensor::to_vector<double>() const;
 template std::vector<int64_t> Tensor::to_vector<int64_t>() const;
 template std::vector<int32_t> Tensor::to_vector<int32_t>() const;
+template std::vector<uint8_t> Tensor::to_vector<uint8_t>() const;
+template std::vector<bool> Tensor::to_vector<bool>() const;
 
 double Tensor::item() const {
   TT_CHECK(numel() == 1, "item: the tensor has {} elements, expected exactly 1", numel());
@@ -693,7 +697,8 @@ std::vector<int64_t> shown_indices(int64_t n, int64_t max_per_dim) {
 // The shown values only, row-major over the shown indices: each corner block (one
 // narrow per summarised dim) is brought to the CPU on its own, so a 7.5 GB tensor
 // costs a few hundred values, never a copy of itself.
-std::vector<double> gather_shown(const Tensor& t, const std::vector<std::vector<int64_t>>& shown) {
+template <typename V>
+std::vector<V> gather_shown(const Tensor& t, const std::vector<std::vector<int64_t>>& shown) {
   const int64_t rank = t.dim();
   Shape shown_sizes(rank);
   int64_t count = 1;
@@ -701,7 +706,7 @@ std::vector<double> gather_shown(const Tensor& t, const std::vector<std::vector<
     shown_sizes[d] = static_cast<int64_t>(shown[d].size());
     count *= shown_sizes[d];
   }
-  std::vector<double> out(static_cast<size_t>(count));
+  std::vector<V> out(static_cast<size_t>(count));
   // Every corner: for each dim, a run of consecutive shown indices (1 or 2 runs).
   std::vector<std::vector<std::pair<int64_t, int64_t>>> runs(rank);  // (start, position)
   for (int64_t d = 0; d < rank; ++d) {
@@ -723,7 +728,7 @@ std::vector<double> gather_shown(const Tensor& t, const std::vector<std::vector<
       block = block.narrow(d, runs[d][pick[d]].first, run_length(d, pick[d]));
       base += runs[d][pick[d]].second * out_strides[d];
     }
-    const std::vector<double> v = block.to_vector<double>();
+    const std::vector<V> v = block.to_vector<V>();
     const Shape& bs = block.sizes();
     // Scatter the block (row-major) into its place in `out`.
     std::vector<int64_t> idx(rank, 0);
@@ -746,10 +751,10 @@ std::vector<double> gather_shown(const Tensor& t, const std::vector<std::vector<
   return out;
 }
 
-void print_values(std::ostringstream& os, const std::vector<double>& v, const Shape& sizes,
+template <typename V, typename Number>
+void print_values(std::ostringstream& os, const std::vector<V>& v, const Shape& sizes,
                   const std::vector<std::vector<int64_t>>& shown, size_t dimi, int64_t base,
-                  int indent) {
-  auto number = [](double x) { return fmt::format("{:.4f}", x); };
+                  int indent, const Number& number) {
   if (sizes.empty()) {
     os << number(v[0]);
     return;
@@ -767,11 +772,30 @@ void print_values(std::ostringstream& os, const std::vector<double>& v, const Sh
       if (k + 1 < idx.size()) os << ", ";
     } else {
       print_values(os, v, sizes, shown, dimi + 1, base + static_cast<int64_t>(k) * inner,
-                   indent + 1);
+                   indent + 1, number);
       if (k + 1 < idx.size()) os << ",\n" << std::string(indent + 1, ' ');
     }
   }
   os << "]";
+}
+
+// PyTorch's float format, chosen from the shown values: 4 decimals, or scientific
+// (1.0000e-07) when the finite nonzero magnitudes span more than 1000x, exceed 1e8 or
+// fall below 1e-4 (integral values: only above 1e8), so small values never print as 0.
+bool wants_scientific(const std::vector<double>& v) {
+  double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
+  bool integral = true;
+  for (double x : v) {
+    if (!std::isfinite(x)) continue;
+    integral = integral && x == std::nearbyint(x);
+    const double a = std::fabs(x);
+    if (a == 0.0) continue;
+    lo = std::min(lo, a);
+    hi = std::max(hi, a);
+  }
+  if (hi == 0.0) return false;
+  if (integral) return hi > 1e8;
+  return hi / lo > 1000.0 || hi > 1e8 || lo < 1e-4;
 }
 
 }  // namespace
@@ -781,14 +805,28 @@ std::string Tensor::str(int64_t max_per_dim) const {
   std::ostringstream os;
   os << "tensor(shape=" << shape_str(sizes()) << ", dtype=" << dtype_name(dtype())
      << ", device=" << device().str() << ")\n";
-  if (!is_convertible(dtype())) return os.str();
+  if (!dtype_has_kernels(dtype())) return os.str();
   if (numel() == 0) {
     os << "[]";
     return os.str();
   }
   std::vector<std::vector<int64_t>> shown;
   for (int64_t d = 0; d < dim(); ++d) shown.push_back(shown_indices(sizes()[d], max_per_dim));
-  print_values(os, gather_shown(*this, shown), sizes(), shown, 0, 0, 0);
+  if (dtype_is_floating(dtype())) {
+    const std::vector<double> v = gather_shown<double>(*this, shown);
+    const bool sci = wants_scientific(v);
+    print_values(os, v, sizes(), shown, 0, 0, 0, [sci](double x) {
+      if (std::isnan(x)) return std::string("nan");
+      if (std::isinf(x)) return std::string(x > 0 ? "inf" : "-inf");
+      return sci ? fmt::format("{:.4e}", x) : fmt::format("{:.4f}", x);
+    });
+  } else if (dtype() == DType::Bool) {
+    print_values(os, gather_shown<int64_t>(*this, shown), sizes(), shown, 0, 0, 0,
+                 [](int64_t x) { return std::string(x ? "True" : "False"); });
+  } else {
+    print_values(os, gather_shown<int64_t>(*this, shown), sizes(), shown, 0, 0, 0,
+                 [](int64_t x) { return std::to_string(x); });
+  }
   return os.str();
 }
 

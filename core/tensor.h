@@ -58,7 +58,9 @@ class Tensor {
   static Tensor ones(const Shape& sizes, DType dtype = DType::F32, Device device = Device::cpu()) {
     return full(sizes, 1.0, dtype, device);
   }
-  // Copies `values` (must have shape_numel(sizes) elements) into a new tensor.
+  // Copies `values` (must have shape_numel(sizes) elements) into a new tensor of T's
+  // dtype: float, double, int64_t, int32_t, uint8_t (uint8, not bool: as
+  // torch::from_blob of uint8 data), bool (a std::vector<bool> gives a bool tensor).
   template <typename T>
   static Tensor from_vector(const std::vector<T>& values, const Shape& sizes,
                             Device device = Device::cpu());
@@ -74,6 +76,13 @@ class Tensor {
   // once is reproducible.
   static Tensor rand(const Shape& sizes, Device device = Device::cpu());
   static Tensor randn(const Shape& sizes, Device device = Device::cpu());
+  // torch::randint: int64 values uniform in [low, high) (low < high), element i a pure
+  // function of (seed, i) as rand's (Philox, the same on CPU and GPU); the second form
+  // draws the seed from the global generator.
+  static Tensor randint(int64_t low, int64_t high, const Shape& sizes, uint64_t seed,
+                        Device device = Device::cpu());
+  static Tensor randint(int64_t low, int64_t high, const Shape& sizes,
+                        Device device = Device::cpu());
   // torch.arange: [start, end) in steps of `step`. Integer arguments give int64, any
   // floating argument float32, as PyTorch; the 5-argument form names the dtype.
   template <typename E, typename = std::enable_if_t<std::is_arithmetic_v<E>>>
@@ -135,21 +144,27 @@ class Tensor {
   Tensor contiguous() const;       // self when already contiguous
   Tensor clone() const;            // always a new contiguous copy
   Tensor to(Device device) const;  // self when already there
-  Tensor to(DType dtype) const;    // converts between float32/float64/int64
+  // Converts between float32/float64/int64/int32/uint8/bool on any device (self when
+  // already of that dtype); the rules (truncation, saturation of NaN and out-of-range
+  // floats) are core/convert.h's.
+  Tensor to(DType dtype) const;
   Tensor cpu() const { return to(Device::cpu()); }
   // Copies src (same shape; any device, any strides) into this tensor's storage.
   void copy_(const Tensor& src);
   // Makes every handle of this tensor refer to `other`'s storage, shape and dtype.
   void set_data(const Tensor& other);
 
+  // Row-major copy of the elements, converted to T (any dtype of from_vector).
   template <typename T>
-  std::vector<T> to_vector() const;  // row-major copy of the elements
+  std::vector<T> to_vector() const;
   // A scalar of a 1-element tensor, as double.
   double item() const;
-  // The same as T (float, double, int64_t, int32_t), like libtorch's item<T>().
+  // The same as T (float, double, int64_t, int32_t, uint8_t, bool), like libtorch's
+  // item<T>(); converted exactly as to(dtype) (an int64 stays exact).
   template <typename T>
   T item() const {
-    return static_cast<T>(item());
+    TT_CHECK(numel() == 1, "item: the tensor has {} elements, expected exactly 1", numel());
+    return to_vector<T>()[0];
   }
 
   // ---- in place (defined in the ops library; see the top of this file) ----
@@ -191,6 +206,24 @@ class Tensor {
   Tensor clamp(std::optional<double> min, std::optional<double> max = std::nullopt) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor masked_fill(const Tensor& mask, double value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor triu(int64_t k = 0) const;
+  Tensor tril(int64_t k = 0) const;
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(double other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor ne(double other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor lt(double other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor le(double other) const;
+  Tensor gt(const Tensor& other) const;
+  Tensor gt(double other) const;
+  Tensor ge(const Tensor& other) const;
+  Tensor ge(double other) const;
+  Tensor any(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor all(IntArrayRef dims = {}, bool keepdim = false) const;
   Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
   Tensor expand_as(const Tensor& other) const { return expand(other.sizes()); }
   Tensor reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
@@ -234,6 +267,26 @@ Tensor operator-(double a, const Tensor& b);
 Tensor operator*(double a, const Tensor& b);
 Tensor operator/(double a, const Tensor& b);
 Tensor operator-(const Tensor& a);
+
+// ---- comparisons and logic (ops::eq/ne/lt/le/gt/ge, bool results; ops::logical_*
+// on bool tensors; defined in the ops library) ----
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, double b);
+Tensor operator!=(const Tensor& a, double b);
+Tensor operator<(const Tensor& a, double b);
+Tensor operator<=(const Tensor& a, double b);
+Tensor operator>(const Tensor& a, double b);
+Tensor operator>=(const Tensor& a, double b);
+// Bool tensors only (bitwise ops on integers are not implemented).
+Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Tensor& b);
+Tensor operator~(const Tensor& a);
 
 // ---- creation like another tensor (its shape, dtype and device) ----
 Tensor zeros_like(const Tensor& t);

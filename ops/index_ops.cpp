@@ -22,7 +22,7 @@ using namespace detail;
 using indexing::TensorIndex;
 
 bool is_index_dtype(DType t) { return t == DType::I64 || t == DType::I32; }
-bool is_mask_dtype(DType t) { return t == DType::U8; }
+bool is_mask_dtype(DType t) { return t == DType::U8 || t == DType::Bool; }
 
 void check_index_tensor(const char* op, const Tensor& x, const Tensor& index) {
   TT_CHECK(x.defined(), "{}: input is undefined; expected a tensor", op);

@@ -51,4 +51,25 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   return ops::gather(*this, dim, index);
 }
 
+Tensor Tensor::masked_fill(const Tensor& mask, double value) const {
+  return ops::masked_fill(*this, mask, value);
+}
+Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
+  return ops::masked_fill(*this, mask, value);
+}
+Tensor Tensor::triu(int64_t k) const { return ops::triu(*this, k); }
+Tensor Tensor::tril(int64_t k) const { return ops::tril(*this, k); }
+#define TT_COMPARISON_METHOD(name)                                                   \
+  Tensor Tensor::name(const Tensor& other) const { return ops::name(*this, other); } \
+  Tensor Tensor::name(double other) const { return ops::name(*this, other); }
+TT_COMPARISON_METHOD(eq)
+TT_COMPARISON_METHOD(ne)
+TT_COMPARISON_METHOD(lt)
+TT_COMPARISON_METHOD(le)
+TT_COMPARISON_METHOD(gt)
+TT_COMPARISON_METHOD(ge)
+#undef TT_COMPARISON_METHOD
+Tensor Tensor::any(IntArrayRef dims, bool keepdim) const { return ops::any(*this, dims, keepdim); }
+Tensor Tensor::all(IntArrayRef dims, bool keepdim) const { return ops::all(*this, dims, keepdim); }
+
 }  // namespace tt

@@ -55,7 +55,8 @@ Tensor div(const Tensor& a, const Tensor& b);  // true division (IEEE: x/0 = inf
 Tensor div(const Tensor& a, double b);
 Tensor maximum(const Tensor& a, const Tensor& b);  // NaN propagates, as PyTorch
 Tensor minimum(const Tensor& a, const Tensor& b);
-// cond ? a : b elementwise, cond (uint8, nonzero = true), a and b broadcast together.
+// cond ? a : b elementwise, cond bool (or uint8, nonzero = true), a and b broadcast
+// together and promoted to one dtype.
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 
 Tensor neg(const Tensor& x);
@@ -76,6 +77,64 @@ Tensor silu(const Tensor& x);   // x * sigmoid(x) (PyTorch's name for swish)
 // approximate: "none" (x * Phi(x), with erf) or "tanh" (the tanh approximation).
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+
+// ---- dtypes beyond float32 (issue 20): comparisons, logic, masking, integer math ----
+// These ops, and add/sub/mul/div/maximum/minimum/neg/abs/relu/where above, take
+// float32, int64, int32, uint8 and bool tensors (float64 as everywhere: in a
+// Float64Scope on the CPU) and promote mixed operands as PyTorch's result_type: the
+// higher category wins (bool < integer < floating; int64 + float32 -> float32), and a
+// 0-d tensor or a double scalar only lifts the category (int64 [n] + 2.5 -> float32,
+// float32 [n] + float64 [] -> float32). div of integers is true division (float32);
+// exp, log, sqrt, ... of integers compute in float32. Integer add/sub/mul/neg wrap on
+// overflow, as PyTorch.
+// Elementwise comparisons, broadcasting, giving bool (also a == b, a < 2.0, ...).
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor eq(const Tensor& a, double b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, double b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, double b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, double b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, double b);
+Tensor ge(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, double b);
+// Nonzero is true, any dtype; bool results (also a & b, a | b, a ^ b, ~a on bools).
+Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_xor(const Tensor& a, const Tensor& b);
+Tensor logical_not(const Tensor& x);
+// bool; false everywhere for integers and bool.
+Tensor isnan(const Tensor& x);
+Tensor isinf(const Tensor& x);
+// Python's // and % (the result's sign follows the divisor), as torch.floor_divide
+// and torch.remainder; an integer division by zero is an error (as PyTorch's CPU).
+Tensor floor_divide(const Tensor& a, const Tensor& b);
+Tensor floor_divide(const Tensor& a, double b);
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, double b);
+// where with a scalar branch (the scalar as a 0-d float32 tensor: it lifts an integer
+// tensor to float32, as PyTorch's where(cond, int_tensor, 2.5)).
+Tensor where(const Tensor& cond, const Tensor& a, double b);
+Tensor where(const Tensor& cond, double a, const Tensor& b);
+// x with `value` where mask (bool, broadcast to x's shape) is true; x's dtype and
+// shape (the value is converted to x's dtype).
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value);  // 0-d value
+// The upper / lower triangle of the last two dims (batched over the others): element
+// (i, j) kept where j - i >= k (triu) or j - i <= k (tril), else 0; rank >= 2.
+Tensor triu(const Tensor& x, int64_t k = 0);
+Tensor tril(const Tensor& x, int64_t k = 0);
+// bool: whether any / every element (nonzero = true) over the dims (empty = all; an
+// empty reduction gives false / true); any dtype. sum/amax/amin/argmax/argmin (the
+// reductions below) take integer and bool tensors too: sum gives int64 for them, as
+// PyTorch.
+Tensor any(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor all(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+// Running sum along dim; integers and bool give int64 (as PyTorch), floats keep their
+// dtype (accumulated in double on both backends).
+Tensor cumsum(const Tensor& x, int64_t dim);
 
 // ---- matrix products (strict float32, as linear) ----
 // torch.matmul: 1-D x 1-D dot (0-d result), 2-D x 2-D, 1-D operands promoted (and the

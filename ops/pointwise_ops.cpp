@@ -9,6 +9,7 @@
 #include "ops/cpu/cpu_ops.h"
 #include "ops/front_end.h"
 #include "ops/ops.h"
+#include "ops/promote.h"
 #if TT_CUDA
 #include "ops/cuda/pointwise/pointwise.h"
 #endif
@@ -43,17 +44,42 @@ void run_binary(const char* op, BinaryOp kind, const Tensor& a, const Tensor& b,
 #endif
 }
 
+// The dtype `op` computes in for operands promoted to `t`: t where the op has a
+// kernel for it, else float32 for integers and bool (PyTorch's integer-to-float
+// promotion of exp, sqrt, true division, ...); an error otherwise.
+template <typename Kind>
+DType compute_dtype(const char* op, Kind kind, DType t) {
+  if (pointwise::op_accepts(kind, t)) return t;
+  if (!dtype_is_floating(t) && pointwise::op_accepts(kind, DType::F32)) return DType::F32;
+  TT_FAIL("{}: dtype {} is not supported by this op", op, dtype_name(t));
+}
+
 Tensor unary_op(const char* op, UnaryOp kind, const Tensor& x, UnaryParams params = {}) {
-  check_required(op, "input", x);
-  Tensor out = Tensor::empty(x.sizes(), x.dtype(), x.device());
-  run_unary(op, kind, params, x, out);
+  check_any_dtype(op, "input", x);
+  const DType t = compute_dtype(op, kind, x.dtype());
+  const Tensor in = x.to(t);
+  Tensor out = Tensor::empty(x.sizes(), pointwise::op_result_dtype(kind, t), x.device());
+  run_unary(op, kind, params, in, out);
   return out;
 }
 
+// a and b converted to their promoted dtype (result_type), as the kernels read one
+// element type.
 Tensor binary_op(const char* op, BinaryOp kind, const Tensor& a, const Tensor& b) {
-  required_on_one_device(op, {{"a", a}, {"b", b}});
-  Tensor out = Tensor::empty(broadcast_shapes(op, a.sizes(), b.sizes()), a.dtype(), a.device());
-  run_binary(op, kind, a, b, out);
+  check_any_dtype(op, "a", a);
+  check_any_dtype(op, "b", b);
+  one_device(op, {{"a", a}, {"b", b}});
+  const DType t = compute_dtype(op, kind, result_type(a, b));
+  const Tensor ca = a.to(t), cb = b.to(t);
+  if ((kind == BinaryOp::FloorDivide || kind == BinaryOp::Remainder) && !dtype_is_floating(t)) {
+    // x86 traps on an integer division by zero: refused, as PyTorch's CPU does.
+    TT_CHECK(!any(logical_not(cb)).item<bool>(),
+             "{}: integer division by zero (b has a zero element and the operands are {})", op,
+             dtype_name(t));
+  }
+  Tensor out = Tensor::empty(broadcast_shapes(op, a.sizes(), b.sizes()),
+                             pointwise::op_result_dtype(kind, t), a.device());
+  run_binary(op, kind, ca, cb, out);
   return out;
 }
 
@@ -78,16 +104,23 @@ void check_writable(const char* op, const Tensor& self) {
 
 const Tensor& binary_inplace(const char* op, BinaryOp kind, const Tensor& self,
                              const Tensor& other) {
-  check_required(op, "self", self);
-  check_required(op, "other", other);
-  common_device(op, {{"self", self}, {"other", other}});
+  check_any_dtype(op, "self", self);
+  check_any_dtype(op, "other", other);
+  one_device(op, {{"self", self}, {"other", other}});
+  const DType t = result_type(self, other);
+  TT_CHECK(can_cast(t, self.dtype()),
+           "{}: the result of {} and {} is {}, which cannot be written into self's {} in place", op,
+           dtype_name(self.dtype()), dtype_name(other.dtype()), dtype_name(t),
+           dtype_name(self.dtype()));
+  TT_CHECK(pointwise::op_accepts(kind, self.dtype()), "{}: self's dtype {} is not supported", op,
+           dtype_name(self.dtype()));
   const Shape shape = broadcast_shapes(op, self.sizes(), other.sizes());
   TT_CHECK(shape == self.sizes(),
            "{}: other of shape {} broadcasts with self of shape {} to {}, but an in-place op "
            "cannot change self's shape",
            op, shape_str(other.sizes()), shape_str(self.sizes()), shape_str(shape));
   check_writable(op, self);
-  run_binary(op, kind, self, other, self);
+  run_binary(op, kind, self, other.to(self.dtype()), self);
   return self;
 }
 
@@ -113,27 +146,86 @@ Tensor div(const Tensor& a, double b) { return div(a, scalar_on("div", a, b)); }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   const char* op = "where";
-  TT_CHECK(cond.defined(), "{}: condition is undefined; expected a uint8 tensor", op);
-  TT_CHECK(cond.dtype() == DType::U8,
-           "{}: condition has dtype {} but must be uint8 (0 = false, nonzero = true)", op,
+  TT_CHECK(cond.defined(), "{}: condition is undefined; expected a bool tensor", op);
+  TT_CHECK(cond.dtype() == DType::Bool || cond.dtype() == DType::U8,
+           "{}: condition has dtype {} but must be bool (or uint8: 0 = false, nonzero = true)", op,
            dtype_name(cond.dtype()));
-  check_required(op, "a", a);
-  check_required(op, "b", b);
-  const Device device = common_device(op, {{"condition", cond}, {"a", a}, {"b", b}});
+  check_any_dtype(op, "a", a);
+  check_any_dtype(op, "b", b);
+  const Device device = one_device(op, {{"condition", cond}, {"a", a}, {"b", b}});
   const Shape shape =
       broadcast_shapes(op, broadcast_shapes(op, cond.sizes(), a.sizes()), b.sizes());
-  Tensor out = Tensor::empty(shape, a.dtype(), device);
+  const DType t = result_type(a, b);
+  Tensor out = Tensor::empty(shape, t, device);
+  const Tensor ca = a.to(t), cb = b.to(t);
   if (device.is_cpu()) {
-    cpu::where(cond, a, b, out);
+    cpu::where(cond, ca, cb, out);
     return out;
   }
 #if TT_CUDA
-  cuda::where(cond, a, b, out);
+  cuda::where(cond, ca, cb, out);
   return out;
 #else
   fail_without_cuda(op, device);
 #endif
 }
+
+Tensor where(const Tensor& cond, const Tensor& a, double b) {
+  return where(cond, a, scalar_on("where", a, b));
+}
+Tensor where(const Tensor& cond, double a, const Tensor& b) {
+  return where(cond, scalar_on("where", b, a), b);
+}
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
+  const char* op = "masked_fill";
+  check_any_dtype(op, "input", x);
+  TT_CHECK(mask.defined() && mask.dtype() == DType::Bool,
+           "{}: mask must be a bool tensor but is {}", op,
+           mask.defined() ? dtype_name(mask.dtype()) : "undefined");
+  const Shape shape = broadcast_shapes(op, x.sizes(), mask.sizes());
+  TT_CHECK(shape == x.sizes(),
+           "{}: mask of shape {} must broadcast to the input's shape {}, but they broadcast to {}",
+           op, shape_str(mask.sizes()), shape_str(x.sizes()), shape_str(shape));
+  // The value takes x's dtype (torch.masked_fill never changes it).
+  return where(mask, Tensor::full({}, value, x.dtype(), x.device()), x);
+}
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
+  const char* op = "masked_fill";
+  TT_CHECK(value.defined() && value.dim() == 0,
+           "{}: value must be a 0-d tensor (a scalar) but has shape {}", op,
+           value.defined() ? shape_str(value.sizes()) : "undefined");
+  return masked_fill(x, mask, value.to(DType::F64).item<double>());
+}
+
+// ---- comparisons and logic (bool results) ----
+
+#define TT_BINARY_OP(name, kind)                                                                   \
+  Tensor name(const Tensor& a, const Tensor& b) { return binary_op(#name, BinaryOp::kind, a, b); } \
+  Tensor name(const Tensor& a, double b) { return name(a, scalar_on(#name, a, b)); }
+TT_BINARY_OP(eq, Eq)
+TT_BINARY_OP(ne, Ne)
+TT_BINARY_OP(lt, Lt)
+TT_BINARY_OP(le, Le)
+TT_BINARY_OP(gt, Gt)
+TT_BINARY_OP(ge, Ge)
+TT_BINARY_OP(floor_divide, FloorDivide)
+TT_BINARY_OP(remainder, Remainder)
+#undef TT_BINARY_OP
+
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  return binary_op("logical_and", BinaryOp::LogicalAnd, a, b);
+}
+Tensor logical_or(const Tensor& a, const Tensor& b) {
+  return binary_op("logical_or", BinaryOp::LogicalOr, a, b);
+}
+Tensor logical_xor(const Tensor& a, const Tensor& b) {
+  return binary_op("logical_xor", BinaryOp::LogicalXor, a, b);
+}
+Tensor logical_not(const Tensor& x) { return unary_op("logical_not", UnaryOp::LogicalNot, x); }
+Tensor isnan(const Tensor& x) { return unary_op("isnan", UnaryOp::IsNan, x); }
+Tensor isinf(const Tensor& x) { return unary_op("isinf", UnaryOp::IsInf, x); }
 
 // ---- unary ----
 
@@ -190,6 +282,49 @@ Tensor operator*(double a, const Tensor& b) { return ops::mul(ops::scalar_on("mu
 Tensor operator/(double a, const Tensor& b) { return ops::div(ops::scalar_on("div", b, a), b); }
 Tensor operator-(const Tensor& a) { return ops::neg(a); }
 
+Tensor operator==(const Tensor& a, const Tensor& b) { return ops::eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ops::ne(a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return ops::lt(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return ops::le(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return ops::gt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ops::ge(a, b); }
+Tensor operator==(const Tensor& a, double b) { return ops::eq(a, b); }
+Tensor operator!=(const Tensor& a, double b) { return ops::ne(a, b); }
+Tensor operator<(const Tensor& a, double b) { return ops::lt(a, b); }
+Tensor operator<=(const Tensor& a, double b) { return ops::le(a, b); }
+Tensor operator>(const Tensor& a, double b) { return ops::gt(a, b); }
+Tensor operator>=(const Tensor& a, double b) { return ops::ge(a, b); }
+
+namespace {
+// &, |, ^, ~ are bitwise in PyTorch; on bool tensors (the only ones they take here)
+// bitwise and logical agree.
+void check_bool_operands(const char* op, std::initializer_list<const Tensor*> tensors) {
+  for (const Tensor* t : tensors) {
+    TT_CHECK(t->defined() && t->dtype() == DType::Bool,
+             "operator{}: expected bool tensors but got {} (bitwise ops on integers are not "
+             "supported; use logical_and/or/xor/not for any dtype)",
+             op, t->defined() ? dtype_name(t->dtype()) : "an undefined tensor");
+  }
+}
+}  // namespace
+
+Tensor operator&(const Tensor& a, const Tensor& b) {
+  check_bool_operands("&", {&a, &b});
+  return ops::logical_and(a, b);
+}
+Tensor operator|(const Tensor& a, const Tensor& b) {
+  check_bool_operands("|", {&a, &b});
+  return ops::logical_or(a, b);
+}
+Tensor operator^(const Tensor& a, const Tensor& b) {
+  check_bool_operands("^", {&a, &b});
+  return ops::logical_xor(a, b);
+}
+Tensor operator~(const Tensor& a) {
+  check_bool_operands("~", {&a});
+  return ops::logical_not(a);
+}
+
 const Tensor& Tensor::add_(const Tensor& other) const {
   return ops::binary_inplace("add_", ops::BinaryOp::Add, *this, other);
 }
@@ -216,7 +351,7 @@ const Tensor& Tensor::div_(double other) const {
 }
 
 const Tensor& Tensor::fill_(double value) const {
-  ops::detail::check_required("fill_", "self", *this);
+  ops::detail::check_any_dtype("fill_", "self", *this);
   ops::check_writable("fill_", *this);
   ops::run_unary("fill_", ops::UnaryOp::Fill, {value, 0.0}, *this, *this);
   return *this;

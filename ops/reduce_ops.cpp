@@ -10,6 +10,7 @@
 #include "ops/cpu/cpu_ops.h"
 #include "ops/front_end.h"
 #include "ops/ops.h"
+#include "ops/promote.h"
 #if TT_CUDA
 #include "ops/cuda/cuda_ops.h"
 #endif
@@ -45,8 +46,14 @@ struct Prepared {
   bool keepdim;
 };
 
-Prepared prepare(const char* op, const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
-  check_required(op, "input", x);
+// any_dtype: the op also takes integer and bool tensors (sum, amax, amin, any, all).
+Prepared prepare(const char* op, const Tensor& x, const std::vector<int64_t>& dims, bool keepdim,
+                 bool any_dtype = false) {
+  if (any_dtype) {
+    check_any_dtype(op, "input", x);
+  } else {
+    check_required(op, "input", x);
+  }
   std::vector<int64_t> d = normalize_dims(op, x, dims);
   if (x.dim() == 0) return {x.reshape({1}), {0}, false};
   return {x, d, keepdim};
@@ -64,7 +71,7 @@ void check_nonempty(const char* op, const Tensor& x, const std::vector<int64_t>&
 
 Tensor arg_reduce(const char* op, bool is_max, const Tensor& x, std::optional<int64_t> dim,
                   bool keepdim) {
-  check_required(op, "input", x);
+  check_any_dtype(op, "input", x);
   Tensor in = x;
   int64_t d = 0;
   if (dim) {
@@ -80,7 +87,12 @@ Tensor arg_reduce(const char* op, bool is_max, const Tensor& x, std::optional<in
     out = is_max ? cpu::argmax(in, d, keep) : cpu::argmin(in, d, keep);
   } else {
 #if TT_CUDA
-    out = is_max ? cuda::argmax(in, d, keep) : cuda::argmin(in, d, keep);
+    if (in.dtype() != DType::F32) {
+      out = cuda::reduce_integers(is_max ? cuda::IntReduce::ArgMax : cuda::IntReduce::ArgMin, in,
+                                  {d}, keep);
+    } else {
+      out = is_max ? cuda::argmax(in, d, keep) : cuda::argmin(in, d, keep);
+    }
 #else
     fail_without_cuda(op, in.device());
 #endif
@@ -126,18 +138,44 @@ Tensor flat_affine(const Tensor& t, int64_t n) {
 
 // ---- reductions ----
 
-#define TT_REDUCTION(name, nonempty)                                    \
-  Tensor name(const Tensor& x, IntArrayRef dims, bool keepdim) {        \
-    const Prepared p = prepare(#name, x, dims, keepdim);                \
-    if (nonempty) check_nonempty(#name, p.x, p.dims);                   \
-    TT_DISPATCH(#name, p.x.device(), cpu::name(p.x, p.dims, p.keepdim), \
-                cuda::name(p.x, p.dims, p.keepdim));                    \
+// Integer and bool inputs (sum, amax, amin; any, all for every dtype) run the reduce
+// family's integer kernels on CUDA (cuda::reduce_integers).
+#define TT_REDUCTION(name, nonempty, any_dtype, int_kind)                                          \
+  Tensor name(const Tensor& x, IntArrayRef dims, bool keepdim) {                                   \
+    const Prepared p = prepare(#name, x, dims, keepdim, any_dtype);                                \
+    if (nonempty) check_nonempty(#name, p.x, p.dims);                                              \
+    TT_DISPATCH(#name, p.x.device(), cpu::name(p.x, p.dims, p.keepdim),                            \
+                (p.x.dtype() == DType::F32                                                         \
+                     ? cuda::name(p.x, p.dims, p.keepdim)                                          \
+                     : cuda::reduce_integers(cuda::IntReduce::int_kind, p.x, p.dims, p.keepdim))); \
   }
-TT_REDUCTION(sum, false)
-TT_REDUCTION(mean, false)
-TT_REDUCTION(amax, true)
-TT_REDUCTION(amin, true)
+TT_REDUCTION(sum, false, true, Sum)
+TT_REDUCTION(mean, false, false, Sum)
+TT_REDUCTION(amax, true, true, Max)
+TT_REDUCTION(amin, true, true, Min)
 #undef TT_REDUCTION
+
+#define TT_LOGICAL_REDUCTION(name, int_kind)                                                       \
+  Tensor name(const Tensor& x, IntArrayRef dims, bool keepdim) {                                   \
+    const Prepared p = prepare(#name, x, dims, keepdim, true);                                     \
+    TT_DISPATCH(                                                                                   \
+        #name, p.x.device(), cpu::name(p.x, p.dims, p.keepdim),                                    \
+        cuda::reduce_integers(cuda::IntReduce::int_kind, p.x.to(DType::Bool), p.dims, p.keepdim)); \
+  }
+TT_LOGICAL_REDUCTION(any, Any)
+TT_LOGICAL_REDUCTION(all, All)
+#undef TT_LOGICAL_REDUCTION
+
+Tensor cumsum(const Tensor& x, int64_t dim) {
+  const char* op = "cumsum";
+  check_any_dtype(op, "input", x);
+  const int64_t d = wrap_dim(op, dim, x.dim());
+  // Integers and bool accumulate in int64, PyTorch's result dtype.
+  const Tensor in = (dtype_is_floating(x.dtype()) ? x : x.to(DType::I64));
+  const Tensor in1 = in.dim() == 0 ? in.reshape({1}) : in;
+  const auto back = [&](const Tensor& t) { return t.reshape(x.sizes()); };
+  TT_DISPATCH(op, in1.device(), back(cpu::cumsum(in1, d)), back(cuda::cumsum(in1, d)));
+}
 
 Tensor var(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim) {
   const Prepared p = prepare("var", x, dims, keepdim);

@@ -5,7 +5,8 @@
 // swept at a time, the others at their defaults), and the outputs (and the buffers an
 // op updates in place) must agree to relative L2 1e-5 (strict float32).
 //
-// Integer results (argmax/argmin) must agree exactly, and dtypes must match.
+// Integer and bool results (argmax/argmin, integer math, comparisons) must agree
+// exactly, and dtypes must match.
 //
 // This folds in the per-family "every config" tests (segment norm, the row-norm and
 // group-norm passes, batch norm's column passes, the reduce family's inner/outer/row-map
@@ -22,6 +23,7 @@
 // half skips cleanly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -242,7 +244,7 @@ std::vector<OpCase> softmax_cases(Tensor (*op)(const Tensor&, int64_t)) {
 }
 
 // The table: one row per op of ops.h.
-const std::vector<OpRow>& op_table() {
+const std::vector<OpRow>& base_op_table() {
   static const std::vector<OpRow> rows = {
       {"linear",
        [] {
@@ -922,6 +924,338 @@ const std::vector<OpRow>& op_table() {
   return rows;
 }
 
+// ---- issue 20 (part A): integer and bool dtypes ----
+// Rows of the ops that take any dtype, and integer/bool cases of the float ops
+// (joined() appends a row whose op already has one to that row's cases).
+
+// int64 values in [-5, 5]; nonzero divisors in [-5, -1] and [1, 5]; bool masks.
+Tensor ints(const Shape& s, uint64_t seed) {
+  return ops::sub(ops::mul(Tensor::rand(s, seed), 11.0), 5.5).to(DType::I64);
+}
+Tensor divisors(const Shape& s, uint64_t seed) {
+  const Tensor magnitude = ops::add(ops::mul(Tensor::rand(s, seed), 4.99), 1.0).to(DType::I64);
+  return ops::where(Tensor::rand(s, seed + 1000) > 0.5, magnitude, ops::neg(magnitude));
+}
+Tensor mask(const Shape& s, uint64_t seed) { return Tensor::rand(s, seed) > 0.5; }
+// Small integers as float32: comparisons meet ties.
+Tensor fints(const Shape& s, uint64_t seed) { return ints(s, seed).to(DType::F32); }
+
+std::vector<OpRow> joined(std::vector<OpRow> rows, const std::vector<OpRow>& more) {
+  for (const OpRow& extra : more) {
+    auto it =
+        std::find_if(rows.begin(), rows.end(), [&](const OpRow& r) { return r.op == extra.op; });
+    if (it == rows.end()) {
+      rows.push_back(extra);
+      continue;
+    }
+    it->cases = [base = it->cases, add = extra.cases] {
+      std::vector<OpCase> cases = base();
+      for (OpCase& c : add()) cases.push_back(std::move(c));
+      return cases;
+    };
+  }
+  return rows;
+}
+
+using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
+using ScalarFn = Tensor (*)(const Tensor&, double);
+
+std::vector<OpCase> compare_cases(BinaryFn op, ScalarFn scalar) {
+  const auto plain = one([op](const auto& in) { return op(in[0], in[1]); });
+  return {
+      {"float32, broadcast", {fints({7, 1}, 700), fints({1, 13}, 701)}, plain},
+      {"int64, transposed", {ints({13, 7}, 702), ints({7, 13}, 703)}, one([op](const auto& in) {
+         return op(in[0].transpose(0, 1), in[1]);
+       })},
+      {"float32 with a scalar", {rn({5, 7}, 704)}, one([scalar](const auto& in) {
+         return scalar(in[0], 0.25);
+       })},
+      {"int64 against float32, ragged", {ints({4099}, 705), fints({4099}, 706)}, plain},
+      {"bool", {mask({4099}, 707), mask({4099}, 708)}, plain},
+      {"int32 against one element",
+       {ints({33}, 709).to(DType::I32), ints({1}, 710).to(DType::I32)},
+       plain},
+      {"uint8, misaligned",
+       {ints({4100}, 711).to(DType::U8), ints({4099}, 712).to(DType::U8)},
+       one([op](const auto& in) { return op(in[0].narrow(0, 1, 4099), in[1]); })},
+  };
+}
+
+std::vector<OpCase> logical_cases(BinaryFn op) {
+  const auto plain = one([op](const auto& in) { return op(in[0], in[1]); });
+  return {
+      {"bool", {mask({7, 13}, 720), mask({7, 13}, 721)}, plain},
+      {"bool, broadcast", {mask({4, 1}, 722), mask({1, 6}, 723)}, plain},
+      {"float32 and int64", {fints({4099}, 724), ints({4099}, 725)}, plain},
+      {"transposed", {mask({13, 7}, 726), mask({7, 13}, 727)}, one([op](const auto& in) {
+         return op(in[0].transpose(0, 1), in[1]);
+       })},
+  };
+}
+
+// Unary ops of any dtype; NaN and inf are made inside the call (log of a negative,
+// x / 0), as the CPU half wants finite inputs.
+std::vector<OpCase> any_dtype_unary_cases(Tensor (*op)(const Tensor&)) {
+  const auto plain = one([op](const auto& in) { return op(in[0]); });
+  return {
+      {"float32 with nan and inf",
+       {fints({7, 13}, 730), fints({7, 13}, 731)},
+       one([op](const auto& in) { return op(ops::add(ops::div(in[0], in[1]), ops::log(in[1]))); })},
+      {"int64", {ints({4099}, 732)}, plain},
+      {"bool, transposed", {mask({13, 7}, 733)}, one([op](const auto& in) {
+         return op(in[0].transpose(0, 1));
+       })},
+      {"int32", {ints({5, 7}, 734).to(DType::I32)}, plain},
+  };
+}
+
+std::vector<OpCase> division_cases(BinaryFn op, ScalarFn scalar) {
+  const auto plain = one([op](const auto& in) { return op(in[0], in[1]); });
+  return {
+      {"float32", {Tensor::uniform({7, 13}, -9.0, 9.0, 740), upos({7, 13}, 741)}, plain},
+      {"float32, negative divisors, broadcast",
+       {Tensor::uniform({7, 1}, -9.0, 9.0, 742), ops::neg(upos({1, 13}, 743))},
+       plain},
+      {"int64", {ints({4099}, 744), divisors({4099}, 745)}, plain},
+      {"int32, transposed",
+       {ints({13, 7}, 746).to(DType::I32), divisors({7, 13}, 747).to(DType::I32)},
+       one([op](const auto& in) { return op(in[0].transpose(0, 1), in[1]); })},
+      {"by a scalar", {Tensor::uniform({5, 7}, -9.0, 9.0, 748)}, one([scalar](const auto& in) {
+         return scalar(in[0], -2.5);
+       })},
+  };
+}
+
+std::vector<OpCase> logical_reduction_cases(Tensor (*op)(const Tensor&, const std::vector<int64_t>&,
+                                                         bool)) {
+  const auto red = [op](std::vector<int64_t> dims, bool keepdim = false) {
+    return one([op, dims, keepdim](const auto& in) { return op(in[0], dims, keepdim); });
+  };
+  // Mostly-true and mostly-false masks, so both answers occur.
+  const auto often = [](const Shape& s, uint64_t seed) { return Tensor::rand(s, seed) > 0.1; };
+  const auto rarely = [](const Shape& s, uint64_t seed) { return Tensor::rand(s, seed) > 0.9; };
+  return {
+      {"rows", {often({37, 13}, 750)}, red({1})},
+      {"columns, keepdim", {rarely({13, 37}, 751)}, red({0}, true)},
+      {"every dim", {mask({5, 13}, 752)}, red({})},
+      {"int64 input, middle dim", {ints({3, 4, 5}, 753)}, red({1})},
+      {"float32 input, transposed", {fints({13, 7}, 754)}, one([op](const auto& in) {
+         return op(in[0].transpose(0, 1), {1}, false);
+       })},
+      {"long rows", {rarely({3, 5000}, 755)}, red({1})},
+      {"long rows, mostly true", {often({3, 5000}, 756)}, red({-1})},
+  };
+}
+
+std::vector<OpRow> dtype_rows() {
+  return {
+      {"eq", [] { return compare_cases(&ops::eq, &ops::eq); }},
+      {"ne", [] { return compare_cases(&ops::ne, &ops::ne); }},
+      {"lt", [] { return compare_cases(&ops::lt, &ops::lt); }},
+      {"le", [] { return compare_cases(&ops::le, &ops::le); }},
+      {"gt", [] { return compare_cases(&ops::gt, &ops::gt); }},
+      {"ge", [] { return compare_cases(&ops::ge, &ops::ge); }},
+      {"logical_and", [] { return logical_cases(&ops::logical_and); }},
+      {"logical_or", [] { return logical_cases(&ops::logical_or); }},
+      {"logical_xor", [] { return logical_cases(&ops::logical_xor); }},
+      {"logical_not", [] { return any_dtype_unary_cases(&ops::logical_not); }},
+      {"isnan", [] { return any_dtype_unary_cases(&ops::isnan); }},
+      {"isinf", [] { return any_dtype_unary_cases(&ops::isinf); }},
+      {"floor_divide", [] { return division_cases(&ops::floor_divide, &ops::floor_divide); }},
+      {"remainder", [] { return division_cases(&ops::remainder, &ops::remainder); }},
+      {"masked_fill",
+       [] {
+         return std::vector<OpCase>{
+             {"padding mask over the last dim",
+              {rn({4, 6}, 760), mask({6}, 761)},
+              one([](const auto& in) { return ops::masked_fill(in[0], in[1], -1e9); })},
+             {"int64, same shape",
+              {ints({7, 13}, 762), mask({7, 13}, 763)},
+              one([](const auto& in) { return ops::masked_fill(in[0], in[1], 3.0); })},
+             {"transposed input, 0-d value",
+              {rn({13, 7}, 764), mask({7, 1}, 765)},
+              one([](const auto& in) {
+                return ops::masked_fill(in[0].transpose(0, 1), in[1], Tensor::full({}, 0.5));
+              })},
+             {"causal mask, batched", {rn({2, 3, 5, 5}, 766)}, one([](const auto& in) {
+                const Tensor causal =
+                    ops::triu(Tensor::ones({5, 5}, DType::Bool, in[0].device()), 1);
+                return ops::masked_fill(in[0], causal, -1e9);
+              })},
+         };
+       }},
+      {"triu",
+       [] {
+         return std::vector<OpCase>{
+             {"square", {rn({5, 5}, 770)}, one([](const auto& in) { return ops::triu(in[0]); })},
+             {"batched, k = 1", {rn({2, 3, 4, 6}, 771)}, one([](const auto& in) {
+                return ops::triu(in[0], 1);
+              })},
+             {"wide, k = -2, transposed", {rn({9, 4}, 772)}, one([](const auto& in) {
+                return ops::triu(in[0].transpose(0, 1), -2);
+              })},
+             {"bool ones", {Tensor::ones({7, 7}, DType::Bool)}, one([](const auto& in) {
+                return ops::triu(in[0], 1);
+              })},
+             {"int64", {ints({6, 3}, 773)}, one([](const auto& in) { return ops::triu(in[0]); })},
+         };
+       }},
+      {"tril",
+       [] {
+         return std::vector<OpCase>{
+             {"square", {rn({5, 5}, 775)}, one([](const auto& in) { return ops::tril(in[0]); })},
+             {"batched, k = -1", {rn({2, 3, 6, 4}, 776)}, one([](const auto& in) {
+                return ops::tril(in[0], -1);
+              })},
+             {"k past the corner", {rn({3, 4}, 777)}, one([](const auto& in) {
+                return ops::tril(in[0], 5);
+              })},
+             {"int32", {ints({6, 3}, 778).to(DType::I32)}, one([](const auto& in) {
+                return ops::tril(in[0]);
+              })},
+         };
+       }},
+      {"any",
+       [] {
+         return logical_reduction_cases([](const Tensor& x, const std::vector<int64_t>& d, bool k) {
+           return ops::any(x, d, k);
+         });
+       }},
+      {"all",
+       [] {
+         return logical_reduction_cases([](const Tensor& x, const std::vector<int64_t>& d, bool k) {
+           return ops::all(x, d, k);
+         });
+       }},
+      {"cumsum",
+       [] {
+         const auto along = [](int64_t dim) {
+           return one([dim](const auto& in) { return ops::cumsum(in[0], dim); });
+         };
+         return std::vector<OpCase>{
+             {"float32 rows", {rn({7, 13}, 780)}, along(1)},
+             {"float32 columns", {rn({13, 7}, 781)}, along(0)},
+             {"int64, long rows", {ints({3, 5000}, 782)}, along(-1)},
+             {"bool, transposed", {mask({13, 7}, 783)}, one([](const auto& in) {
+                return ops::cumsum(in[0].transpose(0, 1), 1);
+              })},
+             {"int32, middle dim", {ints({3, 4, 5}, 784).to(DType::I32)}, along(1)},
+         };
+       }},
+      // Integer and bool cases of the float ops.
+      {"add",
+       [] {
+         return std::vector<OpCase>{
+             {"int64, broadcast", {ints({7, 1}, 790), ints({1, 13}, 791)}, one([](const auto& in) {
+                return ops::add(in[0], in[1]);
+              })},
+             {"int32 plus float32",
+              {ints({4099}, 792).to(DType::I32), rn({4099}, 793)},
+              one([](const auto& in) { return ops::add(in[0], in[1]); })},
+         };
+       }},
+      {"sub",
+       [] {
+         return std::vector<OpCase>{
+             {"uint8 (wraps)",
+              {ints({64}, 794).to(DType::U8), ints({64}, 795).to(DType::U8)},
+              one([](const auto& in) { return ops::sub(in[0], in[1]); })},
+         };
+       }},
+      {"mul",
+       [] {
+         return std::vector<OpCase>{
+             {"int64, transposed",
+              {ints({13, 7}, 796), ints({7, 13}, 797)},
+              one([](const auto& in) { return ops::mul(in[0].transpose(0, 1), in[1]); })},
+         };
+       }},
+      {"div",
+       [] {
+         return std::vector<OpCase>{
+             {"int64 (true division)",
+              {ints({7, 13}, 798), divisors({7, 13}, 799)},
+              one([](const auto& in) { return ops::div(in[0], in[1]); })},
+         };
+       }},
+      {"neg",
+       [] {
+         return std::vector<OpCase>{
+             {"int64", {ints({4099}, 800)}, one([](const auto& in) { return ops::neg(in[0]); })}};
+       }},
+      {"abs",
+       [] {
+         return std::vector<OpCase>{{"int32",
+                                     {ints({7, 13}, 801).to(DType::I32)},
+                                     one([](const auto& in) { return ops::abs(in[0]); })}};
+       }},
+      {"where",
+       [] {
+         const auto call = one([](const auto& in) { return ops::where(in[0], in[1], in[2]); });
+         return std::vector<OpCase>{
+             {"bool condition, int64",
+              {mask({7, 13}, 802), ints({7, 13}, 803), ints({13}, 804)},
+              call},
+             {"bool condition, scalar",
+              {mask({4099}, 805), rn({4099}, 806)},
+              one([](const auto& in) { return ops::where(in[0], in[1], -2.0); })},
+             {"bool branches", {mask({6, 1}, 807), mask({6, 5}, 808), mask({5}, 809)}, call},
+         };
+       }},
+      {"sum",
+       [] {
+         return std::vector<OpCase>{
+             {"int64 rows", {ints({37, 513}, 810)}, one([](const auto& in) {
+                return ops::sum(in[0], {1});
+              })},
+             {"int32 columns", {ints({513, 37}, 811).to(DType::I32)}, one([](const auto& in) {
+                return ops::sum(in[0], {0}, true);
+              })},
+             {"bool, every dim", {mask({5, 1000}, 812)}, one([](const auto& in) {
+                return ops::sum(in[0]);
+              })},
+         };
+       }},
+      {"amax",
+       [] {
+         return std::vector<OpCase>{
+             {"int64, transposed", {ints({13, 70}, 813)}, one([](const auto& in) {
+                return ops::amax(in[0].transpose(0, 1), {1});
+              })}};
+       }},
+      {"amin",
+       [] {
+         return std::vector<OpCase>{{"int32, middle dim",
+                                     {ints({3, 40, 5}, 814).to(DType::I32)},
+                                     one([](const auto& in) { return ops::amin(in[0], {1}); })}};
+       }},
+      {"argmax",
+       [] {
+         return std::vector<OpCase>{
+             {"int64 with ties", {ints({7, 300}, 815)}, one([](const auto& in) {
+                return ops::argmax(in[0], 1);
+              })},
+             {"uint8, flattened", {ints({5, 13}, 816).to(DType::U8)}, one([](const auto& in) {
+                return ops::argmax(in[0]);
+              })},
+         };
+       }},
+      {"argmin",
+       [] {
+         return std::vector<OpCase>{
+             {"int64 with ties, columns", {ints({300, 7}, 817)}, one([](const auto& in) {
+                return ops::argmin(in[0], 0, true);
+              })}};
+       }},
+  };
+}
+
+// The table: the rows above, then issue 20's.
+const std::vector<OpRow>& op_table() {
+  static const std::vector<OpRow> rows = joined(base_op_table(), dtype_rows());
+  return rows;
+}
+
 std::string row_name(const ::testing::TestParamInfo<size_t>& info) {
   return op_table()[info.param].op;
 }
@@ -957,7 +1291,7 @@ void expect_close(const std::vector<Tensor>& got, const std::vector<Tensor>& wan
   for (size_t i = 0; i < got.size(); ++i) {
     ASSERT_EQ(got[i].sizes(), want[i].sizes()) << what << " output " << i;
     ASSERT_EQ(got[i].dtype(), want[i].dtype()) << what << " output " << i;
-    if (want[i].dtype() == DType::I64) {  // indices: exactly
+    if (!dtype_is_floating(want[i].dtype())) {  // indices, integers and bools: exactly
       EXPECT_EQ(got[i].to_vector<int64_t>(), want[i].to_vector<int64_t>())
           << what << " output " << i;
     } else {

@@ -131,8 +131,9 @@ TEST(TensorArithmetic, Errors) {
   EXPECT_EQ(error_of([&] { t({1}, {1}).expand({3}).mul_(2.0); }),
             "mul_: self (shape [3], strides [0]) has several elements at one memory location (an "
             "expanded view); clone() it before writing in place");
-  EXPECT_EQ(error_of([&] { a / Tensor::arange(3); }),
-            "div: b has dtype int64 but only float32 is supported");
+  EXPECT_EQ(error_of([&] { a / Tensor::zeros({3}, DType::BF16); }),
+            "div: b has dtype bfloat16, which has no kernels; expected float32, int64, int32, "
+            "uint8 or bool");
   EXPECT_EQ(error_of([&] { Tensor() * 2.0; }), "mul: the tensor operand is undefined");
 }
 
@@ -206,11 +207,14 @@ TEST(Pointwise, Errors) {
   EXPECT_EQ(error_of([&] { ops::clamp(x, std::nullopt, std::nullopt); }),
             "clamp: at least one of min and max must be given, but both are absent");
   EXPECT_EQ(error_of([&] { ops::where(x, x, x); }),
-            "where: condition has dtype float32 but must be uint8 (0 = false, nonzero = true)");
-  EXPECT_EQ(error_of([&] { ops::exp(Tensor()); }),
-            "exp: input is undefined; expected a float32 tensor");
-  EXPECT_EQ(error_of([&] { ops::tanh(Tensor::arange(3)); }),
-            "tanh: input has dtype int64 but only float32 is supported");
+            "where: condition has dtype float32 but must be bool (or uint8: 0 = false, nonzero = "
+            "true)");
+  EXPECT_EQ(error_of([&] { ops::exp(Tensor()); }), "exp: input is undefined; expected a tensor");
+  // Integers compute in float32 (PyTorch's promotion); bfloat16 has no kernels.
+  EXPECT_EQ(ops::tanh(Tensor::arange(3)).dtype(), DType::F32);
+  EXPECT_EQ(error_of([&] { ops::tanh(Tensor::zeros({3}, DType::BF16)); }),
+            "tanh: input has dtype bfloat16, which has no kernels; expected float32, int64, "
+            "int32, uint8 or bool");
   EXPECT_EQ(error_of([&] {
               ops::where(Tensor::from_vector<uint8_t>({1, 0, 1}, {3}), x, x);
             }),

@@ -502,7 +502,7 @@ TEST_F(SafetensorsTest, UnknownDtype) {
                 R"({"a": {"dtype": "F8_E4M3", "shape": [8], "data_offsets": [0, 8]}})", 8)),
             prefix() +
                 "tensor 'a' has dtype 'F8_E4M3', which is not one of the supported F64, F32, F16, "
-                "BF16, I64, I32, U8");
+                "BF16, I64, I32, U8, BOOL");
 }
 
 TEST_F(SafetensorsTest, ShapeIsNotAnArrayOfIntegers) {

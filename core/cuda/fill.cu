@@ -30,6 +30,14 @@ __global__ void fill_normal_kernel(float* __restrict__ dst, int64_t n, uint64_t 
   }
 }
 
+__global__ void fill_randint_kernel(int64_t* __restrict__ dst, int64_t n, uint64_t seed,
+                                    int64_t low, uint64_t range) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    dst[i] = philox::randint(seed, static_cast<uint64_t>(i), low, range);
+  }
+}
+
 template <typename Word>
 __global__ void fill_value_kernel(Word* __restrict__ dst, int64_t n, Word value) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
@@ -63,6 +71,14 @@ void fill_normal(float* dst, int64_t n, uint64_t seed, int device) {
   if (n == 0) return;
   DeviceGuard guard(device);
   fill_normal_kernel<<<grid_size(n), kElementwiseThreads, 0, stream(device)>>>(dst, n, seed);
+  TT_CUDA_CHECK_LAUNCH();
+}
+
+void fill_randint(int64_t* dst, int64_t n, uint64_t seed, int64_t low, uint64_t range, int device) {
+  if (n == 0) return;
+  DeviceGuard guard(device);
+  fill_randint_kernel<<<grid_size(n), kElementwiseThreads, 0, stream(device)>>>(dst, n, seed, low,
+                                                                                range);
   TT_CUDA_CHECK_LAUNCH();
 }
 

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/dtype.h"
+
 namespace tt::cuda {
 
 // Number of usable CUDA devices; 0 (never an error) when there is no driver or GPU.
@@ -52,10 +54,16 @@ void copy(void* dst, int dst_device, const void* src, int src_device, size_t nby
 void fill_uniform(float* dst, int64_t n, uint64_t seed, double lo, double hi, int device);
 void fill_normal(float* dst, int64_t n, uint64_t seed, int device);
 void fill_value(void* dst, int64_t n, size_t elem_size, const void* value, int device);
+// dst[i] = philox::randint(seed, i, low, range): int64 values in [low, low + range).
+void fill_randint(int64_t* dst, int64_t n, uint64_t seed, int64_t low, uint64_t range, int device);
 
 // Copies a strided view into a contiguous buffer on the same device (rank <= 8).
 void strided_copy(void* dst, const void* src, size_t elem_size, int rank, const int64_t* sizes,
                   const int64_t* src_strides, int64_t src_offset, int device);
+
+// Converts n contiguous elements of src_type at src into dst_type at dst (both on
+// `device`) with core/convert.h's rules, the same bits as the CPU conversion.
+void convert(void* dst, DType dst_type, const void* src, DType src_type, int64_t n, int device);
 
 void synchronize(int device = 0);
 

@@ -48,6 +48,12 @@ Tensor amin(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
 // int64 result; ties: the first index; NaN counts as the max/min.
 Tensor argmax(const Tensor& x, int64_t dim, bool keepdim);
 Tensor argmin(const Tensor& x, int64_t dim, bool keepdim);
+// bool results; x any dtype (nonzero = true).
+Tensor any(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
+Tensor all(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
+// Along dim (non-negative; x of rank >= 1): float32/float64/int64 (the front end
+// converts smaller integers to int64).
+Tensor cumsum(const Tensor& x, int64_t dim);
 Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
 // Over the trailing normalized_numel elements of each row; weight/bias contiguous

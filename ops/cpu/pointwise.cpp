@@ -2,8 +2,10 @@
 // where op (the functors of ops/pointwise_functors.h). The operands are read in place
 // (no contiguous copies); the output may be any non-overlapping view. The loop runs
 // over the folded plan (ops/broadcast.h): rows of the innermost dimension, with a
-// unit-stride path the compiler vectorises. The element type T is float, or double on
-// the float64 path (ops/ops.h Float64Scope): out's dtype says which.
+// unit-stride path the compiler vectorises. The operands share one element type T
+// (the front end has converted them: float, double on the float64 path, int64,
+// int32, uint8 or bool) but where's condition (bool or uint8); the output's type is
+// the functor's result (T, or bool for the predicates).
 #include <cstdint>
 #include <type_traits>
 
@@ -16,8 +18,9 @@ namespace {
 
 using namespace pointwise;
 
-// Arity 1: fn(a); 2: fn(a, b); 3: fn(a, b, c). A is T, or uint8 for where.
-template <int Arity, typename T, typename A, typename Fn>
+// Arity 1: fn(a); 2: fn(a, b); 3: fn(a, b, c). A is T, or the condition's type for
+// where; O is the output's type.
+template <int Arity, typename O, typename T, typename A, typename Fn>
 void run_loop(const Tensor& out, const Tensor& ta, const Tensor* tb, const Tensor* tc, Fn fn) {
   const int64_t numel = out.numel();
   if (numel == 0) return;
@@ -28,7 +31,7 @@ void run_loop(const Tensor& out, const Tensor& ta, const Tensor* tb, const Tenso
   const int inner_dim = plan.rank - 1;
   const int64_t inner = plan.sizes[inner_dim];
   const int64_t outer = numel / inner;
-  T* po = static_cast<T*>(out.data_ptr());
+  O* po = static_cast<O*>(out.data_ptr());
   const A* pa = static_cast<const A*>(ta.data_ptr());
   const T* pb = tb ? static_cast<const T*>(tb->data_ptr()) : nullptr;
   const T* pc = tc ? static_cast<const T*>(tc->data_ptr()) : nullptr;
@@ -46,7 +49,7 @@ void run_loop(const Tensor& out, const Tensor& ta, const Tensor* tb, const Tenso
       rest /= plan.sizes[d];
       for (int k = 0; k < plan.operands; ++k) off[k] += i * plan.strides[k][d];
     }
-    T* ro = po + off[0];
+    O* ro = po + off[0];
     const A* ra = pa + off[1];
     const T* rb = pb ? pb + off[2] : nullptr;
     const T* rc = pc ? pc + off[3] : nullptr;
@@ -75,14 +78,29 @@ void run_loop(const Tensor& out, const Tensor& ta, const Tensor* tb, const Tenso
   }
 }
 
-// float or double by out's dtype (the front end gives every operand out's dtype).
+// T from the operands' dtype (a's, or b's for where), O from the functor's result.
 template <int Arity, bool Where = false, typename Fn>
-void run_typed(const Tensor& out, const Tensor& ta, const Tensor* tb, const Tensor* tc, Fn fn) {
-  if (out.dtype() == DType::F64) {
-    run_loop<Arity, double, std::conditional_t<Where, uint8_t, double>>(out, ta, tb, tc, fn);
-  } else {
-    run_loop<Arity, float, std::conditional_t<Where, uint8_t, float>>(out, ta, tb, tc, fn);
-  }
+void run_typed(const char* op, const Tensor& out, const Tensor& ta, const Tensor* tb,
+               const Tensor* tc, Fn fn) {
+  const DType compute = Where ? tb->dtype() : ta.dtype();
+  visit_dtype(compute, op, [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (accepts<Fn, T>()) {
+      if constexpr (Where) {
+        if (ta.dtype() == DType::Bool) {
+          run_loop<3, T, T, bool>(out, ta, tb, tc, fn);
+        } else {
+          run_loop<3, T, T, uint8_t>(out, ta, tb, tc, fn);
+        }
+      } else if constexpr (Arity == 1) {
+        run_loop<1, decltype(fn(T{})), T, T>(out, ta, tb, tc, fn);
+      } else {
+        run_loop<2, decltype(fn(T{}, T{})), T, T>(out, ta, tb, tc, fn);
+      }
+    } else {
+      TT_FAIL("{}: dtype {} is not supported", op, dtype_name(compute));
+    }
+  });
 }
 
 Tensor new_output(const Shape& shape, const Tensor& like) {
@@ -93,9 +111,9 @@ Tensor new_output(const Shape& shape, const Tensor& like) {
 
 void unary(UnaryOp op, const UnaryParams& params, const Tensor& x, const Tensor& out) {
   switch (op) {
-#define TT_UNARY_CASE(name, fn, text)                   \
-  case UnaryOp::name:                                   \
-    run_typed<1>(out, x, nullptr, nullptr, fn{params}); \
+#define TT_UNARY_CASE(name, fn, text)                         \
+  case UnaryOp::name:                                         \
+    run_typed<1>(text, out, x, nullptr, nullptr, fn{params}); \
     return;
     TT_POINTWISE_UNARY_OPS(TT_UNARY_CASE)
 #undef TT_UNARY_CASE
@@ -104,9 +122,9 @@ void unary(UnaryOp op, const UnaryParams& params, const Tensor& x, const Tensor&
 
 void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
   switch (op) {
-#define TT_BINARY_CASE(name, fn, text)       \
-  case BinaryOp::name:                       \
-    run_typed<2>(out, a, &b, nullptr, fn{}); \
+#define TT_BINARY_CASE(name, fn, text)             \
+  case BinaryOp::name:                             \
+    run_typed<2>(text, out, a, &b, nullptr, fn{}); \
     return;
     TT_POINTWISE_BINARY_OPS(TT_BINARY_CASE)
 #undef TT_BINARY_CASE
@@ -114,7 +132,7 @@ void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
 }
 
 void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
-  run_typed<3, true>(out, cond, &a, &b, WhereFn{});
+  run_typed<3, true>("where", out, cond, &a, &b, WhereFn{});
 }
 
 Tensor add(const Tensor& a, const Tensor& b) {

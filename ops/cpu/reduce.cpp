@@ -10,6 +10,7 @@
 #include <limits>
 #include <numeric>
 
+#include "core/convert.h"
 #include "ops/cpu/cpu_ops.h"
 #include "ops/cpu/norm_stats.h"
 #include "ops/cpu/parallel.h"
@@ -133,6 +134,17 @@ void softmax_row(const T* x, T* y, int64_t n) {
 }  // namespace
 
 Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+  if (!dtype_is_floating(x.dtype())) {
+    // Integers and bool sum into int64 (PyTorch's result dtype), wrapping on overflow.
+    return visit_dtype(x.dtype(), "sum", [&](auto t) {
+      using T = decltype(t);
+      return reduce_rows<int64_t, T>(x, dims, keepdim, [](const T* p, int64_t n) {
+        uint64_t acc = 0;
+        for (int64_t i = 0; i < n; ++i) acc += static_cast<uint64_t>(static_cast<int64_t>(p[i]));
+        return static_cast<int64_t>(acc);
+      });
+    });
+  }
   return with_scalar(x.dtype(), [&](auto t) {
     using T = decltype(t);
     return reduce_rows<T, T>(x, dims, keepdim,
@@ -168,30 +180,64 @@ Tensor std(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction
 }
 
 Tensor amax(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
-  return with_scalar(x.dtype(), [&](auto t) {
+  return visit_dtype(x.dtype(), "amax", [&](auto t) {
     using T = decltype(t);
     return reduce_rows<T, T>(x, dims, keepdim, extreme_of<true, T>);
   });
 }
 
 Tensor amin(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
-  return with_scalar(x.dtype(), [&](auto t) {
+  return visit_dtype(x.dtype(), "amin", [&](auto t) {
     using T = decltype(t);
     return reduce_rows<T, T>(x, dims, keepdim, extreme_of<false, T>);
   });
 }
 
 Tensor argmax(const Tensor& x, int64_t dim, bool keepdim) {
-  return with_scalar(x.dtype(), [&](auto t) {
+  return visit_dtype(x.dtype(), "argmax", [&](auto t) {
     using T = decltype(t);
     return reduce_rows<int64_t, T>(x, {dim}, keepdim, arg_extreme_of<true, T>);
   });
 }
 
 Tensor argmin(const Tensor& x, int64_t dim, bool keepdim) {
-  return with_scalar(x.dtype(), [&](auto t) {
+  return visit_dtype(x.dtype(), "argmin", [&](auto t) {
     using T = decltype(t);
     return reduce_rows<int64_t, T>(x, {dim}, keepdim, arg_extreme_of<false, T>);
+  });
+}
+
+Tensor any(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+  return reduce_rows<bool, bool>(x.to(DType::Bool), dims, keepdim, [](const bool* p, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
+      if (p[i]) return true;
+    return false;
+  });
+}
+
+Tensor all(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+  return reduce_rows<bool, bool>(x.to(DType::Bool), dims, keepdim, [](const bool* p, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
+      if (!p[i]) return false;
+    return true;
+  });
+}
+
+Tensor cumsum(const Tensor& x, int64_t dim) {
+  return visit_dtype(x.dtype(), "cumsum", [&](auto t) {
+    using T = decltype(t);
+    return map_rows_along<T>(x, dim, [](const T* in, T* out, int64_t n) {
+      if constexpr (std::is_floating_point_v<T>) {
+        // The running sum in double, each prefix rounded once (PyTorch's CPU accumulates
+        // float in double too).
+        double acc = 0.0;
+        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(acc += in[i]);
+      } else {
+        uint64_t acc = 0;  // wraps, as PyTorch
+        for (int64_t i = 0; i < n; ++i)
+          out[i] = static_cast<T>(acc += static_cast<uint64_t>(in[i]));
+      }
+    });
   });
 }
 

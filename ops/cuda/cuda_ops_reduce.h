@@ -31,4 +31,14 @@ Tensor layer_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weigh
 Tensor rms_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight, double eps);
 Tensor bmm(const Tensor& a, const Tensor& b);
 
+// Integer and bool reductions (ops/cuda/reduce/int_reduce.cu): sum (int64 result,
+// wrapping), max, min (x's dtype), argmax, argmin (int64; ties: the first index),
+// any, all (x bool). Exact, so not tuned: one block per output element.
+enum class IntReduce { Sum, Max, Min, ArgMax, ArgMin, Any, All };
+Tensor reduce_integers(IntReduce kind, const Tensor& x, const std::vector<int64_t>& dims,
+                       bool keepdim);
+// Running sum along dim of float32/int64 x (double accumulation for floats, as the
+// CPU): one thread per row in order, so CPU and CUDA agree bit for bit.
+Tensor cumsum(const Tensor& x, int64_t dim);
+
 }  // namespace tt::ops::cuda

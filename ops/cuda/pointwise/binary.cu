@@ -1,15 +1,21 @@
-// The binary ops (with broadcasting) and where of the pointwise family on CUDA.
+// The binary ops (with broadcasting) and where of the pointwise family on CUDA, for
+// float32 and bool operands; integer operands go to binary_int.cu.
 #include "ops/cuda/pointwise/pointwise.cuh"
 #include "ops/cuda/pointwise/pointwise.h"
+#include "ops/cuda/pointwise/pointwise_typed.h"
 
 namespace tt::ops::cuda {
 
 void binary(pointwise::BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
   using namespace pointwise;
+  using pointwise_kernels::FloatAndBool;
+  if (!dtype_is_floating(a.dtype()) && a.dtype() != DType::Bool) {
+    return binary_integers(op, a, b, out);
+  }
   switch (op) {
-#define TT_BINARY_CASE(name, fn, text)                                    \
-  case BinaryOp::name:                                                    \
-    pointwise_kernels::launch<2, float>(text, fn{}, out, a, &b, nullptr); \
+#define TT_BINARY_CASE(name, fn, text)                                        \
+  case BinaryOp::name:                                                        \
+    pointwise_kernels::launch_typed<FloatAndBool, 2>(text, fn{}, out, a, &b); \
     return;
     TT_POINTWISE_BINARY_OPS(TT_BINARY_CASE)
 #undef TT_BINARY_CASE
@@ -17,7 +23,12 @@ void binary(pointwise::BinaryOp op, const Tensor& a, const Tensor& b, const Tens
 }
 
 void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
-  pointwise_kernels::launch<3, uint8_t>("where", pointwise::WhereFn{}, out, cond, &a, &b);
+  if (pointwise_kernels::launch_typed<pointwise_kernels::FloatAndBool, 3>(
+          "where", pointwise::WhereFn{}, out, cond, &a, &b)) {
+    return;
+  }
+  pointwise_kernels::launch_typed<pointwise_kernels::Integers, 3>("where", pointwise::WhereFn{},
+                                                                  out, cond, &a, &b);
 }
 
 }  // namespace tt::ops::cuda

@@ -12,7 +12,10 @@ struct PointwiseProblem {
   bool flat = true;
   int64_t numel = 0;
   int rank = 1;   // strided: folded rank
-  int align = 4;  // flat: floats every operand's pointer is aligned to (1, 2 or 4)
+  int align = 4;  // flat: elements every operand's pointer is aligned to (1, 2 or 4)
+  // The operands' element type when not float32 ("int64", "bool", ...; null for
+  // float32, whose keys stay as they were).
+  const char* dtype = nullptr;
 };
 
 enum class Layout { kFlat, kStrided };

@@ -23,6 +23,7 @@ const Descriptor<PointwiseConfig>& descriptor() {
 std::string problem_key(const PointwiseProblem& p) {
   autotune::ProblemKey key;
   key.add("numel", p.numel);
+  if (p.dtype) key.add("dtype", p.dtype);
   if (p.flat) {
     key.add("layout", "flat").add_align_floats(p.align);
   } else {
@@ -43,6 +44,11 @@ autotune::ParamSpace space(const std::string& kernel, const PointwiseProblem& p,
     extra.push_back({fmt::format("vec must not exceed the operands' alignment of {} floats", align),
                      [align](const PointwiseConfig& c) { return c.vec <= align; },
                      {"flat"}});
+  }
+  if (p.dtype) {
+    // pointwise.cuh instantiates one items value for element types beyond float32.
+    extra.push_back({fmt::format("items must be 1 for {} elements", p.dtype),
+                     [](const PointwiseConfig& c) { return c.items == 1; }});
   }
   if (limits.known) {
     const int max_threads = limits.max_threads_per_block;
