@@ -140,10 +140,7 @@ TEST(ExampleGoldens, SingleOpsMatchPyTorchFloat64) {
     ASSERT_NE(expected, file.tensors.end()) << "the golden file has no case " << name;
     for (Device device : golden_devices()) {
       SCOPED_TRACE(name + " on " + device.str());
-      std::vector<Tensor> in;
-      for (int k = 0; file.tensors.count(name + ".in." + std::to_string(k)); ++k)
-        in.push_back(file.tensors.at(name + ".in." + std::to_string(k)).to(device));
-      const Tensor out = fn(in);
+      const Tensor out = fn(test::golden_case_inputs(file, name, device));
       EXPECT_EQ(out.sizes(), expected->second.sizes());
       EXPECT_EQ(out.dtype(),
                 expected->second.dtype() == DType::F64 ? DType::F32 : expected->second.dtype());

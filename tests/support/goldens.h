@@ -37,6 +37,15 @@ inline StateDict golden_parameters(const safetensors::File& file) {
   return params;
 }
 
+// A single-op case's inputs "<case>.in.0", "<case>.in.1", ... on `device`.
+inline std::vector<Tensor> golden_case_inputs(const safetensors::File& file,
+                                              const std::string& name, Device device) {
+  std::vector<Tensor> in;
+  for (int k = 0; file.tensors.count(name + ".in." + std::to_string(k)); ++k)
+    in.push_back(file.tensors.at(name + ".in." + std::to_string(k)).to(device));
+  return in;
+}
+
 }  // namespace tt::test
 
 // `var`: the golden file `name` of tests/data/examples, or a skip that says which
