@@ -834,6 +834,10 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str
 
 // ---------------------------------------------------------------- creation like
 
+Tensor scalar_tensor(int64_t value, Device device) {
+  return Tensor::from_vector(std::vector<int64_t>{value}, {}, device);
+}
+
 Tensor zeros_like(const Tensor& t) { return Tensor::zeros(t.sizes(), t.dtype(), t.device()); }
 Tensor ones_like(const Tensor& t) { return Tensor::ones(t.sizes(), t.dtype(), t.device()); }
 Tensor full_like(const Tensor& t, double value) {

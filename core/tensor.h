@@ -45,6 +45,9 @@ struct TensorImpl {
   DType dtype = DType::F32;
 };
 
+class Tensor;
+Tensor scalar_tensor(int64_t value, Device device);  // below, with the integer scalars
+
 class Tensor {
  public:
   Tensor() = default;  // undefined
@@ -177,6 +180,22 @@ class Tensor {
   const Tensor& mul_(double other) const;
   const Tensor& div_(const Tensor& other) const;
   const Tensor& div_(double other) const;
+  // Integral scalars keep an integer self's dtype (ids.add_(1)), as libtorch's.
+  template <typename I,
+            std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  const Tensor& add_(I other) const {
+    return add_(scalar_tensor(static_cast<int64_t>(other), device()));
+  }
+  template <typename I,
+            std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  const Tensor& sub_(I other) const {
+    return sub_(scalar_tensor(static_cast<int64_t>(other), device()));
+  }
+  template <typename I,
+            std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  const Tensor& mul_(I other) const {
+    return mul_(scalar_tensor(static_cast<int64_t>(other), device()));
+  }
   const Tensor& fill_(double value) const;
   const Tensor& zero_() const { return fill_(0.0); }
 
@@ -287,6 +306,40 @@ Tensor operator&(const Tensor& a, const Tensor& b);
 Tensor operator|(const Tensor& a, const Tensor& b);
 Tensor operator^(const Tensor& a, const Tensor& b);
 Tensor operator~(const Tensor& a);
+
+// ---- integer scalars ----
+// A 0-d int64 tensor holding `value` (torch::scalar_tensor of an int).
+Tensor scalar_tensor(int64_t value, Device device);
+// An integral C++ scalar acts as PyTorch's Python int: an int64 0-d operand, so an
+// integer tensor keeps its dtype (ids + 1 and ids % 2 stay int64, an int32 tensor stays
+// int32) and a float tensor stays float; a double scalar lifts an integer tensor to
+// float32 (the double operators above). Also the tt::ops forms (ops/ops.h).
+template <typename I>
+constexpr bool is_integer_scalar_v = std::is_integral_v<I> && !std::is_same_v<I, bool>;
+#define TT_INTEGER_SCALAR_OPERATOR(op)                                     \
+  template <typename I, std::enable_if_t<is_integer_scalar_v<I>, int> = 0> \
+  Tensor operator op(const Tensor& a, I b) {                               \
+    return a op scalar_tensor(static_cast<int64_t>(b), a.device());        \
+  }
+TT_INTEGER_SCALAR_OPERATOR(+)
+TT_INTEGER_SCALAR_OPERATOR(-)
+TT_INTEGER_SCALAR_OPERATOR(*)
+TT_INTEGER_SCALAR_OPERATOR(==)
+TT_INTEGER_SCALAR_OPERATOR(!=)
+TT_INTEGER_SCALAR_OPERATOR(<)
+TT_INTEGER_SCALAR_OPERATOR(<=)
+TT_INTEGER_SCALAR_OPERATOR(>)
+TT_INTEGER_SCALAR_OPERATOR(>=)
+#undef TT_INTEGER_SCALAR_OPERATOR
+#define TT_INTEGER_SCALAR_OPERATOR_LEFT(op)                                \
+  template <typename I, std::enable_if_t<is_integer_scalar_v<I>, int> = 0> \
+  Tensor operator op(I a, const Tensor& b) {                               \
+    return scalar_tensor(static_cast<int64_t>(a), b.device()) op b;        \
+  }
+TT_INTEGER_SCALAR_OPERATOR_LEFT(+)
+TT_INTEGER_SCALAR_OPERATOR_LEFT(-)
+TT_INTEGER_SCALAR_OPERATOR_LEFT(*)
+#undef TT_INTEGER_SCALAR_OPERATOR_LEFT
 
 // ---- creation like another tensor (its shape, dtype and device) ----
 Tensor zeros_like(const Tensor& t);

@@ -135,6 +135,26 @@ Tensor all(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
 // Running sum along dim; integers and bool give int64 (as PyTorch), floats keep their
 // dtype (accumulated in double on both backends).
 Tensor cumsum(const Tensor& x, int64_t dim);
+// The integral-scalar forms (ops::add(ids, 1), ops::eq(ids, 3)): the scalar is an int64
+// 0-d tensor (tt::scalar_tensor), PyTorch's Python int, so integer tensors keep their
+// dtype; see core/tensor.h.
+#define TT_INTEGER_SCALAR_OP(name)                                         \
+  template <typename I, std::enable_if_t<is_integer_scalar_v<I>, int> = 0> \
+  Tensor name(const Tensor& a, I b) {                                      \
+    return name(a, scalar_tensor(static_cast<int64_t>(b), a.device()));    \
+  }
+TT_INTEGER_SCALAR_OP(add)
+TT_INTEGER_SCALAR_OP(sub)
+TT_INTEGER_SCALAR_OP(mul)
+TT_INTEGER_SCALAR_OP(floor_divide)
+TT_INTEGER_SCALAR_OP(remainder)
+TT_INTEGER_SCALAR_OP(eq)
+TT_INTEGER_SCALAR_OP(ne)
+TT_INTEGER_SCALAR_OP(lt)
+TT_INTEGER_SCALAR_OP(le)
+TT_INTEGER_SCALAR_OP(gt)
+TT_INTEGER_SCALAR_OP(ge)
+#undef TT_INTEGER_SCALAR_OP
 
 // ---- matrix products (strict float32, as linear) ----
 // torch.matmul: 1-D x 1-D dot (0-d result), 2-D x 2-D, 1-D operands promoted (and the

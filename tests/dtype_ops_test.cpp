@@ -334,6 +334,32 @@ TEST(IntegerMath, TypePromotionWithFloats) {
   EXPECT_EQ(I(s), (std::vector<int64_t>{4, 4}));
 }
 
+TEST(IntegerMath, IntegralScalarsKeepTheIntegerDType) {
+  const Tensor ids = i64({4, -3, 7});
+  EXPECT_EQ((ids + 1).dtype(), DType::I64);
+  EXPECT_EQ(I(ids + 1), (std::vector<int64_t>{5, -2, 8}));
+  EXPECT_EQ(I(2 * ids - 1), (std::vector<int64_t>{7, -7, 13}));
+  EXPECT_EQ(I(10 - ids), (std::vector<int64_t>{6, 13, 3}));
+  EXPECT_EQ(I(ops::remainder(ids, 2)), (std::vector<int64_t>{0, 1, 1}));
+  EXPECT_EQ(I(ops::floor_divide(ids, 2)), (std::vector<int64_t>{2, -2, 3}));
+  EXPECT_EQ(I(ops::add(ids, INT64_C(1) << 60)),
+            (std::vector<int64_t>{(INT64_C(1) << 60) + 4, (INT64_C(1) << 60) - 3,
+                                  (INT64_C(1) << 60) + 7}));
+  EXPECT_EQ(B(ids == 7), (std::vector<bool>{false, false, true}));
+  EXPECT_EQ(B(ops::gt(ids, 0)), (std::vector<bool>{true, false, true}));
+  const Tensor c = Tensor::from_vector(std::vector<int32_t>{1, 2}, {2});
+  EXPECT_EQ((c * 3).dtype(), DType::I32);
+  // A float tensor stays float; a double scalar lifts integers to float32.
+  EXPECT_EQ((f32({1.5f}) + 1).dtype(), DType::F32);
+  EXPECT_EQ((f32({1.5f}) + 1).item<float>(), 2.5f);
+  EXPECT_EQ((ids + 1.0).dtype(), DType::F32);
+  const Tensor counter = i64({1, 2});
+  counter.add_(1);
+  counter.mul_(3);
+  counter.sub_(2);
+  EXPECT_EQ(I(counter), (std::vector<int64_t>{4, 7}));
+}
+
 TEST(IntegerMath, Reductions) {
   const Tensor x = i64({3, -1, 4, 1, -5, 9}, {2, 3});
   EXPECT_EQ(ops::sum(x).dtype(), DType::I64);

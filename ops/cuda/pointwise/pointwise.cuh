@@ -351,7 +351,7 @@ template <typename List, int Arity, typename Fn>
 bool launch_typed(const char* name, Fn fn, const Tensor& out, const Tensor& a, const Tensor* b,
                   const Tensor* c = nullptr) {
   const DType t = Arity == 3 ? b->dtype() : a.dtype();
-  return visit_dtype(t, name, [&](auto zero) {
+  return visit_dtype(t, name, [&](auto zero) -> bool {
     using T = decltype(zero);
     if constexpr (!List::template has<T>) {
       return false;
