@@ -104,9 +104,14 @@ void Module::collect(const std::string& prefix, bool params, NamedTensors& out) 
 // The tensors are the module's own handles, not copies, as in PyTorch.
 StateDict Module::state_dict() const {
   StateDict dict;
-  for (auto& [name, t] : named_parameters()) dict.emplace(name, t);
-  for (auto& [name, t] : named_buffers()) dict.emplace(name, t);
+  collect_state("", dict);
   return dict;
+}
+
+void Module::collect_state(const std::string& prefix, StateDict& out) const {
+  for (const auto& [name, t] : params_) out.emplace(prefix + name, t);
+  for (const auto& [name, t] : buffers_) out.emplace(prefix + name, t);
+  for (const auto& [name, child] : children_) child->collect_state(prefix + name + ".", out);
 }
 
 void Module::load_state_dict(const StateDict& dict, bool strict) {

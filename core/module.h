@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "core/precision.h"
+#include "core/state_dict.h"
 #include "core/tensor.h"
 
 namespace tt {
 
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
-using StateDict = std::map<std::string, Tensor>;
 
 class Module {
  public:
@@ -55,7 +55,9 @@ class Module {
   // each, indented. Layers describe their arguments in extra_repr().
   std::string str() const;
   virtual std::string extra_repr() const { return ""; }
-  StateDict state_dict() const;  // parameters and buffers
+  // Parameters and buffers, PyTorch's order: each module's own parameters, then its
+  // buffers, then each submodule's, in registration order.
+  StateDict state_dict() const;
   // Copies each tensor into the matching parameter/buffer (which keeps its device).
   // strict: every key must match and every parameter/buffer must be given; shapes
   // must always match. Errors list the offending names.
@@ -82,6 +84,7 @@ class Module {
   void add_child(const std::string& name, std::shared_ptr<Module> m);
   void check_name_unused(const char* caller, const std::string& name) const;
   void collect(const std::string& prefix, bool params, NamedTensors& out) const;
+  void collect_state(const std::string& prefix, StateDict& out) const;
   NamedTensors params_;
   NamedTensors buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;

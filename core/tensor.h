@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <type_traits>
@@ -19,9 +21,14 @@
 #include "core/device.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/int_array_ref.h"
 #include "core/storage.h"
 
 namespace tt {
+
+namespace indexing {
+class TensorIndex;  // core/indexing.h
+}
 
 using Shape = std::vector<int64_t>;
 constexpr int kMaxRank = 8;
@@ -194,6 +201,69 @@ class Tensor {
   }
   const Tensor& fill_(double value) const;
   const Tensor& zero_() const { return fill_(0.0); }
+
+  // ---- method forms of the ops (issue 20; defined in the ops library, ops/methods.cpp) ----
+  // x.softmax(-1) is ops::softmax(x, -1), and so on: the same checks and results.
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+  Tensor matmul(const Tensor& other) const;
+  Tensor t() const;  // transpose(0, 1) of a 2-D tensor; a 0-d or 1-D tensor as it is
+  Tensor sum(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor mean(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor var(IntArrayRef dims = {}, bool unbiased = true, bool keepdim = false) const;
+  Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor abs() const;
+  Tensor neg() const;
+  Tensor relu() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor pow(double exponent) const;
+  Tensor clamp(std::optional<double> min, std::optional<double> max = std::nullopt) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor masked_fill(const Tensor& mask, double value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor triu(int64_t k = 0) const;
+  Tensor tril(int64_t k = 0) const;
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(double other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor ne(double other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor lt(double other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor le(double other) const;
+  Tensor gt(const Tensor& other) const;
+  Tensor gt(double other) const;
+  Tensor ge(const Tensor& other) const;
+  Tensor ge(double other) const;
+  Tensor any(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor all(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
+  Tensor expand_as(const Tensor& other) const { return expand(other.sizes()); }
+  Tensor reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
+
+  // ---- indexing (core/indexing.h; defined in the ops library, ops/index_ops.cpp) ----
+  // libtorch's x.index({Slice(1, None), None, Ellipsis, 0, idx}): integers, slices,
+  // None and Ellipsis give a view; int64/int32 and bool/uint8 index tensors gather a copy
+  // (advanced indexing, NumPy's placement rules).
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  // x[i]: the slice i of dimension 0 (a view; negative i counts from the end).
+  Tensor operator[](int64_t i) const;
+  // Writes into the basic-indexed view (integers, slices, None, Ellipsis) of this
+  // tensor: value broadcast to it, or a constant.
+  const Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices,
+                           const Tensor& value) const;
+  const Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices,
+                           double value) const;
 
   // "tensor(shape=[2, 3], dtype=float32, device=cpu)\n[[...]]", PyTorch's summary style.
   std::string str(int64_t max_per_dim = 6) const;

@@ -7,6 +7,11 @@
 // ops/cpu/scalar.h), and the model's float32 tensors are put back afterwards, also
 // when the forward throws, so the model is unchanged (a training-mode batch norm
 // updates the float64 copies of its running statistics, which are returned).
+// Constants the forward makes itself (Tensor::ones, full, ... default to float32)
+// meet the float64 activations through PyTorch's type promotion (ops/ops.h: float32
+// [n] with float64 [n] computes in float64), not by a conversion here, as a PyTorch
+// model under .double() behaves; an op without promotion (matmul, the norms) wants
+// such a constant made with the input's dtype (zeros_like, full_like, x.dtype()).
 #pragma once
 
 #include <vector>

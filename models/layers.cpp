@@ -23,10 +23,11 @@ void check_eps(const char* layer, double eps) {
 
 }  // namespace
 
-Linear::Linear(int64_t in_features, int64_t out_features, bool bias, uint64_t seed)
+Linear::Linear(int64_t in_features, int64_t out_features, bool bias, std::optional<uint64_t> seed_)
     : in_features(in_features), out_features(out_features) {
   check_positive("Linear", "in_features", in_features);
   check_positive("Linear", "out_features", out_features);
+  const uint64_t seed = seed_ ? *seed_ : next_generator_seed();
   const double bound = 1.0 / std::sqrt(static_cast<double>(in_features));
   weight = register_parameter(
       "weight", Tensor::uniform({out_features, in_features}, -bound, bound, derive_seed(seed, 0)));
@@ -41,6 +42,51 @@ std::vector<Tensor> Linear::forward(const std::vector<Tensor>& inputs) {
   check_input_count(name(), inputs, 1);
   return {(*this)(inputs[0])};
 }
+
+Embedding::Embedding(int64_t num_embeddings, int64_t embedding_dim,
+                     std::optional<int64_t> padding_idx_, std::optional<uint64_t> seed_)
+    : num_embeddings(num_embeddings),
+      embedding_dim(embedding_dim),
+      padding_idx(padding_idx_ && *padding_idx_ < 0 ? *padding_idx_ + num_embeddings
+                                                    : padding_idx_) {
+  check_positive("Embedding", "num_embeddings", num_embeddings);
+  check_positive("Embedding", "embedding_dim", embedding_dim);
+  TT_CHECK(!padding_idx_ || (*padding_idx_ >= -num_embeddings && *padding_idx_ < num_embeddings),
+           "Embedding: padding_idx must be within num_embeddings ({}) but got {}", num_embeddings,
+           padding_idx_.value_or(0));
+  const uint64_t seed = seed_ ? *seed_ : next_generator_seed();
+  weight = register_parameter("weight",
+                              Tensor::randn({num_embeddings, embedding_dim}, derive_seed(seed, 0)));
+  if (padding_idx) weight.select(0, *padding_idx).copy_(Tensor::zeros({embedding_dim}));
+}
+
+Tensor Embedding::operator()(const Tensor& indices) const {
+  return ops::embedding(weight, indices);
+}
+
+std::vector<Tensor> Embedding::forward(const std::vector<Tensor>& inputs) {
+  check_input_count(name(), inputs, 1);
+  return {(*this)(inputs[0])};
+}
+
+std::string Embedding::extra_repr() const {
+  std::string out = fmt::format("{}, {}", num_embeddings, embedding_dim);
+  if (padding_idx) out += fmt::format(", padding_idx={}", *padding_idx);
+  return out;
+}
+
+Dropout::Dropout(double p) : p(p) {
+  TT_CHECK(p >= 0.0 && p <= 1.0, "Dropout: probability p must be in [0, 1] but got {}", p);
+}
+
+Tensor Dropout::operator()(const Tensor& x) const { return ops::dropout(x, p, is_training()); }
+
+std::vector<Tensor> Dropout::forward(const std::vector<Tensor>& inputs) {
+  check_input_count(name(), inputs, 1);
+  return {(*this)(inputs[0])};
+}
+
+std::string Dropout::extra_repr() const { return fmt::format("p={}, inplace=False", p); }
 
 BatchNorm1d::BatchNorm1d(int64_t num_features, double eps, double momentum)
     : num_features(num_features), eps(eps), momentum(momentum) {

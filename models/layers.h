@@ -1,4 +1,5 @@
-// PyTorch's layers as tt::Module subclasses: nn.Linear, nn.BatchNorm1d, nn.GroupNorm,
+// PyTorch's layers as tt::Module subclasses: nn.Linear, nn.Embedding, nn.Dropout,
+// nn.BatchNorm1d, nn.GroupNorm,
 // nn.InstanceNorm2d, nn.LayerNorm, nn.RMSNorm, the activations (GELU, ReLU, SiLU,
 // Softmax) and the containers Sequential and ModuleList, with PyTorch's parameter and
 // buffer names (weight, bias, running_mean, running_var), PyTorch's default
@@ -21,10 +22,14 @@
 namespace tt::nn {
 
 // y = x W^T + b; weight [out, in] and bias [out] drawn from U(-1/sqrt(in), 1/sqrt(in))
-// (PyTorch's kaiming-uniform default). The seed makes the draw reproducible.
+// (PyTorch's kaiming-uniform default). With a seed the draw is a pure function of it;
+// without one the layer takes the next seed of the global generator (tt::manual_seed),
+// as PyTorch's layers draw from torch's: two Linear(4, 4) differ, and the same
+// manual_seed rebuilds the same layers.
 class Linear : public Module {
  public:
-  Linear(int64_t in_features, int64_t out_features, bool bias = true, uint64_t seed = 0);
+  Linear(int64_t in_features, int64_t out_features, bool bias = true,
+         std::optional<uint64_t> seed = std::nullopt);
   std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
   Tensor operator()(const Tensor& x) const;
   std::string name() const override { return "Linear"; }
@@ -166,6 +171,38 @@ class Softmax : public Module {
   std::string extra_repr() const override;
 
   const int64_t dim;
+};
+
+// A lookup table: forward(indices) = weight[indices] (ops::embedding), weight
+// [num_embeddings, embedding_dim] drawn from N(0, 1) as PyTorch's; the padding_idx row
+// (negative counts from the end) starts as zeros. Seeds as Linear's.
+class Embedding : public Module {
+ public:
+  Embedding(int64_t num_embeddings, int64_t embedding_dim,
+            std::optional<int64_t> padding_idx = std::nullopt,
+            std::optional<uint64_t> seed = std::nullopt);
+  std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
+  Tensor operator()(const Tensor& indices) const;
+  std::string name() const override { return "Embedding"; }
+  std::string extra_repr() const override;
+
+  const int64_t num_embeddings;
+  const int64_t embedding_dim;
+  const std::optional<int64_t> padding_idx;  // non-negative once built
+  Tensor weight;
+};
+
+// ops::dropout(x, p, is_training()): the identity in eval mode; in train mode a fresh
+// Philox mask per call from the global generator.
+class Dropout : public Module {
+ public:
+  explicit Dropout(double p = 0.5);
+  std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
+  Tensor operator()(const Tensor& x) const;
+  std::string name() const override { return "Dropout"; }
+  std::string extra_repr() const override;
+
+  const double p;
 };
 
 // Runs its modules in order, each on the previous one's outputs; children are named

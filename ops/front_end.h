@@ -113,6 +113,10 @@ inline void check_write(const char* op, const Tensor& out,
   }
 }
 
+// dst = src (same shape) where dst is any view of a tensor on any device (ops/shape_ops.cpp);
+// a non-contiguous CUDA dst must be float32.
+void copy_into(const char* op, Tensor dst, const Tensor& src);
+
 [[noreturn]] inline void fail_without_cuda(const char* op, Device device) {
   TT_FAIL("{}: the inputs are on {} but tensortune was built without CUDA", op, device.str());
 }

@@ -130,10 +130,8 @@ Tensor tril(const Tensor& x, int64_t k = 0);
 // empty reduction gives false / true); any dtype. sum/amax/amin/argmax/argmin (the
 // reductions below) take integer and bool tensors too: sum gives int64 for them, as
 // PyTorch.
-Tensor any(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
-Tensor any(const Tensor& x, int64_t dim, bool keepdim = false);
-Tensor all(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
-Tensor all(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor any(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor all(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
 // Running sum along dim; integers and bool give int64 (as PyTorch), floats keep their
 // dtype (accumulated in double on both backends).
 Tensor cumsum(const Tensor& x, int64_t dim);
@@ -167,17 +165,16 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor bmm(const Tensor& a, const Tensor& b);
 
 // ---- reductions ----
-// `dims` empty = every dimension (libtorch's sum(x) / sum(x, {})). Dims may be
+// `dims` empty = every dimension (libtorch's sum(x) / sum(x, {})); one int or a list
+// (sum(x, 1), sum(x, {0, 2}): core/int_array_ref.h). Dims may be
 // negative; a dim listed twice is an error. keepdim keeps reduced dims as size 1.
-Tensor sum(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
-Tensor mean(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor sum(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor mean(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
 // unbiased: Bessel's correction (divide by N - 1); N - 1 = 0 gives nan/inf, as PyTorch.
-Tensor var(const Tensor& x, const std::vector<int64_t>& dims = {}, bool unbiased = true,
-           bool keepdim = false);
-Tensor std(const Tensor& x, const std::vector<int64_t>& dims = {}, bool unbiased = true,
-           bool keepdim = false);
-Tensor amax(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
-Tensor amin(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor var(const Tensor& x, IntArrayRef dims = {}, bool unbiased = true, bool keepdim = false);
+Tensor std(const Tensor& x, IntArrayRef dims = {}, bool unbiased = true, bool keepdim = false);
+Tensor amax(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
 // int64 indices; no dim: the index into the flattened tensor. Ties give the first
 // index; NaN counts as the largest (smallest) value, as PyTorch.
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
@@ -255,5 +252,24 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                                     const Tensor& attn_mask = Tensor(), double dropout_p = 0.0,
                                     bool is_causal = false,
                                     std::optional<double> scale = std::nullopt);
+
+// ---- indexing, embeddings, dropout (issue 20, part B: ops/index_ops.cpp) ----
+// Index tensors are int64 (or int32); the values are checked against the indexed
+// dimension on the host before the gather runs (a tt::Error naming the index, where
+// PyTorch's CUDA kernels assert on the device). Any dtype is gathered.
+// torch.index_select: the entries `index` (1-D, or 0-d) of dimension dim.
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+// torch.gather: out[i][j][k] = x[index[i][j][k]][j][k] for dim 0 (and so on); index has
+// x's rank and index.size(d) <= x.size(d) for d != dim; the result has index's shape.
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
+// torch.nn.functional.embedding: the rows `indices` (any shape) of weight [num, dim];
+// result indices.sizes() + [dim].
+Tensor embedding(const Tensor& weight, const Tensor& indices);
+// torch.nn.functional.dropout: identity when !train or p == 0; in train each element is
+// kept when Philox's uniform for (seed, its row-major index) is >= p and then scaled by
+// 1 / (1 - p), so one seed gives one mask on the CPU and on CUDA; p == 1 gives zeros.
+// No seed: the next seed of the global generator (tt::manual_seed).
+Tensor dropout(const Tensor& x, double p = 0.5, bool train = true,
+               std::optional<uint64_t> seed = std::nullopt);
 
 }  // namespace tt::ops

@@ -152,7 +152,7 @@ capture::Attrs reduction_attrs(const std::vector<int64_t>& dims, bool keepdim) {
 // Integer and bool inputs (sum, amax, amin; any, all for every dtype) run the reduce
 // family's integer kernels on CUDA (cuda::reduce_integers).
 #define TT_REDUCTION(name, kind, nonempty, any_dtype, int_kind)                                   \
-  Tensor name(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {                  \
+  Tensor name(const Tensor& x, IntArrayRef dims, bool keepdim) {                                  \
     const RecordScope record(OpKind::kind);                                                       \
     const Prepared p = prepare(#name, x, dims, keepdim, any_dtype);                               \
     if (nonempty) check_nonempty(#name, p.x, p.dims);                                             \
@@ -170,7 +170,7 @@ TT_REDUCTION(amin, kAmin, true, true, Min)
 #undef TT_REDUCTION
 
 #define TT_LOGICAL_REDUCTION(name, int_kind)                                                  \
-  Tensor name(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {              \
+  Tensor name(const Tensor& x, IntArrayRef dims, bool keepdim) {                              \
     const RecordScope record(OpKind::kOther);                                                 \
     const Prepared p = prepare(#name, x, dims, keepdim, true);                                \
     return record.done(TT_RUN(#name, p.x.device(), cpu::name(p.x, p.dims, p.keepdim),         \
@@ -179,9 +179,6 @@ TT_REDUCTION(amin, kAmin, true, true, Min)
                        {x}, #name, [dims, keepdim](const std::vector<Tensor>& in) {           \
                          return name(in[0], dims, keepdim);                                   \
                        });                                                                    \
-  }                                                                                           \
-  Tensor name(const Tensor& x, int64_t dim, bool keepdim) {                                   \
-    return name(x, std::vector<int64_t>{dim}, keepdim);                                       \
   }
 TT_LOGICAL_REDUCTION(any, Any)
 TT_LOGICAL_REDUCTION(all, All)
@@ -202,7 +199,7 @@ Tensor cumsum(const Tensor& x, int64_t dim) {
 }
 
 // Recorded as the reductions, with `unbiased` as the real.
-Tensor var(const Tensor& x, const std::vector<int64_t>& dims, bool unbiased, bool keepdim) {
+Tensor var(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim) {
   const RecordScope record(OpKind::kVar);
   const Prepared p = prepare("var", x, dims, keepdim);
   const int64_t correction = unbiased ? 1 : 0;
@@ -213,7 +210,7 @@ Tensor var(const Tensor& x, const std::vector<int64_t>& dims, bool unbiased, boo
                      {x}, attrs);
 }
 
-Tensor std(const Tensor& x, const std::vector<int64_t>& dims, bool unbiased, bool keepdim) {
+Tensor std(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim) {
   const RecordScope record(OpKind::kStd);
   const Prepared p = prepare("std", x, dims, keepdim);
   const int64_t correction = unbiased ? 1 : 0;

@@ -10,11 +10,9 @@
 #endif
 
 namespace tt::ops {
-namespace {
+namespace detail {
 
-using namespace detail;
-
-// dst (a slice of a fresh tensor) = src, same shape and dtype.
+// dst (a slice of a fresh tensor, or a view being written) = src, same shape.
 void copy_into(const char* op, Tensor dst, const Tensor& src) {
   if (dst.device().is_cpu() || dst.is_contiguous()) {
     dst.copy_(src);
@@ -22,7 +20,7 @@ void copy_into(const char* op, Tensor dst, const Tensor& src) {
   }
 #if TT_CUDA
   TT_CHECK(dst.dtype() == DType::F32,
-           "{}: joining {} tensors along an inner dimension on CUDA is not supported; only "
+           "{}: writing {} values into a non-contiguous view on CUDA is not supported; only "
            "float32",
            op, dtype_name(dst.dtype()));
   cuda::unary(pointwise::UnaryOp::Identity, {}, src, dst);
@@ -31,7 +29,9 @@ void copy_into(const char* op, Tensor dst, const Tensor& src) {
 #endif
 }
 
-}  // namespace
+}  // namespace detail
+
+using namespace detail;
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   const RecordScope record(OpKind::kCat);

@@ -16,38 +16,20 @@
 #include "core/safetensors.h"
 #include "mlp_block/mlp_block.h"
 #include "models/compare.h"
+#include "support/goldens.h"
 #include "support/test_util.h"
 
 namespace tt {
 namespace {
 
-const std::string kGoldenDir = std::string(TT_TEST_DATA_DIR) + "/examples/";
-
-// The golden file, or a skip that says how to make it.
-#define TT_LOAD_GOLDEN(var, name)                                                             \
-  const std::string var##_path = kGoldenDir + (name);                                         \
-  if (!std::filesystem::exists(var##_path))                                                   \
-    GTEST_SKIP() << var##_path                                                                \
-                 << " is absent; generate it with tools/device/make_example_goldens.py on a " \
-                    "machine with PyTorch";                                                   \
-  const safetensors::File var = safetensors::load(var##_path)
-
-std::vector<Device> devices() {
-  std::vector<Device> out{Device::cpu()};
-  if (test::cuda_available()) out.push_back(Device::cuda(0));
-  return out;
-}
+#define TT_LOAD_GOLDEN(var, name) TT_LOAD_GOLDEN_OF(var, name, "make_example_goldens.py")
+using test::golden_devices;
 
 template <typename Block>
 void check_block(Block& block, const safetensors::File& file) {
-  StateDict params;
-  for (const auto& [name, t] : file.tensors) {
-    if (name.rfind("input.", 0) == 0 || name.rfind("expected.", 0) == 0) continue;
-    params[name] = t;
-  }
-  block.load_state_dict(params, /*strict=*/true);
+  block.load_state_dict(test::golden_parameters(file), /*strict=*/true);
   const Tensor& expected = file.tensors.at("expected.out");
-  for (Device device : devices()) {
+  for (Device device : golden_devices()) {
     SCOPED_TRACE(device.str());
     block.to(device);
     const Tensor out = block(file.tensors.at("input.0").to(device));
@@ -156,12 +138,9 @@ TEST(ExampleGoldens, SingleOpsMatchPyTorchFloat64) {
   for (const auto& [name, fn] : op_rows()) {
     const auto expected = file.tensors.find(name + ".expected");
     ASSERT_NE(expected, file.tensors.end()) << "the golden file has no case " << name;
-    for (Device device : devices()) {
+    for (Device device : golden_devices()) {
       SCOPED_TRACE(name + " on " + device.str());
-      std::vector<Tensor> in;
-      for (int k = 0; file.tensors.count(name + ".in." + std::to_string(k)); ++k)
-        in.push_back(file.tensors.at(name + ".in." + std::to_string(k)).to(device));
-      const Tensor out = fn(in);
+      const Tensor out = fn(test::golden_case_inputs(file, name, device));
       EXPECT_EQ(out.sizes(), expected->second.sizes());
       EXPECT_EQ(out.dtype(),
                 expected->second.dtype() == DType::F64 ? DType::F32 : expected->second.dtype());

@@ -19,6 +19,7 @@
 #include "core/device.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/indexing.h"
 #include "core/module.h"
 #include "core/safetensors.h"
 #include "core/tensor.h"

@@ -85,4 +85,12 @@ Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor
 void scaled_dot_product_attention(const AttentionProblem& p, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const Tensor& mask, const Tensor& out);
 
+// ---- indexing and dropout (ops/cpu/index.cpp) ----
+// out[c] = x[c with c[dim] replaced by index[c]]: index int64 of out's shape (any
+// strides, values checked), x any strided view of rank out.dim(), out contiguous.
+void gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out);
+// x * (u >= p) / (1 - p), u = philox::uniform(seed, i) for the row-major index i;
+// 0 < p < 1.
+Tensor dropout(const Tensor& x, double p, uint64_t seed);
+
 }  // namespace tt::ops::cpu

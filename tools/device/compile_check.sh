@@ -3,6 +3,8 @@
 # compute-sanitizer), the chain kernel's bandwidth, and the transformer block compiled
 # against eager and PyTorch (eager, torch.compile, SDPA) in strict, tf32 and accurate.
 # Usage: tools/device/compile_check.sh [STAGE...]  (build test sanitize chain block compare)
+# EXTRA_TARGETS: more build targets; EXTRA_TESTS: more test binaries to run (with
+# EXTRA_FILTER as their gtest filter); STEP_TIMEOUT: seconds per step (180).
 # Logs go to $OUT; a short table is printed last.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,7 +20,7 @@ step() {
   local name=$1 log=$2
   shift 2
   local t0=$SECONDS
-  "$@" >"$LOGS/$log" 2>&1
+  timeout "${STEP_TIMEOUT:-180}" "$@" >"$LOGS/$log" 2>&1
   local rc=$?
   summary+=("$(printf '%-12s rc=%-3s %4ss  %s' "$name" "$rc" $((SECONDS - t0)) "$log")")
   return $rc
@@ -41,8 +43,8 @@ if want test; then
   step test compile_test.log "$build/tests/compile_test"
   tail -5 "$LOGS/compile_test.log"
   for t in ${EXTRA_TESTS:-}; do
-    step "$t" "$t.log" "$build/tests/$t"
-    tail -3 "$LOGS/$t.log"
+    step "$t" "$t.log" "$build/tests/$t" --gtest_filter="${EXTRA_FILTER:-*}"
+    grep -E "tests ran|PASSED|FAILED" "$LOGS/$t.log" | tail -4
   done
 fi
 if want sanitize; then
