@@ -11,6 +11,7 @@
 #include "ops/cpu/cpu_ops.h"
 #include "ops/front_end.h"
 #include "ops/ops.h"
+#include "ops/record.h"
 #if TT_CUDA
 #include "ops/cuda/index/index.h"
 #endif
@@ -283,10 +284,14 @@ Tensor index_impl(const Tensor& self, const std::vector<TensorIndex>& indices,
 }  // namespace
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
-  return index_select_as("index_select", x, dim, index, false);
+  const RecordScope record(OpKind::kOther);
+  return record.done(
+      index_select_as("index_select", x, dim, index, false), {x, index}, "index_select",
+      [dim](const std::vector<Tensor>& in) { return index_select(in[0], dim, in[1]); });
 }
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
+  const RecordScope record(OpKind::kOther);
   const char* op = "gather";
   check_index_tensor(op, x, index);
   const Tensor in = x.dim() == 0 ? x.reshape({1}) : x;
@@ -304,10 +309,12 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   const Tensor idx = checked_index(op, idx_in, d, in.size(d));
   Tensor out = Tensor::empty(idx_in.sizes(), x.dtype(), x.device());
   run_gather(op, in, d, idx, out);
-  return out.reshape(index.sizes());
+  return record.done(out.reshape(index.sizes()), {x, index}, op,
+                     [dim](const std::vector<Tensor>& in) { return gather(in[0], dim, in[1]); });
 }
 
 Tensor embedding(const Tensor& weight, const Tensor& indices) {
+  const RecordScope record(OpKind::kOther);
   const char* op = "embedding";
   TT_CHECK(weight.defined() && weight.dim() == 2,
            "{}: weight must be a 2-D tensor [num_embeddings, embedding_dim] but got {}", op,
@@ -315,17 +322,26 @@ Tensor embedding(const Tensor& weight, const Tensor& indices) {
   check_index_tensor(op, weight, indices);
   Shape out_shape = indices.sizes();
   out_shape.push_back(weight.size(1));
-  return index_select_as(op, weight, 0, indices.reshape({-1}), false).view(out_shape);
+  return record.done(index_select_as(op, weight, 0, indices.reshape({-1}), false).view(out_shape),
+                     {weight, indices}, op,
+                     [](const std::vector<Tensor>& in) { return embedding(in[0], in[1]); });
 }
 
 Tensor dropout(const Tensor& x, double p, bool train, std::optional<uint64_t> seed) {
+  // Replayed with the same arguments: without a seed, each replay draws the next one from
+  // the global generator, as each eager call does.
+  const RecordScope record(OpKind::kOther);
+  const auto replay = [p, train, seed](const std::vector<Tensor>& in) {
+    return dropout(in[0], p, train, seed);
+  };
   const char* op = "dropout";
   TT_CHECK(p >= 0.0 && p <= 1.0, "{}: probability p must be in [0, 1] but got {}", op, p);
   check_required(op, "input", x);
   if (!train || p == 0.0) return x;
-  if (p == 1.0) return zeros_like(x);
+  if (p == 1.0) return record.done(zeros_like(x), {x}, op, replay);
   const uint64_t s = seed ? *seed : next_generator_seed();
-  TT_DISPATCH(op, x.device(), cpu::dropout(x, p, s), cuda::dropout(x, p, s));
+  return record.done(TT_RUN(op, x.device(), cpu::dropout(x, p, s), cuda::dropout(x, p, s)), {x}, op,
+                     replay);
 }
 
 }  // namespace tt::ops
