@@ -39,8 +39,9 @@ inline void check_optional(const char* op, const char* name, const Tensor& t) {
   if (t.defined()) check_required(op, name, t);
 }
 
-// Every defined tensor must be on the device of the first one; returns that device.
-inline Device common_device(const char* op, std::initializer_list<NamedTensor> tensors) {
+// Every defined tensor must be on the device of the first one; returns that device
+// (the CPU when none is defined).
+inline Device same_device(const char* op, std::initializer_list<NamedTensor> tensors) {
   const NamedTensor* first = nullptr;
   for (const NamedTensor& nt : tensors) {
     if (!nt.tensor.defined()) continue;
@@ -52,6 +53,12 @@ inline Device common_device(const char* op, std::initializer_list<NamedTensor> t
              "{}: {} is on {} but {} is on {}; all tensors must be on the same device", op, nt.name,
              nt.tensor.device().str(), first->name, first->tensor.device().str());
   }
+  return first ? first->tensor.device() : Device::cpu();
+}
+
+// same_device, and one dtype for the float operands.
+inline Device common_device(const char* op, std::initializer_list<NamedTensor> tensors) {
+  const Device device = same_device(op, tensors);
   // Float64 (Float64Scope) does not mix with float32 within one op: the kernel reads
   // every operand as one scalar type. (where's uint8 condition is not a float operand.)
   const NamedTensor* first_float = nullptr;
@@ -66,7 +73,7 @@ inline Device common_device(const char* op, std::initializer_list<NamedTensor> t
              dtype_name(nt.tensor.dtype()), first_float->name,
              dtype_name(first_float->tensor.dtype()));
   }
-  return first ? first->tensor.device() : Device::cpu();
+  return device;
 }
 
 // Every tensor is required (check_required, in order), then on one device.

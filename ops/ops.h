@@ -155,6 +155,14 @@ TT_INTEGER_SCALAR_OP(le)
 TT_INTEGER_SCALAR_OP(gt)
 TT_INTEGER_SCALAR_OP(ge)
 #undef TT_INTEGER_SCALAR_OP
+template <typename I, std::enable_if_t<is_integer_scalar_v<I>, int> = 0>
+Tensor where(const Tensor& cond, const Tensor& a, I b) {
+  return where(cond, a, scalar_tensor(static_cast<int64_t>(b), a.device()));
+}
+template <typename I, std::enable_if_t<is_integer_scalar_v<I>, int> = 0>
+Tensor where(const Tensor& cond, I a, const Tensor& b) {
+  return where(cond, scalar_tensor(static_cast<int64_t>(a), b.device()), b);
+}
 
 // ---- matrix products (strict float32, as linear) ----
 // torch.matmul: 1-D x 1-D dot (0-d result), 2-D x 2-D, 1-D operands promoted (and the

@@ -538,45 +538,40 @@ DType fn_result_dtype(DType t) {
   });
 }
 
-inline bool op_accepts(UnaryOp op, DType t) {
+// f(static_cast<Fn*>(nullptr)) for op's functor type Fn.
+template <typename F>
+decltype(auto) with_functor(UnaryOp op, F&& f) {
   switch (op) {
-#define TT_POINTWISE_ACCEPTS(name, fn, text) \
+#define TT_POINTWISE_FUNCTOR(name, fn, text) \
   case UnaryOp::name:                        \
-    return fn_accepts<fn>(t);
-    TT_POINTWISE_UNARY_OPS(TT_POINTWISE_ACCEPTS)
-#undef TT_POINTWISE_ACCEPTS
+    return f(static_cast<fn*>(nullptr));
+    TT_POINTWISE_UNARY_OPS(TT_POINTWISE_FUNCTOR)
+#undef TT_POINTWISE_FUNCTOR
   }
-  return false;
+  return f(static_cast<IdentityFn*>(nullptr));  // unreachable: every op has a case
 }
-inline bool op_accepts(BinaryOp op, DType t) {
+template <typename F>
+decltype(auto) with_functor(BinaryOp op, F&& f) {
   switch (op) {
-#define TT_POINTWISE_ACCEPTS(name, fn, text) \
+#define TT_POINTWISE_FUNCTOR(name, fn, text) \
   case BinaryOp::name:                       \
-    return fn_accepts<fn>(t);
-    TT_POINTWISE_BINARY_OPS(TT_POINTWISE_ACCEPTS)
-#undef TT_POINTWISE_ACCEPTS
+    return f(static_cast<fn*>(nullptr));
+    TT_POINTWISE_BINARY_OPS(TT_POINTWISE_FUNCTOR)
+#undef TT_POINTWISE_FUNCTOR
   }
-  return false;
+  return f(static_cast<AddFn*>(nullptr));  // unreachable: every op has a case
 }
-inline DType op_result_dtype(UnaryOp op, DType t) {
-  switch (op) {
-#define TT_POINTWISE_RESULT(name, fn, text) \
-  case UnaryOp::name:                       \
-    return fn_result_dtype<fn, 1>(t);
-    TT_POINTWISE_UNARY_OPS(TT_POINTWISE_RESULT)
-#undef TT_POINTWISE_RESULT
-  }
-  return t;
+
+template <typename Op>
+bool op_accepts(Op op, DType t) {
+  return with_functor(op,
+                      [t](auto* fn) { return fn_accepts<std::remove_pointer_t<decltype(fn)>>(t); });
 }
-inline DType op_result_dtype(BinaryOp op, DType t) {
-  switch (op) {
-#define TT_POINTWISE_RESULT(name, fn, text) \
-  case BinaryOp::name:                      \
-    return fn_result_dtype<fn, 2>(t);
-    TT_POINTWISE_BINARY_OPS(TT_POINTWISE_RESULT)
-#undef TT_POINTWISE_RESULT
-  }
-  return t;
+template <typename Op>
+DType op_result_dtype(Op op, DType t) {
+  constexpr int arity = std::is_same_v<Op, UnaryOp> ? 1 : 2;
+  return with_functor(
+      op, [t](auto* fn) { return fn_result_dtype<std::remove_pointer_t<decltype(fn)>, arity>(t); });
 }
 
 }  // namespace tt::ops::pointwise

@@ -71,7 +71,7 @@ Tensor binary_op(const char* op, BinaryOp kind, const Tensor& a, const Tensor& b
   const RecordScope record(OpKind::kBinary, static_cast<int>(kind));
   check_any_dtype(op, "a", a);
   check_any_dtype(op, "b", b);
-  one_device(op, {{"a", a}, {"b", b}});
+  same_device(op, {{"a", a}, {"b", b}});
   const DType t = compute_dtype(op, kind, result_type(a, b));
   const Tensor ca = a.to(t), cb = b.to(t);
   if ((kind == BinaryOp::FloorDivide || kind == BinaryOp::Remainder) && !dtype_is_floating(t)) {
@@ -99,7 +99,7 @@ const Tensor& binary_inplace(const char* op, BinaryOp kind, const Tensor& self,
   capture::note_unreplayable(self, std::string(op) + " writes into it in place");
   check_any_dtype(op, "self", self);
   check_any_dtype(op, "other", other);
-  one_device(op, {{"self", self}, {"other", other}});
+  same_device(op, {{"self", self}, {"other", other}});
   const DType t = result_type(self, other);
   TT_CHECK(can_cast(t, self.dtype()),
            "{}: the result of {} and {} is {}, which cannot be written into self's {} in place", op,
@@ -153,7 +153,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
            dtype_name(cond.dtype()));
   check_any_dtype(op, "a", a);
   check_any_dtype(op, "b", b);
-  const Device device = one_device(op, {{"condition", cond}, {"a", a}, {"b", b}});
+  const Device device = same_device(op, {{"condition", cond}, {"a", a}, {"b", b}});
   const Shape shape =
       broadcast_shapes(op, broadcast_shapes(op, cond.sizes(), a.sizes()), b.sizes());
   const DType t = result_type(a, b);

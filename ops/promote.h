@@ -45,19 +45,4 @@ inline void check_any_dtype(const char* op, const char* name, const Tensor& t) {
            op, name, dtype_name(t.dtype()));
 }
 
-// Every tensor on the device of the first (no dtype rule: promotion decides).
-inline Device one_device(const char* op, std::initializer_list<NamedTensor> tensors) {
-  const NamedTensor* first = nullptr;
-  for (const NamedTensor& nt : tensors) {
-    if (!first) {
-      first = &nt;
-      continue;
-    }
-    TT_CHECK(nt.tensor.device() == first->tensor.device(),
-             "{}: {} is on {} but {} is on {}; all tensors must be on the same device", op, nt.name,
-             nt.tensor.device().str(), first->name, first->tensor.device().str());
-  }
-  return first ? first->tensor.device() : Device::cpu();
-}
-
 }  // namespace tt::ops::detail

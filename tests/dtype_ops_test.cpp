@@ -353,6 +353,8 @@ TEST(IntegerMath, IntegralScalarsKeepTheIntegerDType) {
   EXPECT_EQ((f32({1.5f}) + 1).dtype(), DType::F32);
   EXPECT_EQ((f32({1.5f}) + 1).item<float>(), 2.5f);
   EXPECT_EQ((ids + 1.0).dtype(), DType::F32);
+  EXPECT_EQ(I(ops::where(ids > 0, ids, 0)), (std::vector<int64_t>{4, 0, 7}));
+  EXPECT_EQ(I(ops::where(ids > 0, -1, ids)), (std::vector<int64_t>{-1, -3, -1}));
   const Tensor counter = i64({1, 2});
   counter.add_(1);
   counter.mul_(3);

@@ -233,7 +233,8 @@ TEST(LoadStateDict, AFailedConversionLeavesEveryParameterAsItWas) {
   dict["b"] = Tensor::zeros({2}, DType::F16);  // float16 -> float32 is not supported
   EXPECT_EQ(error_of([&] { m.load_state_dict(dict); }),
             "load_state_dict: the tensor given for 'b' cannot be loaded into a float32 parameter "
-            "(to: cannot convert float16 to float32); no parameter was changed");
+            "(to: cannot convert float16 to float32; conversions exist between float32, float64, "
+            "int64, int32, uint8 and bool); no parameter was changed");
   EXPECT_EQ(m.a.to_vector<float>(), (std::vector<float>{0, 0}));
   EXPECT_EQ(m.b.to_vector<float>(), (std::vector<float>{0, 0}));
 }

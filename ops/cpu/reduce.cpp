@@ -15,39 +15,10 @@
 #include "ops/cpu/norm_stats.h"
 #include "ops/cpu/parallel.h"
 #include "ops/cpu/scalar.h"
+#include "ops/rows.h"
 
 namespace tt::ops::cpu {
 namespace {
-
-// x viewed as [rows, len]: the kept dims (in order) then the reduced dims.
-struct Rows {
-  Tensor data;  // contiguous, rows * len elements
-  int64_t rows = 1;
-  int64_t len = 1;
-  Shape out_shape;
-};
-
-Rows as_rows(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
-  std::vector<bool> reduced(static_cast<size_t>(x.dim()), false);
-  for (int64_t d : dims) reduced[static_cast<size_t>(d)] = true;
-  std::vector<int64_t> perm;
-  Rows r;
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    if (!reduced[d]) {
-      perm.push_back(d);
-      r.rows *= x.size(d);
-      r.out_shape.push_back(x.size(d));
-    } else if (keepdim) {
-      r.out_shape.push_back(1);
-    }
-  }
-  for (int64_t d : dims) {
-    perm.push_back(d);
-    r.len *= x.size(d);
-  }
-  r.data = x.permute(perm).contiguous();
-  return r;
-}
 
 // out[row] = fn(row pointer, len), over every row in parallel; In is x's element type,
 // Out the result's.
@@ -98,21 +69,14 @@ int64_t arg_extreme_of(const T* p, int64_t n) {
 // result back in x's layout (contiguous). T: x's element type.
 template <typename T, typename Fn>
 Tensor map_rows_along(const Tensor& x, int64_t dim, Fn fn) {
-  std::vector<int64_t> perm;
-  for (int64_t d = 0; d < x.dim(); ++d)
-    if (d != dim) perm.push_back(d);
-  if (x.dim() > 0) perm.push_back(dim);
-  const Tensor in = x.permute(perm).contiguous();
-  Tensor out = Tensor::empty(in.sizes(), DTypeOf<T>::value, Device::cpu());
-  const int64_t len = x.dim() > 0 ? x.size(dim) : 1;
-  const int64_t rows = len > 0 ? in.numel() / len : 0;
-  const T* pi = in.data<T>();
+  const DimLast in = dim_last(x, dim);
+  Tensor out = Tensor::empty(in.data.sizes(), DTypeOf<T>::value, Device::cpu());
+  const T* pi = in.data.data<T>();
   T* po = out.data<T>();
-#pragma omp parallel for schedule(static) if (in.numel() >= kParallelMinElements)
-  for (int64_t row = 0; row < rows; ++row) fn(pi + row * len, po + row * len, len);
-  std::vector<int64_t> inverse(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = i;
-  return out.permute(inverse).contiguous();
+  const int64_t len = in.len;
+#pragma omp parallel for schedule(static) if (in.data.numel() >= kParallelMinElements)
+  for (int64_t row = 0; row < in.rows; ++row) fn(pi + row * len, po + row * len, len);
+  return out.permute(in.inverse).contiguous();
 }
 
 template <bool Log, typename T>

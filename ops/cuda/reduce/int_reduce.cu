@@ -18,6 +18,7 @@
 #include "core/cuda/stream.h"
 #include "core/error.h"
 #include "ops/cuda/cuda_ops_reduce.h"
+#include "ops/rows.h"
 
 namespace tt::ops::cuda {
 namespace {
@@ -97,36 +98,6 @@ __global__ void reduce_rows_kernel(const T* __restrict__ x, Out* __restrict__ ou
   }
 }
 
-// x viewed as [rows, len]: kept dims (in order) then the reduced dims, contiguous.
-struct Rows {
-  Tensor data;
-  int64_t rows = 1;
-  int64_t len = 1;
-  Shape out_shape;
-};
-
-Rows as_rows(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
-  std::vector<bool> reduced(static_cast<size_t>(x.dim()), false);
-  for (int64_t d : dims) reduced[static_cast<size_t>(d)] = true;
-  std::vector<int64_t> perm;
-  Rows r;
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    if (!reduced[static_cast<size_t>(d)]) {
-      perm.push_back(d);
-      r.rows *= x.size(d);
-      r.out_shape.push_back(x.size(d));
-    } else if (keepdim) {
-      r.out_shape.push_back(1);
-    }
-  }
-  for (int64_t d : dims) {
-    perm.push_back(d);
-    r.len *= x.size(d);
-  }
-  r.data = x.permute(perm).contiguous();
-  return r;
-}
-
 template <IntReduce K, typename T>
 Tensor run_reduce(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   using Out =
@@ -193,23 +164,18 @@ Tensor reduce_integers(IntReduce kind, const Tensor& x, const std::vector<int64_
 }
 
 Tensor cumsum(const Tensor& x, int64_t dim) {
-  std::vector<int64_t> perm;
-  for (int64_t d = 0; d < x.dim(); ++d)
-    if (d != dim) perm.push_back(d);
-  perm.push_back(dim);
-  const Tensor in = x.permute(perm).contiguous();
-  Tensor out = Tensor::empty(in.sizes(), in.dtype(), in.device());
-  const int64_t len = x.size(dim);
-  const int64_t rows = len > 0 ? in.numel() / len : 0;
-  if (rows > 0) {
+  const DimLast in = dim_last(x, dim);
+  Tensor out = Tensor::empty(in.data.sizes(), in.data.dtype(), in.data.device());
+  if (in.rows > 0) {
     const int device = x.device().index;
     tt::cuda::DeviceGuard guard(device);
     visit_dtype(x.dtype(), "cumsum", [&](auto zero) {
       using T = decltype(zero);
       if constexpr (std::is_same_v<T, float> || std::is_same_v<T, int64_t>) {
-        cumsum_rows_kernel<T><<<tt::cuda::grid_size(rows), tt::cuda::kElementwiseThreads, 0,
-                                tt::cuda::stream(device)>>>(
-            static_cast<const T*>(in.data_ptr()), static_cast<T*>(out.data_ptr()), rows, len);
+        cumsum_rows_kernel<T>
+            <<<tt::cuda::grid_size(in.rows), tt::cuda::kElementwiseThreads, 0,
+               tt::cuda::stream(device)>>>(static_cast<const T*>(in.data.data_ptr()),
+                                           static_cast<T*>(out.data_ptr()), in.rows, in.len);
       } else {
         TT_FAIL("cumsum: dtype {} is not supported on CUDA (expected float32 or int64)",
                 dtype_name(x.dtype()));
@@ -217,9 +183,7 @@ Tensor cumsum(const Tensor& x, int64_t dim) {
     });
     TT_CUDA_CHECK_LAUNCH();
   }
-  std::vector<int64_t> inverse(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = i;
-  return out.permute(inverse).contiguous();
+  return out.permute(in.inverse).contiguous();
 }
 
 }  // namespace tt::ops::cuda
