@@ -31,8 +31,8 @@ if want build; then
   step configure configure.log cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DTT_CUDA_ARCHITECTURES=90a -DTT_BUILD_TESTS=ON -DTT_BUILD_BENCHMARKS=OFF \
     -DCMAKE_INSTALL_PREFIX=/tmp/tt-inst
-  step build build.log cmake --build "$build" -j 16 -k 0 --target tt compile_test compile_bench \
-    ${EXTRA_TARGETS:-} || tail -40 "$LOGS/build.log"
+  step build build.log cmake --build "$build" -j 16 --target tt compile_test compile_bench \
+    ${EXTRA_TARGETS:-} -- -k 0 || tail -40 "$LOGS/build.log"
   step install install.log cmake --install "$build"
   step example example.log bash -c "cmake -S examples/transformer_block -B /tmp/tb -G Ninja \
     -DCMAKE_PREFIX_PATH=/tmp/tt-inst -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/tb -j 16" ||
