@@ -152,8 +152,8 @@ std::vector<Step> lower_pointwise(const Graph& g, const Group& grp, std::string&
   s.run = [plan, shape](const std::vector<Tensor>& in) {
     return std::vector<Tensor>{run_chain_plan(*plan, shape, in, 0, Tensor())};
   };
-  s.description = fmt::format("pointwise chain [{}] threads={},vec={},items={}", plan->c.str(),
-                              plan->config.threads, plan->config.vec, plan->config.items);
+  s.description = fmt::format("pointwise chain [{}] threads={},vec={}", plan->c.str(),
+                              plan->config.threads, plan->config.vec);
   return {s};
 }
 

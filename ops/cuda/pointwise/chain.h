@@ -53,8 +53,7 @@ struct Chain {
 // The chain kernel's tunable axes (chain_space.cpp declares them as a descriptor).
 struct ChainConfig {
   int threads = 256;
-  int vec = 4;    // elements per thread per load, when the layouts and alignment allow
-  int items = 2;  // vectors per thread per pass (all loaded before the first step runs)
+  int vec = 4;  // elements per thread per pass, when the layouts and alignment allow
 };
 
 // The config for this chain over numel elements on `device`: the tuning database's entry
