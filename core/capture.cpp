@@ -36,7 +36,7 @@ void note_copy(const Tensor& t, const Tensor& out) {
   if (Recorder* r = active()) r->copy(t, out);
 }
 
-void note_unreplayable(const Tensor& t, const std::string& what) {
+void note_unreplayable(const Tensor& t, const char* what) {
   if (Recorder* r = active()) r->unreplayable(t, what);
 }
 

@@ -98,7 +98,13 @@ class FactoryScope {
 
 // core's reports (no-ops without an active recorder).
 void note_copy(const Tensor& t, const Tensor& out);
-void note_unreplayable(const Tensor& t, const std::string& what);
+// These sit on hot paths (every in-place op, every host read): the message is only made
+// into a string while a recorder is active; a composed one is built by `make_what` then.
+void note_unreplayable(const Tensor& t, const char* what);
+template <typename MakeWhat>
+void note_unreplayable_with(const Tensor& t, MakeWhat make_what) {
+  if (Recorder* r = active()) r->unreplayable(t, make_what());
+}
 // Tensor::empty's: reports the allocation unless a factory or a reported op made it.
 void note_allocation(const Tensor& t);
 

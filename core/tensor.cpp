@@ -660,7 +660,8 @@ Tensor Tensor::clone() const {
 
 Tensor Tensor::to(Device target) const {
   if (device() == target) return *this;
-  capture::note_unreplayable(*this, "to(" + target.str() + ") moves it to another device");
+  capture::note_unreplayable_with(
+      *this, [&] { return "to(" + target.str() + ") moves it to another device"; });
   const capture::OpScope scope;
   Tensor src = contiguous();
   Tensor out = empty(sizes(), dtype(), target);

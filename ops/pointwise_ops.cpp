@@ -96,7 +96,8 @@ Tensor scalar_on(const char* op, const Tensor& like, double value) {
 
 const Tensor& binary_inplace(const char* op, BinaryOp kind, const Tensor& self,
                              const Tensor& other) {
-  capture::note_unreplayable(self, std::string(op) + " writes into it in place");
+  capture::note_unreplayable_with(self,
+                                  [op] { return std::string(op) + " writes into it in place"; });
   check_any_dtype(op, "self", self);
   check_any_dtype(op, "other", other);
   same_device(op, {{"self", self}, {"other", other}});
