@@ -6,9 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <functional>
-#include <iostream>
 #include <map>
 #include <random>
 #include <string>
@@ -415,16 +413,6 @@ struct RandomGraph {
     return it->second;
   }
 };
-
-TEST(CompileRandomGraphs, DebugSeed) {
-  const char* env = std::getenv("TT_DEBUG_SEED");
-  if (!env) GTEST_SKIP();
-  const RandomGraph r = RandomGraph::draw(std::stoull(env));
-  auto m = std::make_shared<FnModule>([&r](const std::vector<Tensor>& in) { return r(in); });
-  auto compiled = compile(m);
-  (*compiled)({Tensor::randn(r.shape, 1), Tensor::randn({r.shape.back()}, 2)});
-  std::cout << compiled->explain();
-}
 
 TEST(CompileRandomGraphs, CpuReplayIsBitIdenticalToEager) {
   int compiled_graphs = 0;

@@ -218,6 +218,16 @@ CLI::Option* add_db_option(CLI::App* cmd, std::string* path, const std::string& 
           "PATH"));
 }
 
+void add_model_instance_options(CLI::App* cmd, std::string* model, std::string* shape,
+                                std::string* device, uint64_t* seed) {
+  cmd->add_option("model", *model, "Model name, as listed by `tt models`")->required();
+  cmd->add_option("--shape", *shape, "Problem size: small or full (KernelBench)")
+      ->check(CLI::IsMember({"small", "full"}))
+      ->capture_default_str();
+  cmd->add_option("--device", *device, "Device: cpu, cuda or cuda:N")->capture_default_str();
+  add_seed_option(cmd, seed, "Seed of the weights and the inputs");
+}
+
 bool typed(const CLI::App* cmd, const std::string& option) { return cmd->count(option) > 0; }
 
 namespace {

@@ -48,6 +48,7 @@ struct CompareOptions {
   bool tolerance_typed = false;
 };
 
+#if TT_CUDA
 // With --compile: the GPU model compiled, its first (recording, eager) forward already
 // made on `inputs` and its buffers put back as they were, so that the forward compared
 // next is a replay of the compiled graph and has updated the buffers exactly once.
@@ -62,6 +63,7 @@ std::shared_ptr<Module> gpu_side(std::shared_ptr<Module> model, const CompareOpt
   for (auto& [name, b] : model->named_buffers()) b.copy_(saved.at(i++));
   return compiled;
 }
+#endif
 
 // The verdict's bound in a precision mode (see the top of this file).
 double default_tolerance(Precision p) {

@@ -82,12 +82,7 @@ void add_compile_command(CLI::App& app) {
       "(fused groups on CUDA; op by op on the CPU); the second replays it. --explain prints "
       "each fused group with its kernel, the nodes left alone, or the reason the graph runs "
       "eagerly (a graph break).");
-  cmd->add_option("model", opt->model, "Model name, as listed by `tt models`")->required();
-  cmd->add_option("--shape", opt->shape, "Problem size: small or full (KernelBench)")
-      ->check(CLI::IsMember({"small", "full"}))
-      ->capture_default_str();
-  cmd->add_option("--device", opt->device, "Device: cpu, cuda or cuda:N")->capture_default_str();
-  add_seed_option(cmd, &opt->seed, "Seed of the weights and the inputs");
+  add_model_instance_options(cmd, &opt->model, &opt->shape, &opt->device, &opt->seed);
   cmd->add_flag("--eval", opt->eval, "Run in eval mode (default: train mode, as PyTorch)");
   cmd->add_flag("--explain", opt->explain, "Print the compiler's report");
   add_precision_option(cmd, &opt->precision, "the CPU computes float32 in every mode");

@@ -114,12 +114,7 @@ void add_run_command(CLI::App& app) {
       "from --seed, so a run is reproducible. The time is wall-clock per forward after one "
       "warm-up forward (the device is synchronised before the clock stops). See `tt models` "
       "for the names and shapes.");
-  cmd->add_option("model", opt->model, "Model name, as listed by `tt models`")->required();
-  cmd->add_option("--shape", opt->shape, "Problem size: small or full (KernelBench)")
-      ->check(CLI::IsMember({"small", "full"}))
-      ->capture_default_str();
-  cmd->add_option("--device", opt->device, "Device: cpu, cuda or cuda:N")->capture_default_str();
-  add_seed_option(cmd, &opt->seed, "Seed of the weights and the inputs");
+  add_model_instance_options(cmd, &opt->model, &opt->shape, &opt->device, &opt->seed);
   add_count_option(cmd, "--iters", &opt->iterations,
                    "Timed forwards after the warm-up (the mean is shown)");
   cmd->add_flag("--eval", opt->eval, "Run in eval mode (default: train mode, as PyTorch)");

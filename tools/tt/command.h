@@ -57,6 +57,10 @@ void note_cpu_precision(const std::string& command, Precision precision, Device 
 
 // --db PATH: a path typed empty (`--db ''`) is a usage error, not "no --db".
 CLI::Option* add_db_option(CLI::App* cmd, std::string* path, const std::string& help);
+// The options that pick one built model instance (`tt run`, `tt compile`): the model
+// name (positional, required), --shape small|full, --device cpu|cuda[:N], --seed N.
+void add_model_instance_options(CLI::App* cmd, std::string* model, std::string* shape,
+                                std::string* device, uint64_t* seed);
 
 // True when the user typed the option on the command line (not its default).
 bool typed(const CLI::App* cmd, const std::string& option);
