@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "core/precision.h"
 #include "models/fixture_check.h"
+#include "ops/graph/compile.h"
 #if TT_CUDA
 #include "autotune/device_identity.h"
 #include "autotune/relative_error.h"
@@ -224,7 +225,19 @@ void run_model(const ModelInfo& info, const TuneOptions& opt, autotune::Database
   log(fmt::format("{}: reference ready after {:.1f} s; tolerance {:.2e} (longest reduction {})",
                   info.name, seconds_since(start), result.tolerance, result.longest_reduction));
 
-  ModelTarget target(*gpu_model, inputs, reference, reference_buffers, opt.device,
+  // Compiled: the recording forward runs (and looks up) the eager ops, so it happens
+  // before discovery, and the buffers it updated are put back.
+  std::shared_ptr<Module> tuned_model = gpu_model;
+  if (opt.compile) {
+    log(fmt::format("{}: compiling (tt::compile; the fused groups are what is tuned)", info.name));
+    tuned_model = tt::compile(gpu_model);
+    std::vector<Tensor> initial;
+    for (const auto& named : gpu_model->named_buffers()) initial.push_back(named.second.clone());
+    tuned_model->forward(inputs);
+    auto buffers = gpu_model->named_buffers();
+    for (size_t i = 0; i < buffers.size(); ++i) buffers[i].second.copy_(initial[i]);
+  }
+  ModelTarget target(*tuned_model, inputs, reference, reference_buffers, opt.device,
                      fmt::format("one forward of {}, {} shape", info.name, opt.shape));
   const autotune::DeviceIdentity& identity = autotune::current_device_identity(opt.device);
   std::set<Pair> done;

@@ -48,6 +48,9 @@ struct TuneOptions {
   // over the whole tuning): it picks the tolerance (autotune/tolerance.h) and the
   // problem keys the winners are saved under. The CPU reference is float32 in every mode.
   std::string precision = "strict";
+  // Tune the model compiled with tt::compile: its fused groups' kernels (looked up when
+  // they run, under their structural names), not the eager ops'.
+  bool compile = false;
   // Called for every step of every sweep (the model's name first).
   std::function<void(const std::string& model, const autotune::SweepProgress&)> progress;
   // Called with one line per phase ("computing the CPU reference", ...).

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "models/models.h"
 #include "ops/graph/compile.h"
 #include "ops/graph/fusion.h"
 #include "ops/graph/program.h"
@@ -187,9 +188,10 @@ TEST(Compile, TransformerBlockGroups) {
 }
 
 // The five seed models written as their plain-op forwards (shared/SEED_MODELS.md): the
-// groups the compiler forms from each. Model 3's linear output is read twice (sigmoid(x)
-// * x), so it stays alone and the chain after it fuses; its group norm and model 4's
-// batch norm have no fusion rule yet (issue 22).
+// groups the compiler forms from each, the structures of the fused family's plans
+// (ops/cuda/fused/pattern.h). Model 3's sigmoid(h) * h is one silu step; model 1's
+// instance norm reads the GEMM's output through unsqueeze views, its add and mul
+// through squeeze views.
 std::vector<std::string> groups_of(const Fn& forward, const std::vector<Tensor>& inputs,
                                    const FnModule::Children& children) {
   auto compiled = compile(std::make_shared<FnModule>(forward, children));
@@ -215,7 +217,7 @@ TEST(Compile, SeedModelsAsPlainOpsGroups) {
                   return std::vector<Tensor>{(n + in[1]) * in[1]};
                 },
                 {x, y}, {{"fc", fc}}),
-            (std::vector<std::string>{"pointwise: add -> mul"}));
+            (std::vector<std::string>{"gemm+norm: linear -> instance_norm -> add -> mul"}));
   // 2 InstanceNorm2dModel: one op
   EXPECT_EQ(groups_of(
                 [](const std::vector<Tensor>& in) {
@@ -231,7 +233,7 @@ TEST(Compile, SeedModelsAsPlainOpsGroups) {
                   return std::vector<Tensor>{ops::group_norm(a, 4, gamma, beta)};
                 },
                 {x}, {{"fc", fc}}),
-            (std::vector<std::string>{"pointwise: sigmoid -> mul -> add"}));
+            (std::vector<std::string>{"gemm+norm: linear -> sigmoid -> mul -> add -> group_norm"}));
   // 4 GemmScaleBatchNorm (eval)
   EXPECT_EQ(groups_of(
                 [fc, scale, mean, var, gamma, beta](const std::vector<Tensor>& in) {
@@ -239,7 +241,7 @@ TEST(Compile, SeedModelsAsPlainOpsGroups) {
                       ops::batch_norm((*fc)(in[0]) * scale, mean, var, gamma, beta, false)};
                 },
                 {x}, {{"fc", fc}}),
-            (std::vector<std::string>{"gemm+epilogue: linear -> mul"}));
+            (std::vector<std::string>{"gemm+norm: linear -> mul -> batch_norm"}));
   // 5 GemmBiasReLU
   EXPECT_EQ(groups_of(
                 [fc_nobias, bias](const std::vector<Tensor>& in) {
@@ -495,6 +497,68 @@ TEST(Compile, TransformerBlockOnCudaMatchesTheCpuReference) {
                                                     : "[add_column,gelu] on impl=tc"),
               std::string::npos)
         << report;
+  }
+}
+
+// The five seeds written as KernelBench's plain-op forwards (models/plain_seed_forwards.h)
+// over the registered models' own parameters: compiled, they compute what the registered
+// (hand-fused) forwards compute. On the CPU the replay is op by op.
+struct SeedCase {
+  const char* model;
+  const char* kernel;  // the compiled group's kernel line on CUDA ("" for none)
+};
+const SeedCase kSeedCases[] = {
+    {"GemmInstanceNormAddMul", "fused plan gemm[add_column]>segment_norm[add_mul]"},
+    {"InstanceNorm2dModel", ""},
+    {"GemmSwishBiasGroupNorm", "fused plan gemm[add_column,silu,add_column]>segment_norm[affine]"},
+    {"GemmScaleBatchNorm", "fused plan gemm[add_column,mul_column]>batch_norm[train]"},
+    {"GemmBiasReLU", "(tuned as gemm[add_column,relu])"},
+};
+
+TEST(Compile, SeedPlainForwardsMatchTheRegisteredModelsOnCpu) {
+  for (const SeedCase& c : kSeedCases) {
+    const models::ModelInfo& info = models::find_model(c.model);
+    auto model = models::build_model(c.model, info.small.init, 1);
+    const std::vector<Tensor> in = models::random_inputs(info.small.input_shapes, 1);
+    const Tensor want = model->forward(in)[0];
+    auto plain =
+        std::make_shared<models::PlainOpsModule>(models::seed_plain_forward(c.model, model), model);
+    auto compiled = compile(plain);
+    for (int round = 0; round < 2; ++round)
+      EXPECT_LE(rel_l2((*compiled)(in)[0], want), 1e-5) << c.model;
+    EXPECT_EQ(compiled->recordings(), 1u);
+  }
+  EXPECT_THROW(models::seed_plain_forward("TransformerBlock", nullptr), Error);
+}
+
+// On CUDA each seed's group is one plan of the fused family, under the structural name
+// the hand-fused op is tuned under, and matches the CPU reference; in training mode the
+// running statistics too.
+TEST(Compile, SeedPlainForwardsOnCudaAreTheFusedPlans) {
+  TT_REQUIRE_CUDA();
+  for (const SeedCase& c : kSeedCases) {
+    const models::ModelInfo& info = models::find_model(c.model);
+    auto cpu = models::build_model(c.model, info.small.init, 1);
+    const std::vector<Tensor> in = models::random_inputs(info.small.input_shapes, 1);
+    const Tensor want = cpu->forward(in)[0];
+    cpu->forward(in);  // the running statistics after two forwards
+    auto gpu = models::build_model(c.model, info.small.init, 1);
+    gpu->to(Device::cuda(0));
+    auto compiled = compile(
+        std::make_shared<models::PlainOpsModule>(models::seed_plain_forward(c.model, gpu), gpu));
+    std::vector<Tensor> gin;
+    for (const Tensor& t : in) gin.push_back(t.to(Device::cuda(0)));
+    (*compiled)(gin);                        // records (eager)
+    const Tensor got = (*compiled)(gin)[0];  // the fused replay
+    EXPECT_LE(rel_l2(got, want), 1e-5) << c.model << "\n" << compiled->explain();
+    const auto cpu_buffers = cpu->named_buffers(), gpu_buffers = gpu->named_buffers();
+    ASSERT_EQ(cpu_buffers.size(), gpu_buffers.size());
+    for (size_t b = 0; b < cpu_buffers.size(); ++b)
+      EXPECT_LE(rel_l2(gpu_buffers[b].second, cpu_buffers[b].second), 1e-5)
+          << c.model << " " << cpu_buffers[b].first;
+    if (*c.kernel) {
+      EXPECT_NE(compiled->explain().find(c.kernel), std::string::npos) << compiled->explain();
+    }
   }
 }
 

@@ -189,12 +189,12 @@ TEST_F(Tune, ScopesForceTheConfigsAKernelLaunches) {
   const std::vector<Tensor> gpu_inputs = {inputs[0].to(Device::cuda(0))};
   const std::string own = "impl=own,bm=64,bn=64,bk=8,tm=8,tn=8,vec=4,stages=2";
   {
-    autotune::ScopedConfigOverride o("gemm_bias_relu", autotune::Config::parse(own));
+    autotune::ScopedConfigOverride o("gemm[add_column,relu]", autotune::Config::parse(own));
     autotune::clear_configs_used();
     EXPECT_LE(models::relative_l2_error(gpu_model->forward(gpu_inputs).at(0), ref), 1e-5);
     const auto used = autotune::configs_used();
     ASSERT_EQ(used.size(), 1u);
-    EXPECT_EQ(used[0].kernel, "gemm_bias_relu");
+    EXPECT_EQ(used[0].kernel, "gemm[add_column,relu]");
     EXPECT_EQ(used[0].result.source, autotune::ConfigSource::Override);
     EXPECT_EQ(used[0].result.config.str(), own);
   }
@@ -208,7 +208,7 @@ TEST_F(Tune, ScopesForceTheConfigsAKernelLaunches) {
     EXPECT_EQ(used[0].result.config.str(), "impl=cublaslt,algo=0");
   }
   // A config the kernel's space rejects is an error, not a silent fallback.
-  autotune::ScopedConfigOverride bad("gemm_bias_relu",
+  autotune::ScopedConfigOverride bad("gemm[add_column,relu]",
                                      autotune::Config::parse("impl=own,bm=96,bn=64,bk=8,tm=8,"
                                                              "tn=8,vec=4,stages=2"));
   EXPECT_THROW(gpu_model->forward(gpu_inputs), Error);
@@ -220,8 +220,8 @@ TEST_F(Tune, CommandLineTunesReportsAndTheRunAndBenchUseIt) {
   test::CommandResult r = tt("tune GemmInstanceNormAddMul --shape small --budget 60 --db " + db +
                              " --report " + path("report"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("gemm_instance_norm_add_mul.gemm"));
-  EXPECT_THAT(r.output, HasSubstr("gemm_instance_norm_add_mul.row_norm_add_mul"));
+  EXPECT_THAT(r.output, HasSubstr("gemm[add_column]>segment_norm[add_mul]"));
+  EXPECT_THAT(r.output, HasSubstr("gemm[add_column]>segment_norm[add_mul].segment"));
   EXPECT_THAT(r.output, HasSubstr("default ms"));
   EXPECT_THAT(r.output, HasSubstr("saved 2 entries to " + db));
 
@@ -245,7 +245,7 @@ TEST_F(Tune, CommandLineTunesReportsAndTheRunAndBenchUseIt) {
 
   r = tt("run GemmInstanceNormAddMul --device cuda --db " + db + " --show-configs");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("gemm_instance_norm_add_mul.gemm m=16,n=96,k=64,align=16B,"
+  EXPECT_THAT(r.output, HasSubstr("gemm[add_column]>segment_norm[add_mul] m=16,n=96,k=64,align=16B,"
                                   "precision=strict -> "));
   EXPECT_THAT(r.output, HasSubstr("(exact from " + db + ")"));
 
@@ -276,7 +276,7 @@ TEST_F(Tune, CommandLineTunesReportsAndTheRunAndBenchUseIt) {
   // The database lists the entries with provenance.
   r = tt("db show --db " + db);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("gemm_instance_norm_add_mul.row_norm_add_mul"));
+  EXPECT_THAT(r.output, HasSubstr("gemm[add_column]>segment_norm[add_mul].segment"));
 }
 
 #endif  // TT_CUDA

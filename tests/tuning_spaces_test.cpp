@@ -85,18 +85,20 @@ size_t axis_count(const Config& c) { return c.values().size() + (c.impl().empty(
 
 TEST(GemmSpace, NamesAndKeys) {
   // The shipped databases' kernel names.
-  EXPECT_STREQ(kBiasRelu.name, "gemm_bias_relu");
-  EXPECT_STREQ(kInstanceNormAddMul.name, "gemm_instance_norm_add_mul.gemm");
-  EXPECT_STREQ(kSwishBiasGroupNorm.name, "gemm_swish_bias_group_norm.gemm");
-  EXPECT_STREQ(kScaleBatchNormTrain.name, "gemm_scale_batch_norm_train.gemm");
-  EXPECT_STREQ(kScaleBatchNormEval.name, "gemm_scale_batch_norm_eval.gemm");
-  EXPECT_STREQ(kRowNormAddMul, "gemm_instance_norm_add_mul.row_norm_add_mul");
+  EXPECT_STREQ(kBiasRelu.name, "gemm[add_column,relu]");
+  EXPECT_STREQ(kInstanceNormAddMul.name, "gemm[add_column]>segment_norm[add_mul]");
+  EXPECT_STREQ(kSwishBiasGroupNorm.name, "gemm[add_column,silu,add_column]>segment_norm[affine]");
+  EXPECT_STREQ(kScaleBatchNormTrain.name, "gemm[add_column,mul_column]>batch_norm[train]");
+  EXPECT_STREQ(kScaleBatchNormEval.name, "gemm[add_column,mul_column]>batch_norm[eval]");
+  EXPECT_STREQ(kRowNormAddMul, "gemm[add_column]>segment_norm[add_mul].segment");
   EXPECT_STREQ(fused::kGemmSwishBiasGroupNorm.segment,
-               "gemm_swish_bias_group_norm.swish_bias_group_norm");
+               "gemm[add_column,silu,add_column]>segment_norm[affine].segment");
   EXPECT_STREQ(fused::kGemmScaleBatchNormTrain.column_stats,
-               "gemm_scale_batch_norm_train.column_stats");
-  EXPECT_STREQ(fused::kGemmScaleBatchNormTrain.affine, "gemm_scale_batch_norm_train.affine");
-  EXPECT_STREQ(fused::kGemmScaleBatchNormEval.affine, "gemm_scale_batch_norm_eval.affine");
+               "gemm[add_column,mul_column]>batch_norm[train].column_stats");
+  EXPECT_STREQ(fused::kGemmScaleBatchNormTrain.affine,
+               "gemm[add_column,mul_column]>batch_norm[train].affine");
+  EXPECT_STREQ(fused::kGemmScaleBatchNormEval.affine,
+               "gemm[add_column,mul_column]>batch_norm[eval].affine");
   EXPECT_EQ(gemm_problem_key(kBiasRelu, {1024, 8192, 8192, 4}),
             "m=1024,n=8192,k=8192,align=16B,precision=strict");
   EXPECT_EQ(gemm_problem_key(kSwishBiasGroupNorm, {32768, 4096, 1024, 4}, 64),

@@ -95,7 +95,9 @@ class Finder {
       const int n = static_cast<int>(i);
       if (group_of_[n] >= 0) continue;
       if (g_.nodes[n].kind == OpKind::kLinear && all_float32(g_, g_.nodes[n])) {
-        grow(new_group(Group::Kind::kGemmEpilogue, n), /*epilogue=*/true);
+        const int gi = new_group(Group::Kind::kGemmEpilogue, n);
+        grow(gi, /*epilogue=*/true);
+        try_norm(gi);
       }
     }
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
@@ -158,11 +160,131 @@ class Finder {
     return column || e.sizes == out.sizes;
   }
 
+  // The node that reads v, directly or through one view of v that keeps its elements in
+  // order (unsqueeze, squeeze, a contiguous reshape), when that is v's only use and v is
+  // not an output; `read` is the value it reads. -1 otherwise.
+  int sole_consumer_reshaped(int v, int& read) const {
+    const Uses& u = uses_[v];
+    if (u.count != 1 || u.output) return -1;
+    const Value& base = g_.values[v];
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      for (int in : g_.nodes[i].inputs) {
+        if (in < 0 || root_value(g_, in) != v) continue;
+        const Value& r = g_.values[in];
+        const bool reshape = in == v || (r.index == v && r.offset == 0 &&
+                                         shape_numel(r.sizes) == shape_numel(base.sizes) &&
+                                         r.strides == contiguous_strides(r.sizes) &&
+                                         base.strides == contiguous_strides(base.sizes));
+        if (!reshape) return -1;
+        read = in;
+        return static_cast<int>(i);
+      }
+    }
+    return -1;
+  }
+
+  // sigmoid(v) * v (either order), those two being the only reads of v: the nodes of
+  // one silu step, or false.
+  bool silu_pair(int v, int& sig, int& mul) const {
+    const Uses& u = uses_[v];
+    if (u.count != 2 || u.via_view || u.output) return false;
+    sig = -1;
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      const Node& n = g_.nodes[i];
+      if (n.kind == OpKind::kUnary && static_cast<UnaryOp>(n.sub) == UnaryOp::Sigmoid &&
+          n.inputs[0] == v)
+        sig = static_cast<int>(i);
+    }
+    if (sig < 0 || group_of_[sig] >= 0 || !all_float32(g_, g_.nodes[sig])) return false;
+    const int s = g_.nodes[sig].outputs[0];
+    mul = sole_consumer(s);
+    if (mul < 0 || group_of_[mul] >= 0) return false;
+    const Node& m = g_.nodes[mul];
+    return m.kind == OpKind::kBinary && static_cast<BinaryOp>(m.sub) == BinaryOp::Mul &&
+           all_float32(g_, m) &&
+           ((m.inputs[0] == s && m.inputs[1] == v) || (m.inputs[0] == v && m.inputs[1] == s));
+  }
+
+  void add_to(int gi, int node) {
+    groups_[gi].nodes.push_back(node);
+    groups_[gi].output = g_.nodes[node].outputs[0];
+    group_of_[node] = gi;
+  }
+
+  // A norm the fused family's plans run right after the GEMM group gi (see fusion.h).
+  void try_norm(int gi) {
+    const int o = groups_[gi].output;
+    const Value& ov = g_.values[o];
+    int read = -1;
+    const int c = sole_consumer_reshaped(o, read);
+    if (c < 0 || group_of_[c] >= 0 || ov.sizes.empty()) return;
+    const Node& n = g_.nodes[c];
+    if (!all_float32(g_, n) || n.inputs[0] != read) return;
+    switch (n.kind) {
+      case OpKind::kGroupNorm:
+      case OpKind::kBatchNorm:
+        // Channels are the GEMM's columns only for the [M, N] output itself.
+        if (read != o || ov.sizes.size() != 2) return;
+        break;
+      case OpKind::kInstanceNorm: {
+        // Per-channel affine does not follow the rows; segments must lie inside rows.
+        if (n.inputs[1] >= 0 || n.inputs[2] >= 0) return;
+        const Shape& in = g_.values[read].sizes;
+        const int64_t segment = shape_numel(Shape(in.begin() + 2, in.end()));
+        if (segment <= 0 || ov.sizes.back() % segment != 0) return;
+        break;
+      }
+      default:
+        return;
+    }
+    groups_[gi].kind = Group::Kind::kGemmNorm;
+    add_to(gi, c);
+    try_add_mul(gi, n);
+  }
+
+  // ((norm + y) * y) after a norm of one segment per row without affine.
+  void try_add_mul(int gi, const Node& norm) {
+    const Value& in = g_.values[norm.inputs[0]];
+    const int64_t cols = g_.values[g_.nodes[groups_[gi].nodes.front()].outputs[0]].sizes.back();
+    if (norm.kind == OpKind::kBatchNorm) return;
+    if (norm.kind == OpKind::kGroupNorm && (norm.inputs[1] >= 0 || norm.inputs[2] >= 0)) return;
+    const int64_t segment = shape_numel(
+        Shape(in.sizes.begin() + (norm.kind == OpKind::kGroupNorm ? 1 : 2), in.sizes.end()));
+    if (norm.kind == OpKind::kGroupNorm ? norm.attrs.ints.at(0) != 1 : segment != cols) return;
+    int read = -1;
+    const int a = sole_consumer_reshaped(groups_[gi].output, read);
+    if (a < 0 || group_of_[a] >= 0) return;
+    const Node& an = g_.nodes[a];
+    if (an.kind != OpKind::kBinary || static_cast<BinaryOp>(an.sub) != BinaryOp::Add ||
+        (an.inputs[0] != read && an.inputs[1] != read) || an.inputs[0] == an.inputs[1])
+      return;
+    const int y = an.inputs[0] == read ? an.inputs[1] : an.inputs[0];
+    const int sum = an.outputs[0];
+    const Value& yv = g_.values[y];
+    if (yv.sizes != g_.values[sum].sizes || g_.values[read].sizes != yv.sizes ||
+        yv.strides != contiguous_strides(yv.sizes) || yv.dtype != DType::F32)
+      return;
+    const int m = sole_consumer(sum);
+    if (m < 0 || group_of_[m] >= 0) return;
+    const Node& mn = g_.nodes[m];
+    if (mn.kind != OpKind::kBinary || static_cast<BinaryOp>(mn.sub) != BinaryOp::Mul ||
+        !((mn.inputs[0] == sum && mn.inputs[1] == y) || (mn.inputs[1] == sum && mn.inputs[0] == y)))
+      return;
+    add_to(gi, a);
+    add_to(gi, m);
+  }
+
   // Adds the sole consumers of the group's output while they qualify.
   void grow(int gi, bool epilogue) {
     while (true) {
       const int o = groups_[gi].output;
       const int c = sole_consumer(o);
+      int sig = -1, mul = -1;
+      if (c < 0 && epilogue && silu_pair(o, sig, mul)) {
+        add_to(gi, sig);
+        add_to(gi, mul);
+        continue;
+      }
       if (c < 0 || group_of_[c] >= 0) return;
       const Node& cn = g_.nodes[c];
       if (!elementwise(g_, cn) || g_.values[cn.outputs[0]].sizes != g_.values[o].sizes) return;
@@ -249,6 +371,8 @@ const char* kind_name(Group::Kind k) {
       return "pointwise";
     case Group::Kind::kGemmEpilogue:
       return "gemm+epilogue";
+    case Group::Kind::kGemmNorm:
+      return "gemm+norm";
     case Group::Kind::kAttention:
       return "attention";
   }

@@ -8,6 +8,13 @@
 //   kGemmEpilogue  a linear followed by the elementwise steps a GEMM epilogue can apply
 //                  (gemm/epilogue.h): bias and per-column vectors, a scalar scale, the
 //                  activations, a residual of the output's shape.
+//   kGemmNorm      a kGemmEpilogue group followed by one norm over the GEMM's rows or
+//                  columns (group_norm of the [M, N] output; instance_norm of a
+//                  contiguous reshape of it without affine, whose segments lie inside
+//                  rows; batch_norm of the [M, N] output), and after a row norm without
+//                  affine ((v + y) * y) with y of the output's shape: the structures
+//                  of fused/pattern.h, lowered into a plan of the fused family.
+//                  sigmoid(v) * v, with v read by those two alone, is one silu step.
 //   kAttention     matmul(q, k^T) [* or / a scalar] -> softmax(-1) -> matmul(., v),
 //                  rewritten into scaled_dot_product_attention, with the head merge
 //                  after it (a copy of a permutation of its output) when there is one.
@@ -24,7 +31,7 @@
 namespace tt::graph {
 
 struct Group {
-  enum class Kind { kPointwise, kGemmEpilogue, kAttention } kind = Kind::kPointwise;
+  enum class Kind { kPointwise, kGemmEpilogue, kGemmNorm, kAttention } kind = Kind::kPointwise;
   std::vector<int> nodes;  // in graph order
   int output = -1;         // the value the group writes (its last node's output)
 };

@@ -7,7 +7,10 @@
 
 #include "core/cuda/stream.h"
 #include "ops/cuda/cuda_ops.h"
+#include "ops/cuda/fused/fused_stages.h"
+#include "ops/cuda/fused/pattern.h"
 #include "ops/cuda/gemm/gemm.h"
+#include "ops/cuda/gemm/gemm_tensor.h"
 #include "ops/cuda/pointwise/chain.h"
 #include "ops/front_end.h"
 #include "ops/ops.h"
@@ -63,6 +66,20 @@ bool layout_of(const Value& v, const Shape& out, chain::Operand& o, std::string&
   return true;
 }
 
+// Whether nodes[i] and nodes[i + 1] are sigmoid(v) * v (either order) with v = `main`:
+// the fusion rule groups them as one silu step (fusion.cpp: silu_pair).
+bool silu_at(const Graph& g, const std::vector<int>& nodes, size_t i, int main) {
+  if (i + 1 >= nodes.size()) return false;
+  const Node& a = g.nodes[nodes[i]];
+  const Node& b = g.nodes[nodes[i + 1]];
+  if (a.kind != OpKind::kUnary || static_cast<UnaryOp>(a.sub) != UnaryOp::Sigmoid ||
+      a.inputs[0] != main || b.kind != OpKind::kBinary ||
+      static_cast<BinaryOp>(b.sub) != BinaryOp::Mul)
+    return false;
+  const int s = a.outputs[0];
+  return (b.inputs[0] == s && b.inputs[1] == main) || (b.inputs[0] == main && b.inputs[1] == s);
+}
+
 // A chain over `nodes`, starting from operand `start` (kTemp: the step's intermediate),
 // which holds value `start_value` of the graph.
 struct ChainPlan {
@@ -97,14 +114,20 @@ bool build_chain(const Graph& g, const std::vector<int>& nodes, int start, int s
   };
   if ((c.first = operand(start)) < 0) return false;
   int prev = start_value;
-  for (int n : nodes) {
-    const Node& node = g.nodes[n];
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& node = g.nodes[nodes[i]];
     if (c.step_count == chain::kMaxSteps) {
       why = fmt::format("the chain has more than {} ops", chain::kMaxSteps);
       return false;
     }
     chain::Step& s = c.steps[c.step_count++];
     s.op = static_cast<uint8_t>(node.sub);
+    if (silu_at(g, nodes, i, prev)) {  // sigmoid(v) * v: one step
+      s.op = static_cast<uint8_t>(UnaryOp::Silu);
+      s.params = {0.0, 0.0};
+      prev = g.nodes[nodes[++i]].outputs[0];
+      continue;
+    }
     if (node.kind == OpKind::kUnary) {
       s.params = {node.attrs.reals.at(0), node.attrs.reals.at(1)};
     } else {
@@ -268,38 +291,75 @@ gemm::Epilogue make_epilogue(const float* bias, const std::vector<EpilogueSpec>&
   return e;
 }
 
+// The epilogue specs of grp.nodes[from, to) reading the running value `main`, each with
+// the index just past its nodes (a silu is two nodes); they stop at the first node that
+// is no epilogue step.
+struct Specs {
+  std::vector<EpilogueSpec> specs;
+  std::vector<size_t> ends;
+};
+
+Specs epilogue_specs(const Graph& g, const std::vector<int>& nodes, size_t from, size_t to,
+                     int main) {
+  Specs r;
+  for (size_t k = from; k < to;) {
+    EpilogueSpec spec;
+    if (silu_at(g, nodes, k, main)) {
+      spec.op = gemm::EpilogueOp::kSilu;
+      k += 2;
+    } else if (epilogue_spec(g, g.nodes[nodes[k]], main, spec)) {
+      ++k;
+    } else {
+      break;
+    }
+    main = g.nodes[nodes[k - 1]].outputs[0];
+    r.specs.push_back(spec);
+    r.ends.push_back(k);
+  }
+  return r;
+}
+
+const float* const kFake = reinterpret_cast<const float*>(16);  // any non-null pointer
+
+// x [..., k] as the dense [m, k] a GEMM reads.
+Tensor rows_of(const Tensor& x) { return gemm::dense(x.reshape({-1, x.size(-1)})); }
+
 std::vector<Step> lower_gemm(const Graph& g, const Group& grp, std::string& why) {
   const Node& lin = g.nodes[grp.nodes.front()];
   const int x = lin.inputs[0], w = lin.inputs[1], b = lin.inputs[2];
   const int device = g.values[x].device.index;
   const int64_t n_out = g.values[w].sizes.at(0);
-  std::vector<EpilogueSpec> specs;
-  int main = lin.outputs[0];
-  for (size_t k = 1; k < grp.nodes.size(); ++k) {
-    EpilogueSpec spec;
-    if (!epilogue_spec(g, g.nodes[grp.nodes[k]], main, spec)) break;
-    specs.push_back(spec);
-    main = g.nodes[grp.nodes[k]].outputs[0];
-  }
+  const Specs found = epilogue_specs(g, grp.nodes, 1, grp.nodes.size(), lin.outputs[0]);
+  const std::vector<EpilogueSpec>& specs = found.specs;
   // The most steps a config applies in the GEMM itself (the support query needs only
   // non-null pointers); the rest run as a chain after it.
-  const float* fake = reinterpret_cast<const float*>(16);
   std::optional<gemm::GemmConfig> config;
   size_t fused = specs.size() + 1;
   while (fused-- > 0) {
     const gemm::Epilogue e =
-        make_epilogue(b >= 0 ? fake : nullptr, specs, fused, n_out, [&](size_t) { return fake; });
+        make_epilogue(b >= 0 ? kFake : nullptr, specs, fused, n_out, [&](size_t) { return kFake; });
     if ((config = ops::cuda::linear_epilogue_config(g.values[x].sizes, g.values[w].sizes, e, b >= 0,
                                                     device)))
       break;
   }
   if (!config) fused = 0;
-  std::vector<int> rest(grp.nodes.begin() + 1 + static_cast<int64_t>(fused), grp.nodes.end());
-  const int gemm_value = g.nodes[grp.nodes[fused]].outputs[0];  // what the GEMM writes
+  const size_t first_rest = fused == 0 ? 1 : found.ends[fused - 1];
+  std::vector<int> rest(grp.nodes.begin() + static_cast<int64_t>(first_rest), grp.nodes.end());
+  const int gemm_value = g.nodes[grp.nodes[first_rest - 1]].outputs[0];  // what the GEMM writes
   auto plan = std::make_shared<ChainPlan>();
   if (!rest.empty()) {
     if (!build_chain(g, rest, kTemp, gemm_value, *plan, why)) return {};
     plan->config = chain::choose_config(plan->c, shape_numel(g.values[grp.output].sizes), device);
+  }
+  // When the whole group is one GEMM, its config is looked up when it runs under the
+  // group's structural name (fused/pattern.h), so a group tuned there (a fused op of the
+  // same structure, or `tt tune` of this model) runs its winner.
+  std::optional<gemm::GemmStage> stage;
+  if (rest.empty()) {
+    ops::cuda::fused::FusedPattern f;
+    f.steps =
+        make_epilogue(b >= 0 ? kFake : nullptr, specs, fused, n_out, [&](size_t) { return kFake; });
+    stage = f.stages().gemm;
   }
 
   Step s;
@@ -322,15 +382,150 @@ std::vector<Step> lower_gemm(const Graph& g, const Group& grp, std::string& why)
     const Tensor bc = bias ? in[2].contiguous() : Tensor();
     const gemm::Epilogue e = make_epilogue(bias ? bc.data<float>() : nullptr, specs, fused, n_out,
                                            [&](size_t k) { return data[k]; });
-    Tensor y = ops::cuda::linear_epilogue(in[0], in[1], e, bias, config);
+    std::optional<gemm::GemmConfig> cfg = config;
+    if (stage) {
+      const gemm::GemmProblem problem = gemm::problem_of(rows_of(in[0]), gemm::dense(in[1]));
+      const gemm::GemmConfig tuned = gemm::choose_gemm(*stage, problem, device);
+      if (gemm::epilogue_supported(tuned, problem, e)) cfg = tuned;
+    }
+    Tensor y = ops::cuda::linear_epilogue(in[0], in[1], e, bias, cfg);
     if (plan->operands.empty()) return std::vector<Tensor>{y};
     return std::vector<Tensor>{run_chain_plan(*plan, shape, in, chain_first, y)};
   };
   const gemm::Epilogue shown =
-      make_epilogue(bias ? fake : nullptr, specs, fused, n_out, [&](size_t) { return fake; });
+      make_epilogue(bias ? kFake : nullptr, specs, fused, n_out, [&](size_t) { return kFake; });
   s.description = fmt::format("linear with epilogue [{}] on {}", shown.str(),
                               config ? config->str() : std::string("the tuned config"));
+  if (stage) s.description += fmt::format(" (tuned as {})", stage->name);
   if (!plan->operands.empty()) s.description += fmt::format(", then chain [{}]", plan->c.str());
+  return {s};
+}
+
+// A linear, its epilogue steps, a norm and (after a row norm) ((v + y) * y), as the plan
+// of its structure (fused/pattern.h). The GEMM's config and the passes' are looked up
+// when it runs, under the structure's names.
+std::vector<Step> lower_gemm_norm(const Graph& g, const Group& grp, std::string& why) {
+  namespace fused = ops::cuda::fused;
+  const Node& lin = g.nodes[grp.nodes.front()];
+  const int x = lin.inputs[0], w = lin.inputs[1], b = lin.inputs[2];
+  const int64_t n_out = g.values[w].sizes.at(0);
+  size_t norm_at = 1;
+  while (norm_at < grp.nodes.size() && g.nodes[grp.nodes[norm_at]].kind != OpKind::kInstanceNorm &&
+         g.nodes[grp.nodes[norm_at]].kind != OpKind::kGroupNorm &&
+         g.nodes[grp.nodes[norm_at]].kind != OpKind::kBatchNorm)
+    ++norm_at;
+  const Specs found = epilogue_specs(g, grp.nodes, 1, norm_at, lin.outputs[0]);
+  if (found.specs.size() > 0 ? found.ends.back() != norm_at : norm_at != 1) {
+    why = "a step before the norm is no GEMM epilogue step";
+    return {};
+  }
+  const std::vector<EpilogueSpec>& specs = found.specs;
+  if (specs.size() + (b >= 0 ? 1 : 0) > static_cast<size_t>(gemm::Epilogue::kMaxSteps)) {
+    why = "more steps before the norm than an epilogue holds";
+    return {};
+  }
+  const Node& norm = g.nodes[grp.nodes[norm_at]];
+  const bool add_mul = norm_at + 1 < grp.nodes.size();
+  fused::FusedPattern f;
+  f.steps = make_epilogue(b >= 0 ? kFake : nullptr, specs, specs.size(), n_out,
+                          [&](size_t) { return kFake; });
+  // The values the step reads, in order: x, w, [b], the steps' operands, then the norm's.
+  Step s;
+  s.kind = Step::Kind::kFused;
+  s.reads = {x, w};
+  if (b >= 0) s.reads.push_back(b);
+  for (const EpilogueSpec& spec : specs)
+    if (spec.operand >= 0) s.reads.push_back(spec.operand);
+  const size_t norm_first = s.reads.size();
+  std::vector<int> norm_operands;  // graph inputs of the norm that are given, by slot
+  const auto take = [&](int v) {
+    norm_operands.push_back(v);
+    if (v >= 0) s.reads.push_back(v);
+  };
+  switch (norm.kind) {
+    case OpKind::kGroupNorm:
+      f.norm = fused::NormKind::kSegment;
+      f.groups = norm.attrs.ints.at(0);
+      f.eps = static_cast<float>(norm.attrs.reals.at(0));
+      take(norm.inputs[1]), take(norm.inputs[2]);
+      break;
+    case OpKind::kInstanceNorm: {
+      f.norm = fused::NormKind::kSegment;
+      const Shape& in = g.values[norm.inputs[0]].sizes;
+      f.groups = n_out / shape_numel(Shape(in.begin() + 2, in.end()));
+      f.eps = static_cast<float>(norm.attrs.reals.at(0));
+      break;
+    }
+    default: {  // kBatchNorm
+      const bool training = norm.attrs.ints.at(0) != 0;
+      f.norm = training ? fused::NormKind::kBatchTrain : fused::NormKind::kBatchEval;
+      f.momentum = static_cast<float>(norm.attrs.reals.at(0));
+      f.eps = static_cast<float>(norm.attrs.reals.at(1));
+      for (int k = 1; k <= 4; ++k) {
+        const int v = norm.inputs[k];
+        if (v >= 0 && g.values[v].strides != contiguous_strides(g.values[v].sizes)) {
+          why = "a batch norm statistic or parameter is not contiguous";
+          return {};
+        }
+        take(v);
+      }
+      break;
+    }
+  }
+  if (add_mul) {
+    const Node& a = g.nodes[grp.nodes[norm_at + 1]];
+    int r = a.inputs[0];  // the operand that is the norm's output (maybe through a view)
+    while (r >= 0 && g.values[r].kind == ValueKind::kView) r = g.values[r].index;
+    const int y = r == norm.outputs[0] ? a.inputs[1] : a.inputs[0];
+    f.norm_epilogue = fused::SegmentEpilogue::kAddMul;
+    take(y);
+  }
+  const fused::FusedStages stages = f.stages();
+  const bool bias = b >= 0;
+  const Shape shape = g.values[grp.output].sizes;
+  const int device = g.values[x].device.index;
+  s.writes = {grp.output};
+  s.run = [=](const std::vector<Tensor>& in) {
+    tt::cuda::DeviceGuard guard(device);
+    const Tensor xd = rows_of(in[0]), wd = gemm::dense(in[1]);
+    const gemm::GemmProblem problem = gemm::problem_of(xd, wd);
+    fused::FusedPattern p = f;
+    std::vector<Tensor> keep;  // dense copies, alive until the plan is queued
+    const auto dense = [&](size_t i) {
+      keep.push_back(gemm::dense(in.at(i)));
+      return keep.back().data<float>();
+    };
+    size_t next = bias ? 3 : 2;
+    gemm::Epilogue e;
+    e.add_column(bias ? dense(2) : nullptr);
+    for (const EpilogueSpec& spec : specs) {
+      gemm::EpilogueStep st = f.steps.steps[e.count];
+      if (spec.operand >= 0) st.data = dense(next++);
+      e.steps[e.count++] = st;
+    }
+    p.steps = e;
+    next = norm_first;
+    const auto operand = [&](size_t slot) -> float* {
+      return norm_operands.at(slot) >= 0 ? in.at(next++).data<float>() : nullptr;
+    };
+    if (f.norm == fused::NormKind::kSegment) {
+      if (norm_operands.size() >= 2) p.gamma = operand(0), p.beta = operand(1);
+      if (f.norm_epilogue == fused::SegmentEpilogue::kAddMul) p.y = dense(next++);
+    } else {
+      p.running_mean = operand(0), p.running_var = operand(1);
+      p.bn_gamma = operand(2), p.bn_beta = operand(3);
+    }
+    const gemm::GemmConfig cfg =
+        gemm::choose_gemm(stages.gemm, problem, device, stages.gemm.groups_in_key ? f.groups : 0);
+    const gemm::PassConfigs passes = fused::tuned_passes(stages, device);
+    Tensor out = Tensor::empty(shape, DType::F32, in[0].device());
+    fused::run_planned(
+        fused::build_plan(p, stages.gemm.name, cfg, xd.data<float>(), wd.data<float>(),
+                          out.data<float>(), problem.m, problem.n, problem.k, &passes),
+        in[0].device());
+    return std::vector<Tensor>{out};
+  };
+  s.description = fmt::format("fused plan {}", stages.gemm.name);
   return {s};
 }
 
@@ -386,6 +581,8 @@ std::vector<Step> lower_group(const Graph& g, const Group& group, std::string& w
       return lower_pointwise(g, group, why);
     case Group::Kind::kGemmEpilogue:
       return lower_gemm(g, group, why);
+    case Group::Kind::kGemmNorm:
+      return lower_gemm_norm(g, group, why);
     case Group::Kind::kAttention:
       return lower_attention(g, group);
   }

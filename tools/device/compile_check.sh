@@ -2,7 +2,12 @@
 # One device call for tt::compile (issue 18): build, the compile tests (and under
 # compute-sanitizer), the chain kernel's bandwidth, and the transformer block compiled
 # against eager and PyTorch (eager, torch.compile, SDPA) in strict, tf32 and accurate.
-# Usage: tools/device/compile_check.sh [STAGE...]  (build test sanitize chain block compare)
+# Usage: tools/device/compile_check.sh [STAGE...]  (build test sanitize chain block compare
+# seeds tune); seeds: the five seeds as compiled plain-op forwards against their
+# hand-fused forwards (seeds_compiled_bench) and, with SEEDS_TORCH=1, PyTorch's eager and
+# torch.compile in float32 and TF32 (bench_precision.py); tune: `tt tune --compile` from
+# an empty database on TUNE_MODELS (default: model 3 and the transformer block), then a
+# second process's first compiled call with that database.
 # EXTRA_TARGETS: more build targets; EXTRA_TESTS: more test binaries to run (with
 # EXTRA_FILTER as their gtest filter); STEP_TIMEOUT: seconds per step (180).
 # Logs go to $OUT; a short table is printed last.
@@ -32,6 +37,7 @@ if want build; then
     -DTT_CUDA_ARCHITECTURES=90a -DTT_BUILD_TESTS=ON -DTT_BUILD_BENCHMARKS=OFF \
     -DCMAKE_INSTALL_PREFIX=/tmp/tt-inst
   step build build.log cmake --build "$build" -j 16 --target tt compile_test compile_bench \
+    seeds_compiled_bench \
     ${EXTRA_TARGETS:-} -- -k 0 || tail -40 "$LOGS/build.log"
   step install install.log cmake --install "$build"
   step example example.log bash -c "cmake -S examples/transformer_block -B /tmp/tb -G Ninja \
@@ -79,6 +85,30 @@ if want compare; then
     step "cmp-$mode" "compare_$mode.log" "$tb" compare TransformerBlock --shape full --compile \
       --precision "$mode" --reference float64 --mode eval
     tail -4 "$LOGS/compare_$mode.log"
+  done
+fi
+if want seeds; then
+  step seeds seeds.log "$build/tools/seeds_compiled_bench" --shape full --reps 20
+  cat "$LOGS/seeds.log"
+  if [ -n "${SEEDS_TORCH:-}" ]; then
+    step seeds-torch seeds_torch.log python3 tools/device/bench_precision.py --reps 20
+    cat "$LOGS/seeds_torch.log"
+  fi
+fi
+if want tune; then
+  for model in ${TUNE_MODELS:-GemmSwishBiasGroupNorm TransformerBlock}; do
+    for mode in ${TUNE_MODES:-tf32}; do
+      # An empty user cache (HOME) per model and mode: the tune saves there, and the
+      # second process reads it.
+      home=/tmp/home_${model}_$mode
+      rm -rf "$home" && mkdir -p "$home"
+      step "tune-$model-$mode" "tune_${model}_$mode.log" env HOME="$home" /usr/bin/time -f "wall %e s" \
+        "$tb" tune "$model" --compile --shape full --precision "$mode"
+      tail -8 "$LOGS/tune_${model}_$mode.log"
+      step "first-$model-$mode" "first_${model}_$mode.log" env HOME="$home" "$tb" compile "$model" \
+        --shape full --device cuda --precision "$mode"
+      grep -E "^compile:" "$LOGS/first_${model}_$mode.log"
+    done
   done
 fi
 tar czf "$OUT/logs.tgz" -C "$LOGS" .

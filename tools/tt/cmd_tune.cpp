@@ -47,6 +47,7 @@ struct TuneOptions {
   std::string device = "cuda";
   std::string precision = "strict";
   bool device_typed = false;
+  bool compile = false;
 };
 
 class ProgressLine {
@@ -140,6 +141,7 @@ void run_tune(const TuneOptions& opt) {
     mo.seed = opt.seed;
     mo.device = gpu.index;
     mo.precision = opt.precision;
+    mo.compile = opt.compile;
     // Each model gets an equal share of what is left, so a model that finishes
     // early leaves its time to the next ones.
     mo.budget_s = std::max(1.0, (budget - elapsed()) / static_cast<double>(selected.size() - i));
@@ -217,6 +219,8 @@ void add_tune_command(CLI::App& app) {
   add_precision_option(cmd, &opt->precision,
                        "the kernels are tuned and verified in it (its tolerance) and saved under "
                        "that mode's problem keys");
+  cmd->add_flag("--compile", opt->compile,
+                "Tune the model compiled with tt::compile: its fused groups' kernels");
   cmd->callback([opt, cmd] {
     opt->device_typed = typed(cmd, "--device");
     run_tune(*opt);

@@ -1,5 +1,5 @@
 // gemm_bias_relu on CUDA: relu(x W^T + bias) as one GEMM with a bias + ReLU epilogue
-// (the plan: gemm_bias_relu_plan.cpp).
+// (the plan: built from its pattern, seed_patterns.cpp).
 #include "ops/cuda/cuda_ops.h"
 #include "ops/cuda/fused/fused_stages.h"
 #include "ops/cuda/gemm/gemm_tensor.h"

@@ -1,5 +1,5 @@
 // gemm_instance_norm_add_mul on CUDA: GEMM + bias, then one pass for the row norm and
-// (x + y) * y (the plan: gemm_instance_norm_add_mul_plan.cpp).
+// (x + y) * y (the plan: built from its pattern, seed_patterns.cpp).
 #include "ops/cuda/cuda_ops.h"
 #include "ops/cuda/fused/fused_stages.h"
 #include "ops/cuda/gemm/gemm_tensor.h"

@@ -2,7 +2,7 @@
 // statistics in the epilogue when the config can, or a statistics pass), finalize
 // (which also updates running_mean/running_var in place), one affine pass. Eval: the
 // scale and the whole norm as a per-column affine, in the epilogue or in one pass (the
-// plans: gemm_scale_batch_norm_plan.cpp).
+// plans: fused/pattern.h, built from the op's pattern in seed_patterns.cpp).
 #include "ops/cuda/cuda_ops.h"
 #include "ops/cuda/fused/fused_stages.h"
 #include "ops/cuda/gemm/gemm_tensor.h"

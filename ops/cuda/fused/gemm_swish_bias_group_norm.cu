@@ -1,6 +1,6 @@
 // gemm_swish_bias_group_norm on CUDA: one kernel (GEMM, swish, bias and GroupNorm in the
 // epilogue) when the config's tile holds whole groups, else GEMM + bias and one pass,
-// possibly in row chunks or a tail split (the plan: gemm_swish_bias_group_norm_plan.cpp).
+// possibly in row chunks or a tail split (the plan: built from its pattern, seed_patterns.cpp).
 #include "ops/cuda/cuda_ops.h"
 #include "ops/cuda/fused/fused_stages.h"
 #include "ops/cuda/gemm/gemm_tensor.h"

@@ -2,9 +2,10 @@
 // epilogue chain, norm passes with their prologue/epilogue functors, the batch-norm
 // statistics steps) and the schedule options (row chunks, a tail split) under which
 // the GEMM and the passes that only need its rows overlap. One generic executor,
-// run_plan(), runs any plan; the five fused ops only build theirs (one file each:
-// ops/cuda/fused/<op>_plan.cpp). A plan builder asks the GEMM family what its config
-// can do (epilogue_supported, column_stat_rows), never which implementation it is.
+// run_plan(), runs any plan; one builder makes every plan from the group's structure
+// (pattern.h: build_plan), whether tt::compile found the group in a recorded graph or a
+// fused op describes itself (seed_patterns.cpp). The builder asks the GEMM family what its
+// config can do (epilogue_supported, column_stat_rows), never which implementation it is.
 //
 // Stages run in order. The stages before the GEMM run first (e.g. the eval batch norm's
 // affine, which the GEMM's epilogue may read); the GEMM and the row-local passes right
@@ -13,14 +14,12 @@
 // over all rows. Buffers are named by Slot: the op's output, or a piece of the plan's
 // scratch, laid out by the executor (each piece 16-byte aligned).
 //
-// Building a plan from a recorded graph of plain ops (automatic fusion) needs no new
-// stage kind: a matmul/linear node starts a GEMM stage; following pointwise nodes whose
-// other operand is a [N] vector, an [M, 1] vector, a scalar or an [M, N] tensor fold
-// into its Epilogue as steps while the chain has room; a norm node over the GEMM's rows
-// becomes a kSegmentNorm stage (its preceding pointwise nodes a prologue when the
-// family has that functor, its following ones an epilogue functor), or folds into the
-// GEMM's tile stage when epilogue_supported says so; a batch norm becomes kColumnStats +
-// kFinalize + kChannelAffine. See DESIGN.md, "Fused ops are plans".
+// From a recorded graph of plain ops (ops/graph/fusion.h, kGemmNorm): a linear node
+// starts a GEMM stage; the elementwise steps after it fold into its Epilogue; a norm over
+// the GEMM's rows becomes a kSegmentNorm stage (a trailing silu + bias its prologue, the
+// affine or ((v + y) * y) its epilogue), or folds into the GEMM's tile stage when
+// epilogue_supported says so; a batch norm becomes kColumnStats (or the GEMM's column
+// statistics) + kFinalize + kChannelAffine. See DESIGN.md, "Fused ops are plans".
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -89,7 +88,7 @@ struct Stage {
 // The tunable stages of a fused op, as data: its GEMM stage (its database name and the
 // schedule options its plan offers: row chunks, a tail split) and the database names of
 // the memory passes after it. The names are the keys of the shipped tuning databases
-// (autotune/db/*.yaml), so they stay as they are. Each op's are in its plan file.
+// (autotune/db/*.yaml); FusedPattern::stages() derives them from the structure.
 struct FusedStages {
   gemm::GemmStage gemm;
   // Database names of the passes after the GEMM; nullptr: the plan has no such pass.
@@ -160,7 +159,7 @@ bool in_parts(const Schedule& s);
 Plan plan_for(const char* op, const gemm::GemmConfig& cfg, const float* x, const float* w,
               float* out, int64_t m, int64_t n, int64_t k, const gemm::PassConfigs* passes);
 
-// ---- the five fused ops' plans (ops/cuda/fused/<op>_plan.cpp, one file each) ----
+// ---- the five fused ops' plans (their patterns: ops/cuda/fused/seed_patterns.cpp) ----
 extern const FusedStages kGemmBiasRelu;
 extern const FusedStages kGemmInstanceNormAddMul;
 extern const FusedStages kGemmSwishBiasGroupNorm;

@@ -1,5 +1,5 @@
 // The raw-pointer forwards of the fused GEMM ops: each builds the op's plan (plan.h;
-// the stages, as data, in ops/cuda/fused/<op>_plan.cpp) for the config and runs it with
+// the stages built from the op's pattern, ops/cuda/fused/seed_patterns.cpp) for the config and runs it with
 // the generic executor. The Tensor-level ops (ops/cuda/fused/gemm_*.cu) allocate and
 // call these; the device harness calls them directly. All pointers are float32
 // device pointers on `device`, all work is queued on `stream`. `scratch` is a

@@ -1,0 +1,64 @@
+// A fused GEMM group as structure: a GEMM, the elementwise steps on its output
+// (gemm/epilogue.h), then optionally one norm over its rows or columns, and what that
+// norm's output passes through. tt::compile finds such groups in a recorded graph of
+// plain ops (ops/graph/fusion.h) and the fused ops' entry points describe themselves
+// the same way (seed_patterns.cpp), so one builder, build_plan(), turns any of them into
+// the stages the generic executor runs (plan.h), and one name, derived from the
+// structure, keys its tuning: two models with the same group share database entries.
+//
+//   norm kNone        the GEMM with the steps in its epilogue;
+//   norm kSegment     a norm over segments of each row (`groups` per row: GroupNorm's
+//                     groups, or one for a row norm), its output either the affine
+//                     (gamma, beta; either may be absent) or ((v + y) * y) with y [m, n];
+//                     one kernel when the config's tile holds whole groups, else the GEMM
+//                     and one pass whose prologue takes a trailing silu + column bias;
+//   norm kBatchTrain  BatchNorm1d over the columns with batch statistics (running
+//                     statistics updated in place); a trailing per-column multiply of the
+//                     steps is the statistics' `scale`;
+//   norm kBatchEval   the same with the running statistics.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ops/cuda/fused/plan.h"
+
+namespace tt::ops::cuda::fused {
+
+enum class NormKind : uint8_t { kNone, kSegment, kBatchTrain, kBatchEval };
+
+struct FusedPattern {
+  // The steps on the GEMM's output before the norm; their operands are read only when
+  // the plan runs (any non-null pointer serves for naming and support queries).
+  gemm::Epilogue steps;
+  NormKind norm = NormKind::kNone;
+  // kSegment
+  int64_t groups = 1;
+  SegmentEpilogue norm_epilogue = SegmentEpilogue::kAffine;
+  const float* gamma = nullptr;  // kAffine, nullptr = 1
+  const float* beta = nullptr;   // kAffine, nullptr = 0
+  const float* y = nullptr;      // kAddMul: [m, n]
+  float eps = 1e-5f;
+  // kBatchTrain / kBatchEval (scale comes from the steps; eps above)
+  const float* bn_gamma = nullptr;
+  const float* bn_beta = nullptr;
+  float* running_mean = nullptr;
+  float* running_var = nullptr;
+  float momentum = 0.1f;
+
+  // The structural name, e.g. "gemm[add_column,silu,add_column]>segment_norm[affine]":
+  // the tuning database's kernel name of the GEMM stage; its passes are tuned as
+  // "<name>.segment", ".column_stats" and ".affine".
+  std::string name() const;
+  // The GEMM stage (its name interned, so the pointer lives as long as the process) and
+  // the pass names, with the schedule options the structure offers.
+  FusedStages stages() const;
+};
+
+// The plan of `f` for GEMM config `cfg`: x [m, k], w [n, k], out [m, n]; `op` names the
+// plan in messages (a fused op's name, or the compiled group's).
+Plan build_plan(const FusedPattern& f, const char* op, const gemm::GemmConfig& cfg, const float* x,
+                const float* w, float* out, int64_t m, int64_t n, int64_t k,
+                const gemm::PassConfigs* passes);
+
+}  // namespace tt::ops::cuda::fused
