@@ -517,7 +517,7 @@ const SeedCase kSeedCases[] = {
 
 TEST(Compile, SeedPlainForwardsMatchTheRegisteredModelsOnCpu) {
   for (const SeedCase& c : kSeedCases) {
-    const models::ModelInfo& info = models::find_model(c.model);
+    const models::ModelInfo info = models::find_model(c.model);
     auto model = models::build_model(c.model, info.small.init, 1);
     const std::vector<Tensor> in = models::random_inputs(info.small.input_shapes, 1);
     const Tensor want = model->forward(in)[0];
@@ -537,7 +537,7 @@ TEST(Compile, SeedPlainForwardsMatchTheRegisteredModelsOnCpu) {
 TEST(Compile, SeedPlainForwardsOnCudaAreTheFusedPlans) {
   TT_REQUIRE_CUDA();
   for (const SeedCase& c : kSeedCases) {
-    const models::ModelInfo& info = models::find_model(c.model);
+    const models::ModelInfo info = models::find_model(c.model);
     auto cpu = models::build_model(c.model, info.small.init, 1);
     const std::vector<Tensor> in = models::random_inputs(info.small.input_shapes, 1);
     const Tensor want = cpu->forward(in)[0];

@@ -29,8 +29,9 @@ using tt::Tensor;
 using Inputs = std::vector<Tensor>;
 
 double rel_l2(const Tensor& a, const Tensor& b) {
-  const double num = tt::ops::sum(tt::ops::square(a - b)).item();
-  const double den = tt::ops::sum(tt::ops::square(b)).item();
+  const Tensor d = a - b;
+  const double num = tt::ops::sum(d * d).item();
+  const double den = tt::ops::sum(b * b).item();
   return std::sqrt(num / (den > 0 ? den : 1));
 }
 

@@ -160,6 +160,8 @@ Plan plan_for(const char* op, const gemm::GemmConfig& cfg, const float* x, const
               float* out, int64_t m, int64_t n, int64_t k, const gemm::PassConfigs* passes);
 
 // ---- the five fused ops' plans (their patterns: ops/cuda/fused/seed_patterns.cpp) ----
+// Their stages are built from the patterns when the program starts (dynamic
+// initialisation): read them at run time, not from another file's static initialiser.
 extern const FusedStages kGemmBiasRelu;
 extern const FusedStages kGemmInstanceNormAddMul;
 extern const FusedStages kGemmSwishBiasGroupNorm;
