@@ -4,17 +4,22 @@
 // with the same weights and inputs, in strict, tf32 and accurate. Both fused paths run
 // plans of the same builder under the same structural tuning names
 // (ops/cuda/fused/pattern.h), so the compiled one should match the hand-fused one.
-// Prints medians (L2 flushed, CUDA events), the compiled/hand-fused ratio and the
+// Prints medians (L2 flushed, CUDA events; the paths interleaved over rounds), the
+// compiled/hand-fused ratio and the
 // relative L2 difference between the compiled and hand-fused outputs; the compiled
 // groups' kernels with --explain.
 //
-// Usage: seeds_compiled_bench [--shape full|small] [--reps N] [--explain]
+// Usage: seeds_compiled_bench [--shape full|small] [--reps N] [--model NAME] [--rounds R]
+//                             [--explain]
+// (--explain: each path's configs as looked up, and the compiled groups)
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "autotune/lookup.h"
 #include "core/cuda/runtime.h"
 #include "core/cuda/timing.h"
 #include "core/precision.h"
@@ -35,16 +40,26 @@ double rel_l2(const Tensor& a, const Tensor& b) {
   return std::sqrt(num / (den > 0 ? den : 1));
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string shape = "full";
   int reps = 20;
   bool explain = false;
+  std::string only;
+  int rounds = 5;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--shape") == 0 && i + 1 < argc) shape = argv[++i];
     if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::atoi(argv[++i]);
     if (std::strcmp(argv[i], "--explain") == 0) explain = true;
+    if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = std::atoi(argv[++i]);
+    if (std::strcmp(argv[i], "--model") == 0 && i + 1 < argc) only = argv[++i];
   }
   const tt::Device gpu = tt::Device::cuda(0);
   tt::cuda::TimingOptions timing;
@@ -54,7 +69,8 @@ int main(int argc, char** argv) {
               "plain eager", "ratio", "rel diff");
   for (const char* name : {"GemmInstanceNormAddMul", "InstanceNorm2dModel",
                            "GemmSwishBiasGroupNorm", "GemmScaleBatchNorm", "GemmBiasReLU"}) {
-    const tt::models::ModelInfo& info = tt::models::find_model(name);
+    if (!only.empty() && only != name) continue;
+    const tt::models::ModelInfo info = tt::models::find_model(name);
     const tt::models::ShapePreset& preset = info.preset(shape);
     for (const char* mode : {"strict", "tf32", "accurate"}) {
       const tt::PrecisionGuard precision(tt::parse_precision(mode));
@@ -67,13 +83,30 @@ int main(int argc, char** argv) {
       const Tensor hand_out = model->forward(inputs)[0];
       (*compiled)(inputs);  // records and compiles
       const Tensor compiled_out = (*compiled)(inputs)[0];
-      const auto hand = tt::cuda::time_gpu([&] { model->forward(inputs); }, gpu.index, timing);
-      const auto fused = tt::cuda::time_gpu([&] { (*compiled)(inputs); }, gpu.index, timing);
-      const auto eager = tt::cuda::time_gpu([&] { plain->forward(inputs); }, gpu.index, timing);
-      std::printf("%-24s %-9s %11.3f %11.3f %11.3f %8.3f %10.2e\n", name, mode, hand.median_ms,
-                  fused.median_ms, eager.median_ms, fused.median_ms / hand.median_ms,
+      // The three interleaved over `rounds` rounds (the clocks and the other GPU's load
+      // drift between seconds), each the median of its rounds' medians.
+      std::vector<double> hand, fused, eager;
+      for (int r = 0; r < rounds; ++r) {
+        hand.push_back(
+            tt::cuda::time_gpu([&] { model->forward(inputs); }, gpu.index, timing).median_ms);
+        fused.push_back(
+            tt::cuda::time_gpu([&] { (*compiled)(inputs); }, gpu.index, timing).median_ms);
+        eager.push_back(
+            tt::cuda::time_gpu([&] { plain->forward(inputs); }, gpu.index, timing).median_ms);
+      }
+      const double h = median(hand), c = median(fused), e = median(eager);
+      std::printf("%-24s %-9s %11.3f %11.3f %11.3f %8.3f %10.2e\n", name, mode, h, c, e, c / h,
                   rel_l2(compiled_out, hand_out));
-      if (explain) std::printf("%s\n", compiled->explain().c_str());
+      if (explain) {
+        // What each path looked up (kernel, problem, config, source).
+        tt::autotune::clear_configs_used();
+        model->forward(inputs);
+        std::printf("hand-fused:\n%s", tt::autotune::format_configs_used().c_str());
+        tt::autotune::clear_configs_used();
+        (*compiled)(inputs);
+        std::printf("compiled:\n%s%s\n", tt::autotune::format_configs_used().c_str(),
+                    compiled->explain().c_str());
+      }
     }
   }
   return 0;
