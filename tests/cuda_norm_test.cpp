@@ -18,6 +18,7 @@
 
 #include "core/tensor.h"
 #include "ops/ops.h"
+#include "support/row_norm_cases.h"
 #include "support/test_util.h"
 
 #if TT_CUDA
@@ -159,16 +160,7 @@ Tensor ref_layer_norm(const Tensor& x, int64_t len, const Tensor& w, const Tenso
 TEST(CudaNorm, LayerNormMatchesReference) {
   TT_REQUIRE_CUDA();
   namespace tcu = tt::ops::cuda;
-  struct Case {
-    Shape shape;
-    int64_t len;
-    bool affine;
-  };
-  const Case cases[] = {{{3, 7}, 7, true},       {{64, 512}, 512, true},
-                        {{2, 3, 4}, 12, false},  {{5, 1}, 1, true},
-                        {{2, 8192}, 8192, true}, {{1, 3, 40000}, 40000, false},
-                        {{4, 6, 10}, 10, true}};
-  for (const Case& c : cases) {
+  for (const tt::test::RowNormCase& c : tt::test::row_norm_cases()) {
     SCOPED_TRACE(tt::shape_str(c.shape));
     // Mean 1000 times the spread: a one-pass variance would lose every digit.
     const Tensor x = Tensor::uniform(c.shape, 999.0, 1001.0, 61);
@@ -180,13 +172,12 @@ TEST(CudaNorm, LayerNormMatchesReference) {
               kTol);
   }
   // Strided input and a weight whose address is not 16-byte aligned.
-  const Tensor base = Tensor::randn({6, 65}, 65);
-  const Tensor wbase = Tensor::uniform({65}, 0.5, 1.5, 66);
-  const Tensor x = base.narrow(1, 1, 64), w = wbase.narrow(0, 1, 64);
-  EXPECT_LE(tt::test::rel_l2(tcu::layer_norm(base.to(kGpu).narrow(1, 1, 64), 64,
-                                             wbase.to(kGpu).narrow(0, 1, 64), Tensor(), 1e-5),
-                             ref_layer_norm(x.contiguous(), 64, w.contiguous(), Tensor(), 1e-5)),
-            kTol);
+  const tt::test::StridedRowNorm s;
+  EXPECT_LE(
+      tt::test::rel_l2(tcu::layer_norm(s.base.to(kGpu).narrow(1, 1, 64), 64,
+                                       s.wbase.to(kGpu).narrow(0, 1, 64), Tensor(), 1e-5),
+                       ref_layer_norm(s.x().contiguous(), 64, s.w().contiguous(), Tensor(), 1e-5)),
+      kTol);
 }
 
 TEST(CudaNorm, SegmentNormStatisticsOnly) {

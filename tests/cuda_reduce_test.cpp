@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "support/row_norm_cases.h"
 #include "support/test_util.h"
 
 #if TT_CUDA
@@ -483,16 +484,7 @@ TEST(CudaReduce, SoftmaxMatchesReference) {
 
 TEST(CudaReduce, RmsNormMatchesReference) {
   TT_REQUIRE_CUDA();
-  struct Case {
-    Shape shape;
-    int64_t len;
-    bool affine;
-  };
-  const Case cases[] = {{{3, 7}, 7, true},       {{64, 512}, 512, true},
-                        {{2, 3, 4}, 12, false},  {{5, 1}, 1, true},
-                        {{2, 8192}, 8192, true}, {{1, 3, 40000}, 40000, false},
-                        {{4, 6, 10}, 10, true}};
-  for (const Case& c : cases) {
+  for (const tt::test::RowNormCase& c : tt::test::row_norm_cases()) {
     SCOPED_TRACE(tt::shape_str(c.shape));
     Tensor w;
     if (c.affine) w = Tensor::uniform({c.len}, 0.5, 1.5, 62);
@@ -503,12 +495,10 @@ TEST(CudaReduce, RmsNormMatchesReference) {
               kTol);
   }
   // Strided input and a weight whose address is not 16-byte aligned.
-  const Tensor base = Tensor::randn({6, 65}, 65);
-  const Tensor wbase = Tensor::uniform({65}, 0.5, 1.5, 66);
-  const Tensor x = base.narrow(1, 1, 64), w = wbase.narrow(0, 1, 64);
-  EXPECT_LE(tt::test::rel_l2(tcu::rms_norm(base.to(kGpu).narrow(1, 1, 64), 64,
-                                           wbase.to(kGpu).narrow(0, 1, 64), 1e-5),
-                             ref_rms_norm(x.contiguous(), 64, w.contiguous(), 1e-5)),
+  const tt::test::StridedRowNorm s;
+  EXPECT_LE(tt::test::rel_l2(tcu::rms_norm(s.base.to(kGpu).narrow(1, 1, 64), 64,
+                                           s.wbase.to(kGpu).narrow(0, 1, 64), 1e-5),
+                             ref_rms_norm(s.x().contiguous(), 64, s.w().contiguous(), 1e-5)),
             kTol);
 }
 
