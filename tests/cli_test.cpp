@@ -397,6 +397,14 @@ TEST(CliHabits, UnknownCommandNamesItselfAndTheClosestMatch) {
   CommandResult r = tt("rn GemmBiasReLU");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.output, "tt: 'rn' is not a tt command (did you mean 'run'?); see tt --help.\n");
+  // Two neighbours swapped is one typo, not two.
+  r = tt("rnu GemmBiasReLU");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.output, "tt: 'rnu' is not a tt command (did you mean 'run'?); see tt --help.\n");
+  r = tt("db shwo");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.output,
+            "tt db: 'shwo' is not a tt db command (did you mean 'show'?); see tt db --help.\n");
   r = tt("frobnicate");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.output, "tt: 'frobnicate' is not a tt command; see tt --help.\n");

@@ -1,14 +1,16 @@
 // The CUDA normalisation kernels against the CPU reference ops: the building blocks
-// tt::ops::{instance_norm, group_norm, batch_norm} on GPU tensors, the raw launchers'
-// statistics-only path, config text and validity, and misaligned pointers (every
-// config of every norm launch is in tests/op_table_test.cpp). Awkward shapes throughout:
-// batch 1, odd lengths (7x13), lengths not a multiple of the vector width, 1x1
-// spatial, groups = 1 and groups = C, segments just above a tile. Outputs are
+// tt::ops::{instance_norm, group_norm, batch_norm} on GPU tensors, layer_norm against
+// a double reference (rows far from zero, strided, misaligned weight), the raw
+// launchers' statistics-only path, config text and validity, and misaligned pointers
+// (every config of every norm launch is in tests/op_table_test.cpp). Awkward shapes
+// throughout: batch 1, odd lengths (7x13), lengths not a multiple of the vector width,
+// 1x1 spatial, groups = 1 and groups = C, segments just above a tile. Outputs are
 // poisoned with NaN before each launch so that a variant that skips an element fails.
 // Tolerance: relative L2 error 1e-5 (the strict-precision bound).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -16,10 +18,12 @@
 
 #include "core/tensor.h"
 #include "ops/ops.h"
+#include "support/row_norm_cases.h"
 #include "support/test_util.h"
 
 #if TT_CUDA
 #include "core/cuda/stream.h"
+#include "ops/cuda/cuda_ops.h"
 #include "ops/cuda/norm/norm_passes.h"
 #include "ops/cuda/norm/norm_space.h"
 #endif
@@ -130,6 +134,51 @@ TEST(CudaNorm, BatchNormMatchesCpuInBothModes) {
 // ---- raw launchers ----
 // Every config of every norm launch (the spaces' configs, at awkward shapes) is in
 // tests/op_table_test.cpp, through the op front end; here what it cannot reach.
+
+// layer_norm over the trailing `len` elements, in double.
+Tensor ref_layer_norm(const Tensor& x, int64_t len, const Tensor& w, const Tensor& b, double eps) {
+  std::vector<double> v = x.to_vector<double>();
+  const std::vector<double> wv = w.defined() ? w.to_vector<double>() : std::vector<double>();
+  const std::vector<double> bv = b.defined() ? b.to_vector<double>() : std::vector<double>();
+  for (size_t r = 0; r < v.size() / static_cast<size_t>(len); ++r) {
+    double* row = v.data() + r * len;
+    double mean = 0, m2 = 0;
+    for (int64_t c = 0; c < len; ++c) mean += row[c];
+    mean /= static_cast<double>(len);
+    for (int64_t c = 0; c < len; ++c) m2 += (row[c] - mean) * (row[c] - mean);
+    const double scale = 1 / std::sqrt(m2 / static_cast<double>(len) + eps);
+    for (int64_t c = 0; c < len; ++c) {
+      double y = (row[c] - mean) * scale;
+      if (!wv.empty()) y *= wv[c];
+      if (!bv.empty()) y += bv[c];
+      row[c] = y;
+    }
+  }
+  return Tensor::from_vector(v, x.sizes());
+}
+
+TEST(CudaNorm, LayerNormMatchesReference) {
+  TT_REQUIRE_CUDA();
+  namespace tcu = tt::ops::cuda;
+  for (const tt::test::RowNormCase& c : tt::test::row_norm_cases()) {
+    SCOPED_TRACE(tt::shape_str(c.shape));
+    // Mean 1000 times the spread: a one-pass variance would lose every digit.
+    const Tensor x = Tensor::uniform(c.shape, 999.0, 1001.0, 61);
+    Tensor w, b;
+    if (c.affine) w = Tensor::uniform({c.len}, 0.5, 1.5, 62), b = Tensor::randn({c.len}, 63);
+    const Tensor wg = c.affine ? w.to(kGpu) : w, bg = c.affine ? b.to(kGpu) : b;
+    EXPECT_LE(tt::test::rel_l2(tcu::layer_norm(x.to(kGpu), c.len, wg, bg, 1e-5),
+                               ref_layer_norm(x, c.len, w, b, 1e-5)),
+              kTol);
+  }
+  // Strided input and a weight whose address is not 16-byte aligned.
+  const tt::test::StridedRowNorm s;
+  EXPECT_LE(
+      tt::test::rel_l2(tcu::layer_norm(s.base.to(kGpu).narrow(1, 1, 64), 64,
+                                       s.wbase.to(kGpu).narrow(0, 1, 64), Tensor(), 1e-5),
+                       ref_layer_norm(s.x().contiguous(), 64, s.w().contiguous(), Tensor(), 1e-5)),
+      kTol);
+}
 
 TEST(CudaNorm, SegmentNormStatisticsOnly) {
   TT_REQUIRE_CUDA();

@@ -1,4 +1,4 @@
-// The CUDA reductions, softmax, norms and bmm (ops/cuda/cuda_ops_reduce.h) against a
+// The CUDA reductions, softmax, rms_norm and bmm (ops/cuda/cuda_ops_reduce.h) against a
 // double-precision host reference written here: the tensor functions on awkward
 // shapes (one row, odd sizes, rows longer than a block, rows split over blocks,
 // non-contiguous and misaligned views, several dims, keepdim, argmax ties and NaN),
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "support/row_norm_cases.h"
 #include "support/test_util.h"
 
 #if TT_CUDA
@@ -162,26 +163,33 @@ Tensor ref_softmax(const Tensor& x, int64_t dim, bool log) {
   return Tensor::from_vector(v, s);
 }
 
-// layer_norm (rms = false) or rms_norm over the trailing `len` elements, in double.
-Tensor ref_norm(const Tensor& x, int64_t len, const Tensor& w, const Tensor& b, double eps,
-                bool rms) {
+// Reference self-checks run everywhere (they guard the GPU comparisons below).
+TEST(CudaReduceReference, HostReferenceGoldenValues) {
+  const Tensor x = Tensor::from_vector<float>({1, 5, 5, 2, -1, 7}, {2, 3});
+  EXPECT_EQ(ref_reduce(Red::kSum, x, {1}, false).to_vector<double>(), (std::vector<double>{11, 8}));
+  EXPECT_EQ(ref_reduce(Red::kAmax, x, {0}, true).sizes(), (Shape{1, 3}));
+  EXPECT_EQ(ref_reduce(Red::kArgmax, x, {1}, false).to_vector<int64_t>(),
+            (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(ref_reduce(Red::kArgmin, x, {0}, false).to_vector<int64_t>(),
+            (std::vector<int64_t>{0, 1, 0}));
+  // sum 19, sum of squares 105 over 6 elements.
+  EXPECT_NEAR(ref_reduce(Red::kVar, x, {0, 1}, false, 0).item(),
+              105.0 / 6 - (19.0 / 6) * (19.0 / 6), 1e-12);
+  const Tensor sm = ref_softmax(Tensor::from_vector<float>({0, std::log(3.f)}, {1, 2}), 1, false);
+  EXPECT_NEAR(sm.to_vector<double>()[0], 0.25, 1e-7);
+}
+
+#if TT_CUDA
+// rms_norm over the trailing `len` elements, in double.
+Tensor ref_rms_norm(const Tensor& x, int64_t len, const Tensor& w, double eps) {
   std::vector<double> v = x.to_vector<double>();
   const std::vector<double> wv = w.defined() ? w.to_vector<double>() : std::vector<double>();
-  const std::vector<double> bv = b.defined() ? b.to_vector<double>() : std::vector<double>();
   for (size_t r = 0; r < v.size() / static_cast<size_t>(len); ++r) {
     double* row = v.data() + r * len;
-    double mean = 0, m2 = 0, ss = 0;
-    for (int64_t c = 0; c < len; ++c) mean += row[c], ss += row[c] * row[c];
-    mean /= static_cast<double>(len);
-    for (int64_t c = 0; c < len; ++c) m2 += (row[c] - mean) * (row[c] - mean);
-    const double scale = rms ? 1 / std::sqrt(ss / static_cast<double>(len) + eps)
-                             : 1 / std::sqrt(m2 / static_cast<double>(len) + eps);
-    for (int64_t c = 0; c < len; ++c) {
-      double y = rms ? row[c] * scale : (row[c] - mean) * scale;
-      if (!wv.empty()) y *= wv[c];
-      if (!bv.empty()) y += bv[c];
-      row[c] = y;
-    }
+    double ss = 0;
+    for (int64_t c = 0; c < len; ++c) ss += row[c] * row[c];
+    const double scale = 1 / std::sqrt(ss / static_cast<double>(len) + eps);
+    for (int64_t c = 0; c < len; ++c) row[c] *= scale * (wv.empty() ? 1.0 : wv[c]);
   }
   return Tensor::from_vector(v, x.sizes());
 }
@@ -211,23 +219,6 @@ Tensor strided_view(const Tensor& t, const Shape& sizes, const Shape& strides, i
   return Tensor(impl);
 }
 
-// Reference self-checks run everywhere (they guard the GPU comparisons below).
-TEST(CudaReduceReference, HostReferenceGoldenValues) {
-  const Tensor x = Tensor::from_vector<float>({1, 5, 5, 2, -1, 7}, {2, 3});
-  EXPECT_EQ(ref_reduce(Red::kSum, x, {1}, false).to_vector<double>(), (std::vector<double>{11, 8}));
-  EXPECT_EQ(ref_reduce(Red::kAmax, x, {0}, true).sizes(), (Shape{1, 3}));
-  EXPECT_EQ(ref_reduce(Red::kArgmax, x, {1}, false).to_vector<int64_t>(),
-            (std::vector<int64_t>{1, 2}));
-  EXPECT_EQ(ref_reduce(Red::kArgmin, x, {0}, false).to_vector<int64_t>(),
-            (std::vector<int64_t>{0, 1, 0}));
-  // sum 19, sum of squares 105 over 6 elements.
-  EXPECT_NEAR(ref_reduce(Red::kVar, x, {0, 1}, false, 0).item(),
-              105.0 / 6 - (19.0 / 6) * (19.0 / 6), 1e-12);
-  const Tensor sm = ref_softmax(Tensor::from_vector<float>({0, std::log(3.f)}, {1, 2}), 1, false);
-  EXPECT_NEAR(sm.to_vector<double>()[0], 0.25, 1e-7);
-}
-
-#if TT_CUDA
 namespace red = tt::ops::cuda::reduce;
 namespace tcu = tt::ops::cuda;
 const Device kGpu = Device::cuda(0);
@@ -489,45 +480,25 @@ TEST(CudaReduce, SoftmaxMatchesReference) {
   EXPECT_NEAR(sm[3], 1 / (1 + std::exp(-1.0)), 1e-7);
 }
 
-// ---- layer_norm, rms_norm ----
+// ---- rms_norm (layer_norm: tests/cuda_norm_test.cpp) ----
 
-TEST(CudaReduce, LayerNormAndRmsNormMatchReference) {
+TEST(CudaReduce, RmsNormMatchesReference) {
   TT_REQUIRE_CUDA();
-  struct Case {
-    Shape shape;
-    int64_t len;
-    bool affine;
-  };
-  const Case cases[] = {{{3, 7}, 7, true},       {{64, 512}, 512, true},
-                        {{2, 3, 4}, 12, false},  {{5, 1}, 1, true},
-                        {{2, 8192}, 8192, true}, {{1, 3, 40000}, 40000, false},
-                        {{4, 6, 10}, 10, true}};
-  for (const Case& c : cases) {
+  for (const tt::test::RowNormCase& c : tt::test::row_norm_cases()) {
     SCOPED_TRACE(tt::shape_str(c.shape));
-    // Mean 1000 times the spread: a one-pass variance would lose every digit.
-    const Tensor x = Tensor::uniform(c.shape, 999.0, 1001.0, 61);
-    Tensor w, b;
-    if (c.affine) w = Tensor::uniform({c.len}, 0.5, 1.5, 62), b = Tensor::randn({c.len}, 63);
-    const Tensor wg = c.affine ? w.to(kGpu) : w, bg = c.affine ? b.to(kGpu) : b;
-    EXPECT_LE(tt::test::rel_l2(tcu::layer_norm(x.to(kGpu), c.len, wg, bg, 1e-5),
-                               ref_norm(x, c.len, w, b, 1e-5, false)),
-              kTol);
+    Tensor w;
+    if (c.affine) w = Tensor::uniform({c.len}, 0.5, 1.5, 62);
+    const Tensor wg = c.affine ? w.to(kGpu) : w;
     const Tensor y = Tensor::randn(c.shape, 64);
     EXPECT_LE(tt::test::rel_l2(tcu::rms_norm(y.to(kGpu), c.len, wg, 1.1920929e-07),
-                               ref_norm(y, c.len, w, Tensor(), 1.1920929e-07, true)),
+                               ref_rms_norm(y, c.len, w, 1.1920929e-07)),
               kTol);
   }
   // Strided input and a weight whose address is not 16-byte aligned.
-  const Tensor base = Tensor::randn({6, 65}, 65);
-  const Tensor wbase = Tensor::uniform({65}, 0.5, 1.5, 66);
-  const Tensor x = base.narrow(1, 1, 64), w = wbase.narrow(0, 1, 64);
-  EXPECT_LE(tt::test::rel_l2(tcu::rms_norm(base.to(kGpu).narrow(1, 1, 64), 64,
-                                           wbase.to(kGpu).narrow(0, 1, 64), 1e-5),
-                             ref_norm(x.contiguous(), 64, w.contiguous(), Tensor(), 1e-5, true)),
-            kTol);
-  EXPECT_LE(tt::test::rel_l2(tcu::layer_norm(base.to(kGpu).narrow(1, 1, 64), 64,
-                                             wbase.to(kGpu).narrow(0, 1, 64), Tensor(), 1e-5),
-                             ref_norm(x.contiguous(), 64, w.contiguous(), Tensor(), 1e-5, false)),
+  const tt::test::StridedRowNorm s;
+  EXPECT_LE(tt::test::rel_l2(tcu::rms_norm(s.base.to(kGpu).narrow(1, 1, 64), 64,
+                                           s.wbase.to(kGpu).narrow(0, 1, 64), 1e-5),
+                             ref_rms_norm(s.x().contiguous(), 64, s.w().contiguous(), 1e-5)),
             kTol);
 }
 

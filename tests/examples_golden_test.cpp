@@ -134,24 +134,16 @@ const std::map<std::string, OpFn>& op_rows() {
 
 TEST(ExampleGoldens, SingleOpsMatchPyTorchFloat64) {
   TT_LOAD_GOLDEN(file, "ops_small.safetensors");
-  int cases = 0;
-  for (const auto& [name, fn] : op_rows()) {
-    const auto expected = file.tensors.find(name + ".expected");
-    ASSERT_NE(expected, file.tensors.end()) << "the golden file has no case " << name;
-    for (Device device : golden_devices()) {
-      SCOPED_TRACE(name + " on " + device.str());
-      const Tensor out = fn(test::golden_case_inputs(file, name, device));
-      EXPECT_EQ(out.sizes(), expected->second.sizes());
-      EXPECT_EQ(out.dtype(),
-                expected->second.dtype() == DType::F64 ? DType::F32 : expected->second.dtype());
-      if (out.dtype() == DType::I64) {
-        EXPECT_EQ(out.to_vector<int64_t>(), expected->second.to_vector<int64_t>());
-      } else {
-        EXPECT_LE(test::rel_l2(out, expected->second), 1e-5);
-      }
-      ++cases;
-    }
-  }
+  const int cases =
+      test::check_golden_cases(file, op_rows(), [](const Tensor& out, const Tensor& expected) {
+        EXPECT_EQ(out.sizes(), expected.sizes());
+        EXPECT_EQ(out.dtype(), expected.dtype() == DType::F64 ? DType::F32 : expected.dtype());
+        if (out.dtype() == DType::I64) {
+          EXPECT_EQ(out.to_vector<int64_t>(), expected.to_vector<int64_t>());
+        } else {
+          EXPECT_LE(test::rel_l2(out, expected), 1e-5);
+        }
+      });
   EXPECT_GE(cases, static_cast<int>(op_rows().size()));
 }
 

@@ -107,16 +107,10 @@ const std::map<std::string, OpFn>& index_rows() {
 // Gathers move values: the float32 results equal PyTorch's float64 ones exactly.
 TEST(ModelGoldens, IndexOpsMatchPyTorch) {
   TT_LOAD_MODEL_GOLDEN(file, "index_ops_small.safetensors");
-  for (const auto& [name, fn] : index_rows()) {
-    const auto expected = file.tensors.find(name + ".expected");
-    ASSERT_NE(expected, file.tensors.end()) << "the golden file has no case " << name;
-    for (Device device : golden_devices()) {
-      SCOPED_TRACE(name + " on " + device.str());
-      const Tensor out = fn(test::golden_case_inputs(file, name, device));
-      EXPECT_EQ(out.sizes(), expected->second.sizes());
-      EXPECT_EQ(out.to_vector<double>(), expected->second.to_vector<double>());
-    }
-  }
+  test::check_golden_cases(file, index_rows(), [](const Tensor& out, const Tensor& expected) {
+    EXPECT_EQ(out.sizes(), expected.sizes());
+    EXPECT_EQ(out.to_vector<double>(), expected.to_vector<double>());
+  });
 }
 
 // ---- an independent float64 computation (plain loops, no tt op) ----

@@ -39,12 +39,14 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
+#if TT_CUDA
 std::string read_file(const fs::path& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
 }
+#endif
 
 test::CommandResult tt(const std::string& args) {
   return test::run_command(std::string("'") + TT_CLI_PATH + "' " + args);

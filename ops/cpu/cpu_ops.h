@@ -5,7 +5,7 @@
 // float64 on the float64 path (ops/ops.h Float64Scope): templates over the scalar,
 // instantiated for both (ops/cpu/scalar.h); the result has the inputs' dtype. The
 // reduction/softmax/norm/bmm signatures are the contract the CUDA backend
-// (ops/cuda/cuda_ops_reduce.h) shares.
+// (ops/cuda/cuda_ops.h, ops/cuda/cuda_ops_reduce.h) shares.
 #pragma once
 
 #include <vector>
@@ -23,6 +23,10 @@ Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const T
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight, const Tensor& bias, bool training, double momentum,
                   double eps);
+// Over the trailing normalized_numel elements of each row; weight/bias contiguous
+// [normalized_numel] or undefined; biased variance, eps inside the sqrt.
+Tensor layer_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
+                  const Tensor& bias, double eps);
 
 // ---- the pointwise family (ops/cpu/pointwise.cpp) ----
 // out = op(inputs), inputs broadcast to out's shape; out may be any non-overlapping
@@ -37,7 +41,7 @@ Tensor mul(const Tensor& a, const Tensor& b);
 Tensor relu(const Tensor& x);
 Tensor swish(const Tensor& x);
 
-// ---- reductions, softmax, norms, bmm (the contract with the CUDA backend) ----
+// ---- reductions, softmax, rms_norm, bmm (the contract with the CUDA backend) ----
 // dims: sorted, unique, non-negative, non-empty.
 Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
 Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
@@ -57,10 +61,8 @@ Tensor all(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
 Tensor cumsum(const Tensor& x, int64_t dim);
 Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
-// Over the trailing normalized_numel elements of each row; weight/bias contiguous
-// [normalized_numel] or undefined; biased variance, eps inside the sqrt.
-Tensor layer_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
-                  const Tensor& bias, double eps);
+// Over the trailing normalized_numel elements of each row (as layer_norm); weight
+// contiguous [normalized_numel] or undefined.
 Tensor rms_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight, double eps);
 // a [B, m, k], b [B, k, n], any strides (batch stride 0 for a broadcast batch);
 // out contiguous [B, m, n]; strict float32.

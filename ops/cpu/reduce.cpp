@@ -1,9 +1,9 @@
-// Reductions, softmax and the row norms on the CPU. Every op moves the dims it works
-// on to the end (a permuted view; one contiguous copy only when the layout needs it,
-// none for the usual "last dims of a contiguous tensor"), so each output element is
-// one contiguous row. Statistics accumulate in double and round once to float
-// (two-pass mean/variance, as the other CPU norms: ops/cpu/norm_stats.h); softmax
-// subtracts the row max before exponentiating.
+// Reductions, softmax and rms_norm on the CPU (layer_norm: ops/cpu/layer_norm.cpp). Every op moves
+// the dims it works on to the end (a permuted view; one contiguous copy only when the layout needs
+// it, none for the usual "last dims of a contiguous tensor"), so each output element is one
+// contiguous row. Statistics accumulate in double and round once to float (two-pass mean/variance,
+// as the other CPU norms: ops/cpu/norm_stats.h); softmax subtracts the row max before
+// exponentiating.
 #include <Eigen/Core>
 #include <cmath>
 #include <cstdint>
@@ -12,6 +12,7 @@
 
 #include "core/convert.h"
 #include "ops/cpu/cpu_ops.h"
+#include "ops/cpu/norm_rows.h"
 #include "ops/cpu/norm_stats.h"
 #include "ops/cpu/parallel.h"
 #include "ops/cpu/scalar.h"
@@ -221,40 +222,6 @@ Tensor log_softmax(const Tensor& x, int64_t dim) {
 
 namespace {
 
-// out row r = fn(x row r, out row r, n) over the rows of n contiguous elements.
-template <typename T, typename Fn>
-Tensor norm_rows(const Tensor& x, int64_t n, Fn fn) {
-  const Tensor in = x.contiguous();
-  Tensor out = Tensor::empty(x.sizes(), DTypeOf<T>::value, Device::cpu());
-  if (out.numel() == 0 || n == 0) return out;
-  const int64_t rows = out.numel() / n;
-  const T* pi = in.data<T>();
-  T* po = out.data<T>();
-#pragma omp parallel for schedule(static) if (out.numel() >= kParallelMinElements)
-  for (int64_t r = 0; r < rows; ++r) fn(pi + r * n, po + r * n, n);
-  return out;
-}
-
-template <typename T>
-const T* data_or_null(const Tensor& t) {
-  return t.defined() ? t.data<T>() : nullptr;
-}
-
-template <typename T>
-Tensor layer_norm_of(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
-                     const Tensor& bias, double eps) {
-  const T* pw = data_or_null<T>(weight);
-  const T* pb = data_or_null<T>(bias);
-  return norm_rows<T>(x, normalized_numel, [=](const T* src, T* dst, int64_t n) {
-    const MeanVar mv = mean_var_of(src, n);
-    const double rstd = inv_std(mv.var, eps);
-    for (int64_t i = 0; i < n; ++i) {
-      dst[i] = static_cast<T>(
-          normalize_affine(src[i], mv.mean, rstd * (pw ? pw[i] : 1.0), pb ? pb[i] : 0.0));
-    }
-  });
-}
-
 template <typename T>
 Tensor rms_norm_of(const Tensor& x, int64_t normalized_numel, const Tensor& weight, double eps) {
   const T* pw = data_or_null<T>(weight);
@@ -302,13 +269,6 @@ Tensor bmm_of(const Tensor& a, const Tensor& b) {
 }
 
 }  // namespace
-
-Tensor layer_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
-                  const Tensor& bias, double eps) {
-  return with_scalar(x.dtype(), [&](auto t) {
-    return layer_norm_of<decltype(t)>(x, normalized_numel, weight, bias, eps);
-  });
-}
 
 Tensor rms_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight, double eps) {
   return with_scalar(x.dtype(), [&](auto t) {

@@ -34,6 +34,9 @@ Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const T
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight, const Tensor& bias, bool training, double momentum,
                   double eps);
+// On the segment-norm launcher (ops/cuda/norm/layer_norm.cu, kernel "layer_norm").
+Tensor layer_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
+                  const Tensor& bias, double eps);
 
 Tensor gemm_bias_relu(const Tensor& x, const Tensor& weight, const Tensor& bias);
 Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const Tensor& b,

@@ -1,12 +1,12 @@
-// CUDA implementations of the reductions, softmax, the row norms and bmm behind the
+// CUDA implementations of the reductions, softmax, rms_norm and bmm behind the
 // op front end (ops/ops.cpp), with the backend signatures of CONTRACT-ops: the front
 // end has validated the arguments and normalised the dims (non-negative, sorted,
 // unique, non-empty); inputs may be any strided float32 view on one CUDA device;
 // results are new contiguous tensors on that device (int64 for argmax/argmin).
 //
 // Kernels: the reduction family ops/cuda/reduce/ (reduce.h: kernel names and problem
-// keys), layer_norm on the segment-norm launcher (ops/cuda/norm/norm_passes.h,
-// kernel "layer_norm"), bmm on cuBLASLt (ops/cuda/gemm/bmm.cu, kernel "bmm").
+// keys; rms_norm too), bmm on cuBLASLt (ops/cuda/gemm/bmm.cu, kernel "bmm"). The
+// other norms, layer_norm among them, are in ops/cuda/cuda_ops.h.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +26,6 @@ Tensor argmax(const Tensor& x, int64_t dim, bool keepdim);
 Tensor argmin(const Tensor& x, int64_t dim, bool keepdim);
 Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
-Tensor layer_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
-                  const Tensor& bias, double eps);
 Tensor rms_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight, double eps);
 Tensor bmm(const Tensor& a, const Tensor& b);
 

@@ -46,6 +46,26 @@ inline std::vector<Tensor> golden_case_inputs(const safetensors::File& file,
   return in;
 }
 
+// Runs each row's op on its case's inputs on every golden device and hands the result
+// and the case's expected output to check(out, expected); a case missing from the
+// file fails. Rows: (name, fn) pairs, fn taking the inputs and returning the output.
+// Returns the number of checks made.
+template <class Rows, class Check>
+int check_golden_cases(const safetensors::File& file, const Rows& rows, Check check) {
+  int checks = 0;
+  for (const auto& [name, fn] : rows) {
+    const auto expected = file.tensors.find(name + ".expected");
+    EXPECT_NE(expected, file.tensors.end()) << "the golden file has no case " << name;
+    if (expected == file.tensors.end()) continue;
+    for (Device device : golden_devices()) {
+      SCOPED_TRACE(name + " on " + device.str());
+      check(fn(golden_case_inputs(file, name, device)), expected->second);
+      ++checks;
+    }
+  }
+  return checks;
+}
+
 }  // namespace tt::test
 
 // `var`: the golden file `name` of tests/data/examples, or a skip that says which

@@ -33,7 +33,7 @@
 #include "core/cuda/timing.h"
 #include "core/error.h"
 #include "core/tensor.h"
-#include "ops/cuda/cuda_ops_reduce.h"
+#include "ops/cuda/cuda_ops.h"
 #include "ops/ops.h"
 
 namespace {

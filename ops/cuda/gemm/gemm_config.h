@@ -65,8 +65,8 @@ struct GemmConfig {
   // column statistics, group norm's per-row group statistics): 1 takes them (and, for the
   // group norm, the norm) from a pass over the GEMM's output even where the GEMM's epilogue
   // could compute them (tc's choice), which is faster where the epilogue stalls the
-  // tensor cores longer than the pass takes (H100, 16384 x 4096 x 4096: 0.2-0.3 ms in
-  // the epilogue, ~0.1 ms as a pass); 0: in the epilogue where it can.
+  // tensor cores longer than the pass takes (docs/performance.md); 0: in the epilogue
+  // where it can.
   int stats_pass = 0;
   // tc (sm90::TcConfig; to_tc_config() converts). Compile-time (a row of the variant
   // table, with bm, bn, bk and stages above): the mode (1: accurate, split TF32; 0:

@@ -20,8 +20,8 @@ using Constraint = Descriptor<GemmConfig>::Constraint;
 // Rows per chunk offered with cuBLASLt and tc (0: one GEMM, then one pass).
 const std::vector<int64_t> kChunkCandidates = {0, 1024, 2048, 4096, 8192};
 constexpr int64_t kMaxChunks = 16;
-// Tail rows offered for a tail split (0: none). H200, the group-norm stage at full
-// shape: 2048 to 16384 rows all within 0.3% (5.64-5.65 ms); 64 rows 5.65-5.77 ms.
+// Tail rows offered for a tail split (0: none); past 2048 rows the size hardly matters
+// (docs/performance.md).
 const std::vector<int64_t> kTailCandidates = {0, 64, 2048, 4096, 8192};
 // The tc family's run-time fields: raster groups of tile rows (L2 reuse of W's
 // panels) and persistent CTAs (one per SM looping over tiles) or one CTA per tile.
@@ -291,10 +291,8 @@ ParamSpace gemm_space(const GemmStage& stage, const GemmProblem& p,
   }
   GemmConfig fallback = GemmConfig::default_for(p, precision, options.tc_device);
   // Where the stage offers it, tc's default takes the statistics from a pass: at the seed
-  // shapes (H100) the batch norm's column statistics cost 0.2-0.3 ms in the epilogue and
-  // ~0.1 ms as a pass at 16384 x 4096 x 4096, and model 3's silu and group norm in the
-  // cooperative epilogue 0.3-0.4 ms against a ~0.2 ms pass at 32768 x 4096 x 1024; the
-  // tuner tries both.
+  // shapes the statistics in the epilogue stall the tensor cores longer than a pass
+  // takes (docs/performance.md); the tuner tries both.
   if (stage.stats_pass && fallback.impl == GemmImpl::kTc) fallback.stats_pass = 1;
   return gemm_descriptor(stage.chunks, stage.tails, stage.stats_pass)
       .space(stage.name, std::move(rules), fallback, impls, narrowed);

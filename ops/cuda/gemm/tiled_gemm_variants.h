@@ -7,9 +7,9 @@
 // holding whole groups for the group-norm epilogue always has a fallback that does
 // too. Adding a row adds a variant.
 //
-// Measured on an H200 (strict float32, plain epilogue; cuBLAS 50.2-51.0 TFLOP/s):
-// 128x256x8 / 8x16 and 128x128x16 / 8x16 are the fastest at 45.3-47.0 TFLOP/s, then
-// 128x128x8 / 8x8 at 45.3-45.8; the 64-row tiles only pay off for small problems.
+// The 128-row tiles are the fastest at large shapes; the 64-row tiles only pay off for
+// small problems (the figures: docs/performance.md, "Measurement history moved out of
+// the code").
 #pragma once
 
 #define TT_GEMM_OWN_VARIANTS(X) \

@@ -6,7 +6,7 @@
 // variance, eps inside the square root, as PyTorch. Tuned under the kernel name
 // "layer_norm" (problem key "segments=rows,length=normalized_numel,...").
 #include "core/cuda/stream.h"
-#include "ops/cuda/cuda_ops_reduce.h"
+#include "ops/cuda/cuda_ops.h"
 #include "ops/cuda/norm/norm_passes.h"
 #include "ops/cuda/norm/norm_space.h"
 

@@ -94,8 +94,8 @@ SegmentConfig SegmentConfig::default_for(const SegmentProblem& p) {
   // Preferred kind by length: a few lanes for short segments, a block while a segment
   // fits one block's registers, else streaming. Within a kind: widest vector,
   // tightest fit, then the table's order, which lists the measured favourites first.
-  // Measured on an H200 at 1 MiB slices: stream 5.38 ms, register clusters 6.8-9.5
-  // ms (their loads and stores do not overlap), so clusters are not a default. The
+  // Register clusters are slower than streaming at 1 MiB slices (their loads and
+  // stores do not overlap; docs/performance.md), so clusters are not a default. The
   // pipe kind has not yet run on a device: candidates() offers it to the autotuner,
   // which verifies it before it can win, but it is no default until measured.
   struct Pref {

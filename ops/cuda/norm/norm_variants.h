@@ -6,22 +6,20 @@
 // X(kind, threads, lanes, vec, items, cluster, buffers)
 //
 // Within a kind the first entry that fits is the default (norm_config.cu), so the
-// measured favourites come first (H200, tools/device/norm_check.sh, 2026-11-22).
+// measured favourites come first (tools/device/norm_check.sh; the figures:
+// docs/performance.md, "Measurement history moved out of the code").
 //
 // Subwarp variants serve short segments (64-channel groups after a GEMM, group norm on
 // [N, C]); block variants rows of up to 32K floats (8192 after a GEMM); cluster
 // variants whole 1 MiB instance-norm slices on chip (InstanceNorm2d), pipe variants the
 // same with the next slices prefetched into shared memory; stream variants any
 // length. Split variants (a cluster streaming a slice twice, the re-read meant to hit
-// L2) measured 5.38 ms at cluster 4 and 5.51 ms at 8 on an H200 at 1 MiB slices, and
-// 7.6-19.6 ms with clusters of 16 or 512+ threads (dropped): the pipe kernel (4.50
-// ms) wins there. Register budgets: threads * vec * items floats per CTA must stay in the
-// 64K-register file with room for addresses (at most 64 floats per thread, and 32 at
-// 1024 threads). Subwarp variants with buffers = b > 1 give each subgroup b segments
-// whose loads are all in flight together (b segments' registers count against the
-// same budget). The swish/bias/group-norm pass (64-float groups, 1 GB moved) on an H200: 4 lanes x 16
-// floats at 128 threads 0.289 ms (3.7 TB/s, floor 0.251 ms); 8 lanes x 8 floats 0.317
-// ms; 16 or 32 lanes 0.42-0.85 ms; 4 or 8 segments per subgroup 0.35-0.45 ms.
+// L2) were dropped: the pipe kernel beat every cluster size there. Register budgets: threads * vec
+// * items floats per CTA must stay in the 64K-register file with room for addresses (at most 64
+// floats per thread, and 32 at 1024 threads). Subwarp variants with buffers = b > 1 give each
+// subgroup b segments whose loads are all in flight together (b segments' registers count against
+// the same budget). For the swish/bias/group-norm pass (64-float groups) 4 lanes x 16 floats at 128
+// threads is the fastest subwarp shape, near the memory floor.
 #define TT_NORM_SEGMENT_VARIANTS(X)     \
   X(kSubwarp, 128, 4, 4, 4, 1, 0)       \
   X(kSubwarp, 128, 4, 4, 4, 1, 2)       \

@@ -14,24 +14,11 @@
 // bytes (accurate: plus BN * BK * 4 for W's lo half) within 227 KB. Registers: a
 // consumer thread holds BM / CONSUMERS / 64 * BN / 2 accumulators, three times that for
 // accurate (two alternating tensor-core sums and the promoted one), within ~224.
-// Measured and dropped (H100, slower everywhere): tf32 BK=64 with 2 stages, tf32 64x256
-// with one consumer, accurate 128x64 and 64x128; tf32 ping-pong 128x256 / 128x192 (0.411 /
-// 0.482 ms vs 0.333 at 1024x8192x8192, 0.917 / 1.188 vs 0.795 at 32768x4096x1024) and
-// 256x128 / 256x192; accurate ping-pong 128x128 (1.84-2.10 ms vs 1.30); tf32 a_regs
-// 128x192 and 256x128 (never the best of their mode at a seed shape); with clusters
-// sharing W (2026-11-23): tf32 ping-pong 256x128 at cluster 2 and 4 (0.49-0.60 / 0.99-1.11 /
-// 1.93-2.17 ms vs cooperative 128x256 cluster 2's 0.35 / 0.80-0.82 / 1.41-1.49) and accurate
-// 128x128 at cluster 2 (1-10% slower than cluster 1, and ptxas serializes its wgmmas once
-// the accurate k-steps alternate their order). Also dropped (2026-11-23, back-to-back runs
-// at the power limit): tf32 128x256 with 3 stages, which leaves room for 5 epilogue
-// buffers instead of 2 (0.918-0.947 vs 0.903-0.937 ms at 32768x4096x1024 over cluster 1
-// and 2, 1.62-1.68 vs 1.58-1.66 at 16384x4096x4096).
-// Ping-pong came back with a fifth stage (2026-11-23, timed interleaved with cuBLASLt TF32):
-// tf32 256x128 ping-pong, 5 stages, is the fastest row at 32768x4096x1024 (0.812 ms,
-// 1.05x cuBLASLt TF32, vs 0.822 ms, 1.06x, for cooperative 128x256), where each tile's
-// main loop is short next to its epilogue; with 4 stages (0.858-0.938 ms) its 32 KB stages
-// cover too little of the load latency. Slower there: cooperative 128x128 with 4 stages
-// (whole tile in epilogue buffers, 1.17 ms), ping-pong at cluster 2 (0.93 ms).
+// The rows are the ones that were fastest somewhere at the seed shapes; every other
+// shape tried was slower everywhere and was dropped. The tf32 256x128 ping-pong row has
+// five stages because with four its 32 KB stages cover too little of the load latency
+// where each tile's main loop is short next to its epilogue. What was tried, with the
+// times: docs/performance.md, "Measurement history moved out of the code".
 #pragma once
 
 #define TT_TC_GEMM_VARIANTS(X)             \
