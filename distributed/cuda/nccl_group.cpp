@@ -160,20 +160,22 @@ class NcclGroup : public ProcessGroup {
     // Polls rather than cudaEventSynchronize: a peer that never calls the collective
     // must become an error here, not a hang.
     for (;;) {
-      std::lock_guard<std::mutex> lock(mu_);
-      throw_if_failed();
-      bool still_pending = false;
-      for (const auto& p : pending_) still_pending |= p.event == last;
-      if (!still_pending) return;  // the watchdog saw it finish
-      const cudaError_t q = cudaEventQuery(last);
-      if (q == cudaSuccess) return;
-      if (q != cudaErrorNotReady) TT_CUDA_CHECK(q);
-      if (Clock::now() - since > timeout())
-        abort_locked(
-            fmt::format("{}: {} did not finish within {} (TT_DIST_TIMEOUT_S); a peer "
-                        "rank may have stopped or called another collective",
-                        describe(), what, seconds(timeout())));
-      std::this_thread::yield();
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        throw_if_failed();
+        bool still_pending = false;
+        for (const auto& p : pending_) still_pending |= p.event == last;
+        if (!still_pending) return;  // the watchdog saw it finish
+        const cudaError_t q = cudaEventQuery(last);
+        if (q == cudaSuccess) return;
+        if (q != cudaErrorNotReady) TT_CUDA_CHECK(q);
+        if (Clock::now() - since > timeout())
+          abort_locked(
+              fmt::format("{}: {} did not finish within {} (TT_DIST_TIMEOUT_S); a peer "
+                          "rank may have stopped or called another collective",
+                          describe(), what, seconds(timeout())));
+      }
+      std::this_thread::yield();  // outside the lock: the watchdog needs it too
     }
   }
 

@@ -50,11 +50,11 @@ if want build; then
     -DTT_CUDA_ARCHITECTURES=90a -DTT_BUILD_TESTS=ON -DTT_BUILD_BENCHMARKS=OFF
   step build 540 build.log cmake --build "$build" -j32 --target tt dist_harness dist_tp_bench \
     distributed_store_test distributed_launch_test distributed_tp_test \
-    distributed_device_all_test || tail -40 "$OUT/build.log"
+    distributed_device_all_test distributed_nccl_test || tail -40 "$OUT/build.log"
 fi
 
 if want tests; then
-  step ctest-distributed 180 ctest.log ctest --test-dir "$build" -R "^(Launch|TCPStore|FileStore|LaunchEnvTest|Sharding|CpuGroup|Init|DefaultTimeout|TensorParallel|DeviceAll)\." --output-on-failure -j 8
+  step ctest-distributed 180 ctest.log ctest --test-dir "$build" -R "^(Launch|TCPStore|FileStore|LaunchEnvTest|Sharding|CpuGroup|Init|DefaultTimeout|TensorParallel|DeviceAll|Nccl)\." --output-on-failure -j 8
   tail -3 "$OUT/ctest.log"
   step collectives-2ranks 120 collectives.log "$tt" launch -n 2 "$harness" collectives
   grep -h "ok\|error\|failed" "$OUT/collectives.log" | head -5
