@@ -40,6 +40,25 @@ void ProcessGroup::all_reduce(const Tensor& tensor, ReduceOp op) {
   run_all_reduce(tensor.data_ptr(), tensor.numel(), tensor.dtype(), op);
 }
 
+namespace {
+class DoneWork : public Work {
+ public:
+  void wait() override {}
+};
+}  // namespace
+
+std::shared_ptr<Work> ProcessGroup::all_reduce_async(const Tensor& tensor, ReduceOp op) {
+  check("all_reduce", tensor, "input");
+  TT_CHECK(!(tensor.dtype() == DType::Bool && op == ReduceOp::Sum),
+           "all_reduce with sum expects a numeric tensor, but got bool; use max for a logical or.");
+  return run_all_reduce_async(tensor, op);
+}
+
+std::shared_ptr<Work> ProcessGroup::run_all_reduce_async(const Tensor& tensor, ReduceOp op) {
+  run_all_reduce(tensor.data_ptr(), tensor.numel(), tensor.dtype(), op);
+  return std::make_shared<DoneWork>();
+}
+
 void ProcessGroup::all_gather_into_tensor(const Tensor& output, const Tensor& input) {
   check("all_gather", input, "input");
   check("all_gather", output, "output");

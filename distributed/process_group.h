@@ -34,6 +34,14 @@ namespace tt::distributed {
 enum class ReduceOp { Sum, Max };
 const char* reduce_op_name(ReduceOp op);  // "sum", "max"
 
+// A collective started on a side stream (all_reduce_async): wait() makes the device's
+// tt stream wait for it (no host wait), and only then may anything read the tensor.
+class Work {
+ public:
+  virtual ~Work() = default;
+  virtual void wait() = 0;
+};
+
 class ProcessGroup {
  public:
   virtual ~ProcessGroup() = default;
@@ -44,6 +52,11 @@ class ProcessGroup {
 
   // In place on every rank's `tensor`: afterwards each holds the sum (max) over ranks.
   void all_reduce(const Tensor& tensor, ReduceOp op = ReduceOp::Sum);
+  // all_reduce on the group's communication stream, so that the ops queued after it
+  // on the tt stream run meanwhile (overlapping communication with compute); the
+  // result is there once the returned Work's wait() was called. Without a side stream
+  // (the CPU) it runs at once and wait() does nothing.
+  std::shared_ptr<Work> all_reduce_async(const Tensor& tensor, ReduceOp op = ReduceOp::Sum);
   // Every rank's `input` into `output` (size() * input.numel() elements, contiguous),
   // rank by rank: torch.distributed.all_gather_into_tensor.
   void all_gather_into_tensor(const Tensor& output, const Tensor& input);
@@ -69,6 +82,8 @@ class ProcessGroup {
   virtual void run_reduce_scatter(const void* in, void* out, int64_t count, DType dtype,
                                   ReduceOp op) = 0;
   virtual void run_broadcast(void* data, int64_t count, DType dtype, int src) = 0;
+  // Default: run_all_reduce, then a finished Work.
+  virtual std::shared_ptr<Work> run_all_reduce_async(const Tensor& tensor, ReduceOp op);
 
  private:
   void check(const char* op, const Tensor& t, const char* role) const;

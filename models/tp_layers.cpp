@@ -135,8 +135,13 @@ Tensor RowParallelLinear::operator()(const Tensor& x) const {
   TT_CHECK(in.size(-1) == in_features_local,
            "RowParallelLinear expects this rank's {} of {} input features, but got {}.",
            in_features_local, in_features, in.size(-1));
-  const Tensor y = fn::all_reduce(ops::linear(in, weight), distributed::ReduceOp::Sum, group);
-  return bias.defined() ? ops::add(y, bias) : y;
+  return finish(fn::all_reduce(partial(in), distributed::ReduceOp::Sum, group));
+}
+
+Tensor RowParallelLinear::partial(const Tensor& x) const { return ops::linear(x, weight); }
+
+Tensor RowParallelLinear::finish(const Tensor& reduced) const {
+  return bias.defined() ? ops::add(reduced, bias) : reduced;
 }
 
 std::vector<Tensor> RowParallelLinear::forward(const std::vector<Tensor>& inputs) {

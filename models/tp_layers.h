@@ -79,6 +79,11 @@ class RowParallelLinear : public Module, public ShardedModule {
   std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
   Tensor operator()(const Tensor& x) const;
   std::string name() const override { return "RowParallelLinear"; }
+  // The two halves of operator() around its all_reduce, for callers that overlap the
+  // reduction with other work: this rank's partial product (no bias), and the reduced
+  // sum plus the bias.
+  Tensor partial(const Tensor& x) const;
+  Tensor finish(const Tensor& reduced) const;
   std::string extra_repr() const override;
   Tensor shard_parameter(const std::string& name, const Tensor& full) const override;
 

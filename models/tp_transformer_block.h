@@ -27,6 +27,12 @@ class TensorParallelTransformerBlock : public Module {
   std::vector<Tensor> forward(const std::vector<Tensor>& in) override;
   std::string name() const override { return "TensorParallelTransformerBlock"; }
 
+  // Overlap of communication with compute: with n > 1 (and several ranks, outside
+  // tt::compile) the batch is cut into n chunks, and each chunk's all_reduce runs on
+  // the group's side stream (all_reduce_async) while the next chunk computes. Same
+  // result as n = 1 up to the GEMMs' blocking on the smaller chunk.
+  int64_t overlap_chunks = 1;
+
   const int64_t width;
   const int64_t heads;        // the whole block's
   const int64_t heads_local;  // this rank's
@@ -34,6 +40,10 @@ class TensorParallelTransformerBlock : public Module {
   std::shared_ptr<LayerNorm> ln1, ln2;
   std::shared_ptr<ColumnParallelLinear> qkv, fc1;
   std::shared_ptr<RowParallelLinear> proj, fc2;
+
+ private:
+  Tensor attention(const Tensor& x) const;  // this rank's heads, before proj
+  Tensor overlapped(const Tensor& x) const;
 };
 
 }  // namespace tt::nn

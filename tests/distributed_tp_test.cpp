@@ -214,6 +214,22 @@ TEST(TensorParallel, BlockOverRanksEqualsTheWholeBlock) {
   }
 }
 
+TEST(TensorParallel, OverlappedChunksGiveTheSameBlock) {
+  examples::TransformerBlock plain(64, 4, 256, 14);
+  const Tensor x = Tensor::randn({4, 10, 64}, 8);
+  const Tensor expected = plain(x);
+  const auto outs = on_ranks(2, [&](int, std::shared_ptr<ProcessGroup> g) {
+    nn::TensorParallelTransformerBlock tp(64, 4, 256, g, 14);
+    const Tensor whole = tp(x);
+    tp.overlap_chunks = 2;
+    const Tensor chunked = tp(x);
+    // A chunk's rows see the same products as in the whole batch.
+    EXPECT_LT(max_abs_diff(chunked, whole), 1e-6);
+    return chunked;
+  });
+  for (const Tensor& o : outs) EXPECT_LT(max_abs_diff(o, expected), 5e-6);
+}
+
 TEST(TensorParallel, MultiheadAttentionSplitsHeads) {
   nn::MultiheadAttention plain(32, 4, true, /*batch_first=*/true, 21);
   // PyTorch's zero biases would not show a mis-sliced bias.

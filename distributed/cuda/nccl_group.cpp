@@ -146,34 +146,27 @@ class NcclGroup : public ProcessGroup {
   }
 
   void synchronize() override {
-    cudaEvent_t last = nullptr;
-    Clock::time_point since;
-    std::string what;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      throw_if_failed();
-      if (pending_.empty()) return;
-      last = pending_.back().event;
-      since = pending_.back().queued;
-      what = pending_.back().what;
-    }
     // Polls rather than cudaEventSynchronize: a peer that never calls the collective
-    // must become an error here, not a hang.
+    // must become an error here, not a hang. Every pending event: the side stream's
+    // (all_reduce_async) may finish out of order with the tt stream's.
     for (;;) {
       {
         std::lock_guard<std::mutex> lock(mu_);
         throw_if_failed();
-        bool still_pending = false;
-        for (const auto& p : pending_) still_pending |= p.event == last;
-        if (!still_pending) return;  // the watchdog saw it finish
-        const cudaError_t q = cudaEventQuery(last);
-        if (q == cudaSuccess) return;
-        if (q != cudaErrorNotReady) TT_CUDA_CHECK(q);
-        if (Clock::now() - since > timeout())
-          abort_locked(
-              fmt::format("{}: {} did not finish within {} (TT_DIST_TIMEOUT_S); a peer "
-                          "rank may have stopped or called another collective",
-                          describe(), what, seconds(timeout())));
+        bool all_done = true;
+        for (const Pending& p : pending_) {
+          const cudaError_t q = cudaEventQuery(p.event);
+          if (q == cudaSuccess) continue;
+          if (q != cudaErrorNotReady) TT_CUDA_CHECK(q);
+          all_done = false;
+          if (Clock::now() - p.queued > timeout())
+            abort_locked(
+                fmt::format("{}: {} did not finish within {} (TT_DIST_TIMEOUT_S); a "
+                            "peer rank may have stopped or called another collective",
+                            describe(), p.what, seconds(timeout())));
+          break;
+        }
+        if (all_done) return;
       }
       std::this_thread::yield();  // outside the lock: the watchdog needs it too
     }
@@ -208,6 +201,7 @@ class NcclGroup : public ProcessGroup {
                                comm_, stream_);
     });
   }
+  std::shared_ptr<Work> run_all_reduce_async(const Tensor& tensor, ReduceOp op) override;
   void run_broadcast(void* data, int64_t count, DType dtype, int src) override {
     enqueue("broadcast", [&] {
       return ncclBroadcast(data, data, static_cast<size_t>(count), nccl_type(dtype), src, comm_,
@@ -242,11 +236,11 @@ class NcclGroup : public ProcessGroup {
     record_locked(what);
   }
 
-  void record_locked(const std::string& what) {
+  void record_locked(const std::string& what, cudaStream_t on = nullptr) {
     cuda::DeviceGuard guard(device().index);
     cudaEvent_t event;
     TT_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-    TT_CUDA_CHECK(cudaEventRecord(event, stream_));
+    TT_CUDA_CHECK(cudaEventRecord(event, on != nullptr ? on : stream_));
     pending_.push_back({event, Clock::now(), what});
   }
 
@@ -339,6 +333,7 @@ class NcclGroup : public ProcessGroup {
 
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_ = nullptr;
+  cudaStream_t comm_stream_ = nullptr;  // all_reduce_async's, made on first use
   std::unique_ptr<StoreBarrier> exit_;
   std::mutex mu_;
   std::deque<Pending> pending_;
@@ -348,6 +343,65 @@ class NcclGroup : public ProcessGroup {
   std::atomic<bool> stop_{false};
   std::thread watchdog_;
 };
+
+// The tensor stays referenced until the tt stream was told to wait, so the caching
+// allocator cannot hand its memory to an op queued before the collective ends.
+class AsyncWork : public Work {
+ public:
+  AsyncWork(Tensor t, cudaEvent_t done, cudaStream_t consumer, int device)
+      : tensor_(std::move(t)), done_(done), consumer_(consumer), device_(device) {}
+  ~AsyncWork() override {
+    if (done_ != nullptr) {
+      cuda::DeviceGuard guard(device_);
+      cudaStreamWaitEvent(consumer_, done_, 0);  // a Work dropped unwaited still orders
+      cudaEventDestroy(done_);
+    }
+  }
+  void wait() override {
+    if (done_ == nullptr) return;
+    cuda::DeviceGuard guard(device_);
+    TT_CUDA_CHECK(cudaStreamWaitEvent(consumer_, done_, 0));
+    TT_CUDA_CHECK(cudaEventDestroy(done_));
+    done_ = nullptr;
+    tensor_ = Tensor();
+  }
+
+ private:
+  Tensor tensor_;
+  cudaEvent_t done_;
+  cudaStream_t consumer_;
+  int device_;
+};
+
+std::shared_ptr<Work> NcclGroup::run_all_reduce_async(const Tensor& tensor, ReduceOp op) {
+  std::lock_guard<std::mutex> lock(mu_);
+  throw_if_failed();
+  TT_CHECK(t_group_depth == 0, "{}: all_reduce_async cannot sit inside a GroupCall.", describe());
+  cuda::DeviceGuard guard(device().index);
+  if (comm_stream_ == nullptr) {
+    int least = 0, greatest = 0;
+    TT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    // High priority: the collective's few blocks start as soon as SMs free up, rather
+    // than after every queued GEMM tile.
+    TT_CUDA_CHECK(cudaStreamCreateWithPriority(&comm_stream_, cudaStreamNonBlocking, greatest));
+  }
+  cudaEvent_t ready, done;
+  TT_CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+  TT_CUDA_CHECK(cudaEventRecord(ready, stream_));
+  TT_CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, ready, 0));
+  TT_CUDA_CHECK(cudaEventDestroy(ready));
+  const ncclResult_t r =
+      ncclAllReduce(tensor.data_ptr(), tensor.data_ptr(), static_cast<size_t>(tensor.numel()),
+                    nccl_type(tensor.dtype()), nccl_op(op), comm_, comm_stream_);
+  if (r == ncclInProgress)
+    wait_ready_locked("all_reduce_async");
+  else if (r != ncclSuccess)
+    fail_locked("all_reduce_async", r);
+  record_locked("all_reduce_async", comm_stream_);
+  TT_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  TT_CUDA_CHECK(cudaEventRecord(done, comm_stream_));
+  return std::make_shared<AsyncWork>(tensor, done, stream_, device().index);
+}
 
 }  // namespace
 

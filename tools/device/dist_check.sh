@@ -89,15 +89,19 @@ if want tp; then
     ref=/tmp/tt_tp_ref_$p.bin
     step "tp-$p-1gpu" 240 "tp_${p}_1.log" "$tt" launch -n 1 "$tpbench" --precision "$p" \
       --iters $iters --write "$ref"
-    step "tp-$p-2gpu" 240 "tp_${p}_2.log" "$tt" launch -n 2 "$tpbench" --precision "$p" \
-      --iters $iters --ref "$ref"
-    grep -h "tp " "$OUT/tp_${p}_1.log" "$OUT/tp_${p}_2.log"
-    one=$(grep -ho "tp ranks=1 rank=0 .*median_ms=[0-9.]*" "$OUT/tp_${p}_1.log" | grep -o "median_ms=[0-9.]*" | cut -d= -f2)
-    two=$(grep -ho "tp ranks=2 rank=0 .*median_ms=[0-9.]*" "$OUT/tp_${p}_2.log" | grep -o "median_ms=[0-9.]*" | cut -d= -f2)
-    err=$(grep -ho "tp compare.*" "$OUT/tp_${p}_2.log" | cut -d' ' -f5-)
-    if [ -n "$one" ] && [ -n "$two" ]; then
-      note "$(python3 -c "print(f'tp block $p: 1 GPU $one ms, 2 GPUs $two ms, speedup {$one/$two:.2f}x (>= 1.7 wanted); $err')")"
-    fi
+    for chunks in 1 2; do
+      [ "$p" = strict ] && [ $chunks = 2 ] && continue
+      log="tp_${p}_2_c$chunks.log"
+      step "tp-$p-2gpu-chunks$chunks" 240 "$log" "$tt" launch -n 2 "$tpbench" --precision "$p" \
+        --iters $iters --chunks $chunks --ref "$ref"
+      grep -h "tp " "$OUT/tp_${p}_1.log" "$OUT/$log"
+      one=$(grep -ho "tp ranks=1 rank=0 .*median_ms=[0-9.]*" "$OUT/tp_${p}_1.log" | grep -o "median_ms=[0-9.]*" | cut -d= -f2)
+      two=$(grep -ho "tp ranks=2 rank=0 .*median_ms=[0-9.]*" "$OUT/$log" | grep -o "median_ms=[0-9.]*" | cut -d= -f2)
+      err=$(grep -ho "tp compare.*" "$OUT/$log" | cut -d' ' -f6-)
+      if [ -n "$one" ] && [ -n "$two" ]; then
+        note "$(python3 -c "print(f'tp block $p chunks=$chunks: 1 GPU $one ms, 2 GPUs $two ms, speedup {$one/$two:.2f}x (>= 1.7 wanted); $err')")"
+      fi
+    done
     rm -f "$ref"
   done
 fi

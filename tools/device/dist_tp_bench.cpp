@@ -1,6 +1,7 @@
 // The tensor-parallel transformer block on the GPUs (issue 23, tools/device/dist_check.sh):
 //   tt launch -n W dist_tp_bench [--width 4096 --heads 32 --batch 16 --tokens 2048
-//       --mlp 4 --precision tf32 --iters 5 --write FILE | --ref FILE]
+//       --mlp 4 --precision tf32 --iters 5 --chunks 1 --write FILE | --ref FILE]
+// --chunks n > 1 overlaps each chunk's all_reduce with the next chunk's compute.
 // Every rank builds the same seeded block (its own slices), runs it on the same input,
 // and times the forward (CUDA events on the tt stream, median of --iters after one
 // warm-up; each forward ends in its all_reduce, so every rank's time is the block's).
@@ -25,6 +26,7 @@ struct Args {
   int64_t width = 4096, heads = 32, batch = 16, tokens = 2048, mlp = 4;
   std::string precision = "tf32";
   int iters = 5;
+  int chunks = 1;  // TensorParallelTransformerBlock::overlap_chunks
   std::string write, ref;
 };
 
@@ -67,6 +69,7 @@ int main(int argc, char** argv) {
     const auto t_build = std::chrono::steady_clock::now();
     tt::nn::TensorParallelTransformerBlock block(a.width, a.heads, a.mlp * a.width, g, /*seed=*/1);
     block.to(dev);
+    block.overlap_chunks = a.chunks;
     const double build_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_build).count();
     const tt::Tensor x = tt::Tensor::randn({a.batch, a.tokens, a.width}, /*seed=*/2, dev);
