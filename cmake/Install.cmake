@@ -5,14 +5,14 @@
 # API, <tensortune/tensortune.h>) and tensortune::cli (tt::cli::main, <tensortune/cli.h>).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS tensortune tt_cli tt_core tt_ops tt_autotune tt_models tt
+install(TARGETS tensortune tt_cli tt_core tt_ops tt_autotune tt_distributed tt_models tt
   EXPORT tensortuneTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/tensortune/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tensortune
   FILES_MATCHING PATTERN "*.h")
-foreach(_dir core ops autotune models)
+foreach(_dir core ops autotune distributed models)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tensortune/${_dir}
     FILES_MATCHING PATTERN "*.h" PATTERN "*.cuh")
 endforeach()

@@ -33,6 +33,11 @@
 #include "models/layers.h"
 #include "models/models.h"
 
+// ---- several GPUs (issue 23): process groups, collectives, tensor-parallel layers ----
+#include "distributed/distributed.h"
+#include "models/tp_layers.h"
+#include "models/tp_transformer_block.h"
+
 // ---- CUDA availability, in every build ----
 #if TT_CUDA
 #include "core/cuda/runtime.h"

@@ -38,6 +38,7 @@ void add_all_commands(CLI::App& app) {
   add_compile_command(app);
   add_tune_command(app);
   add_db_command(app);
+  add_launch_command(app);
 }
 
 // "tt db merge": the app and the subcommands parsed before the error.

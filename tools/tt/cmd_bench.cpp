@@ -17,6 +17,7 @@
 #include "ops/graph/compile.h"
 #include "tools/tt/bench_json.h"
 #include "tools/tt/command.h"
+#include "tools/tt/device_all.h"
 #include "tools/tt/model_selection.h"
 #if TT_CUDA
 #include "autotune/device_identity.h"
@@ -200,7 +201,9 @@ void add_bench_command(CLI::App& app) {
       "TFLOP/s and GB/s; tools/bench_compare.py compares two such files). Exit code 3 when "
       "there is no CUDA device.");
   add_model_selection(cmd, &opt->model, &opt->all, &opt->shape, "Time every registered model");
-  cmd->add_option("--device", opt->device, "CUDA device: cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--device", opt->device,
+                  "CUDA device: cuda, cuda:N, or all (one worker per GPU at once)")
+      ->capture_default_str();
   add_seed_option(cmd, &opt->seed, "Seed of the weights and inputs");
   add_count_option(cmd, "--reps", &opt->reps, "Timed repetitions");
   add_count_option(cmd, "--warmup", &opt->warmup, "Untimed warm-up forwards", 0);
@@ -219,6 +222,7 @@ void add_bench_command(CLI::App& app) {
                 "Tuning database to read first (else TT_TUNING_DB, the user cache, the shipped "
                 "ones)");
   cmd->callback([opt, cmd] {
+    if (run_on_every_device("bench", opt->device)) return;  // --device all
     opt->device_typed = typed(cmd, "--device");
     run_bench(*opt);
   });

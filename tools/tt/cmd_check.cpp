@@ -13,6 +13,7 @@
 #include "autotune/tolerance.h"
 #include "models/fixture_check.h"
 #include "tools/tt/command.h"
+#include "tools/tt/device_all.h"
 #include "tools/tt/device_arg.h"
 
 namespace tt::cli {
@@ -88,7 +89,9 @@ void add_check_command(CLI::App& app) {
       "statistics after the forward). A file passes when every relative L2 error "
       "||out - ref|| / ||ref|| is at most the tolerance. Exit code 0 only if every file passes.");
   cmd->add_option("files", opt->files, "Fixture files (.safetensors)")->required();
-  cmd->add_option("--device", opt->device, "Device: cpu, cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--device", opt->device,
+                  "Device: cpu, cuda, cuda:N, or all (one worker per GPU at once)")
+      ->capture_default_str();
   add_positive_option(cmd, "--tolerance", &opt->tolerance,
                       "Largest relative L2 error that passes (default: 1e-5; 2^-9 with "
                       "--precision tf32)")
@@ -97,6 +100,7 @@ void add_check_command(CLI::App& app) {
                        "the fixtures are held to that mode's bound; the CPU computes float32 in "
                        "every mode");
   cmd->callback([opt, cmd] {
+    if (run_on_every_device("check", opt->device)) return;  // --device all
     opt->device_typed = typed(cmd, "--device");
     opt->tolerance_typed = typed(cmd, "--tolerance");
     check_files(*opt);

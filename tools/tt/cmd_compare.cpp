@@ -23,6 +23,7 @@
 #include "models/registry.h"
 #include "ops/graph/compile.h"
 #include "tools/tt/command.h"
+#include "tools/tt/device_all.h"
 #include "tools/tt/model_selection.h"
 #if TT_CUDA
 #include "core/cuda/timing.h"
@@ -351,7 +352,9 @@ void add_compare_command(CLI::App& app) {
   cmd->add_option("--mode", opt->mode, "train or eval (batch norm statistics)")
       ->check(CLI::IsMember({"train", "eval"}))
       ->capture_default_str();
-  cmd->add_option("--device", opt->device, "CUDA device: cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--device", opt->device,
+                  "CUDA device: cuda, cuda:N, or all (one worker per GPU at once)")
+      ->capture_default_str();
   cmd->add_flag("--compile", opt->compile,
                 "Compare the GPU model compiled with tt::compile (a replay of its fused graph)");
   add_seed_option(cmd, &opt->seed, "Seed of the weights and inputs");
@@ -362,6 +365,7 @@ void add_compare_command(CLI::App& app) {
   add_positive_option(cmd, "--atol", &opt->atol, "allclose absolute tolerance");
   add_positive_option(cmd, "--rtol", &opt->rtol, "allclose relative tolerance");
   cmd->callback([opt, cmd] {
+    if (run_on_every_device("compare", opt->device)) return;  // --device all
     opt->device_typed = typed(cmd, "--device");
     opt->tolerance_typed = typed(cmd, "--tolerance");
     run_compare(*opt);

@@ -23,6 +23,7 @@
 #include "models/registry.h"
 #include "models/tune_model.h"
 #include "tools/tt/command.h"
+#include "tools/tt/device_all.h"
 #include "tools/tt/model_selection.h"
 #include "tools/tt/table.h"
 #if TT_CUDA
@@ -215,13 +216,16 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--report", opt->report_dir,
                   "Write measurements.csv and one SVG chart per kernel into this directory");
   add_seed_option(cmd, &opt->seed, "Seed of the weights, inputs and sampling");
-  cmd->add_option("--device", opt->device, "CUDA device: cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--device", opt->device,
+                  "CUDA device: cuda, cuda:N, or all (one worker per GPU at once)")
+      ->capture_default_str();
   add_precision_option(cmd, &opt->precision,
                        "the kernels are tuned and verified in it (its tolerance) and saved under "
                        "that mode's problem keys");
   cmd->add_flag("--compile", opt->compile,
                 "Tune the model compiled with tt::compile: its fused groups' kernels");
   cmd->callback([opt, cmd] {
+    if (run_on_every_device("tune", opt->device)) return;  // --device all
     opt->device_typed = typed(cmd, "--device");
     run_tune(*opt);
   });

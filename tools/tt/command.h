@@ -35,6 +35,8 @@ void add_bench_command(CLI::App& app);
 void add_compile_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
 void add_db_command(CLI::App& app);
+// issue 23: `tt launch` (tools/tt/cmd_launch.cpp).
+void add_launch_command(CLI::App& app);
 
 // --seed N: an unsigned 64-bit integer; anything else ("-1", "1e3", 2^64) is a usage
 // error naming the option.
