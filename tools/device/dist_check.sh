@@ -38,6 +38,8 @@ step() {  # step NAME SECONDS LOG CMD...: bounded by timeout; records rc and sec
   timeout --kill-after=10 "$limit" "$@" >"$OUT/$log" 2>&1
   local rc=$?
   note "$(printf '%-22s rc=%-3s %4ss  %s' "$name" "$rc" $((SECONDS - t0)) "$log")"
+  # A failing step shows its last lines here: the call may bring back too few files.
+  [ $rc -eq 0 ] || sed 's/^/    | /' "$OUT/$log" | tail -8
   return $rc
 }
 

@@ -48,6 +48,8 @@ Args parse(int argc, char** argv) {
       a.precision = v;
     else if (k == "--iters")
       a.iters = std::stoi(v);
+    else if (k == "--chunks")
+      a.chunks = std::stoi(v);
     else if (k == "--write")
       a.write = v;
     else if (k == "--ref")
