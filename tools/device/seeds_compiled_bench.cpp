@@ -6,16 +6,19 @@
 // (ops/cuda/fused/pattern.h), so the compiled one should match the hand-fused one.
 // Prints medians (L2 flushed, CUDA events; the paths interleaved over rounds), the
 // compiled/hand-fused ratio and the
-// relative L2 difference between the compiled and hand-fused outputs; the compiled
+// relative L2 difference between the compiled and hand-fused outputs, and the host time
+// of one call of each (enqueueing only); the compiled
 // groups' kernels with --explain.
 //
 // Usage: seeds_compiled_bench [--shape full|small] [--reps N] [--model NAME] [--rounds R]
 //                             [--explain]
 // (--explain: each path's configs as looked up, and the compiled groups)
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +41,17 @@ double rel_l2(const Tensor& a, const Tensor& b) {
   const double num = tt::ops::sum(d * d).item();
   const double den = tt::ops::sum(b * b).item();
   return std::sqrt(num / (den > 0 ? den : 1));
+}
+
+// Host time of one call's enqueueing (microseconds): ten calls queued behind one
+// another, without waiting for the GPU (each forward's GPU time is far longer).
+double host_us(const std::function<void()>& fn, int device) {
+  tt::cuda::synchronize(device);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 10; ++i) fn();
+  const auto t1 = std::chrono::steady_clock::now();
+  tt::cuda::synchronize(device);
+  return std::chrono::duration<double, std::micro>(t1 - t0).count() / 10;
 }
 
 double median(std::vector<double> v) {
@@ -95,8 +109,10 @@ int main(int argc, char** argv) {
             tt::cuda::time_gpu([&] { plain->forward(inputs); }, gpu.index, timing).median_ms);
       }
       const double h = median(hand), c = median(fused), e = median(eager);
-      std::printf("%-24s %-9s %11.3f %11.3f %11.3f %8.3f %10.2e\n", name, mode, h, c, e, c / h,
-                  rel_l2(compiled_out, hand_out));
+      std::printf("%-24s %-9s %11.3f %11.3f %11.3f %8.3f %10.2e %8.1f %8.1f\n", name, mode, h, c, e,
+                  c / h, rel_l2(compiled_out, hand_out),
+                  host_us([&] { model->forward(inputs); }, gpu.index),
+                  host_us([&] { (*compiled)(inputs); }, gpu.index));
       if (explain) {
         // What each path looked up (kernel, problem, config, source).
         tt::autotune::clear_configs_used();
