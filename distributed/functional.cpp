@@ -27,8 +27,12 @@ Tensor all_reduce(const Tensor& x, ReduceOp op, const std::shared_ptr<ProcessGro
   Tensor out = scope.recorder() != nullptr ? x.clone() : x.contiguous();
   group->all_reduce(out, op);
   if (capture::Recorder* r = scope.recorder())
-    record(r, "all_reduce", x, out,
-           [op, group](const Tensor& in) { return all_reduce(in, op, group); });
+    // The replay reduces a copy: the graph's input value may have other readers.
+    record(r, "all_reduce", x, out, [op, group](const Tensor& in) {
+      Tensor copy = in.clone();
+      group->all_reduce(copy, op);
+      return copy;
+    });
   return out;
 }
 

@@ -111,7 +111,7 @@ class NcclGroup : public ProcessGroup {
 
   // The single-process form: a communicator ncclCommInitAll made.
   NcclGroup(int rank, int world, Device device, ncclComm_t comm, std::chrono::milliseconds timeout)
-      : ProcessGroup(rank, world, device, timeout), comm_(comm) {
+      : ProcessGroup(rank, world, device, timeout), comm_(comm), blocking_(true) {
     stream_ = cuda::stream(device.index);
     start_watchdog();
   }
@@ -123,6 +123,13 @@ class NcclGroup : public ProcessGroup {
     for (auto& p : pending_) cudaEventDestroy(p.event);
     if (comm_ == nullptr) return;
     cuda::DeviceGuard guard(device().index);
+    if (blocking_) {
+      // ncclCommInitAll's communicators, destroyed one after the other from one thread
+      // as NCCL's own single-process example does.
+      ncclCommDestroy(comm_);
+      if (comm_stream_ != nullptr) cudaStreamDestroy(comm_stream_);
+      return;
+    }
     // Finalize flushes what is queued; past the timeout the communicator is aborted.
     ncclResult_t r = ncclCommFinalize(comm_);
     const auto deadline = Clock::now() + timeout();
@@ -259,7 +266,7 @@ class NcclGroup : public ProcessGroup {
       if (state == ncclSuccess) return;
       if (state != ncclInProgress) fail_locked(what, state);
       if (Clock::now() > deadline)
-        abort_locked(fmt::format("{}: NCCL's {} did not complete within {} (TT_DIST_TIMEOUT_S)",
+        abort_locked(fmt::format("{}: NCCL's {} did not finish within {} (TT_DIST_TIMEOUT_S)",
                                  describe(), what, seconds(timeout())));
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
@@ -334,6 +341,7 @@ class NcclGroup : public ProcessGroup {
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_ = nullptr;
   cudaStream_t comm_stream_ = nullptr;  // all_reduce_async's, made on first use
+  bool blocking_ = false;               // init_local's communicators are blocking
   std::unique_ptr<StoreBarrier> exit_;
   std::mutex mu_;
   std::deque<Pending> pending_;

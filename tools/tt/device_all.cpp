@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <thread>
 
 #include "core/error.h"
 #include "distributed/launch.h"
@@ -73,6 +76,12 @@ bool run_on_every_device(const std::string& command, const std::string& device) 
     distributed::ChildSpec s;
     s.argv = argv_for_device(argv, i);
     s.argv[0] = own_executable();
+    // The workers share the host's cores (the CPU reference of every sweep): without a
+    // limit each would start one OpenMP thread per core and they would trip over each other.
+    if (std::getenv("OMP_NUM_THREADS") == nullptr)
+      s.env.emplace_back("OMP_NUM_THREADS",
+                         std::to_string(std::max(1u, std::thread::hardware_concurrency() /
+                                                         static_cast<unsigned>(count))));
     s.prefix = fmt::format("[cuda:{}] ", i);
     s.name = fmt::format("the worker on cuda:{}", i);
     specs.push_back(std::move(s));
