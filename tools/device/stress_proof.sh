@@ -21,7 +21,7 @@ build=${TT_BUILD_DIR:-build-device}
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(build racecheck synccheck)
 summary=()
-nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader 2>&1 | tee "$OUT/gpu.txt"
+timeout 30 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader 2>&1 | tee "$OUT/gpu.txt"
 for stage in "${stages[@]}"; do
   t0=$SECONDS
   case $stage in
