@@ -31,6 +31,21 @@ void check_full(const char* layer, const std::string& name, const Tensor& full,
            fmt::join(expected, ", "), full.defined() ? shape_text(full) : "an undefined tensor");
 }
 
+// nn::Linear's initialisation of the whole layer, drawn in full so that every rank's
+// slices are those of the one-GPU layer built with the same seed.
+struct WholeLinear {
+  Tensor weight;  // [out, in]
+  Tensor bias;    // [out]; undefined without bias
+};
+WholeLinear whole_linear(int64_t in, int64_t out, bool bias, std::optional<uint64_t> seed_) {
+  const uint64_t seed = seed_ ? *seed_ : next_generator_seed();
+  const double bound = 1.0 / std::sqrt(static_cast<double>(in));
+  WholeLinear w;
+  w.weight = Tensor::uniform({out, in}, -bound, bound, derive_seed(seed, 0));
+  if (bias) w.bias = Tensor::uniform({out}, -bound, bound, derive_seed(seed, 1));
+  return w;
+}
+
 }  // namespace
 
 ColumnParallelLinear::ColumnParallelLinear(int64_t in, int64_t out, bool bias, bool gather,
@@ -50,15 +65,9 @@ ColumnParallelLinear::ColumnParallelLinear(int64_t in, int64_t out, bool bias, b
            "ColumnParallelLinear: out_features ({}) does not hold {} equal blocks.", out, blocks);
   distributed::even_shard(out / blocks, group->rank(), group->size(),
                           "ColumnParallelLinear's out_features per block");
-  const uint64_t seed = seed_ ? *seed_ : next_generator_seed();
-  const double bound = 1.0 / std::sqrt(static_cast<double>(in));
-  weight = register_parameter(
-      "weight",
-      shard_parameter("weight", Tensor::uniform({out, in}, -bound, bound, derive_seed(seed, 0))));
-  if (bias)
-    this->bias = register_parameter(
-        "bias",
-        shard_parameter("bias", Tensor::uniform({out}, -bound, bound, derive_seed(seed, 1))));
+  const WholeLinear whole = whole_linear(in, out, bias, seed_);
+  weight = register_parameter("weight", shard_parameter("weight", whole.weight));
+  if (bias) this->bias = register_parameter("bias", shard_parameter("bias", whole.bias));
 }
 
 Tensor ColumnParallelLinear::shard_parameter(const std::string& name, const Tensor& full) const {
@@ -104,14 +113,9 @@ RowParallelLinear::RowParallelLinear(int64_t in, int64_t out, bool bias, bool pa
            "RowParallelLinear expects positive in_features and out_features, but got {} and {}.",
            in, out);
   distributed::even_shard(in, group->rank(), group->size(), "RowParallelLinear's in_features");
-  const uint64_t seed = seed_ ? *seed_ : next_generator_seed();
-  const double bound = 1.0 / std::sqrt(static_cast<double>(in));
-  weight = register_parameter(
-      "weight",
-      shard_parameter("weight", Tensor::uniform({out, in}, -bound, bound, derive_seed(seed, 0))));
-  if (bias)
-    this->bias =
-        register_parameter("bias", Tensor::uniform({out}, -bound, bound, derive_seed(seed, 1)));
+  const WholeLinear whole = whole_linear(in, out, bias, seed_);
+  weight = register_parameter("weight", shard_parameter("weight", whole.weight));
+  if (bias) this->bias = register_parameter("bias", whole.bias);  // whole on every rank
 }
 
 Tensor RowParallelLinear::shard_parameter(const std::string& name, const Tensor& full) const {
