@@ -58,7 +58,7 @@ namespace tt::ops::cuda::attention {
 
 inline constexpr const char* kKernel = "attention";
 
-enum class Impl : int { kGeneric = 0, kMma = 1, kSimt = 2 };
+enum class Impl : int { kGeneric = 0, kMma = 1, kSimt = 2, kWgmma = 3 };
 
 struct AttnConfig {
   Impl impl = Impl::kGeneric;
@@ -103,5 +103,22 @@ void launch_simt(const AttnConfig& c, const AttentionProblem& p, const AttnLaunc
                  cudaStream_t stream);
 void launch_mma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
                 cudaStream_t stream);
+
+// ---- wgmma (sm_90a; attention_wgmma.cu in this build's sm90 object library) ----
+// Keys of the transposed V are padded to a multiple of this (the largest tile).
+inline constexpr int64_t kVtPad = 128;
+// Whether this build has the wgmma kernels (the sm_90a code of ops/CMakeLists.txt).
+#if defined(TT_SM90_GEMM) && TT_SM90_GEMM
+inline constexpr bool kWgmmaCompiled = true;
+#else
+inline constexpr bool kWgmmaCompiled = false;
+#endif
+// Dynamic shared memory of a wgmma launch: Q, two stages of K and Vt (accurate: each
+// with its lo half), the alignment pad.
+inline int64_t wgmma_smem_bytes(int64_t e, int warps, int block_n, bool accurate) {
+  return (int64_t{16} * warps * e + int64_t{4} * block_n * e) * 4 * (accurate ? 2 : 1) + 1024;
+}
+void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
+                  cudaStream_t stream);
 
 }  // namespace tt::ops::cuda::attention

@@ -33,6 +33,11 @@ std::vector<AttnConfig> compiled_table() {
   if (E == 64) t.push_back({Impl::kMma, W, AttnConfig{}.rows, BN});
   TT_ATTN_MMA_VARIANTS(TT_X)
 #undef TT_X
+  // wgmma: the union over head dims (128 takes 64-key tiles only: the space's rule).
+#define TT_X(E, WG, BN) \
+  if (E == 64) t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN});
+  TT_ATTN_WGMMA_VARIANTS(TT_X)
+#undef TT_X
   return t;
 }
 
@@ -59,13 +64,17 @@ const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
   static const auto d = [] {
     const std::vector<AttnConfig> t = compiled_table();
     return autotune::Descriptor<AttnConfig>("attention")
-        .impl(&AttnConfig::impl,
-              {{"generic", Impl::kGeneric}, {"simt", Impl::kSimt}, {"mma", Impl::kMma}})
+        .impl(&AttnConfig::impl, {{"generic", Impl::kGeneric},
+                                  {"simt", Impl::kSimt},
+                                  {"mma", Impl::kMma},
+                                  {"wgmma", Impl::kWgmma}})
         .field("warps", &AttnConfig::warps,
-               distinct(t, {Impl::kGeneric, Impl::kMma}, &AttnConfig::warps), {"generic", "mma"})
+               distinct(t, {Impl::kGeneric, Impl::kMma, Impl::kWgmma}, &AttnConfig::warps),
+               {"generic", "mma", "wgmma"})
         .field("rows", &AttnConfig::rows,
                distinct(t, {Impl::kGeneric, Impl::kSimt}, &AttnConfig::rows), {"generic", "simt"})
-        .field("bn", &AttnConfig::block_n, distinct(t, {Impl::kMma}, &AttnConfig::block_n), {"mma"})
+        .field("bn", &AttnConfig::block_n,
+               distinct(t, {Impl::kMma, Impl::kWgmma}, &AttnConfig::block_n), {"mma", "wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
   return d;
@@ -86,6 +95,7 @@ bool tiled_eligible(const AttentionProblem& p, const AttnLaunch& a) {
 }
 
 int64_t smem_bytes(const AttnConfig& c, const AttentionProblem& p) {
+  if (c.impl == Impl::kWgmma) return wgmma_smem_bytes(p.E, c.warps, c.block_n, false);
   if (c.impl == Impl::kMma) return int64_t{2} * 2 * c.block_n * (p.E + 4) * 4;
   if (c.impl == Impl::kSimt) {
     const int64_t bm = 16 * c.rows;
@@ -158,6 +168,27 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
   std::vector<std::string> impls = {"generic"};
   if (tiled_ok) impls.push_back("simt");
   if (offer_mma) impls.push_back("mma");
+  // wgmma, on sm_90 with this build's sm_90a code: tf32 at head dims 64 and 128,
+  // accurate at 64 (its hi/lo tiles at 128 pass the shared memory).
+  const bool acc = precision == Precision::accurate;
+  const bool offer_wgmma =
+      tiled_ok && kWgmmaCompiled &&
+      ((precision == Precision::tf32 && (p.E == 64 || p.E == 128)) || (acc && p.E == 64));
+  if (offer_wgmma) {
+    impls.push_back("wgmma");
+    if (limits.known && !(limits.cc_major == 9 && limits.cc_minor == 0)) {
+      rules.push_back(
+          {fmt::format("the wgmma kernels need compute capability 9.0; this GPU has {}.{}",
+                       limits.cc_major, limits.cc_minor),
+           [](const AttnConfig&) { return false; },
+           {"wgmma"}});
+    }
+    rules.push_back({"the wgmma tiles (Q, two stages of K and Vt) must fit 227 KB of shared memory",
+                     [p, acc](const AttnConfig& c) {
+                       return wgmma_smem_bytes(p.E, c.warps, c.block_n, acc) <= 232448;
+                     },
+                     {"wgmma"}});
+  }
   // Shared memory of an H100 block where the device is not known (the portable space).
   const int64_t max_smem = limits.known ? limits.max_shared_per_block : 227 * 1024;
   return AttnConfig::descriptor().space(

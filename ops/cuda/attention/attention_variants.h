@@ -35,3 +35,19 @@
   TT_ATTN_MMA_VARIANTS_E(X, 32) \
   TT_ATTN_MMA_VARIANTS_E(X, 64) \
   TT_ATTN_MMA_VARIANTS_E(X, 128)
+
+// wgmma (sm_90a): X(E, WG, BN) with WG consumer warpgroups of 64 query rows
+// (config warps = 4 * WG) and BN keys per tile. Head dim 128 takes 64-key tiles only:
+// Q and two stages of K and Vt at 128 keys pass the 227 KB of shared memory.
+#define TT_ATTN_WGMMA_VARIANTS(X) \
+  X(64, 1, 64)                    \
+  X(64, 1, 128)                   \
+  X(64, 2, 64)                    \
+  X(64, 2, 128)                   \
+  X(128, 1, 64)                   \
+  X(128, 2, 64)
+
+// wgmma in accurate mode (the hi/lo halves double the tiles): head dim 64, 64-key tiles.
+#define TT_ATTN_WGMMA_ACCURATE_VARIANTS(X) \
+  X(64, 1, 64)                             \
+  X(64, 2, 64)

@@ -1,0 +1,444 @@
+// The wgmma variants of the attention family (attention.h): flash attention on sm_90a
+// warpgroup MMAs in tf32. Compiled for sm_90a alone (ops/CMakeLists.txt), like the
+// GEMM family's sm90 kernels whose helpers it shares (gemm/sm90/wgmma_util.cuh).
+//
+// tf32 wgmma takes both operands K-major. S = Q K^T is: Q [L, E] and K [S, E] with E
+// contiguous. O = P V is not (V [S, Ev] is MN-major), so a pre-pass writes V
+// transposed, Vt [Ev, S'] per batch (S' = S rounded up to kVtPad, zeros past S),
+// rounded to nearest TF32, and with the keys of every group of 8 in the order
+// 0,2,4,6,1,3,5,7: then S's accumulator registers are, as they stand, the A fragment
+// of mma_rs (thread (g, t) holds keys 2t and 2t+1 of each 8-key chunk, and mma_rs's
+// A wants k-indices t and t+4), with no shuffle.
+//
+// Per block: 1-2 consumer warpgroups of 64 query rows each; Q (scaled by scale *
+// log2 e, rounded to TF32) in shared memory for the whole run; K and Vt tiles of BN
+// keys by cp.async into a double-buffered ring, in the 128-byte swizzled K-major
+// layout wgmma's descriptors read; online softmax in base 2 on the accumulators (row
+// statistics across the 4 threads of a quad). Tiles wholly above a causal diagonal are
+// never loaded; heaviest causal query tiles first.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/cuda/check.h"
+#include "core/error.h"
+#include "core/tensor.h"
+#include "ops/cuda/attention/attention.h"
+#include "ops/cuda/attention/attention_kernels.cuh"
+#include "ops/cuda/attention/attention_variants.h"
+#include "ops/cuda/gemm/sm90/wgmma_tf32.cuh"
+#include "ops/cuda/gemm/sm90/wgmma_util.cuh"
+
+namespace tt::ops::cuda::attention {
+namespace {
+
+namespace sm90 = tt::ops::cuda::gemm::sm90;
+using sm90::detail::fence_regs;
+using sm90::detail::smem_u32;
+using sm90::detail::sw128_desc;
+using sm90::detail::tf32_lo;
+using sm90::detail::tf32_rna;
+using sm90::detail::wgmma_commit;
+using sm90::detail::wgmma_fence;
+using sm90::detail::wgmma_wait;
+
+// accurate (ACC): Q's hi and lo halves; a stage holds K, Vt, then K's lo (split in
+// shared memory by the threads that loaded it) and Vt's lo (from the pre-pass).
+template <int E, int BN, int WG, bool ACC>
+struct WgTraits {
+  static constexpr int kBM = 64 * WG;
+  static constexpr int kThreads = 128 * WG;
+  static constexpr int kQBytes = kBM * E * 4 * (ACC ? 2 : 1);
+  static constexpr int kKBytes = BN * E * 4;
+  static constexpr int kStageBytes = kKBytes * (ACC ? 4 : 2);
+  static constexpr int kSmemBytes = kQBytes + 2 * kStageBytes + 1024;  // + alignment pad
+  static_assert(E % 32 == 0 && BN % 32 == 0, "whole 128-byte swizzle rows");
+  static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB a block can take");
+};
+
+// Offset in floats of element (r, 4 * c4) of a [rows, cols] K-major tile stored as
+// 32-float panels ([cols / 32][rows][32]), each 128-byte row's 16-byte chunks XORed
+// with the row's low three bits (the layout sw128_desc describes; needs the panel
+// 1024-byte aligned).
+__device__ __forceinline__ int swz(int r, int c4, int rows) {
+  return (c4 / 8) * rows * 32 + r * 32 + (((c4 % 8) ^ (r % 8)) * 4);
+}
+
+__device__ __forceinline__ void fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// Vt[b][e][j'] = V[b][key(j')][e], key(j') the 0,2,4,6,1,3,5,7 order inside each group of 8,
+// rounded to TF32; zeros past S. 32 x 32 tiles through shared memory. `lo` (accurate):
+// the rest, v - hi rounded to TF32, into the same place of a second array.
+__global__ void __launch_bounds__(256)
+    attention_vt_kernel(KernelArgs a, float* vt, float* lo, int64_t sp) {
+  __shared__ float tile[32][33];
+  const AttentionProblem& p = a.p;
+  const int64_t b = blockIdx.z;
+  const int64_t j0 = int64_t{blockIdx.x} * 32;
+  const int e0 = blockIdx.y * 32;
+  const float* vb = a.v + batch_offset(p, p.v, b);
+  const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
+  for (int r = ty; r < 32; r += 8) {
+    const int64_t j = j0 + r;
+    tile[r][tx] = j < p.S ? vb[j * p.v.row + (e0 + tx) * p.v.col] : 0.f;
+  }
+  __syncthreads();
+  const int u = tx % 8;
+  const int key = (tx & ~7) + (u < 4 ? 2 * u : 2 * (u - 4) + 1);
+  for (int r = ty; r < 32; r += 8) {
+    const int64_t at = (b * p.Ev + e0 + r) * sp + j0 + tx;
+    const float x = tile[key][r], hi = tf32_rna(x);
+    vt[at] = hi;
+    if (lo) lo[at] = tf32_rna(x - hi);
+  }
+}
+
+// ACC: the 3xTF32 split of both products (the mma kernel's accurate scheme): S =
+// Qhi K + (Qlo K + Qhi Klo), the small cross terms in an accumulator of their own; P
+// split in registers, each tile's Plo Vt + Phi Vtlo + Phi Vt in fresh accumulators (64
+// columns at a time) promoted into O by IEEE FMA; scores in base e (expf), as strict.
+template <int E, int BN, int WG, bool ACC>
+__global__ void __launch_bounds__(128 * WG, 1)
+    attention_wgmma_kernel(const __grid_constant__ KernelArgs a, const float* vt,
+                           const float* vt_lo, int64_t sp) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using T = WgTraits<E, BN, WG, ACC>;
+  constexpr int BM = T::kBM;
+  constexpr int NT = BN / 8;  // 8-key chunks of a tile: the k-steps of P V
+  constexpr int KT = E / 8;   // k-steps of Q K^T
+  constexpr int SR = BN / 2;  // S accumulator registers per thread
+  constexpr int OR = E / 2;   // O accumulator registers per thread
+  const AttentionProblem& p = a.p;
+  extern __shared__ uint8_t smem_raw[];
+  // The swizzle atoms need 1024-byte alignment; the dynamic base only promises 16.
+  const uint32_t raw_addr = smem_u32(smem_raw);
+  uint8_t* smem = smem_raw + (((raw_addr + 1023u) & ~1023u) - raw_addr);
+  float* qs = reinterpret_cast<float*>(smem);
+  const uint32_t q_addr = smem_u32(qs);
+  const auto stage_k = [&](int s) {
+    return reinterpret_cast<float*>(smem + T::kQBytes + s * T::kStageBytes);
+  };
+
+  const int tid = threadIdx.x;
+  const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int64_t mt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const int64_t m0 = mt * BM;
+  const int64_t b = blockIdx.y;
+  const BatchBase base = batch_base(a, b);
+  const float* vtb = vt + b * E * sp;
+  const float* vtb_lo = ACC ? vt_lo + b * E * sp : nullptr;
+  const int64_t rA = m0 + wg * 64 + warp * 16 + g, rB = rA + 8;
+
+  for (int i = tid; i < BM * E / 4; i += T::kThreads) {
+    const int r = i / (E / 4), c4 = i % (E / 4);
+    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (m0 + r < p.L) x = *reinterpret_cast<const float4*>(base.q + (m0 + r) * p.q.row + c4 * 4);
+    const float4 y = make_float4(x.x * a.scale, x.y * a.scale, x.z * a.scale, x.w * a.scale);
+    const float4 h = make_float4(tf32_rna(y.x), tf32_rna(y.y), tf32_rna(y.z), tf32_rna(y.w));
+    *reinterpret_cast<float4*>(qs + swz(r, c4, BM)) = h;
+    if constexpr (ACC) {
+      *reinterpret_cast<float4*>(qs + BM * E + swz(r, c4, BM)) = make_float4(
+          tf32_rna(y.x - h.x), tf32_rna(y.y - h.y), tf32_rna(y.z - h.z), tf32_rna(y.w - h.w));
+    }
+  }
+
+  const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
+  const int tiles = static_cast<int>((keys + BN - 1) / BN);
+  const auto load = [&](int tile, int s) {
+    const int64_t n0 = int64_t{tile} * BN;
+    float* ks = stage_k(s);
+    float* vs = ks + BN * E;
+    for (int i = tid; i < BN * E / 4; i += T::kThreads) {
+      const int r = i / (E / 4), c4 = i % (E / 4);
+      const int64_t j = n0 + r;
+      const bool ok = j < p.S;
+      cp_async16(ks + swz(r, c4, BN), base.k + (ok ? j : 0) * p.k.row + c4 * 4, ok);
+    }
+    for (int i = tid; i < E * BN / 4; i += T::kThreads) {
+      const int e = i / (BN / 4), c4 = i % (BN / 4);
+      cp_async16(vs + swz(e, c4, E), vtb + e * sp + n0 + c4 * 4, true);
+      if constexpr (ACC) {
+        cp_async16(vs + 2 * BN * E + swz(e, c4, E), vtb_lo + e * sp + n0 + c4 * 4, true);
+      }
+    }
+    cp_async_commit();
+  };
+  // accurate: K's lo beside the stage, each thread over the chunks it loaded (its own
+  // cp.async writes are visible to it after the wait). The tensor core reads the raw
+  // tile as hi (truncated to TF32); lo = rna(k - trunc(k)) makes the split exact.
+  [[maybe_unused]] const auto split_k = [&](int s) {
+    const float* ks = stage_k(s);
+    float* kl = stage_k(s) + 2 * BN * E;
+    for (int i = tid; i < BN * E / 4; i += T::kThreads) {
+      const int at = swz(i / (E / 4), i % (E / 4), BN);
+      const float4 x = *reinterpret_cast<const float4*>(ks + at);
+      *reinterpret_cast<float4*>(kl + at) =
+          make_float4(tf32_lo(x.x), tf32_lo(x.y), tf32_lo(x.z), tf32_lo(x.w));
+    }
+  };
+
+  float o[OR];
+#pragma unroll
+  for (int i = 0; i < OR; ++i) o[i] = 0.f;
+  float mA = -INFINITY, mB = -INFINITY, lA = 0.f, lB = 0.f;
+  // tf32: scores in base 2 (the scale carries log2 e); accurate: base e.
+  constexpr float kMaskMul = ACC ? 1.f : 1.4426950408889634f;
+  const auto exp_ = [](float x) { return ACC ? expf(x) : exp2f(x); };
+
+  if (tiles > 0) load(0, 0);
+  for (int tile = 0; tile < tiles; ++tile) {
+    const int s = tile & 1;
+    if (tile + 1 < tiles) {
+      load(tile + 1, s ^ 1);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    if constexpr (ACC) split_k(s);
+    // The tiles (and Q) were written through the generic proxy; wgmma reads through
+    // the async one.
+    fence_proxy_async();
+    __syncthreads();
+    const uint32_t k_addr = smem_u32(stage_k(s));
+    const uint32_t v_addr = k_addr + T::kKBytes;
+    [[maybe_unused]] const uint32_t kl_addr = k_addr + 2 * T::kKBytes;
+    [[maybe_unused]] const uint32_t vl_addr = k_addr + 3 * T::kKBytes;
+
+    float sc[SR];
+#pragma unroll
+    for (int i = 0; i < SR; ++i) sc[i] = 0.f;
+    fence_regs(sc);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < KT; ++kk) {
+      const uint32_t koff = (kk % 4) * 32;
+      const uint64_t da = sw128_desc(q_addr + (kk / 4) * BM * 128 + wg * 64 * 128 + koff);
+      const uint64_t db = sw128_desc(k_addr + (kk / 4) * BN * 128 + koff);
+      sm90::WgmmaTf32<BN>::mma(sc, da, db, kk > 0 ? 1 : 0);
+    }
+    [[maybe_unused]] float ss[ACC ? SR : 1];
+    if constexpr (ACC) {
+#pragma unroll
+      for (int i = 0; i < SR; ++i) ss[i] = 0.f;
+      fence_regs(ss);
+#pragma unroll
+      for (int kk = 0; kk < KT; ++kk) {
+        const uint32_t koff = (kk % 4) * 32;
+        const uint32_t qo = (kk / 4) * BM * 128 + wg * 64 * 128 + koff;
+        const uint32_t ko = (kk / 4) * BN * 128 + koff;
+        sm90::WgmmaTf32<BN>::mma(ss, sw128_desc(q_addr + BM * E * 4 + qo), sw128_desc(k_addr + ko),
+                                 kk > 0 ? 1 : 0);
+        sm90::WgmmaTf32<BN>::mma(ss, sw128_desc(q_addr + qo), sw128_desc(kl_addr + ko), 1);
+      }
+    }
+    wgmma_commit();
+    wgmma_wait<0>();
+    fence_regs(sc);
+    if constexpr (ACC) {
+      fence_regs(ss);
+#pragma unroll
+      for (int i = 0; i < SR; ++i) sc[i] += ss[i];
+    }
+
+    const int64_t n0 = int64_t{tile} * BN;
+    // Keys past S, above the causal diagonal or masked out.
+    const bool edge = n0 + BN > p.S || (p.causal && n0 + BN - 1 > m0) || a.mask;
+    if (edge) {
+#pragma unroll
+      for (int j = 0; j < NT; ++j) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const int64_t row = i < 2 ? rA : rB;
+          const int64_t col = n0 + j * 8 + 2 * t + (i & 1);
+          float& x = sc[4 * j + i];
+          if (col >= p.S || (p.causal && col > row)) {
+            x = -INFINITY;
+          } else if (a.mask && row < p.L) {
+            x += mask_term(p, a.mask, base.mask + row * p.mask.row, col, kMaskMul);
+          }
+        }
+      }
+    }
+    float tA = -INFINITY, tB = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      tA = fmaxf(tA, fmaxf(sc[4 * j], sc[4 * j + 1]));
+      tB = fmaxf(tB, fmaxf(sc[4 * j + 2], sc[4 * j + 3]));
+    }
+#pragma unroll
+    for (int off = 1; off < 4; off *= 2) {
+      tA = fmaxf(tA, __shfl_xor_sync(0xffffffffu, tA, off));
+      tB = fmaxf(tB, __shfl_xor_sync(0xffffffffu, tB, off));
+    }
+    const float nA = fmaxf(mA, tA), nB = fmaxf(mB, tB);
+    // A row that has seen only -inf keeps base 0: exp2 gives 0, never -inf - -inf.
+    const float baseA = nA == -INFINITY ? 0.f : nA, baseB = nB == -INFINITY ? 0.f : nB;
+    const float alphaA = exp_(mA - baseA), alphaB = exp_(mB - baseB);
+    mA = nA;
+    mB = nB;
+    float sumA = 0.f, sumB = 0.f;
+    uint32_t pa[NT][4];
+    [[maybe_unused]] uint32_t pl[ACC ? NT : 1][4];
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      const float p0 = exp_(sc[4 * j] - baseA), p1 = exp_(sc[4 * j + 1] - baseA);
+      const float p2 = exp_(sc[4 * j + 2] - baseB), p3 = exp_(sc[4 * j + 3] - baseB);
+      sumA += p0 + p1;
+      sumB += p2 + p3;
+      // k-index t is key 2t, t + 4 is key 2t + 1 (Vt's key order).
+      const float pf[4] = {p0, p2, p1, p3};
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        pa[j][i] = to_tf32(pf[i]);
+        if constexpr (ACC) pl[j][i] = to_tf32(pf[i] - __uint_as_float(pa[j][i]));
+      }
+    }
+    lA = lA * alphaA + sumA;
+    lB = lB * alphaB + sumB;
+    if constexpr (ACC) {
+      // 64 output columns at a time: the tile's P V in fresh accumulators, promoted.
+#pragma unroll
+      for (int h = 0; h < E / 64; ++h) {
+        float pv[32];
+#pragma unroll
+        for (int i = 0; i < 32; ++i) pv[i] = 0.f;
+        fence_regs(pv);
+        wgmma_fence();
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          const uint32_t off = (j / 4) * E * 128 + h * 64 * 128 + (j % 4) * 32;
+          sm90::WgmmaTf32<64>::mma_rs(pv, pl[j], sw128_desc(v_addr + off), j > 0 ? 1 : 0);
+          sm90::WgmmaTf32<64>::mma_rs(pv, pa[j], sw128_desc(vl_addr + off), 1);
+          sm90::WgmmaTf32<64>::mma_rs(pv, pa[j], sw128_desc(v_addr + off), 1);
+        }
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_regs(pv);
+#pragma unroll
+        for (int n = 0; n < 8; ++n) {
+          float* on = o + h * 32 + 4 * n;
+          on[0] = fmaf(on[0], alphaA, pv[4 * n]);
+          on[1] = fmaf(on[1], alphaA, pv[4 * n + 1]);
+          on[2] = fmaf(on[2], alphaB, pv[4 * n + 2]);
+          on[3] = fmaf(on[3], alphaB, pv[4 * n + 3]);
+        }
+      }
+    } else {
+#pragma unroll
+      for (int n = 0; n < OR / 4; ++n) {
+        o[4 * n] *= alphaA;
+        o[4 * n + 1] *= alphaA;
+        o[4 * n + 2] *= alphaB;
+        o[4 * n + 3] *= alphaB;
+      }
+      fence_regs(o);
+      wgmma_fence();
+#pragma unroll
+      for (int j = 0; j < NT; ++j) {
+        const uint64_t db = sw128_desc(v_addr + (j / 4) * E * 128 + (j % 4) * 32);
+        sm90::WgmmaTf32<E>::mma_rs(o, pa[j], db, 1);
+      }
+      wgmma_commit();
+      wgmma_wait<0>();
+      fence_regs(o);
+    }
+    // Every warp is done with this stage before the next iteration's loads refill it.
+    __syncthreads();
+  }
+#pragma unroll
+  for (int off = 1; off < 4; off *= 2) {
+    lA += __shfl_xor_sync(0xffffffffu, lA, off);
+    lB += __shfl_xor_sync(0xffffffffu, lB, off);
+  }
+  // l == 0: every score was -inf; PyTorch's safe softmax gives zeros.
+  const float invA = lA > 0.f ? 1.f / lA : 0.f, invB = lB > 0.f ? 1.f / lB : 0.f;
+#pragma unroll
+  for (int n = 0; n < OR / 4; ++n) {
+    const int col = n * 8 + 2 * t;
+    if (rA < p.L) {
+      *reinterpret_cast<float2*>(base.out + rA * p.out.row + col) =
+          make_float2(o[4 * n] * invA, o[4 * n + 1] * invA);
+    }
+    if (rB < p.L) {
+      *reinterpret_cast<float2*>(base.out + rB * p.out.row + col) =
+          make_float2(o[4 * n + 2] * invB, o[4 * n + 3] * invB);
+    }
+  }
+#else
+  (void)a;
+  (void)vt;
+  (void)vt_lo;
+  (void)sp;
+#endif
+}
+
+}  // namespace
+
+void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
+                  cudaStream_t stream) {
+  TT_CHECK(a.precision != Precision::strict,
+           "attention: the wgmma kernels run in tf32 and accurate modes only (strict promises "
+           "IEEE FMA arithmetic)");
+  const bool acc = a.precision == Precision::accurate;
+  const int64_t batches = p.batch_count();
+  if (p.L == 0 || batches == 0) return;
+  const int64_t sp = (p.S + kVtPad - 1) / kVtPad * kVtPad;
+  int device = 0;
+  TT_CUDA_CHECK(cudaGetDevice(&device));
+  const double scale = acc ? p.scale : p.scale * 1.4426950408889634;
+  const KernelArgs args{p, a.q, a.k, a.v, a.mask, a.out, static_cast<float>(scale)};
+  // Vt (and its lo) lives until this function returns; the caching allocator hands its
+  // block to later work on the same stream only, which runs after the kernel.
+  const int64_t vt_floats = batches * p.Ev * sp;
+  Tensor vt;
+  float* vt_ptr = nullptr;
+  float* lo_ptr = nullptr;
+  if (sp > 0) {
+    vt = Tensor::empty({vt_floats * (acc ? 2 : 1)}, DType::F32, Device::cuda(device));
+    vt_ptr = static_cast<float*>(vt.data_ptr());
+    lo_ptr = acc ? vt_ptr + vt_floats : nullptr;
+    const dim3 grid(static_cast<unsigned>(sp / 32), static_cast<unsigned>(p.Ev / 32),
+                    static_cast<unsigned>(batches));
+    attention_vt_kernel<<<grid, 256, 0, stream>>>(args, vt_ptr, lo_ptr, sp);
+    TT_CUDA_CHECK_LAUNCH();
+  }
+  const size_t smem = static_cast<size_t>(wgmma_smem_bytes(p.E, c.warps, c.block_n, acc));
+#define TT_X(E_, WG_, BN_, ACC_)                                                            \
+  if (p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_ && acc == ACC_) {                 \
+    const auto kernel = attention_wgmma_kernel<E_, BN_, WG_, ACC_>;                         \
+    TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, \
+                                       static_cast<int>(smem)));                            \
+    const dim3 grid(static_cast<unsigned>((p.L + 64 * WG_ - 1) / (64 * WG_)),               \
+                    static_cast<unsigned>(batches));                                        \
+    kernel<<<grid, 128 * WG_, smem, stream>>>(args, vt_ptr, lo_ptr, sp);                    \
+    TT_CUDA_CHECK_LAUNCH();                                                                 \
+    return;                                                                                 \
+  }
+#define TT_X_TF32(E_, WG_, BN_) TT_X(E_, WG_, BN_, false)
+#define TT_X_ACC(E_, WG_, BN_) TT_X(E_, WG_, BN_, true)
+  TT_ATTN_WGMMA_VARIANTS(TT_X_TF32)
+  TT_ATTN_WGMMA_ACCURATE_VARIANTS(TT_X_ACC)
+#undef TT_X_ACC
+#undef TT_X_TF32
+#undef TT_X
+  TT_FAIL("attention: no wgmma variant for head dim {} with warps={} bn={} in {} mode", p.E,
+          c.warps, c.block_n, precision_name(a.precision));
+}
+
+// The host's shared-memory formula (attention.h) is the kernels' own.
+#define TT_X(E_, WG_, BN_, ACC_)                                                                 \
+  static_assert(WgTraits<E_, BN_, WG_, ACC_>::kSmemBytes ==                                      \
+                    (64 * WG_ * E_ * (ACC_ ? 2 : 1) + 4 * BN_ * E_ * (ACC_ ? 2 : 1)) * 4 + 1024, \
+                "wgmma_smem_bytes");
+#define TT_X_TF32(E_, WG_, BN_) TT_X(E_, WG_, BN_, false)
+#define TT_X_ACC(E_, WG_, BN_) TT_X(E_, WG_, BN_, true)
+TT_ATTN_WGMMA_VARIANTS(TT_X_TF32)
+TT_ATTN_WGMMA_ACCURATE_VARIANTS(TT_X_ACC)
+#undef TT_X_ACC
+#undef TT_X_TF32
+#undef TT_X
+
+}  // namespace tt::ops::cuda::attention
