@@ -474,6 +474,10 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
   variants.push_back({E, Precision::accurate, {at::Impl::kWgmma, 4 * WG, 4, BN}});
   TT_ATTN_WGMMA_ACCURATE_VARIANTS(TT_X)
 #undef TT_X
+#define TT_X(E, WG, BN, ST) \
+  variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, 1}});
+  TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
+#undef TT_X
   uint64_t seed = 500;
   for (const Case& c : cases) {
     Tensor q, k, v;

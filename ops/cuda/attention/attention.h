@@ -65,6 +65,7 @@ struct AttnConfig {
   int warps = 4;     // warps per block (mma: 16 query rows each)
   int rows = 4;      // generic: query rows per warp; simt: per thread (16x that per block)
   int block_n = 64;  // mma: keys per tile
+  int pipe = 0;      // wgmma: 0 block-synchronous double buffer, 1 warp-specialized
 
   autotune::Config to_config() const;
   static AttnConfig from_config(const autotune::Config& c);
@@ -118,6 +119,8 @@ inline constexpr bool kWgmmaCompiled = false;
 inline int64_t wgmma_smem_bytes(int64_t e, int warps, int block_n, bool accurate) {
   return (int64_t{16} * warps * e + int64_t{4} * block_n * e) * 4 * (accurate ? 2 : 1) + 1024;
 }
+// pipe=1: Q, the variant's ring of K and Vt tiles (attention_variants.h), its barriers.
+int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n);
 void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
                   cudaStream_t stream);
 

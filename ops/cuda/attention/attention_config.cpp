@@ -35,8 +35,14 @@ std::vector<AttnConfig> compiled_table() {
 #undef TT_X
   // wgmma: the union over head dims (128 takes 64-key tiles only: the space's rule).
 #define TT_X(E, WG, BN) \
-  if (E == 64) t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN});
+  if (E == 64) t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 0});
   TT_ATTN_WGMMA_VARIANTS(TT_X)
+#undef TT_X
+#define TT_X(E, WG, BN, ST)                                                                        \
+  if (std::find(t.begin(), t.end(), AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 1}) == \
+      t.end())                                                                                     \
+    t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 1});
+  TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
 #undef TT_X
   return t;
 }
@@ -57,7 +63,8 @@ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }  // namespace
 
 bool AttnConfig::operator==(const AttnConfig& o) const {
-  return std::tie(impl, warps, rows, block_n) == std::tie(o.impl, o.warps, o.rows, o.block_n);
+  return std::tie(impl, warps, rows, block_n, pipe) ==
+         std::tie(o.impl, o.warps, o.rows, o.block_n, o.pipe);
 }
 
 const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
@@ -75,6 +82,7 @@ const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
                distinct(t, {Impl::kGeneric, Impl::kSimt}, &AttnConfig::rows), {"generic", "simt"})
         .field("bn", &AttnConfig::block_n,
                distinct(t, {Impl::kMma, Impl::kWgmma}, &AttnConfig::block_n), {"mma", "wgmma"})
+        .field("pipe", &AttnConfig::pipe, {0, 1}, {"wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
   return d;
@@ -94,8 +102,21 @@ bool tiled_eligible(const AttentionProblem& p, const AttnLaunch& a) {
   return aligned16(a.q) && aligned16(a.k) && aligned16(a.v) && aligned16(a.out);
 }
 
+int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n) {
+#define TT_X(E, WG, BN, ST)                                                           \
+  if (e == E && warps == 4 * WG && block_n == BN) {                                   \
+    return (int64_t{64} * WG * E + int64_t{ST} * 2 * BN * E) * 4 + 2 * ST * 8 + 1024; \
+  }
+  TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
+#undef TT_X
+  return 0;  // no such variant
+}
+
 int64_t smem_bytes(const AttnConfig& c, const AttentionProblem& p) {
-  if (c.impl == Impl::kWgmma) return wgmma_smem_bytes(p.E, c.warps, c.block_n, false);
+  if (c.impl == Impl::kWgmma) {
+    return c.pipe == 1 ? wgmma_ws_smem_bytes(p.E, c.warps, c.block_n)
+                       : wgmma_smem_bytes(p.E, c.warps, c.block_n, false);
+  }
   if (c.impl == Impl::kMma) return int64_t{2} * 2 * c.block_n * (p.E + 4) * 4;
   if (c.impl == Impl::kSimt) {
     const int64_t bm = 16 * c.rows;

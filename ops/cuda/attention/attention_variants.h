@@ -51,3 +51,12 @@
 #define TT_ATTN_WGMMA_ACCURATE_VARIANTS(X) \
   X(64, 1, 64)                             \
   X(64, 2, 64)
+
+// wgmma pipe=1 (warp-specialized, tf32): X(E, WG, BN, STAGES), the deepest ring that
+// fits beside Q.
+#define TT_ATTN_WGMMA_WS_VARIANTS(X) \
+  X(64, 1, 64, 4)                    \
+  X(64, 2, 64, 4)                    \
+  X(64, 2, 128, 2)                   \
+  X(128, 1, 64, 3)                   \
+  X(128, 2, 64, 2)

@@ -375,6 +375,282 @@ __global__ void __launch_bounds__(128 * WG, 1)
 #endif
 }
 
+// ---- pipe=1: warp-specialized, with the next tile's S under this tile's softmax ----
+
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+}
+// Arrives once the calling thread's earlier cp.async copies have landed (noinc: the
+// arrival is one of the barrier's expected count).
+__device__ __forceinline__ void mbar_arrive_cp_async(uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_u32(bar))
+               : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  asm volatile(
+      "{\n.reg .pred P1;\nLAB_WAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n"
+      "@P1 bra DONE;\nbra LAB_WAIT;\nDONE:\n}\n" ::"r"(smem_u32(bar)),
+      "r"(parity)
+      : "memory");
+}
+
+template <int E, int BN, int WG, int STAGES>
+struct WsTraits {
+  static constexpr int kBM = 64 * WG;
+  static constexpr int kThreads = 128 * (WG + 1);  // the consumers, then the producer
+  // The producer keeps 40 registers; the consumers share the rest, in steps of 8.
+  static constexpr int kConsumerRegsRaw = (65536 - 128 * 40) / (128 * WG);
+  static constexpr int kConsumerRegs = (kConsumerRegsRaw > 240 ? 240 : kConsumerRegsRaw) / 8 * 8;
+  static constexpr int kQBytes = kBM * E * 4;
+  static constexpr int kKBytes = BN * E * 4;
+  static constexpr int kStageBytes = 2 * kKBytes;  // K, then Vt
+  static constexpr int kBarOffset = kQBytes + STAGES * kStageBytes;
+  static constexpr int kSmemBytes = kBarOffset + 2 * STAGES * 8 + 1024;
+  static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB a block can take");
+};
+
+// tf32. One producer warpgroup fills a STAGES-deep ring of K and Vt tiles by cp.async,
+// each stage's full barrier completing as the copies land; the consumer warpgroups run
+// free of each other (no block barrier in the loop), each giving a stage back (empty)
+// once its P V has read it. Inside a consumer, tile t + 1's S = Q K^T is issued before
+// tile t's softmax and runs under it, and tile t's P V runs under tile t + 1's softmax:
+// the tensor cores stay busy while the FMA and MUFU units work.
+template <int E, int BN, int WG, int STAGES>
+__global__ void __launch_bounds__(128 * (WG + 1), 1)
+    attention_wgmma_ws_kernel(const __grid_constant__ KernelArgs a, const float* vt, int64_t sp) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using T = WsTraits<E, BN, WG, STAGES>;
+  constexpr int BM = T::kBM;
+  constexpr int NT = BN / 8, KT = E / 8, SR = BN / 2, OR = E / 2;
+  const AttentionProblem& p = a.p;
+  extern __shared__ uint8_t smem_raw[];
+  const uint32_t raw_addr = smem_u32(smem_raw);
+  uint8_t* smem = smem_raw + (((raw_addr + 1023u) & ~1023u) - raw_addr);
+  float* qs = reinterpret_cast<float*>(smem);
+  const uint32_t q_addr = smem_u32(qs);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
+  uint64_t* empty = full + STAGES;
+  const auto stage_k = [&](int s) {
+    return reinterpret_cast<float*>(smem + T::kQBytes + s * T::kStageBytes);
+  };
+
+  const int tid = threadIdx.x;
+  const int64_t mt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const int64_t m0 = mt * BM;
+  const int64_t b = blockIdx.y;
+  const BatchBase base = batch_base(a, b);
+  const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
+  const int tiles = static_cast<int>((keys + BN - 1) / BN);
+
+  if (tid == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(&full[s], 128);
+      mbar_init(&empty[s], 4 * WG);
+    }
+  }
+  for (int i = tid; i < BM * E / 4; i += T::kThreads) {
+    const int r = i / (E / 4), c4 = i % (E / 4);
+    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (m0 + r < p.L) x = *reinterpret_cast<const float4*>(base.q + (m0 + r) * p.q.row + c4 * 4);
+    *reinterpret_cast<float4*>(qs + swz(r, c4, BM)) =
+        make_float4(tf32_rna(x.x * a.scale), tf32_rna(x.y * a.scale), tf32_rna(x.z * a.scale),
+                    tf32_rna(x.w * a.scale));
+  }
+  fence_proxy_async();
+  __syncthreads();
+
+  if (tid >= 128 * WG) {
+    // The producer warpgroup.
+    sm90::detail::setmaxnreg_dec<40>();
+    const int lane = tid % 128;
+    const float* vtb = vt + b * E * sp;
+    for (int tile = 0; tile < tiles; ++tile) {
+      const int s = tile % STAGES;
+      if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
+      const int64_t n0 = int64_t{tile} * BN;
+      float* ks = stage_k(s);
+      float* vs = ks + BN * E;
+      for (int i = lane; i < BN * E / 4; i += 128) {
+        const int r = i / (E / 4), c4 = i % (E / 4);
+        const int64_t j = n0 + r;
+        const bool ok = j < p.S;
+        cp_async16(ks + swz(r, c4, BN), base.k + (ok ? j : 0) * p.k.row + c4 * 4, ok);
+      }
+      for (int i = lane; i < E * BN / 4; i += 128) {
+        const int e = i / (BN / 4), c4 = i % (BN / 4);
+        cp_async16(vs + swz(e, c4, E), vtb + e * sp + n0 + c4 * 4, true);
+      }
+      mbar_arrive_cp_async(&full[s]);
+    }
+    cp_async_wait<0>();
+    return;
+  }
+
+  sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
+  const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int64_t rA = m0 + wg * 64 + warp * 16 + g, rB = rA + 8;
+  const uint32_t qa = q_addr + wg * 64 * 128;
+  // S = Q K^T of the tile in stage s into `acc` (issued and committed, not waited).
+  const auto issue_s = [&](float(&acc)[SR], int s) {
+    const uint32_t k_addr = smem_u32(stage_k(s));
+#pragma unroll
+    for (int i = 0; i < SR; ++i) acc[i] = 0.f;
+    fence_regs(acc);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < KT; ++kk) {
+      const uint32_t koff = (kk % 4) * 32;
+      sm90::WgmmaTf32<BN>::mma(acc, sw128_desc(qa + (kk / 4) * BM * 128 + koff),
+                               sw128_desc(k_addr + (kk / 4) * BN * 128 + koff), kk > 0 ? 1 : 0);
+    }
+    wgmma_commit();
+  };
+
+  float o[OR];
+#pragma unroll
+  for (int i = 0; i < OR; ++i) o[i] = 0.f;
+  float mA = -INFINITY, mB = -INFINITY, lA = 0.f, lB = 0.f;
+  float sc[SR], sn[SR];
+  if (tiles > 0) {
+    mbar_wait(&full[0], 0);
+    fence_proxy_async();
+    issue_s(sc, 0);
+    wgmma_wait<0>();
+    fence_regs(sc);
+  }
+  for (int tile = 0; tile < tiles; ++tile) {
+    const int s = tile % STAGES;
+    const bool next = tile + 1 < tiles;
+    if (next) {
+      const int s1 = (tile + 1) % STAGES;
+      mbar_wait(&full[s1], ((tile + 1) / STAGES) & 1);
+      fence_proxy_async();
+      issue_s(sn, s1);
+    }
+    const int64_t n0 = int64_t{tile} * BN;
+    const bool edge = n0 + BN > p.S || (p.causal && n0 + BN - 1 > m0) || a.mask;
+    if (edge) {
+#pragma unroll
+      for (int j = 0; j < NT; ++j) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const int64_t row = i < 2 ? rA : rB;
+          const int64_t col = n0 + j * 8 + 2 * t + (i & 1);
+          float& x = sc[4 * j + i];
+          if (col >= p.S || (p.causal && col > row)) {
+            x = -INFINITY;
+          } else if (a.mask && row < p.L) {
+            x += mask_term(p, a.mask, base.mask + row * p.mask.row, col, 1.4426950408889634f);
+          }
+        }
+      }
+    }
+    float tA = -INFINITY, tB = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      tA = fmaxf(tA, fmaxf(sc[4 * j], sc[4 * j + 1]));
+      tB = fmaxf(tB, fmaxf(sc[4 * j + 2], sc[4 * j + 3]));
+    }
+#pragma unroll
+    for (int off = 1; off < 4; off *= 2) {
+      tA = fmaxf(tA, __shfl_xor_sync(0xffffffffu, tA, off));
+      tB = fmaxf(tB, __shfl_xor_sync(0xffffffffu, tB, off));
+    }
+    const float nA = fmaxf(mA, tA), nB = fmaxf(mB, tB);
+    const float baseA = nA == -INFINITY ? 0.f : nA, baseB = nB == -INFINITY ? 0.f : nB;
+    const float alphaA = exp2f(mA - baseA), alphaB = exp2f(mB - baseB);
+    mA = nA;
+    mB = nB;
+    float sumA = 0.f, sumB = 0.f;
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      sc[4 * j] = exp2f(sc[4 * j] - baseA);
+      sc[4 * j + 1] = exp2f(sc[4 * j + 1] - baseA);
+      sc[4 * j + 2] = exp2f(sc[4 * j + 2] - baseB);
+      sc[4 * j + 3] = exp2f(sc[4 * j + 3] - baseB);
+      sumA += sc[4 * j] + sc[4 * j + 1];
+      sumB += sc[4 * j + 2] + sc[4 * j + 3];
+    }
+    lA = lA * alphaA + sumA;
+    lB = lB * alphaB + sumB;
+    // The previous tile's P V has landed (only this tile's S_next may still run): its
+    // stage goes back to the producer, and O may be rescaled.
+    if (next) {
+      wgmma_wait<1>();
+    } else {
+      wgmma_wait<0>();
+    }
+    fence_regs(o);
+    if (tile > 0) {
+      __syncwarp();
+      if (lane == 0) mbar_arrive(&empty[(tile - 1) % STAGES]);
+    }
+#pragma unroll
+    for (int n = 0; n < OR / 4; ++n) {
+      o[4 * n] *= alphaA;
+      o[4 * n + 1] *= alphaA;
+      o[4 * n + 2] *= alphaB;
+      o[4 * n + 3] *= alphaB;
+    }
+    // P as mma_rs's A fragment only now: the previous P V read the last one until the wait.
+    uint32_t pa[NT][4];
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      pa[j][0] = to_tf32(sc[4 * j]);
+      pa[j][1] = to_tf32(sc[4 * j + 2]);
+      pa[j][2] = to_tf32(sc[4 * j + 1]);
+      pa[j][3] = to_tf32(sc[4 * j + 3]);
+    }
+    fence_regs(o);
+    wgmma_fence();
+    const uint32_t v_addr = smem_u32(stage_k(s)) + T::kKBytes;
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      sm90::WgmmaTf32<E>::mma_rs(o, pa[j], sw128_desc(v_addr + (j / 4) * E * 128 + (j % 4) * 32),
+                                 1);
+    }
+    wgmma_commit();
+    if (next) {
+      // S_next (committed before this P V) has landed; the P V runs on.
+      wgmma_wait<1>();
+      fence_regs(sn);
+#pragma unroll
+      for (int i = 0; i < SR; ++i) sc[i] = sn[i];
+    }
+  }
+  wgmma_wait<0>();
+  fence_regs(o);
+#pragma unroll
+  for (int off = 1; off < 4; off *= 2) {
+    lA += __shfl_xor_sync(0xffffffffu, lA, off);
+    lB += __shfl_xor_sync(0xffffffffu, lB, off);
+  }
+  const float invA = lA > 0.f ? 1.f / lA : 0.f, invB = lB > 0.f ? 1.f / lB : 0.f;
+#pragma unroll
+  for (int n = 0; n < OR / 4; ++n) {
+    const int col = n * 8 + 2 * t;
+    if (rA < p.L) {
+      *reinterpret_cast<float2*>(base.out + rA * p.out.row + col) =
+          make_float2(o[4 * n] * invA, o[4 * n + 1] * invA);
+    }
+    if (rB < p.L) {
+      *reinterpret_cast<float2*>(base.out + rB * p.out.row + col) =
+          make_float2(o[4 * n + 2] * invB, o[4 * n + 3] * invB);
+    }
+  }
+#else
+  (void)a;
+  (void)vt;
+  (void)sp;
+#endif
+}
+
 }  // namespace
 
 void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
@@ -404,6 +680,28 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
                     static_cast<unsigned>(batches));
     attention_vt_kernel<<<grid, 256, 0, stream>>>(args, vt_ptr, lo_ptr, sp);
     TT_CUDA_CHECK_LAUNCH();
+  }
+  if (c.pipe == 1) {
+    TT_CHECK(!acc, "attention: wgmma pipe=1 runs in tf32 mode only");
+    const size_t smem = static_cast<size_t>(wgmma_ws_smem_bytes(p.E, c.warps, c.block_n));
+#define TT_X(E_, WG_, BN_, ST_)                                                             \
+  if (p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {                                \
+    static_assert(WsTraits<E_, BN_, WG_, ST_>::kSmemBytes ==                                \
+                      (64 * WG_ * E_ + ST_ * 2 * BN_ * E_) * 4 + 2 * ST_ * 8 + 1024,        \
+                  "wgmma_ws_smem_bytes");                                                   \
+    const auto kernel = attention_wgmma_ws_kernel<E_, BN_, WG_, ST_>;                       \
+    TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, \
+                                       static_cast<int>(smem)));                            \
+    const dim3 grid(static_cast<unsigned>((p.L + 64 * WG_ - 1) / (64 * WG_)),               \
+                    static_cast<unsigned>(batches));                                        \
+    kernel<<<grid, 128 * (WG_ + 1), smem, stream>>>(args, vt_ptr, sp);                      \
+    TT_CUDA_CHECK_LAUNCH();                                                                 \
+    return;                                                                                 \
+  }
+    TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
+#undef TT_X
+    TT_FAIL("attention: no wgmma pipe=1 variant for head dim {} with warps={} bn={}", p.E, c.warps,
+            c.block_n);
   }
   const size_t smem = static_cast<size_t>(wgmma_smem_bytes(p.E, c.warps, c.block_n, acc));
 #define TT_X(E_, WG_, BN_, ACC_)                                                            \

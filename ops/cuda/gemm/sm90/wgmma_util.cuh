@@ -1,7 +1,7 @@
 // Helpers of the sm_90a wgmma kernels shared by the GEMM family (tc_gemm_kernel.cuh)
 // and the attention family (ops/cuda/attention/sm90/): the shared-memory descriptor of
 // a 128-byte-swizzled K-major tile, the wgmma fence/commit/wait, a register fence that
-// keeps the compiler's hands off asynchronous accumulators, and the TF32 split.
+// keeps the compiler's hands off asynchronous accumulators, setmaxnreg, and the TF32 split.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -40,6 +40,17 @@ template <int R>
 __device__ __forceinline__ void fence_regs(float (&r)[R]) {
 #pragma unroll
   for (int i = 0; i < R; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+
+// Register budgets of warp-specialized kernels: the producer gives registers back, the
+// consumers take them.
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
 }
 
 // Round to nearest (ties away) to TF32: the hi half of the split; x - hi is exact.
