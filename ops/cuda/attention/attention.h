@@ -94,8 +94,8 @@ std::string problem_key(const AttentionProblem& p, bool aligned, Precision preci
 autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision precision,
                            const tt::cuda::DeviceLimits& limits);
 // The untuned config; max_smem: the device's shared memory per block.
-AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, Precision precision,
-                       int64_t max_smem);
+AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bool wgmma_ok,
+                       Precision precision, int64_t max_smem);
 AttnConfig choose(const AttentionProblem& p, const AttnLaunch& a, int device);
 
 void launch_generic(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,

@@ -142,9 +142,15 @@ std::string problem_key(const AttentionProblem& p, bool aligned, Precision preci
       .str();
 }
 
-AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, Precision precision,
-                       int64_t max_smem) {
+AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bool wgmma_ok,
+                       Precision precision, int64_t max_smem) {
   const int rows = AttnConfig{}.rows, warps = AttnConfig{}.warps;
+  if (wgmma_ok) {
+    // H200 sweep (tools/device/attention_harness.cpp, B8 H16 T1024 E64): two consumer
+    // warpgroups won in both modes, 128-key tiles in tf32 (0.291 ms vs mma's 0.368),
+    // 64 in accurate (0.570 vs 0.917).
+    return {Impl::kWgmma, 8, rows, precision == Precision::tf32 && p.E == 64 ? 128 : 64, 0};
+  }
   if (mma_ok && precision != Precision::strict) {
     // The H100 sweeps (tools/device/attention_harness.cpp, attention_kernel_bench.cu at
     // B8 H16 T1024 and B2 H16 T4096): tf32 takes 4 warps and 64-key tiles at head dim
@@ -195,6 +201,9 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
   const bool offer_wgmma =
       tiled_ok && kWgmmaCompiled &&
       ((precision == Precision::tf32 && (p.E == 64 || p.E == 128)) || (acc && p.E == 64));
+  // The default takes wgmma only where the device is known to run it.
+  const bool wgmma_on_device =
+      offer_wgmma && limits.known && limits.cc_major == 9 && limits.cc_minor == 0;
   if (offer_wgmma) {
     impls.push_back("wgmma");
     if (limits.known && !(limits.cc_major == 9 && limits.cc_minor == 0)) {
@@ -213,7 +222,8 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
   // Shared memory of an H100 block where the device is not known (the portable space).
   const int64_t max_smem = limits.known ? limits.max_shared_per_block : 227 * 1024;
   return AttnConfig::descriptor().space(
-      kKernel, rules, default_for(p, tiled_ok, offer_mma, precision, max_smem), impls);
+      kKernel, rules, default_for(p, tiled_ok, offer_mma, wgmma_on_device, precision, max_smem),
+      impls);
 }
 
 AttnConfig choose(const AttentionProblem& p, const AttnLaunch& a, int device) {
