@@ -68,6 +68,169 @@ __device__ __forceinline__ void fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
+// A consumer thread's place in the accumulators (thread (warp, lane) of a warpgroup
+// holds rows rA = 16 warp + lane / 4 and rB = rA + 8, columns 8j + 2 (lane % 4) (+1) of
+// each 8-column chunk j) and the rows' running max and sum of the online softmax.
+struct Rows {
+  int64_t rA, rB;
+  int t;
+  float mA = -INFINITY, mB = -INFINITY, lA = 0.f, lB = 0.f;
+};
+
+// Scores of keys past S, above the causal diagonal or masked out, in the tile of BN keys
+// from n0 of the query tile from m0 (`mask_mul`: the scale of the score's base).
+template <int SR>
+__device__ __forceinline__ void mask_tile(float (&sc)[SR], const KernelArgs& a,
+                                          const BatchBase& base, const Rows& r, int64_t n0,
+                                          int64_t m0, float mask_mul) {
+  const AttentionProblem& p = a.p;
+  constexpr int BN = 2 * SR;
+  if (!(n0 + BN > p.S || (p.causal && n0 + BN - 1 > m0) || a.mask)) return;
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int64_t row = i < 2 ? r.rA : r.rB;
+      const int64_t col = n0 + j * 8 + 2 * r.t + (i & 1);
+      float& x = sc[4 * j + i];
+      if (col >= p.S || (p.causal && col > row)) {
+        x = -INFINITY;
+      } else if (a.mask && row < p.L) {
+        x += mask_term(p, a.mask, base.mask + row * p.mask.row, col, mask_mul);
+      }
+    }
+  }
+}
+
+// One tile of the online softmax, in place: the scores become P = exp(s - running max)
+// (base 2, or e where BASE_E), the running max and sum move on; returns the factors
+// (alpha) by which the rows' O must shrink.
+template <bool BASE_E, int SR>
+__device__ __forceinline__ float2 softmax_tile(float (&sc)[SR], Rows& r) {
+  const auto ex = [](float x) { return BASE_E ? expf(x) : exp2f(x); };
+  float tA = -INFINITY, tB = -INFINITY;
+#pragma unroll
+  for (int j = 0; j < SR / 4; ++j) {
+    tA = fmaxf(tA, fmaxf(sc[4 * j], sc[4 * j + 1]));
+    tB = fmaxf(tB, fmaxf(sc[4 * j + 2], sc[4 * j + 3]));
+  }
+#pragma unroll
+  for (int off = 1; off < 4; off *= 2) {
+    tA = fmaxf(tA, __shfl_xor_sync(0xffffffffu, tA, off));
+    tB = fmaxf(tB, __shfl_xor_sync(0xffffffffu, tB, off));
+  }
+  const float nA = fmaxf(r.mA, tA), nB = fmaxf(r.mB, tB);
+  // A row that has seen only -inf keeps base 0: exp gives 0, never -inf - -inf.
+  const float baseA = nA == -INFINITY ? 0.f : nA, baseB = nB == -INFINITY ? 0.f : nB;
+  const float2 alpha = make_float2(ex(r.mA - baseA), ex(r.mB - baseB));
+  r.mA = nA;
+  r.mB = nB;
+  float sumA = 0.f, sumB = 0.f;
+#pragma unroll
+  for (int j = 0; j < SR / 4; ++j) {
+    sc[4 * j] = ex(sc[4 * j] - baseA);
+    sc[4 * j + 1] = ex(sc[4 * j + 1] - baseA);
+    sc[4 * j + 2] = ex(sc[4 * j + 2] - baseB);
+    sc[4 * j + 3] = ex(sc[4 * j + 3] - baseB);
+    sumA += sc[4 * j] + sc[4 * j + 1];
+    sumB += sc[4 * j + 2] + sc[4 * j + 3];
+  }
+  r.lA = r.lA * alpha.x + sumA;
+  r.lB = r.lB * alpha.y + sumB;
+  return alpha;
+}
+
+// P (softmax_tile's output) as mma_rs's A fragments, rounded to TF32: k-index t is key
+// 2t, t + 4 is key 2t + 1 (Vt's key order). LO: the rest, p - hi, also rounded.
+template <bool LO, int SR>
+__device__ __forceinline__ void p_fragments(const float (&sc)[SR], uint32_t (&hi)[SR / 4][4],
+                                            uint32_t (&lo)[LO ? SR / 4 : 1][4]) {
+#pragma unroll
+  for (int j = 0; j < SR / 4; ++j) {
+    const float pf[4] = {sc[4 * j], sc[4 * j + 2], sc[4 * j + 1], sc[4 * j + 3]};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      hi[j][i] = to_tf32(pf[i]);
+      if constexpr (LO) lo[j][i] = to_tf32(pf[i] - __uint_as_float(hi[j][i]));
+    }
+  }
+}
+
+template <int OR>
+__device__ __forceinline__ void scale_rows(float (&o)[OR], float2 f) {
+#pragma unroll
+  for (int n = 0; n < OR / 4; ++n) {
+    o[4 * n] *= f.x;
+    o[4 * n + 1] *= f.x;
+    o[4 * n + 2] *= f.y;
+    o[4 * n + 3] *= f.y;
+  }
+}
+
+// O / l into the output rows below L (l == 0: every score was -inf; PyTorch's safe
+// softmax gives zeros).
+template <int OR>
+__device__ __forceinline__ void store_rows(float (&o)[OR], Rows r, const AttentionProblem& p,
+                                           float* out) {
+#pragma unroll
+  for (int off = 1; off < 4; off *= 2) {
+    r.lA += __shfl_xor_sync(0xffffffffu, r.lA, off);
+    r.lB += __shfl_xor_sync(0xffffffffu, r.lB, off);
+  }
+  scale_rows(o, make_float2(r.lA > 0.f ? 1.f / r.lA : 0.f, r.lB > 0.f ? 1.f / r.lB : 0.f));
+#pragma unroll
+  for (int n = 0; n < OR / 4; ++n) {
+    const int col = n * 8 + 2 * r.t;
+    if (r.rA < p.L) {
+      *reinterpret_cast<float2*>(out + r.rA * p.out.row + col) =
+          make_float2(o[4 * n], o[4 * n + 1]);
+    }
+    if (r.rB < p.L) {
+      *reinterpret_cast<float2*>(out + r.rB * p.out.row + col) =
+          make_float2(o[4 * n + 2], o[4 * n + 3]);
+    }
+  }
+}
+
+// Q's rows m0.. (zeros past L), scaled and rounded to TF32, into its swizzled tile;
+// LO: the rest beside it. Threads tid, tid + threads, ...
+template <int E, int BM, bool LO>
+__device__ __forceinline__ void load_q(float* qs, const KernelArgs& a, const float* qb, int64_t m0,
+                                       int tid, int threads) {
+  for (int i = tid; i < BM * E / 4; i += threads) {
+    const int r = i / (E / 4), c4 = i % (E / 4);
+    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (m0 + r < a.p.L) x = *reinterpret_cast<const float4*>(qb + (m0 + r) * a.p.q.row + c4 * 4);
+    const float4 y = make_float4(x.x * a.scale, x.y * a.scale, x.z * a.scale, x.w * a.scale);
+    const float4 h = make_float4(tf32_rna(y.x), tf32_rna(y.y), tf32_rna(y.z), tf32_rna(y.w));
+    *reinterpret_cast<float4*>(qs + swz(r, c4, BM)) = h;
+    if constexpr (LO) {
+      *reinterpret_cast<float4*>(qs + BM * E + swz(r, c4, BM)) = make_float4(
+          tf32_rna(y.x - h.x), tf32_rna(y.y - h.y), tf32_rna(y.z - h.z), tf32_rna(y.w - h.w));
+    }
+  }
+}
+
+// The cp.async copies of key tile n0: K's rows (zeros past S) into ks, Vt's columns
+// into vs (and vt_lo's into vs_lo where given). Threads tid, tid + threads, ...
+template <int E, int BN>
+__device__ __forceinline__ void load_kv(float* ks, float* vs, float* vs_lo,
+                                        const AttentionProblem& p, const float* kb,
+                                        const float* vtb, const float* vtb_lo, int64_t sp,
+                                        int64_t n0, int tid, int threads) {
+  for (int i = tid; i < BN * E / 4; i += threads) {
+    const int r = i / (E / 4), c4 = i % (E / 4);
+    const int64_t j = n0 + r;
+    const bool ok = j < p.S;
+    cp_async16(ks + swz(r, c4, BN), kb + (ok ? j : 0) * p.k.row + c4 * 4, ok);
+  }
+  for (int i = tid; i < E * BN / 4; i += threads) {
+    const int e = i / (BN / 4), c4 = i % (BN / 4);
+    cp_async16(vs + swz(e, c4, E), vtb + e * sp + n0 + c4 * 4, true);
+    if (vs_lo) cp_async16(vs_lo + swz(e, c4, E), vtb_lo + e * sp + n0 + c4 * 4, true);
+  }
+}
+
 // Vt[b][e][j'] = V[b][key(j')][e], key(j') the 0,2,4,6,1,3,5,7 order inside each group of 8,
 // rounded to TF32; zeros past S. 32 x 32 tiles through shared memory. `lo` (accurate):
 // the rest, v - hi rounded to TF32, into the same place of a second array.
@@ -123,47 +286,25 @@ __global__ void __launch_bounds__(128 * WG, 1)
 
   const int tid = threadIdx.x;
   const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
-  const int g = lane / 4, t = lane % 4;
+  // Heaviest causal tiles first: the last query tiles attend the most keys.
   const int64_t mt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
   const int64_t m0 = mt * BM;
   const int64_t b = blockIdx.y;
   const BatchBase base = batch_base(a, b);
   const float* vtb = vt + b * E * sp;
   const float* vtb_lo = ACC ? vt_lo + b * E * sp : nullptr;
-  const int64_t rA = m0 + wg * 64 + warp * 16 + g, rB = rA + 8;
+  Rows rows;
+  rows.rA = m0 + wg * 64 + warp * 16 + lane / 4;
+  rows.rB = rows.rA + 8;
+  rows.t = lane % 4;
 
-  for (int i = tid; i < BM * E / 4; i += T::kThreads) {
-    const int r = i / (E / 4), c4 = i % (E / 4);
-    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (m0 + r < p.L) x = *reinterpret_cast<const float4*>(base.q + (m0 + r) * p.q.row + c4 * 4);
-    const float4 y = make_float4(x.x * a.scale, x.y * a.scale, x.z * a.scale, x.w * a.scale);
-    const float4 h = make_float4(tf32_rna(y.x), tf32_rna(y.y), tf32_rna(y.z), tf32_rna(y.w));
-    *reinterpret_cast<float4*>(qs + swz(r, c4, BM)) = h;
-    if constexpr (ACC) {
-      *reinterpret_cast<float4*>(qs + BM * E + swz(r, c4, BM)) = make_float4(
-          tf32_rna(y.x - h.x), tf32_rna(y.y - h.y), tf32_rna(y.z - h.z), tf32_rna(y.w - h.w));
-    }
-  }
-
+  load_q<E, BM, ACC>(qs, a, base.q, m0, tid, T::kThreads);
   const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
   const int tiles = static_cast<int>((keys + BN - 1) / BN);
   const auto load = [&](int tile, int s) {
-    const int64_t n0 = int64_t{tile} * BN;
     float* ks = stage_k(s);
-    float* vs = ks + BN * E;
-    for (int i = tid; i < BN * E / 4; i += T::kThreads) {
-      const int r = i / (E / 4), c4 = i % (E / 4);
-      const int64_t j = n0 + r;
-      const bool ok = j < p.S;
-      cp_async16(ks + swz(r, c4, BN), base.k + (ok ? j : 0) * p.k.row + c4 * 4, ok);
-    }
-    for (int i = tid; i < E * BN / 4; i += T::kThreads) {
-      const int e = i / (BN / 4), c4 = i % (BN / 4);
-      cp_async16(vs + swz(e, c4, E), vtb + e * sp + n0 + c4 * 4, true);
-      if constexpr (ACC) {
-        cp_async16(vs + 2 * BN * E + swz(e, c4, E), vtb_lo + e * sp + n0 + c4 * 4, true);
-      }
-    }
+    load_kv<E, BN>(ks, ks + BN * E, ACC ? ks + 3 * BN * E : nullptr, p, base.k, vtb, vtb_lo, sp,
+                   int64_t{tile} * BN, tid, T::kThreads);
     cp_async_commit();
   };
   // accurate: K's lo beside the stage, each thread over the chunks it loaded (its own
@@ -183,10 +324,8 @@ __global__ void __launch_bounds__(128 * WG, 1)
   float o[OR];
 #pragma unroll
   for (int i = 0; i < OR; ++i) o[i] = 0.f;
-  float mA = -INFINITY, mB = -INFINITY, lA = 0.f, lB = 0.f;
   // tf32: scores in base 2 (the scale carries log2 e); accurate: base e.
   constexpr float kMaskMul = ACC ? 1.f : 1.4426950408889634f;
-  const auto exp_ = [](float x) { return ACC ? expf(x) : exp2f(x); };
 
   if (tiles > 0) load(0, 0);
   for (int tile = 0; tile < tiles; ++tile) {
@@ -243,61 +382,11 @@ __global__ void __launch_bounds__(128 * WG, 1)
       for (int i = 0; i < SR; ++i) sc[i] += ss[i];
     }
 
-    const int64_t n0 = int64_t{tile} * BN;
-    // Keys past S, above the causal diagonal or masked out.
-    const bool edge = n0 + BN > p.S || (p.causal && n0 + BN - 1 > m0) || a.mask;
-    if (edge) {
-#pragma unroll
-      for (int j = 0; j < NT; ++j) {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const int64_t row = i < 2 ? rA : rB;
-          const int64_t col = n0 + j * 8 + 2 * t + (i & 1);
-          float& x = sc[4 * j + i];
-          if (col >= p.S || (p.causal && col > row)) {
-            x = -INFINITY;
-          } else if (a.mask && row < p.L) {
-            x += mask_term(p, a.mask, base.mask + row * p.mask.row, col, kMaskMul);
-          }
-        }
-      }
-    }
-    float tA = -INFINITY, tB = -INFINITY;
-#pragma unroll
-    for (int j = 0; j < NT; ++j) {
-      tA = fmaxf(tA, fmaxf(sc[4 * j], sc[4 * j + 1]));
-      tB = fmaxf(tB, fmaxf(sc[4 * j + 2], sc[4 * j + 3]));
-    }
-#pragma unroll
-    for (int off = 1; off < 4; off *= 2) {
-      tA = fmaxf(tA, __shfl_xor_sync(0xffffffffu, tA, off));
-      tB = fmaxf(tB, __shfl_xor_sync(0xffffffffu, tB, off));
-    }
-    const float nA = fmaxf(mA, tA), nB = fmaxf(mB, tB);
-    // A row that has seen only -inf keeps base 0: exp2 gives 0, never -inf - -inf.
-    const float baseA = nA == -INFINITY ? 0.f : nA, baseB = nB == -INFINITY ? 0.f : nB;
-    const float alphaA = exp_(mA - baseA), alphaB = exp_(mB - baseB);
-    mA = nA;
-    mB = nB;
-    float sumA = 0.f, sumB = 0.f;
+    mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, kMaskMul);
+    const float2 alpha = softmax_tile<ACC>(sc, rows);
     uint32_t pa[NT][4];
     [[maybe_unused]] uint32_t pl[ACC ? NT : 1][4];
-#pragma unroll
-    for (int j = 0; j < NT; ++j) {
-      const float p0 = exp_(sc[4 * j] - baseA), p1 = exp_(sc[4 * j + 1] - baseA);
-      const float p2 = exp_(sc[4 * j + 2] - baseB), p3 = exp_(sc[4 * j + 3] - baseB);
-      sumA += p0 + p1;
-      sumB += p2 + p3;
-      // k-index t is key 2t, t + 4 is key 2t + 1 (Vt's key order).
-      const float pf[4] = {p0, p2, p1, p3};
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        pa[j][i] = to_tf32(pf[i]);
-        if constexpr (ACC) pl[j][i] = to_tf32(pf[i] - __uint_as_float(pa[j][i]));
-      }
-    }
-    lA = lA * alphaA + sumA;
-    lB = lB * alphaB + sumB;
+    p_fragments<ACC>(sc, pa, pl);
     if constexpr (ACC) {
       // 64 output columns at a time: the tile's P V in fresh accumulators, promoted.
 #pragma unroll
@@ -320,20 +409,14 @@ __global__ void __launch_bounds__(128 * WG, 1)
 #pragma unroll
         for (int n = 0; n < 8; ++n) {
           float* on = o + h * 32 + 4 * n;
-          on[0] = fmaf(on[0], alphaA, pv[4 * n]);
-          on[1] = fmaf(on[1], alphaA, pv[4 * n + 1]);
-          on[2] = fmaf(on[2], alphaB, pv[4 * n + 2]);
-          on[3] = fmaf(on[3], alphaB, pv[4 * n + 3]);
+          on[0] = fmaf(on[0], alpha.x, pv[4 * n]);
+          on[1] = fmaf(on[1], alpha.x, pv[4 * n + 1]);
+          on[2] = fmaf(on[2], alpha.y, pv[4 * n + 2]);
+          on[3] = fmaf(on[3], alpha.y, pv[4 * n + 3]);
         }
       }
     } else {
-#pragma unroll
-      for (int n = 0; n < OR / 4; ++n) {
-        o[4 * n] *= alphaA;
-        o[4 * n + 1] *= alphaA;
-        o[4 * n + 2] *= alphaB;
-        o[4 * n + 3] *= alphaB;
-      }
+      scale_rows(o, alpha);
       fence_regs(o);
       wgmma_fence();
 #pragma unroll
@@ -348,25 +431,7 @@ __global__ void __launch_bounds__(128 * WG, 1)
     // Every warp is done with this stage before the next iteration's loads refill it.
     __syncthreads();
   }
-#pragma unroll
-  for (int off = 1; off < 4; off *= 2) {
-    lA += __shfl_xor_sync(0xffffffffu, lA, off);
-    lB += __shfl_xor_sync(0xffffffffu, lB, off);
-  }
-  // l == 0: every score was -inf; PyTorch's safe softmax gives zeros.
-  const float invA = lA > 0.f ? 1.f / lA : 0.f, invB = lB > 0.f ? 1.f / lB : 0.f;
-#pragma unroll
-  for (int n = 0; n < OR / 4; ++n) {
-    const int col = n * 8 + 2 * t;
-    if (rA < p.L) {
-      *reinterpret_cast<float2*>(base.out + rA * p.out.row + col) =
-          make_float2(o[4 * n] * invA, o[4 * n + 1] * invA);
-    }
-    if (rB < p.L) {
-      *reinterpret_cast<float2*>(base.out + rB * p.out.row + col) =
-          make_float2(o[4 * n + 2] * invB, o[4 * n + 3] * invB);
-    }
-  }
+  store_rows(o, rows, p, base.out);
 #else
   (void)a;
   (void)vt;
@@ -403,8 +468,9 @@ template <int E, int BN, int WG, int STAGES>
 struct WsTraits {
   static constexpr int kBM = 64 * WG;
   static constexpr int kThreads = 128 * (WG + 1);  // the consumers, then the producer
-  // The producer keeps 40 registers; the consumers share the rest, in steps of 8.
-  static constexpr int kConsumerRegsRaw = (65536 - 128 * 40) / (128 * WG);
+  // The producer keeps kProducerRegs; the consumers share the rest, in steps of 8.
+  static constexpr int kProducerRegs = 56;  // 40 spilled its address arithmetic
+  static constexpr int kConsumerRegsRaw = (65536 - 128 * kProducerRegs) / (128 * WG);
   static constexpr int kConsumerRegs = (kConsumerRegsRaw > 240 ? 240 : kConsumerRegsRaw) / 8 * 8;
   static constexpr int kQBytes = kBM * E * 4;
   static constexpr int kKBytes = BN * E * 4;
@@ -453,38 +519,20 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       mbar_init(&empty[s], 4 * WG);
     }
   }
-  for (int i = tid; i < BM * E / 4; i += T::kThreads) {
-    const int r = i / (E / 4), c4 = i % (E / 4);
-    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (m0 + r < p.L) x = *reinterpret_cast<const float4*>(base.q + (m0 + r) * p.q.row + c4 * 4);
-    *reinterpret_cast<float4*>(qs + swz(r, c4, BM)) =
-        make_float4(tf32_rna(x.x * a.scale), tf32_rna(x.y * a.scale), tf32_rna(x.z * a.scale),
-                    tf32_rna(x.w * a.scale));
-  }
+  load_q<E, BM, false>(qs, a, base.q, m0, tid, T::kThreads);
   fence_proxy_async();
   __syncthreads();
 
   if (tid >= 128 * WG) {
     // The producer warpgroup.
-    sm90::detail::setmaxnreg_dec<40>();
-    const int lane = tid % 128;
+    sm90::detail::setmaxnreg_dec<T::kProducerRegs>();
     const float* vtb = vt + b * E * sp;
     for (int tile = 0; tile < tiles; ++tile) {
       const int s = tile % STAGES;
       if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
-      const int64_t n0 = int64_t{tile} * BN;
       float* ks = stage_k(s);
-      float* vs = ks + BN * E;
-      for (int i = lane; i < BN * E / 4; i += 128) {
-        const int r = i / (E / 4), c4 = i % (E / 4);
-        const int64_t j = n0 + r;
-        const bool ok = j < p.S;
-        cp_async16(ks + swz(r, c4, BN), base.k + (ok ? j : 0) * p.k.row + c4 * 4, ok);
-      }
-      for (int i = lane; i < E * BN / 4; i += 128) {
-        const int e = i / (BN / 4), c4 = i % (BN / 4);
-        cp_async16(vs + swz(e, c4, E), vtb + e * sp + n0 + c4 * 4, true);
-      }
+      load_kv<E, BN>(ks, ks + BN * E, nullptr, p, base.k, vtb, nullptr, sp, int64_t{tile} * BN,
+                     tid - 128 * WG, 128);
       mbar_arrive_cp_async(&full[s]);
     }
     cp_async_wait<0>();
@@ -493,8 +541,10 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
 
   sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
   const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
-  const int g = lane / 4, t = lane % 4;
-  const int64_t rA = m0 + wg * 64 + warp * 16 + g, rB = rA + 8;
+  Rows rows;
+  rows.rA = m0 + wg * 64 + warp * 16 + lane / 4;
+  rows.rB = rows.rA + 8;
+  rows.t = lane % 4;
   const uint32_t qa = q_addr + wg * 64 * 128;
   // S = Q K^T of the tile in stage s into `acc` (issued and committed, not waited).
   const auto issue_s = [&](float(&acc)[SR], int s) {
@@ -515,7 +565,6 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
   float o[OR];
 #pragma unroll
   for (int i = 0; i < OR; ++i) o[i] = 0.f;
-  float mA = -INFINITY, mB = -INFINITY, lA = 0.f, lB = 0.f;
   float sc[SR], sn[SR];
   if (tiles > 0) {
     mbar_wait(&full[0], 0);
@@ -533,52 +582,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       fence_proxy_async();
       issue_s(sn, s1);
     }
-    const int64_t n0 = int64_t{tile} * BN;
-    const bool edge = n0 + BN > p.S || (p.causal && n0 + BN - 1 > m0) || a.mask;
-    if (edge) {
-#pragma unroll
-      for (int j = 0; j < NT; ++j) {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const int64_t row = i < 2 ? rA : rB;
-          const int64_t col = n0 + j * 8 + 2 * t + (i & 1);
-          float& x = sc[4 * j + i];
-          if (col >= p.S || (p.causal && col > row)) {
-            x = -INFINITY;
-          } else if (a.mask && row < p.L) {
-            x += mask_term(p, a.mask, base.mask + row * p.mask.row, col, 1.4426950408889634f);
-          }
-        }
-      }
-    }
-    float tA = -INFINITY, tB = -INFINITY;
-#pragma unroll
-    for (int j = 0; j < NT; ++j) {
-      tA = fmaxf(tA, fmaxf(sc[4 * j], sc[4 * j + 1]));
-      tB = fmaxf(tB, fmaxf(sc[4 * j + 2], sc[4 * j + 3]));
-    }
-#pragma unroll
-    for (int off = 1; off < 4; off *= 2) {
-      tA = fmaxf(tA, __shfl_xor_sync(0xffffffffu, tA, off));
-      tB = fmaxf(tB, __shfl_xor_sync(0xffffffffu, tB, off));
-    }
-    const float nA = fmaxf(mA, tA), nB = fmaxf(mB, tB);
-    const float baseA = nA == -INFINITY ? 0.f : nA, baseB = nB == -INFINITY ? 0.f : nB;
-    const float alphaA = exp2f(mA - baseA), alphaB = exp2f(mB - baseB);
-    mA = nA;
-    mB = nB;
-    float sumA = 0.f, sumB = 0.f;
-#pragma unroll
-    for (int j = 0; j < NT; ++j) {
-      sc[4 * j] = exp2f(sc[4 * j] - baseA);
-      sc[4 * j + 1] = exp2f(sc[4 * j + 1] - baseA);
-      sc[4 * j + 2] = exp2f(sc[4 * j + 2] - baseB);
-      sc[4 * j + 3] = exp2f(sc[4 * j + 3] - baseB);
-      sumA += sc[4 * j] + sc[4 * j + 1];
-      sumB += sc[4 * j + 2] + sc[4 * j + 3];
-    }
-    lA = lA * alphaA + sumA;
-    lB = lB * alphaB + sumB;
+    mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, 1.4426950408889634f);
+    const float2 alpha = softmax_tile<false>(sc, rows);
     // The previous tile's P V has landed (only this tile's S_next may still run): its
     // stage goes back to the producer, and O may be rescaled.
     if (next) {
@@ -591,22 +596,10 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       __syncwarp();
       if (lane == 0) mbar_arrive(&empty[(tile - 1) % STAGES]);
     }
-#pragma unroll
-    for (int n = 0; n < OR / 4; ++n) {
-      o[4 * n] *= alphaA;
-      o[4 * n + 1] *= alphaA;
-      o[4 * n + 2] *= alphaB;
-      o[4 * n + 3] *= alphaB;
-    }
+    scale_rows(o, alpha);
     // P as mma_rs's A fragment only now: the previous P V read the last one until the wait.
-    uint32_t pa[NT][4];
-#pragma unroll
-    for (int j = 0; j < NT; ++j) {
-      pa[j][0] = to_tf32(sc[4 * j]);
-      pa[j][1] = to_tf32(sc[4 * j + 2]);
-      pa[j][2] = to_tf32(sc[4 * j + 1]);
-      pa[j][3] = to_tf32(sc[4 * j + 3]);
-    }
+    uint32_t pa[NT][4], unused[1][4];
+    p_fragments<false>(sc, pa, unused);
     fence_regs(o);
     wgmma_fence();
     const uint32_t v_addr = smem_u32(stage_k(s)) + T::kKBytes;
@@ -626,24 +619,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
   }
   wgmma_wait<0>();
   fence_regs(o);
-#pragma unroll
-  for (int off = 1; off < 4; off *= 2) {
-    lA += __shfl_xor_sync(0xffffffffu, lA, off);
-    lB += __shfl_xor_sync(0xffffffffu, lB, off);
-  }
-  const float invA = lA > 0.f ? 1.f / lA : 0.f, invB = lB > 0.f ? 1.f / lB : 0.f;
-#pragma unroll
-  for (int n = 0; n < OR / 4; ++n) {
-    const int col = n * 8 + 2 * t;
-    if (rA < p.L) {
-      *reinterpret_cast<float2*>(base.out + rA * p.out.row + col) =
-          make_float2(o[4 * n] * invA, o[4 * n + 1] * invA);
-    }
-    if (rB < p.L) {
-      *reinterpret_cast<float2*>(base.out + rB * p.out.row + col) =
-          make_float2(o[4 * n + 2] * invB, o[4 * n + 3] * invB);
-    }
-  }
+  store_rows(o, rows, p, base.out);
 #else
   (void)a;
   (void)vt;
