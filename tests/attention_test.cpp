@@ -589,13 +589,22 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     ops::AttentionProblem e32 = p;
     e32.E = e32.Ev = 32;
     EXPECT_FALSE(offers_wgmma(e32, Precision::tf32, hopper));
+    // pipe=1 is tf32 only.
+    for (const autotune::Config& c : at::space(p, true, Precision::accurate, hopper).enumerate()) {
+      EXPECT_EQ(c.str().find("pipe=1"), std::string::npos) << c.str();
+    }
     ops::AttentionProblem e128 = p;
     e128.E = e128.Ev = 128;
+    std::string wgmma128;
     for (const autotune::Config& c : at::space(e128, true, Precision::tf32, hopper).enumerate()) {
-      EXPECT_FALSE(c.str().find("impl=wgmma") != std::string::npos &&
-                   c.str().find("bn=128") != std::string::npos)
-          << c.str();
+      if (c.str().find("impl=wgmma") != std::string::npos) wgmma128 += c.str() + ";";
     }
+    // Head dim 128: 64-key tiles only, and pipe=1 with one consumer warpgroup only (two
+    // have room for only two stages).
+    EXPECT_EQ(wgmma128,
+              "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=4,bn=64,pipe=1;"
+              "impl=wgmma,warps=8,bn=64,pipe=0;")
+        << wgmma128;
   }
   ops::AttentionProblem odd = p;
   odd.E = odd.Ev = 40;

@@ -215,9 +215,17 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
     }
     rules.push_back({"the wgmma tiles (Q, two stages of K and Vt) must fit 227 KB of shared memory",
                      [p, acc](const AttnConfig& c) {
-                       return wgmma_smem_bytes(p.E, c.warps, c.block_n, acc) <= 232448;
+                       return c.pipe == 1 ||
+                              wgmma_smem_bytes(p.E, c.warps, c.block_n, acc) <= 232448;
                      },
                      {"wgmma"}});
+    rules.push_back(
+        {"wgmma pipe=1 runs in tf32 mode only, with the variants of its head dim "
+         "(ops/cuda/attention/attention_variants.h)",
+         [p, acc](const AttnConfig& c) {
+           return c.pipe == 0 || (!acc && wgmma_ws_smem_bytes(p.E, c.warps, c.block_n) > 0);
+         },
+         {"wgmma"}});
   }
   // Shared memory of an H100 block where the device is not known (the portable space).
   const int64_t max_smem = limits.known ? limits.max_shared_per_block : 227 * 1024;

@@ -53,9 +53,10 @@
   X(64, 2, 64)
 
 // wgmma pipe=1 (warp-specialized, tf32): X(E, WG, BN, STAGES), the deepest ring that
-// fits beside Q.
+// fits beside Q. At least 3 stages: a consumer gives tile t's stage back only once its
+// P V has landed, during tile t + 1, after it has waited for tile t + 2's K (2 stages
+// deadlocked at head dim 128 with two consumers; 3 do not fit there).
 #define TT_ATTN_WGMMA_WS_VARIANTS(X) \
   X(64, 1, 64, 4)                    \
   X(64, 2, 64, 4)                    \
-  X(128, 1, 64, 3)                   \
-  X(128, 2, 64, 2)
+  X(128, 1, 64, 3)

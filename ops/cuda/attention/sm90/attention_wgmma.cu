@@ -478,6 +478,7 @@ struct WsTraits {
   static constexpr int kBarOffset = kQBytes + STAGES * kStageBytes;
   static constexpr int kSmemBytes = kBarOffset + 2 * STAGES * 8 + 1024;
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB a block can take");
+  static_assert(STAGES >= 3, "a stage comes back one tile late: two would deadlock");
 };
 
 // tf32. One producer warpgroup fills a STAGES-deep ring of K and Vt tiles by cp.async,
