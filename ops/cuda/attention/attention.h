@@ -3,7 +3,7 @@
 // problem), their config (the tunable knobs), the parameter space per problem and
 // precision mode, and the run-time choice.
 //
-// Three implementations, one online-softmax algorithm (running row max and sum, the
+// Four implementations, one online-softmax algorithm (running row max and sum, the
 // output rescaled as the max grows, every key tile read once per query tile; tiles
 // wholly above a causal diagonal are never loaded):
 //   generic  any head dims, any mask, any strides: a warp holds `rows` query rows,
@@ -23,6 +23,11 @@
 //            lo*hi) of both products, P split as well, S's cross terms accumulated
 //            apart and each tile's P V promoted into O by IEEE FMA. Offered in tf32 and accurate
 //            modes only (strict promises IEEE FMA arithmetic).
+//   wgmma    sm_90a (sm90/attention_wgmma.cu): both products on warpgroup MMAs, V
+//            transposed by a pre-pass (tf32 wgmma reads B K-major only), K/Vt tiles by
+//            cp.async into swizzled shared memory; pipe 0 block-synchronous (tf32 at head
+//            dims 64/128, accurate at 64), pipe 1 warp-specialized with S of the next
+//            tile under this tile's softmax (tf32). Compute capability 9.0 only.
 //
 // Kernel name and problem key in the tuning database:
 //   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool,align=16B,precision=P

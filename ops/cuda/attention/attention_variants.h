@@ -1,7 +1,8 @@
 // The compiled variants of the attention family, as X-macro tables: the descriptor's
 // candidates and compiled-table constraint (attention_config.cpp) and the launchers'
-// template instantiations (attention_generic.cu, attention_simt.cu, attention_mma_e*.cu) read the
-// same lists, so a config the space offers always has a kernel.
+// template instantiations (attention_generic.cu, attention_simt.cu, attention_mma_e*.cu,
+// sm90/attention_wgmma.cu) read the same lists, so a config the space offers always has
+// a kernel.
 #pragma once
 
 // generic: X(WARPS, ROWS)
