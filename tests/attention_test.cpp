@@ -307,6 +307,26 @@ TEST(MultiheadAttention, ErrorsNameTheMistake) {
 
 // ---- the CUDA family, per precision mode, against float64 ----
 
+// The GPU tests' masks: 1 additive [L, S], 2 boolean [B, 1, L, S] with row 3 of each
+// batch fully masked; none otherwise.
+Tensor case_mask(int kind, int64_t B, int64_t L, int64_t S, uint64_t& seed) {
+  if (kind == 1) return Tensor::randn({L, S}, seed++);
+  if (kind != 2) return Tensor();
+  std::vector<uint8_t> bytes;
+  for (float x : Tensor::rand({B, 1, L, S}, seed++).to_vector<float>()) bytes.push_back(x < 0.7f);
+  for (int64_t j = 0; j < S; ++j) bytes[static_cast<size_t>(3 * S + j)] = 0;
+  return Tensor::from_vector(bytes, {B, 1, L, S});
+}
+
+// The op on float64 copies (the reference of the GPU tests).
+Tensor float64_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+                         bool causal) {
+  ops::Float64Scope scope;
+  return ops::scaled_dot_product_attention(
+      q.to(DType::F64), k.to(DType::F64), v.to(DType::F64),
+      mask.defined() && mask.dtype() == DType::F32 ? mask.to(DType::F64) : mask, 0.0, causal);
+}
+
 struct GpuCase {
   int64_t B, H, L, S, E;
   bool causal;
@@ -332,23 +352,8 @@ TEST(AttentionCuda, EveryModeWithinItsBoundAtAwkwardShapes) {
       const Tensor q = Tensor::randn({c.B, c.H, c.L, c.E}, seed++),
                    k = Tensor::randn({c.B, c.H, c.S, c.E}, seed++),
                    v = Tensor::randn({c.B, c.H, c.S, c.E}, seed++);
-      Tensor mask;
-      if (c.mask == 1) mask = Tensor::randn({c.L, c.S}, seed++);
-      if (c.mask == 2) {
-        std::vector<uint8_t> bytes;
-        for (float x : Tensor::rand({c.B, 1, c.L, c.S}, seed++).to_vector<float>())
-          bytes.push_back(x < 0.7f);
-        for (int64_t j = 0; j < c.S; ++j) bytes[static_cast<size_t>(3 * c.S + j)] = 0;
-        mask = Tensor::from_vector(bytes, {c.B, 1, c.L, c.S});
-      }
-      Tensor want;
-      {
-        ops::Float64Scope scope;
-        want = ops::scaled_dot_product_attention(
-            q.to(DType::F64), k.to(DType::F64), v.to(DType::F64),
-            mask.defined() && mask.dtype() == DType::F32 ? mask.to(DType::F64) : mask, 0.0,
-            c.causal);
-      }
+      const Tensor mask = case_mask(c.mask, c.B, c.L, c.S, seed);
+      const Tensor want = float64_attention(q, k, v, mask, c.causal);
       PrecisionGuard guard(prec);
       const Tensor got =
           ops::scaled_dot_product_attention(q.to(gpu), k.to(gpu), v.to(gpu),
@@ -490,22 +495,8 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
       k = Tensor::randn({c.B, c.H, c.S, c.E}, seed++);
       v = Tensor::randn({c.B, c.H, c.S, c.E}, seed++);
     }
-    Tensor mask;
-    if (c.mask == 1) mask = Tensor::randn({c.L, c.S}, seed++);
-    if (c.mask == 2) {
-      std::vector<uint8_t> bytes;
-      for (float x : Tensor::rand({c.B, 1, c.L, c.S}, seed++).to_vector<float>())
-        bytes.push_back(x < 0.7f);
-      for (int64_t j = 0; j < c.S; ++j) bytes[static_cast<size_t>(3 * c.S + j)] = 0;
-      mask = Tensor::from_vector(bytes, {c.B, 1, c.L, c.S});
-    }
-    Tensor want;
-    {
-      ops::Float64Scope scope;
-      want = ops::scaled_dot_product_attention(
-          q.to(DType::F64), k.to(DType::F64), v.to(DType::F64),
-          mask.defined() && mask.dtype() == DType::F32 ? mask.to(DType::F64) : mask, 0.0, c.causal);
-    }
+    const Tensor mask = case_mask(c.mask, c.B, c.L, c.S, seed);
+    const Tensor want = float64_attention(q, k, v, mask, c.causal);
     const std::vector<double> w = want.to_vector<double>();
     const Tensor qg = q.to(gpu), kg = k.to(gpu), vg = v.to(gpu);
     const Tensor mg = mask.defined() ? mask.to(gpu) : Tensor();

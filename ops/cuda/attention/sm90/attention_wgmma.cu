@@ -64,6 +64,13 @@ __device__ __forceinline__ int swz(int r, int c4, int rows) {
   return (c4 / 8) * rows * 32 + r * 32 + (((c4 % 8) ^ (r % 8)) * 4);
 }
 
+// The swizzle atoms need 1024-byte alignment; the dynamic base only promises 16 (the
+// launch asks for 1024 bytes more).
+__device__ __forceinline__ uint8_t* align_1024(uint8_t* raw) {
+  const uint32_t a = smem_u32(raw);
+  return raw + (((a + 1023u) & ~1023u) - a);
+}
+
 __device__ __forceinline__ void fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
@@ -275,9 +282,7 @@ __global__ void __launch_bounds__(128 * WG, 1)
   constexpr int OR = E / 2;   // O accumulator registers per thread
   const AttentionProblem& p = a.p;
   extern __shared__ uint8_t smem_raw[];
-  // The swizzle atoms need 1024-byte alignment; the dynamic base only promises 16.
-  const uint32_t raw_addr = smem_u32(smem_raw);
-  uint8_t* smem = smem_raw + (((raw_addr + 1023u) & ~1023u) - raw_addr);
+  uint8_t* smem = align_1024(smem_raw);
   float* qs = reinterpret_cast<float*>(smem);
   const uint32_t q_addr = smem_u32(qs);
   const auto stage_k = [&](int s) {
@@ -496,8 +501,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
   constexpr int NT = BN / 8, KT = E / 8, SR = BN / 2, OR = E / 2;
   const AttentionProblem& p = a.p;
   extern __shared__ uint8_t smem_raw[];
-  const uint32_t raw_addr = smem_u32(smem_raw);
-  uint8_t* smem = smem_raw + (((raw_addr + 1023u) & ~1023u) - raw_addr);
+  uint8_t* smem = align_1024(smem_raw);
   float* qs = reinterpret_cast<float*>(smem);
   const uint32_t q_addr = smem_u32(qs);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
