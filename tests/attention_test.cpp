@@ -19,6 +19,7 @@
 #include "support/test_util.h"
 #if TT_CUDA
 #include "ops/cuda/attention/attention.h"
+#include "ops/cuda/attention/attention_variants.h"
 #endif
 
 namespace tt::test {
@@ -306,6 +307,26 @@ TEST(MultiheadAttention, ErrorsNameTheMistake) {
 
 // ---- the CUDA family, per precision mode, against float64 ----
 
+// The GPU tests' masks: 1 additive [L, S], 2 boolean [B, 1, L, S] with row 3 of each
+// batch fully masked; none otherwise.
+Tensor case_mask(int kind, int64_t B, int64_t L, int64_t S, uint64_t& seed) {
+  if (kind == 1) return Tensor::randn({L, S}, seed++);
+  if (kind != 2) return Tensor();
+  std::vector<uint8_t> bytes;
+  for (float x : Tensor::rand({B, 1, L, S}, seed++).to_vector<float>()) bytes.push_back(x < 0.7f);
+  for (int64_t j = 0; j < S; ++j) bytes[static_cast<size_t>(3 * S + j)] = 0;
+  return Tensor::from_vector(bytes, {B, 1, L, S});
+}
+
+// The op on float64 copies (the reference of the GPU tests).
+Tensor float64_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+                         bool causal) {
+  ops::Float64Scope scope;
+  return ops::scaled_dot_product_attention(
+      q.to(DType::F64), k.to(DType::F64), v.to(DType::F64),
+      mask.defined() && mask.dtype() == DType::F32 ? mask.to(DType::F64) : mask, 0.0, causal);
+}
+
 struct GpuCase {
   int64_t B, H, L, S, E;
   bool causal;
@@ -331,23 +352,8 @@ TEST(AttentionCuda, EveryModeWithinItsBoundAtAwkwardShapes) {
       const Tensor q = Tensor::randn({c.B, c.H, c.L, c.E}, seed++),
                    k = Tensor::randn({c.B, c.H, c.S, c.E}, seed++),
                    v = Tensor::randn({c.B, c.H, c.S, c.E}, seed++);
-      Tensor mask;
-      if (c.mask == 1) mask = Tensor::randn({c.L, c.S}, seed++);
-      if (c.mask == 2) {
-        std::vector<uint8_t> bytes;
-        for (float x : Tensor::rand({c.B, 1, c.L, c.S}, seed++).to_vector<float>())
-          bytes.push_back(x < 0.7f);
-        for (int64_t j = 0; j < c.S; ++j) bytes[static_cast<size_t>(3 * c.S + j)] = 0;
-        mask = Tensor::from_vector(bytes, {c.B, 1, c.L, c.S});
-      }
-      Tensor want;
-      {
-        ops::Float64Scope scope;
-        want = ops::scaled_dot_product_attention(
-            q.to(DType::F64), k.to(DType::F64), v.to(DType::F64),
-            mask.defined() && mask.dtype() == DType::F32 ? mask.to(DType::F64) : mask, 0.0,
-            c.causal);
-      }
+      const Tensor mask = case_mask(c.mask, c.B, c.L, c.S, seed);
+      const Tensor want = float64_attention(q, k, v, mask, c.causal);
       PrecisionGuard guard(prec);
       const Tensor got =
           ops::scaled_dot_product_attention(q.to(gpu), k.to(gpu), v.to(gpu),
@@ -422,7 +428,8 @@ TEST(AttentionCuda, EveryConfigOfEveryModeIsWithinItsBound) {
         autotune::ScopedForceDefaults defaults;
         autotune::ScopedConfigOverride force(used.kernel, config, used.problem);
         // A config the mode's arithmetic promises: tensor cores only outside strict.
-        const bool tensor_cores = config.str().find("impl=mma") != std::string::npos;
+        const bool tensor_cores = config.str().find("impl=mma") != std::string::npos ||
+                                  config.str().find("impl=wgmma") != std::string::npos;
         EXPECT_FALSE(prec == Precision::strict && tensor_cores) << config.str();
         const double bound = tensor_cores && prec == Precision::tf32 ? 2e-3 : 1e-6;
         EXPECT_LE(rel_err(run(), w), bound) << precision_name(prec) << " " << config.str();
@@ -432,6 +439,94 @@ TEST(AttentionCuda, EveryConfigOfEveryModeIsWithinItsBound) {
     EXPECT_GE(swept, prec == Precision::strict ? 8u : 12u) << precision_name(prec);
   }
 }
+
+#if TT_CUDA
+// The sm_90a wgmma kernels (tf32 and accurate), each variant forced in turn, against float64 at the
+// shapes their tiles find hardest: L and S off the tiles (both ways round, causal),
+// head dims 64 and 128, strided head views of a [B, T, 3, H, E] projection, additive
+// and boolean masks with a fully masked row, a single query and key.
+TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
+  TT_REQUIRE_CUDA();
+  namespace at = tt::ops::cuda::attention;
+  const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(0);
+  if (!at::kWgmmaCompiled || lim.cc_major != 9 || lim.cc_minor != 0) {
+    GTEST_SKIP() << "the wgmma kernels need compute capability 9.0 and this build's sm_90a code";
+  }
+  const Device gpu = Device::cuda(0);
+  struct Case {
+    int64_t B, H, L, S, E;
+    bool causal;
+    int mask;  // 0 none, 1 additive [L, S], 2 boolean [B, 1, L, S], row 3 fully masked
+    bool strided;
+  };
+  const std::vector<Case> cases = {
+      {2, 3, 77, 77, 64, false, 0, false},   {1, 2, 130, 67, 64, true, 0, false},
+      {1, 2, 67, 130, 64, true, 0, false},   {1, 3, 129, 129, 128, true, 0, false},
+      {2, 1, 65, 191, 128, false, 2, false}, {1, 2, 45, 200, 64, false, 1, false},
+      {1, 1, 1, 1, 64, false, 0, false},     {2, 4, 256, 256, 64, true, 0, false},
+      {2, 4, 70, 70, 64, true, 0, true},     {1, 2, 300, 300, 128, false, 0, true},
+  };
+  struct Variant {
+    int64_t E;
+    Precision prec;
+    at::AttnConfig config;
+  };
+  std::vector<Variant> variants;
+#define TT_X(E, WG, BN) variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN}});
+  TT_ATTN_WGMMA_VARIANTS(TT_X)
+#undef TT_X
+#define TT_X(E, WG, BN) \
+  variants.push_back({E, Precision::accurate, {at::Impl::kWgmma, 4 * WG, 4, BN}});
+  TT_ATTN_WGMMA_ACCURATE_VARIANTS(TT_X)
+#undef TT_X
+#define TT_X(E, WG, BN, ST) \
+  variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, 1}});
+  TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
+#undef TT_X
+  uint64_t seed = 500;
+  for (const Case& c : cases) {
+    Tensor q, k, v;
+    if (c.strided) {
+      const Tensor qkv = Tensor::randn({c.B, c.L, 3, c.H, c.E}, seed++);
+      const auto head = [&](int i) { return qkv.select(2, i).transpose(1, 2); };
+      q = head(0), k = head(1), v = head(2);
+    } else {
+      q = Tensor::randn({c.B, c.H, c.L, c.E}, seed++);
+      k = Tensor::randn({c.B, c.H, c.S, c.E}, seed++);
+      v = Tensor::randn({c.B, c.H, c.S, c.E}, seed++);
+    }
+    const Tensor mask = case_mask(c.mask, c.B, c.L, c.S, seed);
+    const Tensor want = float64_attention(q, k, v, mask, c.causal);
+    const std::vector<double> w = want.to_vector<double>();
+    const Tensor qg = q.to(gpu), kg = k.to(gpu), vg = v.to(gpu);
+    const Tensor mg = mask.defined() ? mask.to(gpu) : Tensor();
+    for (const Variant& var : variants) {
+      if (var.E != c.E) continue;
+      const at::AttnConfig& cfg = var.config;
+      PrecisionGuard guard(var.prec);
+      autotune::ScopedConfigOverride force("attention", cfg.to_config());
+      const std::string what = std::string(precision_name(var.prec)) + " " + cfg.to_config().str() +
+                               " B" + std::to_string(c.B) + " H" + std::to_string(c.H) + " L" +
+                               std::to_string(c.L) + " S" + std::to_string(c.S) + " E" +
+                               std::to_string(c.E) + (c.causal ? " causal" : "") + " mask " +
+                               std::to_string(c.mask) + (c.strided ? " strided" : "");
+      const std::vector<double> g = ops::scaled_dot_product_attention(qg, kg, vg, mg, 0.0, c.causal)
+                                        .cpu()
+                                        .to_vector<double>();
+      bool finite = true;
+      for (double x : g) finite = finite && std::isfinite(x);
+      ASSERT_TRUE(finite) << what;
+      // tf32: 10-bit operands (the mma.sync kernel measured 4e-4); accurate: float32's
+      // level, as the mode's other kernels.
+      EXPECT_LE(rel_err(g, w), var.prec == Precision::tf32 ? 2e-3 : 1e-6) << what;
+      if (c.mask == 2) {
+        for (int64_t e = 0; e < c.E; ++e)
+          EXPECT_EQ(g[static_cast<size_t>(3 * c.E + e)], 0.0) << what;
+      }
+    }
+  }
+}
+#endif
 
 #if TT_CUDA
 // The family's spaces need no GPU: strict offers no tensor-core config, tf32 and
@@ -467,6 +562,41 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
   }
   EXPECT_EQ(at::problem_key(p, true, Precision::tf32),
             "b=4,l=100,s=100,e=64,ev=64,causal=0,mask=none,align=16B,precision=tf32");
+  // wgmma: tf32 only, head dims 64 and 128, compute capability 9.0 only.
+  if (at::kWgmmaCompiled) {
+    const auto offers_wgmma = [](const ops::AttentionProblem& prob, Precision prec,
+                                 const tt::cuda::DeviceLimits& lim) {
+      for (const autotune::Config& c : at::space(prob, true, prec, lim).enumerate()) {
+        if (c.str().find("impl=wgmma") != std::string::npos) return true;
+      }
+      return false;
+    };
+    const tt::cuda::DeviceLimits hopper = tt::cuda::hopper_limits();
+    EXPECT_TRUE(offers_wgmma(p, Precision::tf32, hopper));
+    EXPECT_FALSE(offers_wgmma(p, Precision::strict, hopper));
+    tt::cuda::DeviceLimits ampere = hopper;
+    ampere.cc_major = 8;
+    EXPECT_FALSE(offers_wgmma(p, Precision::tf32, ampere));
+    ops::AttentionProblem e32 = p;
+    e32.E = e32.Ev = 32;
+    EXPECT_FALSE(offers_wgmma(e32, Precision::tf32, hopper));
+    // pipe=1 is tf32 only.
+    for (const autotune::Config& c : at::space(p, true, Precision::accurate, hopper).enumerate()) {
+      EXPECT_EQ(c.str().find("pipe=1"), std::string::npos) << c.str();
+    }
+    ops::AttentionProblem e128 = p;
+    e128.E = e128.Ev = 128;
+    std::string wgmma128;
+    for (const autotune::Config& c : at::space(e128, true, Precision::tf32, hopper).enumerate()) {
+      if (c.str().find("impl=wgmma") != std::string::npos) wgmma128 += c.str() + ";";
+    }
+    // Head dim 128: 64-key tiles only, and pipe=1 with one consumer warpgroup only (two
+    // have room for only two stages).
+    EXPECT_EQ(wgmma128,
+              "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=4,bn=64,pipe=1;"
+              "impl=wgmma,warps=8,bn=64,pipe=0;")
+        << wgmma128;
+  }
   ops::AttentionProblem odd = p;
   odd.E = odd.Ev = 40;
   EXPECT_FALSE(at::tiled_eligible(odd, a));

@@ -20,7 +20,9 @@ void scaled_dot_product_attention(const AttentionProblem& p, const Tensor& q, co
   tt::cuda::DeviceGuard guard(device);
   const attention::AttnConfig c = attention::choose(p, a, device);
   cudaStream_t stream = tt::cuda::stream(device);
-  if (c.impl == attention::Impl::kMma) {
+  if (c.impl == attention::Impl::kWgmma) {
+    attention::launch_wgmma(c, p, a, stream);
+  } else if (c.impl == attention::Impl::kMma) {
     attention::launch_mma(c, p, a, stream);
   } else if (c.impl == attention::Impl::kSimt) {
     attention::launch_simt(c, p, a, stream);
@@ -30,3 +32,12 @@ void scaled_dot_product_attention(const AttentionProblem& p, const Tensor& q, co
 }
 
 }  // namespace tt::ops::cuda
+
+#if !(defined(TT_SM90_GEMM) && TT_SM90_GEMM)
+namespace tt::ops::cuda::attention {
+// Without sm_90a code the space never offers wgmma; a forced config says why.
+void launch_wgmma(const AttnConfig&, const AttentionProblem&, const AttnLaunch&, cudaStream_t) {
+  TT_FAIL("attention: impl=wgmma needs this build's sm_90a code, which it does not have");
+}
+}  // namespace tt::ops::cuda::attention
+#endif

@@ -3,7 +3,7 @@
 // problem), their config (the tunable knobs), the parameter space per problem and
 // precision mode, and the run-time choice.
 //
-// Three implementations, one online-softmax algorithm (running row max and sum, the
+// Four implementations, one online-softmax algorithm (running row max and sum, the
 // output rescaled as the max grows, every key tile read once per query tile; tiles
 // wholly above a causal diagonal are never loaded):
 //   generic  any head dims, any mask, any strides: a warp holds `rows` query rows,
@@ -23,6 +23,11 @@
 //            lo*hi) of both products, P split as well, S's cross terms accumulated
 //            apart and each tile's P V promoted into O by IEEE FMA. Offered in tf32 and accurate
 //            modes only (strict promises IEEE FMA arithmetic).
+//   wgmma    sm_90a (sm90/attention_wgmma.cu): both products on warpgroup MMAs, V
+//            transposed by a pre-pass (tf32 wgmma reads B K-major only), K/Vt tiles by
+//            cp.async into swizzled shared memory; pipe 0 block-synchronous (tf32 at head
+//            dims 64/128, accurate at 64), pipe 1 warp-specialized with S of the next
+//            tile under this tile's softmax (tf32). Compute capability 9.0 only.
 //
 // Kernel name and problem key in the tuning database:
 //   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool,align=16B,precision=P
@@ -58,13 +63,14 @@ namespace tt::ops::cuda::attention {
 
 inline constexpr const char* kKernel = "attention";
 
-enum class Impl : int { kGeneric = 0, kMma = 1, kSimt = 2 };
+enum class Impl : int { kGeneric = 0, kMma = 1, kSimt = 2, kWgmma = 3 };
 
 struct AttnConfig {
   Impl impl = Impl::kGeneric;
   int warps = 4;     // warps per block (mma: 16 query rows each)
   int rows = 4;      // generic: query rows per warp; simt: per thread (16x that per block)
   int block_n = 64;  // mma: keys per tile
+  int pipe = 0;      // wgmma: 0 block-synchronous double buffer, 1 warp-specialized
 
   autotune::Config to_config() const;
   static AttnConfig from_config(const autotune::Config& c);
@@ -93,8 +99,8 @@ std::string problem_key(const AttentionProblem& p, bool aligned, Precision preci
 autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision precision,
                            const tt::cuda::DeviceLimits& limits);
 // The untuned config; max_smem: the device's shared memory per block.
-AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, Precision precision,
-                       int64_t max_smem);
+AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bool wgmma_ok,
+                       Precision precision, int64_t max_smem);
 AttnConfig choose(const AttentionProblem& p, const AttnLaunch& a, int device);
 
 void launch_generic(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
@@ -103,5 +109,24 @@ void launch_simt(const AttnConfig& c, const AttentionProblem& p, const AttnLaunc
                  cudaStream_t stream);
 void launch_mma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
                 cudaStream_t stream);
+
+// ---- wgmma (sm_90a; attention_wgmma.cu in this build's sm90 object library) ----
+// Keys of the transposed V are padded to a multiple of this (the largest tile).
+inline constexpr int64_t kVtPad = 128;
+// Whether this build has the wgmma kernels (the sm_90a code of ops/CMakeLists.txt).
+#if defined(TT_SM90_GEMM) && TT_SM90_GEMM
+inline constexpr bool kWgmmaCompiled = true;
+#else
+inline constexpr bool kWgmmaCompiled = false;
+#endif
+// Dynamic shared memory of a wgmma launch: Q, two stages of K and Vt (accurate: each
+// with its lo half), the alignment pad.
+inline int64_t wgmma_smem_bytes(int64_t e, int warps, int block_n, bool accurate) {
+  return (int64_t{16} * warps * e + int64_t{4} * block_n * e) * 4 * (accurate ? 2 : 1) + 1024;
+}
+// pipe=1: Q, the variant's ring of K and Vt tiles (attention_variants.h), its barriers.
+int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n);
+void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
+                  cudaStream_t stream);
 
 }  // namespace tt::ops::cuda::attention

@@ -33,6 +33,17 @@ std::vector<AttnConfig> compiled_table() {
   if (E == 64) t.push_back({Impl::kMma, W, AttnConfig{}.rows, BN});
   TT_ATTN_MMA_VARIANTS(TT_X)
 #undef TT_X
+  // wgmma: the union over head dims (128 takes 64-key tiles only: the space's rule).
+#define TT_X(E, WG, BN) \
+  if (E == 64) t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 0});
+  TT_ATTN_WGMMA_VARIANTS(TT_X)
+#undef TT_X
+#define TT_X(E, WG, BN, ST)                                                                        \
+  if (std::find(t.begin(), t.end(), AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 1}) == \
+      t.end())                                                                                     \
+    t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 1});
+  TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
+#undef TT_X
   return t;
 }
 
@@ -52,20 +63,26 @@ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }  // namespace
 
 bool AttnConfig::operator==(const AttnConfig& o) const {
-  return std::tie(impl, warps, rows, block_n) == std::tie(o.impl, o.warps, o.rows, o.block_n);
+  return std::tie(impl, warps, rows, block_n, pipe) ==
+         std::tie(o.impl, o.warps, o.rows, o.block_n, o.pipe);
 }
 
 const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
   static const auto d = [] {
     const std::vector<AttnConfig> t = compiled_table();
     return autotune::Descriptor<AttnConfig>("attention")
-        .impl(&AttnConfig::impl,
-              {{"generic", Impl::kGeneric}, {"simt", Impl::kSimt}, {"mma", Impl::kMma}})
+        .impl(&AttnConfig::impl, {{"generic", Impl::kGeneric},
+                                  {"simt", Impl::kSimt},
+                                  {"mma", Impl::kMma},
+                                  {"wgmma", Impl::kWgmma}})
         .field("warps", &AttnConfig::warps,
-               distinct(t, {Impl::kGeneric, Impl::kMma}, &AttnConfig::warps), {"generic", "mma"})
+               distinct(t, {Impl::kGeneric, Impl::kMma, Impl::kWgmma}, &AttnConfig::warps),
+               {"generic", "mma", "wgmma"})
         .field("rows", &AttnConfig::rows,
                distinct(t, {Impl::kGeneric, Impl::kSimt}, &AttnConfig::rows), {"generic", "simt"})
-        .field("bn", &AttnConfig::block_n, distinct(t, {Impl::kMma}, &AttnConfig::block_n), {"mma"})
+        .field("bn", &AttnConfig::block_n,
+               distinct(t, {Impl::kMma, Impl::kWgmma}, &AttnConfig::block_n), {"mma", "wgmma"})
+        .field("pipe", &AttnConfig::pipe, {0, 1}, {"wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
   return d;
@@ -85,7 +102,21 @@ bool tiled_eligible(const AttentionProblem& p, const AttnLaunch& a) {
   return aligned16(a.q) && aligned16(a.k) && aligned16(a.v) && aligned16(a.out);
 }
 
+int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n) {
+#define TT_X(E, WG, BN, ST)                                                           \
+  if (e == E && warps == 4 * WG && block_n == BN) {                                   \
+    return (int64_t{64} * WG * E + int64_t{ST} * 2 * BN * E) * 4 + 2 * ST * 8 + 1024; \
+  }
+  TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
+#undef TT_X
+  return 0;  // no such variant
+}
+
 int64_t smem_bytes(const AttnConfig& c, const AttentionProblem& p) {
+  if (c.impl == Impl::kWgmma) {
+    return c.pipe == 1 ? wgmma_ws_smem_bytes(p.E, c.warps, c.block_n)
+                       : wgmma_smem_bytes(p.E, c.warps, c.block_n, false);
+  }
   if (c.impl == Impl::kMma) return int64_t{2} * 2 * c.block_n * (p.E + 4) * 4;
   if (c.impl == Impl::kSimt) {
     const int64_t bm = 16 * c.rows;
@@ -111,9 +142,15 @@ std::string problem_key(const AttentionProblem& p, bool aligned, Precision preci
       .str();
 }
 
-AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, Precision precision,
-                       int64_t max_smem) {
+AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bool wgmma_ok,
+                       Precision precision, int64_t max_smem) {
   const int rows = AttnConfig{}.rows, warps = AttnConfig{}.warps;
+  if (wgmma_ok) {
+    // H200 sweep (tools/device/attention_harness.cpp, B8 H16 T1024 E64): two consumer
+    // warpgroups won in both modes, 128-key tiles in tf32 (0.291 ms vs mma's 0.368),
+    // 64 in accurate (0.570 vs 0.917).
+    return {Impl::kWgmma, 8, rows, precision == Precision::tf32 && p.E == 64 ? 128 : 64, 0};
+  }
   if (mma_ok && precision != Precision::strict) {
     // The H100 sweeps (tools/device/attention_harness.cpp, attention_kernel_bench.cu at
     // B8 H16 T1024 and B2 H16 T4096): tf32 takes 4 warps and 64-key tiles at head dim
@@ -158,10 +195,43 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
   std::vector<std::string> impls = {"generic"};
   if (tiled_ok) impls.push_back("simt");
   if (offer_mma) impls.push_back("mma");
+  // wgmma, on sm_90 with this build's sm_90a code: tf32 at head dims 64 and 128,
+  // accurate at 64 (its hi/lo tiles at 128 pass the shared memory).
+  const bool acc = precision == Precision::accurate;
+  const bool offer_wgmma =
+      tiled_ok && kWgmmaCompiled &&
+      ((precision == Precision::tf32 && (p.E == 64 || p.E == 128)) || (acc && p.E == 64));
+  // The default takes wgmma only where the device is known to run it.
+  const bool wgmma_on_device =
+      offer_wgmma && limits.known && limits.cc_major == 9 && limits.cc_minor == 0;
+  if (offer_wgmma) {
+    impls.push_back("wgmma");
+    if (limits.known && !(limits.cc_major == 9 && limits.cc_minor == 0)) {
+      rules.push_back(
+          {fmt::format("the wgmma kernels need compute capability 9.0; this GPU has {}.{}",
+                       limits.cc_major, limits.cc_minor),
+           [](const AttnConfig&) { return false; },
+           {"wgmma"}});
+    }
+    rules.push_back({"the wgmma tiles (Q, two stages of K and Vt) must fit 227 KB of shared memory",
+                     [p, acc](const AttnConfig& c) {
+                       return c.pipe == 1 ||
+                              wgmma_smem_bytes(p.E, c.warps, c.block_n, acc) <= 232448;
+                     },
+                     {"wgmma"}});
+    rules.push_back(
+        {"wgmma pipe=1 runs in tf32 mode only, with the variants of its head dim "
+         "(ops/cuda/attention/attention_variants.h)",
+         [p, acc](const AttnConfig& c) {
+           return c.pipe == 0 || (!acc && wgmma_ws_smem_bytes(p.E, c.warps, c.block_n) > 0);
+         },
+         {"wgmma"}});
+  }
   // Shared memory of an H100 block where the device is not known (the portable space).
   const int64_t max_smem = limits.known ? limits.max_shared_per_block : 227 * 1024;
   return AttnConfig::descriptor().space(
-      kKernel, rules, default_for(p, tiled_ok, offer_mma, precision, max_smem), impls);
+      kKernel, rules, default_for(p, tiled_ok, offer_mma, wgmma_on_device, precision, max_smem),
+      impls);
 }
 
 AttnConfig choose(const AttentionProblem& p, const AttnLaunch& a, int device) {

@@ -1,7 +1,8 @@
 // The compiled variants of the attention family, as X-macro tables: the descriptor's
 // candidates and compiled-table constraint (attention_config.cpp) and the launchers'
-// template instantiations (attention_generic.cu, attention_simt.cu, attention_mma_e*.cu) read the
-// same lists, so a config the space offers always has a kernel.
+// template instantiations (attention_generic.cu, attention_simt.cu, attention_mma_e*.cu,
+// sm90/attention_wgmma.cu) read the same lists, so a config the space offers always has
+// a kernel.
 #pragma once
 
 // generic: X(WARPS, ROWS)
@@ -35,3 +36,28 @@
   TT_ATTN_MMA_VARIANTS_E(X, 32) \
   TT_ATTN_MMA_VARIANTS_E(X, 64) \
   TT_ATTN_MMA_VARIANTS_E(X, 128)
+
+// wgmma (sm_90a): X(E, WG, BN) with WG consumer warpgroups of 64 query rows
+// (config warps = 4 * WG) and BN keys per tile. Head dim 128 takes 64-key tiles only:
+// Q and two stages of K and Vt at 128 keys pass the 227 KB of shared memory.
+#define TT_ATTN_WGMMA_VARIANTS(X) \
+  X(64, 1, 64)                    \
+  X(64, 1, 128)                   \
+  X(64, 2, 64)                    \
+  X(64, 2, 128)                   \
+  X(128, 1, 64)                   \
+  X(128, 2, 64)
+
+// wgmma in accurate mode (the hi/lo halves double the tiles): head dim 64, 64-key tiles.
+#define TT_ATTN_WGMMA_ACCURATE_VARIANTS(X) \
+  X(64, 1, 64)                             \
+  X(64, 2, 64)
+
+// wgmma pipe=1 (warp-specialized, tf32): X(E, WG, BN, STAGES), the deepest ring that
+// fits beside Q. At least 3 stages: a consumer gives tile t's stage back only once its
+// P V has landed, during tile t + 1, after it has waited for tile t + 2's K (2 stages
+// deadlocked at head dim 128 with two consumers; 3 do not fit there).
+#define TT_ATTN_WGMMA_WS_VARIANTS(X) \
+  X(64, 1, 64, 4)                    \
+  X(64, 2, 64, 4)                    \
+  X(128, 1, 64, 3)

@@ -13,6 +13,7 @@
 
 #include "ops/cuda/gemm/epilogue.h"
 #include "ops/cuda/gemm/sm90/wgmma_tf32.cuh"
+#include "ops/cuda/gemm/sm90/wgmma_util.cuh"
 
 namespace tt::ops::cuda::gemm::sm90 {
 
@@ -116,47 +117,6 @@ struct TcTraits {
 
 namespace detail {
 
-// wgmma shared-memory descriptor of a K-major tile with the 128-byte swizzle: rows of
-// 128 bytes, 8-row atoms 1024 bytes apart (stride byte offset); the leading byte
-// offset is unused in this layout. The tile base must be 1024-byte aligned; a k-step
-// inside the swizzle row is a plain +32 bytes on the start address (the hardware
-// applies the XOR on the final address, as TMA did when it wrote the tile).
-__device__ __forceinline__ uint64_t sw128_desc(uint32_t smem_addr) {
-  return (uint64_t((smem_addr & 0x3FFFF) >> 4)) | (uint64_t(1) << 16) |
-         (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
-}
-
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void wgmma_fence() {
-  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_commit() {
-  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-// Keeps the compiler from moving accumulator reads or writes across the asynchronous
-// wgmma (the asm above names no registers).
-template <int R>
-__device__ __forceinline__ void fence_regs(float (&r)[R]) {
-#pragma unroll
-  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(r[i])::"memory");
-}
-
-template <int REGS>
-__device__ __forceinline__ void setmaxnreg_inc() {
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
-}
-template <int REGS>
-__device__ __forceinline__ void setmaxnreg_dec() {
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
-}
-
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
@@ -175,19 +135,6 @@ __device__ __forceinline__ void arrive_remote(uint64_t* bar, int rank) {
 __device__ __forceinline__ void wait_parity(uint64_t* bar, uint32_t parity) {
   while (!::cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
   }
-}
-
-// Round to nearest (ties away) to TF32: the hi half of the split; x - hi is exact.
-__device__ __forceinline__ float tf32_rna(float x) {
-  uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return __uint_as_float(r);
-}
-
-// The lo half of a split whose hi is the tensor core's own truncation of x: x - trunc(x)
-// is exact (at most 13 significant bits) and rounded to nearest TF32 here.
-__device__ __forceinline__ float tf32_lo(float x) {
-  return tf32_rna(x - __uint_as_float(__float_as_uint(x) & 0xFFFFE000u));
 }
 
 // Grouped raster: CTAs walk `group` tile rows down before moving one tile column right
