@@ -42,7 +42,9 @@ std::vector<AttnConfig> compiled_table() {
   if (std::find(t.begin(), t.end(), AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 1}) == \
       t.end())                                                                                     \
     t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 1});
-  TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
+  if (kWgmmaPipe1Offered) {
+    TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
+  }
 #undef TT_X
   return t;
 }
@@ -219,6 +221,13 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
                               wgmma_smem_bytes(p.E, c.warps, c.block_n, acc) <= 232448;
                      },
                      {"wgmma"}});
+    if (!kWgmmaPipe1Offered) {
+      rules.push_back(
+          {"wgmma pipe=1 is not offered until a GPU run confirms its rings "
+           "(attention.h: kWgmmaPipe1Offered)",
+           [](const AttnConfig& c) { return c.pipe == 0; },
+           {"wgmma"}});
+    }
     rules.push_back(
         {"wgmma pipe=1 runs in tf32 mode only, with the variants of its head dim "
          "(ops/cuda/attention/attention_variants.h)",
