@@ -127,7 +127,9 @@ struct AbsFn {
   static constexpr unsigned kTypes = kNumbers;
   template <typename T>
   TT_HD T operator()(T x) const {
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_unsigned_v<T>) {  // uint8: no sign (and no pointless compare)
+      return x;
+    } else if constexpr (std::is_integral_v<T>) {
       return x < T(0) ? NegFn{}(x) : x;
     } else {
       return math::abs(x);
@@ -178,7 +180,11 @@ struct ReluFn {
   // Testing x < 0 (not x > 0) lets NaN through, as PyTorch does.
   template <typename T>
   TT_HD T operator()(T x) const {
-    return x < T(0) ? T(0) : x;
+    if constexpr (std::is_unsigned_v<T>) {
+      return x;
+    } else {
+      return x < T(0) ? T(0) : x;
+    }
   }
 };
 struct SigmoidFn {
