@@ -43,23 +43,18 @@ std::vector<int> permutation_of(const Value& view, const Value& base) {
 
 namespace {
 
-int root_value(const Graph& g, int v) {
-  while (v >= 0 && g.values[v].kind == ValueKind::kView) v = g.values[v].index;
-  return v;
-}
-
 std::vector<Uses> count_uses(const Graph& g) {
   std::vector<Uses> uses(g.values.size());
   for (const Node& n : g.nodes) {
     for (int v : n.inputs) {
-      const int r = root_value(g, v);
+      const int r = root_of(g, v);
       if (r < 0) continue;
       ++uses[r].count;
       if (r != v) uses[r].via_view = true;
     }
   }
   for (int v : g.outputs) {
-    const int r = root_value(g, v);
+    const int r = root_of(g, v);
     if (r >= 0) uses[r].output = true;
   }
   return uses;
@@ -169,12 +164,11 @@ class Finder {
     const Value& base = g_.values[v];
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
       for (int in : g_.nodes[i].inputs) {
-        if (in < 0 || root_value(g_, in) != v) continue;
+        if (in < 0 || root_of(g_, in) != v) continue;
         const Value& r = g_.values[in];
         const bool reshape = in == v || (r.index == v && r.offset == 0 &&
                                          shape_numel(r.sizes) == shape_numel(base.sizes) &&
-                                         r.strides == contiguous_strides(r.sizes) &&
-                                         base.strides == contiguous_strides(base.sizes));
+                                         contiguous(r) && contiguous(base));
         if (!reshape) return -1;
         read = in;
         return static_cast<int>(i);
@@ -244,13 +238,14 @@ class Finder {
 
   // ((norm + y) * y) after a norm of one segment per row without affine.
   void try_add_mul(int gi, const Node& norm) {
-    const Value& in = g_.values[norm.inputs[0]];
-    const int64_t cols = g_.values[g_.nodes[groups_[gi].nodes.front()].outputs[0]].sizes.back();
     if (norm.kind == OpKind::kBatchNorm) return;
-    if (norm.kind == OpKind::kGroupNorm && (norm.inputs[1] >= 0 || norm.inputs[2] >= 0)) return;
-    const int64_t segment = shape_numel(
-        Shape(in.sizes.begin() + (norm.kind == OpKind::kGroupNorm ? 1 : 2), in.sizes.end()));
-    if (norm.kind == OpKind::kGroupNorm ? norm.attrs.ints.at(0) != 1 : segment != cols) return;
+    if (norm.kind == OpKind::kGroupNorm) {
+      if (norm.inputs[1] >= 0 || norm.inputs[2] >= 0 || norm.attrs.ints.at(0) != 1) return;
+    } else {  // instance_norm (no affine, try_norm saw to it): one segment per row
+      const Shape& in = g_.values[norm.inputs[0]].sizes;
+      const int64_t cols = g_.values[g_.nodes[groups_[gi].nodes.front()].outputs[0]].sizes.back();
+      if (shape_numel(Shape(in.begin() + 2, in.end())) != cols) return;
+    }
     int read = -1;
     const int a = sole_consumer_reshaped(groups_[gi].output, read);
     if (a < 0 || group_of_[a] >= 0) return;
@@ -261,8 +256,8 @@ class Finder {
     const int y = an.inputs[0] == read ? an.inputs[1] : an.inputs[0];
     const int sum = an.outputs[0];
     const Value& yv = g_.values[y];
-    if (yv.sizes != g_.values[sum].sizes || g_.values[read].sizes != yv.sizes ||
-        yv.strides != contiguous_strides(yv.sizes) || yv.dtype != DType::F32)
+    if (yv.sizes != g_.values[sum].sizes || g_.values[read].sizes != yv.sizes || !contiguous(yv) ||
+        yv.dtype != DType::F32)
       return;
     const int m = sole_consumer(sum);
     if (m < 0 || group_of_[m] >= 0) return;

@@ -15,6 +15,13 @@ std::string node_op_name(const Node& n) {
   return ops::op_kind_name(n.kind);
 }
 
+int root_of(const Graph& g, int v) {
+  while (v >= 0 && g.values[v].kind == ValueKind::kView) v = g.values[v].index;
+  return v;
+}
+
+bool contiguous(const Value& v) { return v.strides == contiguous_strides(v.sizes); }
+
 std::string Graph::value_str(int v) const {
   if (v < 0) return "None";
   const Value& val = values[v];

@@ -58,4 +58,10 @@ struct Graph {
 // The op's name as a user wrote it: "add", "gelu_tanh", "softmax", ...
 std::string node_op_name(const Node& n);
 
+// The value whose storage v reads: v itself, or the base of the view v is (what a read
+// depends on for liveness and fusion).
+int root_of(const Graph& g, int v);
+// Whether the value's strides are the contiguous ones of its sizes.
+bool contiguous(const Value& v);
+
 }  // namespace tt::graph

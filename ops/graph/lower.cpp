@@ -33,12 +33,11 @@ namespace {
 namespace chain = ops::cuda::chain;
 namespace gemm = ops::cuda::gemm;
 using ops::OpKind;
+using ops::cuda::fused::kAnyOperand;
 using ops::pointwise::BinaryOp;
 using ops::pointwise::UnaryOp;
 
 constexpr int kTemp = -2;  // an operand that is the step's own intermediate (a GEMM's output)
-
-bool contiguous(const Value& v) { return v.strides == contiguous_strides(v.sizes); }
 
 // How operand value v (shape broadcastable into `out`) is read by the chain kernel.
 bool layout_of(const Value& v, const Shape& out, chain::Operand& o, std::string& why) {
@@ -319,8 +318,6 @@ Specs epilogue_specs(const Graph& g, const std::vector<int>& nodes, size_t from,
   return r;
 }
 
-const float* const kFake = reinterpret_cast<const float*>(16);  // any non-null pointer
-
 // x [..., k] as the dense [m, k] a GEMM reads.
 Tensor rows_of(const Tensor& x) { return gemm::dense(x.reshape({-1, x.size(-1)})); }
 
@@ -336,8 +333,8 @@ std::vector<Step> lower_gemm(const Graph& g, const Group& grp, std::string& why)
   std::optional<gemm::GemmConfig> config;
   size_t fused = specs.size() + 1;
   while (fused-- > 0) {
-    const gemm::Epilogue e =
-        make_epilogue(b >= 0 ? kFake : nullptr, specs, fused, n_out, [&](size_t) { return kFake; });
+    const gemm::Epilogue e = make_epilogue(b >= 0 ? kAnyOperand : nullptr, specs, fused, n_out,
+                                           [&](size_t) { return kAnyOperand; });
     if ((config = ops::cuda::linear_epilogue_config(g.values[x].sizes, g.values[w].sizes, e, b >= 0,
                                                     device)))
       break;
@@ -357,8 +354,8 @@ std::vector<Step> lower_gemm(const Graph& g, const Group& grp, std::string& why)
   std::optional<gemm::GemmStage> stage;
   if (rest.empty()) {
     ops::cuda::fused::FusedPattern f;
-    f.steps =
-        make_epilogue(b >= 0 ? kFake : nullptr, specs, fused, n_out, [&](size_t) { return kFake; });
+    f.steps = make_epilogue(b >= 0 ? kAnyOperand : nullptr, specs, fused, n_out,
+                            [&](size_t) { return kAnyOperand; });
     stage = f.stages().gemm;
   }
 
@@ -392,8 +389,8 @@ std::vector<Step> lower_gemm(const Graph& g, const Group& grp, std::string& why)
     if (plan->operands.empty()) return std::vector<Tensor>{y};
     return std::vector<Tensor>{run_chain_plan(*plan, shape, in, chain_first, y)};
   };
-  const gemm::Epilogue shown =
-      make_epilogue(bias ? kFake : nullptr, specs, fused, n_out, [&](size_t) { return kFake; });
+  const gemm::Epilogue shown = make_epilogue(bias ? kAnyOperand : nullptr, specs, fused, n_out,
+                                             [&](size_t) { return kAnyOperand; });
   s.description = fmt::format("linear with epilogue [{}] on {}", shown.str(),
                               config ? config->str() : std::string("the tuned config"));
   if (stage) s.description += fmt::format(" (tuned as {})", stage->name);
@@ -427,8 +424,8 @@ std::vector<Step> lower_gemm_norm(const Graph& g, const Group& grp, std::string&
   const Node& norm = g.nodes[grp.nodes[norm_at]];
   const bool add_mul = norm_at + 1 < grp.nodes.size();
   fused::FusedPattern f;
-  f.steps = make_epilogue(b >= 0 ? kFake : nullptr, specs, specs.size(), n_out,
-                          [&](size_t) { return kFake; });
+  f.steps = make_epilogue(b >= 0 ? kAnyOperand : nullptr, specs, specs.size(), n_out,
+                          [&](size_t) { return kAnyOperand; });
   // The values the step reads, in order: x, w, [b], the steps' operands, then the norm's.
   Step s;
   s.kind = Step::Kind::kFused;
@@ -463,7 +460,7 @@ std::vector<Step> lower_gemm_norm(const Graph& g, const Group& grp, std::string&
       f.eps = static_cast<float>(norm.attrs.reals.at(1));
       for (int k = 1; k <= 4; ++k) {
         const int v = norm.inputs[k];
-        if (v >= 0 && g.values[v].strides != contiguous_strides(g.values[v].sizes)) {
+        if (v >= 0 && !contiguous(g.values[v])) {
           why = "a batch norm statistic or parameter is not contiguous";
           return {};
         }
@@ -474,9 +471,8 @@ std::vector<Step> lower_gemm_norm(const Graph& g, const Group& grp, std::string&
   }
   if (add_mul) {
     const Node& a = g.nodes[grp.nodes[norm_at + 1]];
-    int r = a.inputs[0];  // the operand that is the norm's output (maybe through a view)
-    while (r >= 0 && g.values[r].kind == ValueKind::kView) r = g.values[r].index;
-    const int y = r == norm.outputs[0] ? a.inputs[1] : a.inputs[0];
+    // The other operand than the norm's output (read maybe through a view).
+    const int y = root_of(g, a.inputs[0]) == norm.outputs[0] ? a.inputs[1] : a.inputs[0];
     f.norm_epilogue = fused::SegmentEpilogue::kAddMul;
     take(y);
   }

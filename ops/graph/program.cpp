@@ -42,12 +42,6 @@ class Env {
   std::vector<Tensor> values_;
 };
 
-// The node value a read depends on (a view reads its base's storage).
-int root_of(const Graph& g, int v) {
-  while (v >= 0 && g.values[v].kind == ValueKind::kView) v = g.values[v].index;
-  return v;
-}
-
 }  // namespace
 
 std::vector<Step> node_steps(const Graph& g) {

@@ -48,7 +48,7 @@ const char* intern(const std::string& s) {
   return names.insert(s).first->c_str();
 }
 
-Plan segment_plan(const FusedPattern& f, const FusedStages& st, Plan p) {
+Plan segment_plan(const FusedPattern& f, const gemm::GemmStage& offers, Plan p) {
   const int64_t n = p.n;
   TT_CHECK(f.groups > 0 && n % f.groups == 0, "{}: {} channels do not split into {} groups", p.op,
            n, f.groups);
@@ -65,7 +65,7 @@ Plan segment_plan(const FusedPattern& f, const FusedStages& st, Plan p) {
       return p;
     }
   }
-  if (st.gemm.chunks || st.gemm.tails) p.schedule = schedule_of(p.gemm, p.m, st.gemm);
+  if (offers.chunks || offers.tails) p.schedule = schedule_of(p.gemm, p.m, offers);
   const Slot y = in_parts(p.schedule) ? Slot::kOut : Slot::kGemmOut;
   const bool swish = swish_bias_prologue(f);
   p.add(gemm_stage(swish ? without_last(f.steps, 2) : f.steps, y));
@@ -78,7 +78,7 @@ Plan segment_plan(const FusedPattern& f, const FusedStages& st, Plan p) {
   return p;
 }
 
-Plan batch_norm_plan(const FusedPattern& f, const FusedStages& st, Plan p) {
+Plan batch_norm_plan(const FusedPattern& f, const gemm::GemmStage& offers, Plan p) {
   const bool fold = scale_folds(f);
   const gemm::Epilogue steps = fold ? without_last(f.steps, 1) : f.steps;
   const BatchNormParams bn{fold ? f.steps.steps[f.steps.count - 1].data : nullptr,
@@ -94,23 +94,22 @@ Plan batch_norm_plan(const FusedPattern& f, const FusedStages& st, Plan p) {
     // epilogue when the config can (the support query looks at the steps, not at their
     // data: any affine pointer does), else one affine pass, in place per row chunk.
     p.add(eval_affine_stage(bn));
-    static const float kAnyAffine = 0.f;
     gemm::Epilogue with_affine = steps;
-    with_affine.column_affine(&kAnyAffine, p.n);
+    with_affine.column_affine(kAnyOperand, p.n);
     if (gemm::epilogue_supported(p.gemm, problem, with_affine)) {
       Stage g = gemm_stage(steps, Slot::kOut);
       g.append_affine = Slot::kAffine;
       p.add(g);
       return p;
     }
-    p.schedule = schedule_of(p.gemm, p.m, st.gemm);
+    p.schedule = schedule_of(p.gemm, p.m, offers);
     const Slot y = in_parts(p.schedule) ? Slot::kOut : Slot::kGemmOut;
     p.add(gemm_stage(steps, y));
     p.add(channel_affine_stage(y, Slot::kOut));
     return p;
   }
   TT_CHECK(p.m > 0, "{}: training needs at least one row", p.op);
-  p.schedule = schedule_of(p.gemm, p.m, st.gemm);
+  p.schedule = schedule_of(p.gemm, p.m, offers);
   // The column statistics from the GEMM's epilogue when the config can write them and
   // does not ask for a pass (stats_pass); else a statistics pass, whose config fixes the
   // number of partials, so it must be the same when the scratch is sized (no pointer
@@ -159,20 +158,20 @@ std::string FusedPattern::name() const {
   return gemm_part;
 }
 
-FusedStages FusedPattern::stages() const {
-  const std::string base = name();
-  FusedStages s;
-  gemm::GemmStage& g = s.gemm;
-  g.name = intern(base);
-  g.bias = steps.count > 0 && steps.steps[0].op == gemm::EpilogueOp::kAddColumn;
-  switch (norm) {
+namespace {
+
+// The GEMM stage's options (what the tuner sweeps and the schedule the plan may take),
+// from the structure alone: what build_plan needs on every call, without the names.
+gemm::GemmStage stage_options(const FusedPattern& f) {
+  gemm::GemmStage g;
+  g.bias = f.steps.count > 0 && f.steps.steps[0].op == gemm::EpilogueOp::kAddColumn;
+  switch (f.norm) {
     case NormKind::kNone:
       // cuBLASLt's algorithms differ with its RELU_BIAS epilogue.
-      g.relu = steps.count == 2 && ends_with(steps, {gemm::EpilogueOp::kRelu}) && g.bias;
+      g.relu = f.steps.count == 2 && ends_with(f.steps, {gemm::EpilogueOp::kRelu}) && g.bias;
       break;
     case NormKind::kSegment:
-      s.segment = intern(base + ".segment");
-      if (norm_epilogue == SegmentEpilogue::kAffine) {
+      if (f.norm_epilogue == SegmentEpilogue::kAffine) {
         // Whether a tile holds whole groups decides whether the group is one kernel, so
         // the problem key has groups=G; the pass may run in row chunks or a tail split.
         g.chunks = g.tails = g.groups_in_key = g.stats_pass = true;
@@ -180,15 +179,26 @@ FusedStages FusedPattern::stages() const {
       break;
     case NormKind::kBatchTrain:
       g.chunks = g.tails = g.stats_pass = true;
-      s.column_stats = intern(base + ".column_stats");
-      s.affine = intern(base + ".affine");
       break;
     case NormKind::kBatchEval:
       // The affine is known before the GEMM, so chunks apply it in place; no tail split.
       g.chunks = true;
-      s.affine = intern(base + ".affine");
       break;
   }
+  return g;
+}
+
+}  // namespace
+
+FusedStages FusedPattern::stages() const {
+  const std::string base = name();
+  FusedStages s;
+  s.gemm = stage_options(*this);
+  s.gemm.name = intern(base);
+  if (norm == NormKind::kSegment) s.segment = intern(base + ".segment");
+  if (norm == NormKind::kBatchTrain) s.column_stats = intern(base + ".column_stats");
+  if (norm == NormKind::kBatchTrain || norm == NormKind::kBatchEval)
+    s.affine = intern(base + ".affine");
   return s;
 }
 
@@ -201,10 +211,10 @@ Plan build_plan(const FusedPattern& f, const char* op, const gemm::GemmConfig& c
       p.add(gemm_stage(f.steps, Slot::kOut));
       return p;
     case NormKind::kSegment:
-      return segment_plan(f, f.stages(), p);
+      return segment_plan(f, stage_options(f), p);
     case NormKind::kBatchTrain:
     case NormKind::kBatchEval:
-      return batch_norm_plan(f, f.stages(), p);
+      return batch_norm_plan(f, stage_options(f), p);
   }
   return p;
 }

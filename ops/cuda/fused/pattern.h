@@ -27,6 +27,10 @@ namespace tt::ops::cuda::fused {
 
 enum class NormKind : uint8_t { kNone, kSegment, kBatchTrain, kBatchEval };
 
+// Any non-null operand, for a pattern built to be named or asked what a config supports:
+// those depend on the steps, not on their data.
+inline const float* const kAnyOperand = reinterpret_cast<const float*>(16);
+
 struct FusedPattern {
   // The steps on the GEMM's output before the norm; their operands are read only when
   // the plan runs (any non-null pointer serves for naming and support queries).

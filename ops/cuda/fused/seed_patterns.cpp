@@ -8,9 +8,6 @@
 namespace tt::ops::cuda {
 namespace {
 
-// Any non-null pointer: a pattern's name and stages depend on its steps, not their data.
-const float* const kAny = reinterpret_cast<const float*>(16);
-
 fused::FusedPattern bias_relu(const float* bias) {
   fused::FusedPattern f;
   f.steps.add_column(bias).relu();
@@ -28,7 +25,9 @@ fused::FusedPattern instance_norm_add_mul(const float* b, const float* y, float 
 
 fused::FusedPattern swish_bias_group_norm(const gemm::GemmSwishBiasGroupNormArgs& a) {
   fused::FusedPattern f;
-  f.steps.add_column(a.b ? a.b : kAny).silu().add_column(a.bias ? a.bias : kAny);
+  f.steps.add_column(a.b ? a.b : fused::kAnyOperand)
+      .silu()
+      .add_column(a.bias ? a.bias : fused::kAnyOperand);
   f.norm = fused::NormKind::kSegment;
   f.groups = a.groups, f.gamma = a.gamma, f.beta = a.beta, f.eps = a.eps;
   return f;
@@ -36,7 +35,8 @@ fused::FusedPattern swish_bias_group_norm(const gemm::GemmSwishBiasGroupNormArgs
 
 fused::FusedPattern scale_batch_norm(const gemm::GemmScaleBatchNormArgs& a) {
   fused::FusedPattern f;
-  f.steps.add_column(a.b ? a.b : kAny).mul_column(a.scale ? a.scale : kAny);
+  f.steps.add_column(a.b ? a.b : fused::kAnyOperand)
+      .mul_column(a.scale ? a.scale : fused::kAnyOperand);
   f.norm = a.training ? fused::NormKind::kBatchTrain : fused::NormKind::kBatchEval;
   f.bn_gamma = a.gamma, f.bn_beta = a.beta;
   f.running_mean = a.running_mean, f.running_var = a.running_var;
@@ -58,9 +58,9 @@ gemm::GemmSwishBiasGroupNormArgs shape_only(int64_t m, int64_t n, int64_t k, int
 
 }  // namespace
 
-const fused::FusedStages fused::kGemmBiasRelu = bias_relu(kAny).stages();
+const fused::FusedStages fused::kGemmBiasRelu = bias_relu(fused::kAnyOperand).stages();
 const fused::FusedStages fused::kGemmInstanceNormAddMul =
-    instance_norm_add_mul(kAny, kAny, 1e-5f).stages();
+    instance_norm_add_mul(fused::kAnyOperand, fused::kAnyOperand, 1e-5f).stages();
 const fused::FusedStages fused::kGemmSwishBiasGroupNorm =
     swish_bias_group_norm(shape_only(0, 0, 0, 1)).stages();
 const fused::FusedStages fused::kGemmScaleBatchNormTrain =
@@ -70,13 +70,13 @@ const fused::FusedStages fused::kGemmScaleBatchNormEval =
 
 fused::Plan fused::gemm_bias_relu_plan(const gemm::GemmConfig& cfg,
                                        const gemm::GemmBiasReluArgs& a) {
-  return build_plan(bias_relu(a.bias ? a.bias : kAny), "gemm_bias_relu", cfg, a.x, a.w, a.out, a.m,
-                    a.n, a.k, nullptr);
+  return build_plan(bias_relu(a.bias ? a.bias : fused::kAnyOperand), "gemm_bias_relu", cfg, a.x,
+                    a.w, a.out, a.m, a.n, a.k, nullptr);
 }
 
 fused::Plan fused::gemm_instance_norm_add_mul_plan(const gemm::GemmConfig& cfg,
                                                    const gemm::GemmInstanceNormAddMulArgs& a) {
-  return build_plan(instance_norm_add_mul(a.b ? a.b : kAny, a.y, a.eps),
+  return build_plan(instance_norm_add_mul(a.b ? a.b : fused::kAnyOperand, a.y, a.eps),
                     "gemm_instance_norm_add_mul", cfg, a.x, a.w, a.out, a.m, a.n, a.k, a.passes);
 }
 
