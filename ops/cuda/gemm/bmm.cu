@@ -16,7 +16,9 @@
 // transposed view) is taken with op T; so transposed views and a batch stride of 0
 // (a broadcast batch) run without copies. Only a matrix with neither unit stride (or
 // with rows that overlap) is copied, and then only one matrix when its batch is
-// broadcast. Descriptors and cuBLASLt's heuristic list are cached per layout.
+// broadcast. The matmul runs through the family's cuBLASLt wrapper
+// (ops/cuda/gemm/cublaslt_gemm.h: X = a, W = b^T, each a row- or column-major view),
+// which caches descriptors and cuBLASLt's heuristic list per layout.
 //
 // Tuning: kernel "bmm", one axis cublas_algo_index (the position in cuBLASLt's
 // heuristic list, as the GEMM stages' algo); problem key
@@ -24,23 +26,17 @@
 // thread's precision) where layout
 // gives op(a) op(b) (n: rows of unit stride, t: a transposed view) and bcast which
 // operands have batch stride 0 (none, a, b, ab).
-#include <cublasLt.h>
-
 #include <algorithm>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <tuple>
+#include <string>
 #include <vector>
 
 #include "autotune/problem_key.h"
 #include "autotune/space_cache.h"
-#include "core/cuda/check.h"
 #include "core/cuda/runtime.h"
 #include "core/cuda/stream.h"
 #include "core/error.h"
 #include "ops/cuda/cuda_ops_reduce.h"
-#include "ops/cuda/gemm/cublaslt_heuristics.h"
+#include "ops/cuda/gemm/cublaslt_gemm.h"
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_space.h"
 
@@ -49,18 +45,19 @@ namespace {
 
 constexpr int kAlgoCandidates = 8;  // as the GEMM stages' cublas algo axis
 
-// One operand as cuBLASLt sees it: a column-major `rows x cols` matrix (ld) per batch.
+// One operand's matrices: row-major with leading dimension ld, or column-major (trans:
+// a transposed view) with leading dimension ld, batch_stride elements apart.
 struct LtOperand {
   Tensor keep;  // the tensor the pointer points into (a copy when one was needed)
   const float* ptr = nullptr;
-  bool trans = false;  // op T
-  int64_t rows = 0, cols = 0, ld = 0;
+  bool trans = false;
+  int64_t ld = 0;
   int64_t batch_stride = 0;
 };
 
-// The row-major [R, C] matrices of x [B, R, C] as a cuBLASLt operand that supplies
-// x^T in column-major form: rows of unit stride are x^T as is (op N), columns of unit
-// stride are x in column-major (op T). Size-1 dims take whatever stride fits.
+// The [R, C] matrices of x [B, R, C] as they lie: row-major where a row's elements are
+// adjacent, column-major (trans) where a column's are (a transposed view). Size-1 dims
+// take whatever stride fits.
 LtOperand as_operand(const Tensor& x) {
   const int64_t batch = x.size(0), r = x.size(1), c = x.size(2);
   int64_t sb = batch == 1 ? 0 : x.stride(0);
@@ -69,118 +66,32 @@ LtOperand as_operand(const Tensor& x) {
   if (r == 1) sr = std::max<int64_t>(c, 1) * sc;
   LtOperand op;
   if (sc == 1 && sr >= c) {
-    op = {x, x.data<float>(), false, c, r, std::max<int64_t>(sr, 1), sb};
+    op = {x, x.data<float>(), false, std::max<int64_t>(sr, 1), sb};
   } else if (sr == 1 && sc >= r) {
-    op = {x, x.data<float>(), true, r, c, std::max<int64_t>(sc, 1), sb};
+    op = {x, x.data<float>(), true, std::max<int64_t>(sc, 1), sb};
   } else {
     // Neither unit stride (or overlapping rows): a dense copy, of one matrix when the
     // batch is broadcast.
     const Tensor dense = sb == 0 ? x.narrow(0, 0, 1).contiguous() : x.contiguous();
-    op = {dense, dense.data<float>(), false, c, r, c, sb == 0 ? 0 : r * c};
+    op = {dense, dense.data<float>(), false, c, sb == 0 ? 0 : r * c};
   }
   if (r == 1 && c == 1) op.ld = 1;
   return op;
 }
 
-int align_bytes_of(const LtOperand& o) {
-  // Every batch's matrix must have the alignment the algorithm is chosen for.
-  const auto a = reinterpret_cast<uintptr_t>(o.ptr);
-  int align = 256;
-  while (align > 4 && (a % align != 0 || (o.batch_stride * 4) % align != 0)) align /= 2;
-  return align;
-}
-
-struct PlanKey {
-  int device;
-  int64_t batch, m, n, k;
-  bool ta, tb;
-  int64_t lda, ldb, sa, sb;
-  int align;
-  bool tf32;  // CUBLAS_COMPUTE_32F_FAST_TF32
-  bool operator<(const PlanKey& o) const {
-    return std::tie(device, batch, m, n, k, ta, tb, lda, ldb, sa, sb, align, tf32) <
-           std::tie(o.device, o.batch, o.m, o.n, o.k, o.ta, o.tb, o.lda, o.ldb, o.sa, o.sb, o.align,
-                    o.tf32);
-  }
-};
-
-struct Plan {
-  cublasLtMatmulDesc_t desc = nullptr;
-  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;  // cuBLASLt's A (b), B (a), C
-  std::vector<cublasLtMatmulHeuristicResult_t> algos;
-};
-
-// One cuBLASLt handle per device, a workspace per stream, plans per layout; created
-// on first use and kept for the process (destroying them from static destructors
-// races with the CUDA runtime's teardown).
-struct State {
-  std::mutex mutex;
-  std::map<int, cublasLtHandle_t> handles;
-  std::map<cudaStream_t, void*> workspaces;
-  std::map<PlanKey, std::unique_ptr<Plan>> plans;
-};
-
-State& state() {
-  static auto* s = new State;
-  return *s;
-}
-
-void set_batch(cublasLtMatrixLayout_t layout, int64_t batch, int64_t stride) {
-  const int32_t count = static_cast<int32_t>(batch);
-  TT_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
-                                                   &count, sizeof(count)));
-  TT_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(
-      layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)));
-}
-
-// The plan for `key` (caller holds the state's mutex).
-Plan& plan_for(const PlanKey& key, const LtOperand& a, const LtOperand& b) {
-  State& st = state();
-  auto it = st.plans.find(key);
-  if (it != st.plans.end()) return *it->second;
-  auto& handle = st.handles[key.device];
-  if (!handle) TT_CUBLAS_CHECK(cublasLtCreate(&handle));
-  auto plan = std::make_unique<Plan>();
-  const cublasComputeType_t compute = key.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  TT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan->desc, compute, CUDA_R_32F));
-  // cuBLASLt's A is our b (supplying b^T, n x k), its B our a (supplying a^T, k x m).
-  const cublasOperation_t op_a = b.trans ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const cublasOperation_t op_b = a.trans ? CUBLAS_OP_T : CUBLAS_OP_N;
-  TT_CUBLAS_CHECK(
-      cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof(op_a)));
-  TT_CUBLAS_CHECK(
-      cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof(op_b)));
-  const auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
-  TT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->la, CUDA_R_32F, u(b.rows), u(b.cols), b.ld));
-  TT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->lb, CUDA_R_32F, u(a.rows), u(a.cols), a.ld));
-  TT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->lc, CUDA_R_32F, u(key.n), u(key.m), key.n));
-  set_batch(plan->la, key.batch, b.batch_stride);
-  set_batch(plan->lb, key.batch, a.batch_stride);
-  set_batch(plan->lc, key.batch, key.m * key.n);
-
-  cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
-  plan->algos = gemm::lt_heuristics(handle, plan->desc, plan->la, plan->lb, plan->lc,
-                                    static_cast<uint32_t>(key.align), kAlgoCandidates, &status);
-  TT_CHECK(!plan->algos.empty(),
-           "bmm: cuBLASLt has no {} algorithm for batch={} m={} n={} k={} ({})",
-           key.tf32 ? "FAST_TF32" : "float32", key.batch, key.m, key.n, key.k,
-           cublasGetStatusString(status));
-  return *st.plans.emplace(key, std::move(plan)).first->second;
-}
-
-std::string problem_key(const PlanKey& key, const LtOperand& a, const LtOperand& b) {
-  const std::string bcast = a.batch_stride == 0 && b.batch_stride == 0 && key.batch > 1 ? "ab"
-                            : a.batch_stride == 0 && key.batch > 1                      ? "a"
-                            : b.batch_stride == 0 && key.batch > 1                      ? "b"
-                                                                                        : "none";
+std::string problem_key(const gemm::LtProblem& p, const LtOperand& a, const LtOperand& b) {
+  const std::string bcast = a.batch_stride == 0 && b.batch_stride == 0 && p.batch > 1 ? "ab"
+                            : a.batch_stride == 0 && p.batch > 1                      ? "a"
+                            : b.batch_stride == 0 && p.batch > 1                      ? "b"
+                                                                                      : "none";
   return autotune::ProblemKey()
-      .add("batch", key.batch)
-      .add("m", key.m)
-      .add("n", key.n)
-      .add("k", key.k)
+      .add("batch", p.batch)
+      .add("m", p.m)
+      .add("n", p.n)
+      .add("k", p.k)
       .add("layout", std::string(a.trans ? "t" : "n") + (b.trans ? "t" : "n"))
       .add("bcast", bcast)
-      .add("align", std::to_string(key.align) + "B")
+      .add("align", std::to_string(p.align_bytes) + "B")
       .add_precision(current_precision())
       .str();
 }
@@ -224,28 +135,26 @@ Tensor bmm(const Tensor& a_in, const Tensor& b_in) {
     return out;
   }
 
-  PlanKey key{device,
-              batch,
-              m,
-              n,
-              k,
-              a.trans,
-              b.trans,
-              a.ld,
-              b.ld,
-              a.batch_stride,
-              b.batch_stride,
-              0,
-              precision == Precision::tf32};
-  key.align = std::min(align_bytes_of(a), align_bytes_of(b));
-  const auto out_ptr = reinterpret_cast<uintptr_t>(out.data<float>());
-  while (key.align > 4 && (out_ptr % key.align != 0 || (m * n * 4) % key.align != 0))
-    key.align /= 2;
+  // X = a ([m, k] per batch), W = b^T ([n, k]): a transposed view of either is a
+  // column-major matrix to cuBLASLt, read in place.
+  gemm::LtProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.device = device;
+  p.tf32 = precision == Precision::tf32;
+  p.batch = batch;
+  p.x_col_major = a.trans;
+  p.ldx = a.ld;
+  p.x_batch_stride = a.batch_stride;
+  p.w_col_major = !b.trans;
+  p.ldw = b.ld;
+  p.w_batch_stride = b.batch_stride;
+  p = gemm::with_pointer_alignment(p, a.ptr, b.ptr, out.data<float>());
 
-  const std::string problem = problem_key(key, a, b);
+  const std::string problem = problem_key(p, a, b);
   const auto algo_count = [&]() {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    return static_cast<int64_t>(plan_for(key, a, b).algos.size());
+    return static_cast<int64_t>(gemm::heuristic_algorithms(p, kAlgoCandidates).size());
   };
   const autotune::Config cfg =
       autotune::choose(device, "bmm", problem, /*swept_first=*/false, [&](bool constrained) {
@@ -264,23 +173,11 @@ Tensor bmm(const Tensor& a_in, const Tensor& b_in) {
         space.set_default(autotune::Config({{"cublas_algo_index", 0}}));
         return space;
       });
-
-  std::lock_guard<std::mutex> lock(state().mutex);
-  State& st = state();
-  Plan& plan = plan_for(key, a, b);
   // A layout that shares the problem key with the tuned one but offers fewer
   // algorithms (another leading dimension) runs cuBLASLt's first choice.
   int64_t index = cfg.get("cublas_algo_index");
-  if (index < 0 || index >= static_cast<int64_t>(plan.algos.size())) index = 0;
-  const cudaStream_t stream = tt::cuda::stream(device);
-  void*& workspace = st.workspaces[stream];
-  // A plain cudaMalloc, not the caching allocator: it lives as long as the process.
-  if (workspace == nullptr) TT_CUDA_CHECK(cudaMalloc(&workspace, gemm::kLtWorkspaceBytes));
-  const float alpha = 1.f, beta = 0.f;
-  TT_CUBLAS_CHECK(cublasLtMatmul(st.handles[device], plan.desc, &alpha, b.ptr, plan.la, a.ptr,
-                                 plan.lb, &beta, out.data<float>(), plan.lc, out.data<float>(),
-                                 plan.lc, &plan.algos[index].algo, workspace,
-                                 gemm::kLtWorkspaceBytes, stream));
+  if (index < 0 || index >= algo_count()) index = 0;
+  gemm::cublaslt_gemm(p, a.ptr, b.ptr, nullptr, out.data<float>(), static_cast<int>(index));
   return out;
 }
 
