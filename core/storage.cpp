@@ -1,8 +1,11 @@
 #include "core/storage.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include <unistd.h>
 
 #include "core/error.h"
 #if TT_CUDA
@@ -12,6 +15,25 @@
 namespace tt {
 namespace {
 constexpr size_t kCpuAlignment = 64;
+
+// The machine's RAM plus swap. Under memory overcommit (vm.overcommit_memory=1, as on
+// some GPU hosts) a request far past it still gets an address, and the first write to it
+// ends the process through the OOM killer instead of a catchable error.
+size_t cpu_memory_bytes() {
+  static const size_t bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    size_t total = pages > 0 && page > 0 ? static_cast<size_t>(pages) * page : SIZE_MAX / 2;
+    if (FILE* f = std::fopen("/proc/meminfo", "r")) {
+      char line[256];
+      unsigned long long kib = 0;
+      while (std::fgets(line, sizeof line, f))
+        if (std::sscanf(line, "SwapTotal: %llu kB", &kib) == 1) total += kib * 1024;
+      std::fclose(f);
+    }
+    return total;
+  }();
+  return bytes;
+}
 
 #if !TT_CUDA
 [[noreturn]] void no_cuda() {
@@ -31,6 +53,11 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
                     nbytes, device.str()));
   }
   if (device.is_cpu()) {
+    if (nbytes > cpu_memory_bytes())
+      throw OutOfMemoryError(fmt::format(
+          "out of CPU memory: tried to allocate {} bytes, more than this machine's {} bytes of "
+          "RAM and swap",
+          nbytes, cpu_memory_bytes()));
     size_t rounded = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
     if (rounded == 0) rounded = kCpuAlignment;
     data = std::aligned_alloc(kCpuAlignment, rounded);
