@@ -11,8 +11,9 @@
 // groups' kernels with --explain.
 //
 // Usage: seeds_compiled_bench [--shape full|small] [--reps N] [--model NAME] [--rounds R]
-//                             [--explain]
-// (--explain: each path's configs as looked up, and the compiled groups)
+//                             [--explain] [--path hand|compiled|eager]
+// (--explain: each path's configs as looked up, and the compiled groups; --path: time only
+// that path, the others' columns 0, for a profiler's trace of one path)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
   std::string shape = "full";
   int reps = 20;
   bool explain = false;
-  std::string only;
+  std::string only, path;
   int rounds = 5;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--shape") == 0 && i + 1 < argc) shape = argv[++i];
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--explain") == 0) explain = true;
     if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = std::atoi(argv[++i]);
     if (std::strcmp(argv[i], "--model") == 0 && i + 1 < argc) only = argv[++i];
+    if (std::strcmp(argv[i], "--path") == 0 && i + 1 < argc) path = argv[++i];
   }
   const tt::Device gpu = tt::Device::cuda(0);
   tt::cuda::TimingOptions timing;
@@ -99,15 +101,19 @@ int main(int argc, char** argv) {
       const Tensor compiled_out = (*compiled)(inputs)[0];
       // The three interleaved over `rounds` rounds (the clocks and the other GPU's load
       // drift between seconds), each the median of its rounds' medians.
-      std::vector<double> hand, fused, eager;
+      std::vector<double> hand{0}, fused{0}, eager{0};
+      const auto time_path = [&](const char* which, std::vector<double>& into,
+                                 const std::function<void()>& fn) {
+        if (path.empty() || path == which)
+          into.push_back(tt::cuda::time_gpu(fn, gpu.index, timing).median_ms);
+      };
       for (int r = 0; r < rounds; ++r) {
-        hand.push_back(
-            tt::cuda::time_gpu([&] { model->forward(inputs); }, gpu.index, timing).median_ms);
-        fused.push_back(
-            tt::cuda::time_gpu([&] { (*compiled)(inputs); }, gpu.index, timing).median_ms);
-        eager.push_back(
-            tt::cuda::time_gpu([&] { plain->forward(inputs); }, gpu.index, timing).median_ms);
+        time_path("hand", hand, [&] { model->forward(inputs); });
+        time_path("compiled", fused, [&] { (*compiled)(inputs); });
+        time_path("eager", eager, [&] { plain->forward(inputs); });
       }
+      for (auto* v : {&hand, &fused, &eager})
+        if (v->size() > 1) v->erase(v->begin());
       const double h = median(hand), c = median(fused), e = median(eager);
       std::printf("%-24s %-9s %11.3f %11.3f %11.3f %8.3f %10.2e %8.1f %8.1f\n", name, mode, h, c, e,
                   c / h, rel_l2(compiled_out, hand_out),
