@@ -53,6 +53,7 @@ TimingStats time_gpu(const std::function<void()>& fn, int device, const TimingOp
   try {
     for (int i = 0; i < options.reps; ++i) {
       if (flush) TT_CUDA_CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, s));
+      gpu_sleep(options.hide_host_us, s);
       TT_CUDA_CHECK(cudaEventRecord(start, s));
       fn();
       TT_CUDA_CHECK(cudaEventRecord(stop, s));

@@ -5,6 +5,8 @@
 // the spread (10th/90th percentiles) of the repetitions.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <functional>
 #include <vector>
 
@@ -23,6 +25,10 @@ struct TimingOptions {
   int warmup = 3;
   int reps = 20;
   bool flush_l2 = true;
+  // A GPU wait of this many microseconds after the flush and before the start event: it
+  // hides the host's enqueueing of `fn`, so the events time the GPU's work alone (as in a
+  // pipeline whose host runs ahead). 0 times what a caller that synchronizes sees.
+  double hide_host_us = 0;
   // Stop adding repetitions once this much GPU time was spent (after at least 5).
   double max_total_ms = 5000;
 };
@@ -30,6 +36,9 @@ struct TimingOptions {
 // `fn` enqueues work on tt::cuda::stream(device) (as every tt op does).
 TimingStats time_gpu(const std::function<void()>& fn, int device,
                      const TimingOptions& options = {});
+
+// Queues a kernel that keeps the GPU waiting for `microseconds` on `stream`.
+void gpu_sleep(double microseconds, cudaStream_t stream);
 
 // Percentile helper (q in [0, 1]) over unsorted samples.
 double percentile(std::vector<double> samples, double q);

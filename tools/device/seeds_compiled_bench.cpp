@@ -11,9 +11,10 @@
 // groups' kernels with --explain.
 //
 // Usage: seeds_compiled_bench [--shape full|small] [--reps N] [--model NAME] [--rounds R]
-//                             [--explain] [--path hand|compiled|eager]
+//                             [--explain] [--path hand|compiled|eager] [--hide-host US]
 // (--explain: each path's configs as looked up, and the compiled groups; --path: time only
-// that path, the others' columns 0, for a profiler's trace of one path)
+// that path, the others' columns 0, for a profiler's trace of one path; --hide-host: a GPU
+// wait of US microseconds before each timed call, so the host's enqueueing is not timed)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
   bool explain = false;
   std::string only, path;
   int rounds = 5;
+  tt::cuda::TimingOptions timing;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--shape") == 0 && i + 1 < argc) shape = argv[++i];
     if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::atoi(argv[++i]);
@@ -76,9 +78,10 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = std::atoi(argv[++i]);
     if (std::strcmp(argv[i], "--model") == 0 && i + 1 < argc) only = argv[++i];
     if (std::strcmp(argv[i], "--path") == 0 && i + 1 < argc) path = argv[++i];
+    if (std::strcmp(argv[i], "--hide-host") == 0 && i + 1 < argc)
+      timing.hide_host_us = std::atof(argv[++i]);
   }
   const tt::Device gpu = tt::Device::cuda(0);
-  tt::cuda::TimingOptions timing;
   timing.reps = reps;
   std::printf("Device: %s\n", tt::cuda::device_info(gpu.index).name.c_str());
   std::printf("%-24s %-9s %11s %11s %11s %8s %10s\n", "model", "precision", "hand ms", "compiled",
