@@ -6,6 +6,7 @@
 #include "core/safetensors.h"
 #include "models/compare.h"
 #include "models/registry.h"
+#include "ops/graph/compile.h"
 
 namespace tt::models {
 namespace {
@@ -44,7 +45,8 @@ int input_count(const safetensors::File& file) {
   return count;
 }
 
-FixtureResult run_fixture(const std::string& path, Device device, double tolerance, bool float64) {
+FixtureResult run_fixture(const std::string& path, Device device, double tolerance, bool float64,
+                          bool compiled = false) {
   safetensors::File file = safetensors::load(path);
   FixtureResult result;
   result.path = path;
@@ -82,6 +84,14 @@ FixtureResult run_fixture(const std::string& path, Device device, double toleran
     Float64Forward wide = forward_float64(*model, inputs);
     outputs = std::move(wide.outputs);
     float64_buffers = std::move(wide.buffers);
+  } else if (compiled && device.is_cuda()) {
+    std::vector<Tensor> saved;
+    for (const auto& [name, b] : model->named_buffers()) saved.push_back(b.clone());
+    const std::shared_ptr<Module> replayed = tt::compile(model);
+    replayed->forward(inputs);  // records
+    size_t i = 0;
+    for (auto& [name, b] : model->named_buffers()) b.copy_(saved.at(i++));
+    outputs = replayed->forward(inputs);
   } else {
     outputs = model->forward(inputs);
   }
@@ -140,8 +150,10 @@ FixtureResult naming_the_file(const std::string& path, Fn run) {
 
 }  // namespace
 
-FixtureResult check_fixture(const std::string& path, Device device, double tolerance) {
-  return naming_the_file(path, [&] { return run_fixture(path, device, tolerance, false); });
+FixtureResult check_fixture(const std::string& path, Device device, double tolerance,
+                            bool compiled) {
+  return naming_the_file(path,
+                         [&] { return run_fixture(path, device, tolerance, false, compiled); });
 }
 
 FixtureResult check_fixture_float64(const std::string& path, double tolerance) {

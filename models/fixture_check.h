@@ -31,10 +31,12 @@ struct FixtureResult {
 };
 
 // Loads `path`, builds the model its metadata names with the parameters it stores,
-// sets train/eval mode, runs forward on `device` and compares. A missing or malformed
-// fixture throws tt::Error naming the file.
+// sets train/eval mode, runs forward on `device` and compares. `compiled` (a GPU only):
+// the model under tt::compile, its recording forward made with the buffers put back
+// after it, so that the compared forward is the fused replay and has updated the buffers
+// once. A missing or malformed fixture throws tt::Error naming the file.
 FixtureResult check_fixture(const std::string& path, Device device = Device::cpu(),
-                            double tolerance = kFixtureTolerance);
+                            double tolerance = kFixtureTolerance, bool compiled = false);
 
 // The same fixture computed in float64 on the CPU (models/compare.h forward_float64:
 // the model's forward on float64 copies of the stored float32 parameters and inputs),

@@ -17,7 +17,7 @@ GemmBiasReLU::GemmBiasReLU(int64_t in_features, int64_t out_features, const Shap
 
 std::vector<Tensor> GemmBiasReLU::forward(const std::vector<Tensor>& inputs) {
   nn::check_input_count(name(), inputs, 1);
-  return {ops::gemm_bias_relu(inputs[0], gemm->weight, bias.reshape({-1}))};
+  return {ops::relu((*gemm)(inputs[0]) + bias.reshape({-1}))};
 }
 
 }  // namespace tt::models

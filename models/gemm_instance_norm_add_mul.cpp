@@ -16,7 +16,11 @@ GemmInstanceNormAddMul::GemmInstanceNormAddMul(int64_t in_features, int64_t out_
 
 std::vector<Tensor> GemmInstanceNormAddMul::forward(const std::vector<Tensor>& inputs) {
   nn::check_input_count(name(), inputs, 2);
-  return {ops::gemm_instance_norm_add_mul(inputs[0], inputs[1], bmm->weight, bmm->bias, eps)};
+  // InstanceNorm2d over the [N, 1, 1, out] view of the product, as PyTorch's module does.
+  const Tensor& y = inputs[1];
+  const Tensor h = (*bmm)(inputs[0]).unsqueeze(1).unsqueeze(1);
+  const Tensor n = ops::instance_norm(h, eps).squeeze(1).squeeze(1);
+  return {(n + y) * y};
 }
 
 }  // namespace tt::models

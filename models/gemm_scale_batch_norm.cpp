@@ -21,9 +21,9 @@ std::vector<Tensor> GemmScaleBatchNorm::forward(const std::vector<Tensor>& input
   nn::check_input_count(name(), inputs, 1);
   // The batch norm child follows the model's mode through Module::train(), but the
   // model's own flag is the one a caller sets, so it decides.
-  return {ops::gemm_scale_batch_norm(inputs[0], gemm->weight, gemm->bias, scale.reshape({-1}),
-                                     bn->running_mean, bn->running_var, bn->weight, bn->bias,
-                                     is_training(), bn->momentum, bn->eps)};
+  return {ops::batch_norm((*gemm)(inputs[0]) * scale.reshape({-1}), bn->running_mean,
+                          bn->running_var, bn->weight, bn->bias, is_training(), bn->momentum,
+                          bn->eps)};
 }
 
 }  // namespace tt::models

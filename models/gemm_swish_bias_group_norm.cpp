@@ -20,9 +20,8 @@ GemmSwishBiasGroupNorm::GemmSwishBiasGroupNorm(int64_t in_features, int64_t out_
 
 std::vector<Tensor> GemmSwishBiasGroupNorm::forward(const std::vector<Tensor>& inputs) {
   nn::check_input_count(name(), inputs, 1);
-  return {ops::gemm_swish_bias_group_norm(inputs[0], matmul->weight, matmul->bias,
-                                          bias.reshape({-1}), group_norm->num_groups,
-                                          group_norm->weight, group_norm->bias, group_norm->eps)};
+  const Tensor h = (*matmul)(inputs[0]);
+  return {(*group_norm)(ops::sigmoid(h) * h + bias.reshape({-1}))};
 }
 
 }  // namespace tt::models

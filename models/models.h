@@ -10,5 +10,4 @@
 #include "models/gemm_swish_bias_group_norm.h"
 #include "models/instance_norm2d_model.h"
 #include "models/layers.h"
-#include "models/plain_seed_forwards.h"
 #include "models/registry.h"

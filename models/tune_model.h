@@ -49,8 +49,8 @@ struct TuneOptions {
   // problem keys the winners are saved under. The CPU reference is float32 in every mode.
   std::string precision = "strict";
   // Tune the model compiled with tt::compile: its fused groups' kernels (looked up when
-  // they run, under their structural names), not the eager ops'.
-  bool compile = false;
+  // they run, under their structural names); false: the eager ops' kernels.
+  bool compile = true;
   // Called for every step of every sweep (the model's name first).
   std::function<void(const std::string& model, const autotune::SweepProgress&)> progress;
   // Called with one line per phase ("computing the CPU reference", ...).

@@ -101,9 +101,11 @@ TEST(CliCompile, RecordsReplaysAndExplains) {
   const CommandResult r = tt("compile GemmBiasReLU --explain");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("replay vs first call: relative L2 0\n"));
-  EXPECT_THAT(r.output, HasSubstr("cpu: replayed op by op\n"
-                                  "%3 = gemm_bias_relu(input0, gemm.weight, bias) [16, 80]\n"
-                                  "return %3\n"));
+  // The seed is its plain-op forward: the Linear (its own bias off), the bias, the ReLU.
+  EXPECT_THAT(r.output, HasSubstr("compiled graph: 3 nodes, 6 values\ncpu: replayed op by op\n"
+                                  "%2 = linear(input0, gemm.weight, None) [16, 80]\n"
+                                  "%4 = add(%2, bias) [16, 80]\n%5 = relu(%4) [16, 80]\n"
+                                  "return %5\n"));
 }
 
 TEST(CliModels, NamesOnePerLine) {

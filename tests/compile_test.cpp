@@ -500,9 +500,8 @@ TEST(Compile, TransformerBlockOnCudaMatchesTheCpuReference) {
   }
 }
 
-// The five seeds written as KernelBench's plain-op forwards (models/plain_seed_forwards.h)
-// over the registered models' own parameters: compiled, they compute what the registered
-// (hand-fused) forwards compute. On the CPU the replay is op by op.
+// The five seeds, registered as KernelBench's plain-op forwards (shared/SEED_MODELS.md):
+// compiled, they compute what they compute eagerly. On the CPU the replay is op by op.
 struct SeedCase {
   const char* model;
   const char* kernel;  // the compiled group's kernel line on CUDA ("" for none)
@@ -515,26 +514,23 @@ const SeedCase kSeedCases[] = {
     {"GemmBiasReLU", "(tuned as gemm[add_column,relu])"},
 };
 
-TEST(Compile, SeedPlainForwardsMatchTheRegisteredModelsOnCpu) {
+TEST(Compile, SeedModelsCompiledOnCpuMatchTheirEagerForwards) {
   for (const SeedCase& c : kSeedCases) {
     const models::ModelInfo info = models::find_model(c.model);
     auto model = models::build_model(c.model, info.small.init, 1);
+    model->eval();  // the batch norm's running statistics stay put between the calls
     const std::vector<Tensor> in = models::random_inputs(info.small.input_shapes, 1);
     const Tensor want = model->forward(in)[0];
-    auto plain =
-        std::make_shared<models::PlainOpsModule>(models::seed_plain_forward(c.model, model), model);
-    auto compiled = compile(plain);
+    auto compiled = compile(model);
     for (int round = 0; round < 2; ++round)
-      EXPECT_LE(rel_l2((*compiled)(in)[0], want), 1e-5) << c.model;
+      EXPECT_LE(rel_l2((*compiled)(in)[0], want), 1e-6) << c.model;
     EXPECT_EQ(compiled->recordings(), 1u);
   }
-  EXPECT_THROW(models::seed_plain_forward("TransformerBlock", nullptr), Error);
 }
 
-// On CUDA each seed's group is one plan of the fused family, under the structural name
-// the hand-fused op is tuned under, and matches the CPU reference; in training mode the
-// running statistics too.
-TEST(Compile, SeedPlainForwardsOnCudaAreTheFusedPlans) {
+// On CUDA each seed's group is one plan of the fused family, under its structural tuning
+// name, and matches the CPU reference; in training mode the running statistics too.
+TEST(Compile, SeedModelsCompiledOnCudaAreTheFusedPlans) {
   TT_REQUIRE_CUDA();
   for (const SeedCase& c : kSeedCases) {
     const models::ModelInfo info = models::find_model(c.model);
@@ -544,8 +540,7 @@ TEST(Compile, SeedPlainForwardsOnCudaAreTheFusedPlans) {
     cpu->forward(in);  // the running statistics after two forwards
     auto gpu = models::build_model(c.model, info.small.init, 1);
     gpu->to(Device::cuda(0));
-    auto compiled = compile(
-        std::make_shared<models::PlainOpsModule>(models::seed_plain_forward(c.model, gpu), gpu));
+    auto compiled = compile(gpu);
     std::vector<Tensor> gin;
     for (const Tensor& t : in) gin.push_back(t.to(Device::cuda(0)));
     (*compiled)(gin);                        // records (eager)

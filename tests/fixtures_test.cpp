@@ -47,8 +47,9 @@ TEST(Fixtures, CoverEveryRegisteredModel) {
 
 class FixtureTest : public testing::TestWithParam<std::string> {
  protected:
-  void expect_pass(Device device) {
-    const models::FixtureResult r = models::check_fixture(GetParam(), device);
+  void expect_pass(Device device, bool compiled = false) {
+    const models::FixtureResult r =
+        models::check_fixture(GetParam(), device, models::kFixtureTolerance, compiled);
     EXPECT_LE(r.out_error, 1e-5) << r.model << " " << r.shape;
     for (const auto& [buffer, err] : r.buffer_errors) EXPECT_LE(err, 1e-5) << buffer;
     EXPECT_TRUE(r.pass);
@@ -69,6 +70,12 @@ TEST_P(FixtureTest, PassesOnCpu) { expect_pass(Device::cpu()); }
 TEST_P(FixtureTest, PassesOnCuda) {
   TT_REQUIRE_CUDA();
   expect_pass(Device::cuda(0));
+}
+
+// The compiled replay (the seeds' fused plans) against PyTorch's float64 result.
+TEST_P(FixtureTest, PassesOnCudaCompiled) {
+  TT_REQUIRE_CUDA();
+  expect_pass(Device::cuda(0), /*compiled=*/true);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFixtures, FixtureTest, testing::ValuesIn(fixture_files()), test_name);

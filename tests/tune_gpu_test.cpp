@@ -27,6 +27,7 @@
 #include "models/fixture_check.h"
 #include "models/registry.h"
 #include "models/tune_model.h"
+#include "ops/graph/compile.h"
 #include "ops/ops.h"
 #include "support/test_util.h"
 #if TT_CUDA
@@ -159,11 +160,14 @@ TEST_F(Tune, EverySmallModelIsSweptVerifiedSavedAndThenUsed) {
   for (const models::ModelInfo& info : models::registered_models()) {
     const models::ShapePreset& preset = info.small;
     auto cpu_model = models::build_model(info.name, preset.init, 0);
-    auto gpu_model = models::build_model(info.name, preset.init, 0);
-    gpu_model->to(Device::cuda(0));
+    auto gpu_built = models::build_model(info.name, preset.init, 0);
+    gpu_built->to(Device::cuda(0));
+    // Tuned compiled: the first forward records, the second replays the fused groups.
+    auto gpu_model = tt::compile(gpu_built);
     const std::vector<Tensor> cpu_inputs = models::random_inputs(preset.input_shapes, 0);
     std::vector<Tensor> gpu_inputs;
     for (const Tensor& t : cpu_inputs) gpu_inputs.push_back(t.to(Device::cuda(0)));
+    gpu_model->forward(gpu_inputs);
     autotune::clear_configs_used();
     const Tensor out = gpu_model->forward(gpu_inputs).at(0);
     const Tensor ref = cpu_model->forward(cpu_inputs).at(0);
@@ -184,11 +188,13 @@ TEST_F(Tune, ScopesForceTheConfigsAKernelLaunches) {
   TT_REQUIRE_CUDA();
   const models::ModelInfo& info = models::find_model("GemmBiasReLU");
   auto cpu_model = models::build_model(info.name, info.small.init, 3);
-  auto gpu_model = models::build_model(info.name, info.small.init, 3);
-  gpu_model->to(Device::cuda(0));
+  auto gpu_built = models::build_model(info.name, info.small.init, 3);
+  gpu_built->to(Device::cuda(0));
+  auto gpu_model = tt::compile(gpu_built);  // the replays below run the fused group
   const std::vector<Tensor> inputs = models::random_inputs(info.small.input_shapes, 3);
   const Tensor ref = cpu_model->forward(inputs).at(0);
   const std::vector<Tensor> gpu_inputs = {inputs[0].to(Device::cuda(0))};
+  gpu_model->forward(gpu_inputs);
   const std::string own = "impl=own,bm=64,bn=64,bk=8,tm=8,tn=8,vec=4,stages=2";
   {
     autotune::ScopedConfigOverride o("gemm[add_column,relu]", autotune::Config::parse(own));

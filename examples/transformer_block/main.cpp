@@ -1,7 +1,7 @@
 // The pre-LN transformer block as a `tt` of its own: registered beside the seed models,
 // so every command works for it (`./transformer_block compile TransformerBlock --device
-// cuda --explain`, `bench --compile`, `run`, `compare`, `tune`). The full shape is issue
-// 18's: batch 8, sequence 1024, width 1024, 16 heads, MLP 4096.
+// cuda --explain`, `bench` (compiled; `--eager` op by op), `run`, `compare`, `tune`). The full
+// shape is issue 18's: batch 8, sequence 1024, width 1024, 16 heads, MLP 4096.
 #include <tensortune/cli.h>
 
 #include <algorithm>

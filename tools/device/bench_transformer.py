@@ -4,7 +4,7 @@
 
 MODE is strict, tf32 or accurate, optionally with "-eager" (ours op by op) : each FILE is
 `transformer_block bench TransformerBlock --shape full --configs tuned --json FILE
---precision MODE [--compile]`. PyTorch runs the same block (same parameter names and
+--precision MODE [--eager]`. PyTorch runs the same block (same parameter names and
 init rule) with plain attention (matmul, scale, softmax, matmul) and with
 F.scaled_dot_product_attention, eager and torch.compile, in float32 with TF32 off
 (strict) and on (tf32), timed exactly as bench_pytorch.py times the seed models (CUDA

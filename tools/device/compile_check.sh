@@ -5,7 +5,7 @@
 # Usage: tools/device/compile_check.sh [STAGE...]  (build test sanitize chain block compare
 # seeds tune); seeds: the five seeds as compiled plain-op forwards against their
 # hand-fused forwards (seeds_compiled_bench) and, with SEEDS_TORCH=1, PyTorch's eager and
-# torch.compile in float32 and TF32 (bench_precision.py); tune: `tt tune --compile` from
+# torch.compile in float32 and TF32 (bench_precision.py); tune: `tt tune` (compiled) from
 # an empty database on TUNE_MODELS (default: model 3 and the transformer block), then a
 # second process's first compiled call with that database.
 # EXTRA_TARGETS: more build targets; EXTRA_TESTS: more test binaries to run (with
@@ -69,9 +69,9 @@ if want block; then
     step "explain-$mode" "explain_$mode.log" "$tb" compile TransformerBlock --shape full \
       --device cuda --precision "$mode" --explain --eval
     step "bench-$mode" "bench_$mode.log" "$tb" bench TransformerBlock --shape full \
-      --configs tuned --precision "$mode" --compile --json "$OUT/tb_$mode.json"
+      --configs tuned --precision "$mode" --json "$OUT/tb_$mode.json"
     step "eager-$mode" "eager_$mode.log" "$tb" bench TransformerBlock --shape full \
-      --configs tuned --precision "$mode" --json "$OUT/tb_${mode}_eager.json"
+      --configs tuned --precision "$mode" --eager --json "$OUT/tb_${mode}_eager.json"
   done
   grep -h -E "^compile:|^group|kernel:" "$LOGS"/explain_tf32.log | head -30
   step torch torch.log python3 tools/device/bench_transformer.py --reps 20 \
@@ -82,7 +82,7 @@ if want block; then
 fi
 if want compare; then
   for mode in strict tf32 accurate; do
-    step "cmp-$mode" "compare_$mode.log" "$tb" compare TransformerBlock --shape full --compile \
+    step "cmp-$mode" "compare_$mode.log" "$tb" compare TransformerBlock --shape full \
       --precision "$mode" --reference float64 --mode eval
     tail -4 "$LOGS/compare_$mode.log"
   done
@@ -103,7 +103,7 @@ if want tune; then
       home=/tmp/home_${model}_$mode
       rm -rf "$home" && mkdir -p "$home"
       step "tune-$model-$mode" "tune_${model}_$mode.log" env HOME="$home" /usr/bin/time -f "wall %e s" \
-        "$tb" tune "$model" --compile --shape full --precision "$mode"
+        "$tb" tune "$model" --shape full --precision "$mode"
       tail -8 "$LOGS/tune_${model}_$mode.log"
       step "first-$model-$mode" "first_${model}_$mode.log" env HOME="$home" "$tb" compile "$model" \
         --shape full --device cuda --precision "$mode"

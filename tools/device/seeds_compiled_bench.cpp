@@ -1,6 +1,6 @@
-// Device benchmark of issue 22's first step: each seed model written as its KernelBench
-// plain-op forward (shared/SEED_MODELS.md) and compiled with tt::compile, against the
-// registered model's hand-fused forward (the fused ops) and the plain-op forward eager,
+// Device benchmark of issue 22: each seed model (registered as its KernelBench plain-op
+// forward, shared/SEED_MODELS.md) compiled with tt::compile, against its hand-fused
+// forward (the fused op of ops/ops.h over the same parameters) and the plain-op forward eager,
 // with the same weights and inputs, in strict, tf32 and accurate. Both fused paths run
 // plans of the same builder under the same structural tuning names
 // (ops/cuda/fused/pattern.h), so the compiled one should match the hand-fused one.
@@ -28,7 +28,7 @@
 #include "core/cuda/runtime.h"
 #include "core/cuda/timing.h"
 #include "core/precision.h"
-#include "models/plain_seed_forwards.h"
+#include "models/models.h"
 #include "models/registry.h"
 #include "ops/graph/compile.h"
 #include "ops/ops.h"
@@ -54,6 +54,38 @@ double host_us(const std::function<void()>& fn, int device) {
   const auto t1 = std::chrono::steady_clock::now();
   tt::cuda::synchronize(device);
   return std::chrono::duration<double, std::micro>(t1 - t0).count() / 10;
+}
+
+// The hand-fused forward of a seed: its fused op (ops/ops.h) over the model's parameters.
+std::function<Inputs(const Inputs&)> hand_fused(const std::string& name,
+                                                const std::shared_ptr<tt::Module>& model) {
+  namespace m = tt::models;
+  namespace ops = tt::ops;
+  if (auto p = std::dynamic_pointer_cast<m::GemmInstanceNormAddMul>(model))
+    return [p](const Inputs& in) {
+      return Inputs{
+          ops::gemm_instance_norm_add_mul(in[0], in[1], p->bmm->weight, p->bmm->bias, p->eps)};
+    };
+  if (auto p = std::dynamic_pointer_cast<m::GemmSwishBiasGroupNorm>(model))
+    return [p](const Inputs& in) {
+      const auto& gn = p->group_norm;
+      return Inputs{ops::gemm_swish_bias_group_norm(in[0], p->matmul->weight, p->matmul->bias,
+                                                    p->bias.reshape({-1}), gn->num_groups,
+                                                    gn->weight, gn->bias, gn->eps)};
+    };
+  if (auto p = std::dynamic_pointer_cast<m::GemmScaleBatchNorm>(model))
+    return [p](const Inputs& in) {
+      const auto& bn = p->bn;
+      return Inputs{ops::gemm_scale_batch_norm(
+          in[0], p->gemm->weight, p->gemm->bias, p->scale.reshape({-1}), bn->running_mean,
+          bn->running_var, bn->weight, bn->bias, p->is_training(), bn->momentum, bn->eps)};
+    };
+  if (auto p = std::dynamic_pointer_cast<m::GemmBiasReLU>(model))
+    return [p](const Inputs& in) {
+      return Inputs{ops::gemm_bias_relu(in[0], p->gemm->weight, p->bias.reshape({-1}))};
+    };
+  (void)name;
+  return [model](const Inputs& in) { return model->forward(in); };  // InstanceNorm2dModel
 }
 
 double median(std::vector<double> v) {
@@ -96,10 +128,9 @@ int main(int argc, char** argv) {
       auto model = tt::models::build_model(name, preset.init, 0);
       model->to(gpu);
       const Inputs inputs = tt::models::random_inputs(preset.input_shapes, 0, gpu);
-      auto plain = std::make_shared<tt::models::PlainOpsModule>(
-          tt::models::seed_plain_forward(name, model), model);
-      auto compiled = tt::compile(plain);
-      const Tensor hand_out = model->forward(inputs)[0];
+      const auto fused_op = hand_fused(name, model);
+      auto compiled = tt::compile(model);
+      const Tensor hand_out = fused_op(inputs)[0];
       (*compiled)(inputs);  // records and compiles
       const Tensor compiled_out = (*compiled)(inputs)[0];
       // The three interleaved over `rounds` rounds (the clocks and the other GPU's load
@@ -111,21 +142,21 @@ int main(int argc, char** argv) {
           into.push_back(tt::cuda::time_gpu(fn, gpu.index, timing).median_ms);
       };
       for (int r = 0; r < rounds; ++r) {
-        time_path("hand", hand, [&] { model->forward(inputs); });
+        time_path("hand", hand, [&] { fused_op(inputs); });
         time_path("compiled", fused, [&] { (*compiled)(inputs); });
-        time_path("eager", eager, [&] { plain->forward(inputs); });
+        time_path("eager", eager, [&] { model->forward(inputs); });
       }
       for (auto* v : {&hand, &fused, &eager})
         if (v->size() > 1) v->erase(v->begin());
       const double h = median(hand), c = median(fused), e = median(eager);
       std::printf("%-24s %-9s %11.3f %11.3f %11.3f %8.3f %10.2e %8.1f %8.1f\n", name, mode, h, c, e,
                   c / h, rel_l2(compiled_out, hand_out),
-                  host_us([&] { model->forward(inputs); }, gpu.index),
+                  host_us([&] { fused_op(inputs); }, gpu.index),
                   host_us([&] { (*compiled)(inputs); }, gpu.index));
       if (explain) {
         // What each path looked up (kernel, problem, config, source).
         tt::autotune::clear_configs_used();
-        model->forward(inputs);
+        fused_op(inputs);
         std::printf("hand-fused:\n%s", tt::autotune::format_configs_used().c_str());
         tt::autotune::clear_configs_used();
         (*compiled)(inputs);

@@ -41,7 +41,7 @@ struct BenchOptions {
   bool show_configs = false;
   std::string db_path;
   std::string precision = "strict";
-  bool compile = false;
+  bool compile = true;
   bool device_typed = false;
 };
 
@@ -216,8 +216,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--show-configs", opt->show_configs,
                 "Also print each kernel's problem and the database its config came from");
   add_precision_option(cmd, &opt->precision, "the forwards are timed in it");
-  cmd->add_flag("--compile", opt->compile,
-                "Time the model compiled with tt::compile (fused groups) instead of eager");
+  cmd->add_flag("--compile,!--eager", opt->compile,
+                "Time the model compiled with tt::compile (its fused groups; the default), or "
+                "with --eager op by op");
   add_db_option(cmd, &opt->db_path,
                 "Tuning database to read first (else TT_TUNING_DB, the user cache, the shipped "
                 "ones)");

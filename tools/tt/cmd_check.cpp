@@ -24,6 +24,7 @@ struct CheckOptions {
   std::string device = "cpu";
   double tolerance = models::kFixtureTolerance;
   std::string precision = "strict";
+  bool compile = true;
   bool device_typed = false;
   bool tolerance_typed = false;
 };
@@ -58,7 +59,7 @@ void check_files(const CheckOptions& opt) {
   int passed = 0;
   for (const std::string& path : opt.files) {
     try {
-      const models::FixtureResult r = models::check_fixture(path, device, tolerance);
+      const models::FixtureResult r = models::check_fixture(path, device, tolerance, opt.compile);
       std::cout << result_line(r, name_width) << std::endl;
       passed += r.pass;
     } catch (const std::exception& e) {
@@ -99,6 +100,9 @@ void add_check_command(CLI::App& app) {
   add_precision_option(cmd, &opt->precision,
                        "the fixtures are held to that mode's bound; the CPU computes float32 in "
                        "every mode");
+  cmd->add_flag("--compile,!--eager", opt->compile,
+                "On a GPU, check the model compiled with tt::compile (its fused replay; the "
+                "default), or with --eager op by op");
   cmd->callback([opt, cmd] {
     if (run_on_every_device("check", opt->device)) return;  // --device all
     opt->device_typed = typed(cmd, "--device");

@@ -44,13 +44,13 @@ struct CompareOptions {
   double tolerance = 1e-5;
   double atol = 1e-5;
   double rtol = 1e-5;
-  bool compile = false;
+  bool compile = true;
   bool device_typed = false;
   bool tolerance_typed = false;
 };
 
 #if TT_CUDA
-// With --compile: the GPU model compiled, its first (recording, eager) forward already
+// Compiled (unless --eager): the GPU model, its first (recording, eager) forward already
 // made on `inputs` and its buffers put back as they were, so that the forward compared
 // next is a replay of the compiled graph and has updated the buffers exactly once.
 std::shared_ptr<Module> gpu_side(std::shared_ptr<Module> model, const CompareOptions& opt,
@@ -355,8 +355,9 @@ void add_compare_command(CLI::App& app) {
   cmd->add_option("--device", opt->device,
                   "CUDA device: cuda, cuda:N, or all (one worker per GPU at once)")
       ->capture_default_str();
-  cmd->add_flag("--compile", opt->compile,
-                "Compare the GPU model compiled with tt::compile (a replay of its fused graph)");
+  cmd->add_flag("--compile,!--eager", opt->compile,
+                "Compare the GPU model compiled with tt::compile (a replay of its fused graph; "
+                "the default), or with --eager run op by op");
   add_seed_option(cmd, &opt->seed, "Seed of the weights and inputs");
   add_positive_option(cmd, "--tolerance", &opt->tolerance,
                       "Largest relative L2 error that passes (default: 1e-5; 2^-9 with "

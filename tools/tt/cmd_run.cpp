@@ -1,9 +1,10 @@
 // `tt run MODEL`: builds a registered model with random (seeded) weights, feeds it
 // random inputs of its small or full shape on the chosen device, and prints a
-// summary of the output and the time of one forward after a warm-up run; with
-// --show-configs, also the config each tunable GPU kernel used and where it came
-// from (autotune/lookup.h). --precision sets the mode of the forwards' matrix
-// products (core/precision.h).
+// summary of the output and the time of one forward after a warm-up run (on a GPU the
+// model is compiled with tt::compile unless --eager: the warm-up records, the timed
+// forwards replay); with --show-configs, also the config each tunable GPU kernel of the
+// timed forwards used and where it came from (autotune/lookup.h). --precision sets the mode of the
+// forwards' matrix products (core/precision.h).
 #include <chrono>
 #include <iostream>
 #include <string>
@@ -11,6 +12,7 @@
 #include "autotune/lookup.h"
 #include "core/cuda/runtime.h"
 #include "models/registry.h"
+#include "ops/graph/compile.h"
 #include "ops/ops.h"
 #include "tools/tt/command.h"
 #include "tools/tt/device_arg.h"
@@ -27,6 +29,7 @@ struct RunOptions {
   int iterations = 1;
   bool eval = false;
   bool show_configs = false;
+  bool compile = true;
   std::string db_path;
   std::string precision = "strict";
   bool device_typed = false;
@@ -64,11 +67,11 @@ void run_model(const RunOptions& opt) {
   note_cpu_precision("run", precision, device);
   PrecisionGuard precision_scope(precision);
   use_database("run", opt.db_path);
-  autotune::clear_configs_used();
 
   std::shared_ptr<Module> model = models::build_model(info.name, preset.init, opt.seed);
   model->train(!opt.eval);
   model->to(device);
+  if (opt.compile && device.is_cuda()) model = tt::compile(model);
   const std::vector<Tensor> inputs = models::random_inputs(preset.input_shapes, opt.seed, device);
 
   std::cout << "model:   " << info.name << " init " << preset.init << " (" << opt.shape << ", "
@@ -78,8 +81,9 @@ void run_model(const RunOptions& opt) {
     std::cout << " " << info.input_names.at(i) << shape_str(inputs[i].sizes());
   std::cout << "\ndevice:  " << device.str() << ", " << precision_name(precision) << " precision\n";
 
-  std::vector<Tensor> outputs = model->forward(inputs);  // warm-up
+  std::vector<Tensor> outputs = model->forward(inputs);  // warm-up (compiled: records)
   wait_for(device);
+  autotune::clear_configs_used();
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < opt.iterations; ++i) {
     // Free the last outputs before the next forward allocates its own: otherwise two
@@ -118,6 +122,9 @@ void add_run_command(CLI::App& app) {
   add_count_option(cmd, "--iters", &opt->iterations,
                    "Timed forwards after the warm-up (the mean is shown)");
   cmd->add_flag("--eval", opt->eval, "Run in eval mode (default: train mode, as PyTorch)");
+  cmd->add_flag("--compile,!--eager", opt->compile,
+                "On a GPU, run the model compiled with tt::compile (the default), or with "
+                "--eager op by op");
   cmd->add_flag("--show-configs", opt->show_configs,
                 "Print the config each tunable kernel used and where it came from");
   add_precision_option(cmd, &opt->precision, "the CPU computes float32 in every mode");

@@ -48,7 +48,7 @@ struct TuneOptions {
   std::string device = "cuda";
   std::string precision = "strict";
   bool device_typed = false;
-  bool compile = false;
+  bool compile = true;
 };
 
 class ProgressLine {
@@ -222,8 +222,9 @@ void add_tune_command(CLI::App& app) {
   add_precision_option(cmd, &opt->precision,
                        "the kernels are tuned and verified in it (its tolerance) and saved under "
                        "that mode's problem keys");
-  cmd->add_flag("--compile", opt->compile,
-                "Tune the model compiled with tt::compile: its fused groups' kernels");
+  cmd->add_flag("--compile,!--eager", opt->compile,
+                "Tune the model compiled with tt::compile: its fused groups' kernels (the "
+                "default), or with --eager the kernels of its ops run one by one");
   cmd->callback([opt, cmd] {
     if (run_on_every_device("tune", opt->device)) return;  // --device all
     opt->device_typed = typed(cmd, "--device");
