@@ -42,6 +42,13 @@ size_t cpu_memory_bytes() {
 #endif
 }  // namespace
 
+namespace {
+thread_local StorageKeeper* current_keeper = nullptr;
+}  // namespace
+
+StorageKeeper::StorageKeeper() : previous_(current_keeper) { current_keeper = this; }
+StorageKeeper::~StorageKeeper() { current_keeper = previous_; }
+
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
   void* data = nullptr;
   // No allocator can serve more than PTRDIFF_MAX bytes, and rounding up near
@@ -70,7 +77,9 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
     no_cuda();
 #endif
   }
-  return std::shared_ptr<Storage>(new Storage(data, nbytes, device));
+  std::shared_ptr<Storage> storage(new Storage(data, nbytes, device));
+  if (current_keeper) current_keeper->kept_.push_back(storage);
+  return storage;
 }
 
 Storage::~Storage() {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "core/device.h"
 
@@ -27,6 +28,24 @@ class Storage {
   void* data_;
   size_t nbytes_;
   Device device_;
+};
+
+// While one is alive, every Storage its thread allocates is also held by it, and
+// take() hands them over: what a CUDA graph capture allocates must outlive the capture,
+// since the captured kernels write those blocks again at every launch, and no other
+// tensor may be given them in between. Nested keepers each see their own allocations.
+class StorageKeeper {
+ public:
+  StorageKeeper();
+  ~StorageKeeper();
+  StorageKeeper(const StorageKeeper&) = delete;
+  StorageKeeper& operator=(const StorageKeeper&) = delete;
+  std::vector<std::shared_ptr<Storage>> take() { return std::move(kept_); }
+
+ private:
+  friend class Storage;
+  std::vector<std::shared_ptr<Storage>> kept_;
+  StorageKeeper* previous_;
 };
 
 // Copies nbytes between any two devices (host<->device, device<->device), on the

@@ -557,5 +557,71 @@ TEST(Compile, SeedModelsCompiledOnCudaAreTheFusedPlans) {
   }
 }
 
+// CompileOptions::cuda_graph on the CPU: nothing to capture, the replay runs op by op and
+// the report says why.
+TEST(CompileCudaGraph, OnTheCpuTheReplayRunsAsWithoutIt) {
+  auto block = small_block();
+  const Tensor x = Tensor::randn({2, 8, 32}, 1);
+  const Tensor want = (*block)(x);
+  CompileOptions options;
+  options.cuda_graph = true;
+  auto compiled = compile(block, options);
+  for (int call = 0; call < 4; ++call) EXPECT_EQ(rel_l2((*compiled)({x})[0], want), 0.0);
+  EXPECT_NE(compiled->explain().find("replay: not a CUDA graph: an input is on the CPU\n"),
+            std::string::npos)
+      << compiled->explain();
+}
+
+// On CUDA the third call captures the replay and launches it; every launch reads the
+// call's own inputs, gives what the plain replay gives bit for bit, writes the same
+// output tensors, and updates the running statistics as the plain replay does.
+TEST(CompileCudaGraph, LaunchesMatchThePlainReplayBitForBit) {
+  TT_REQUIRE_CUDA();
+  const Device gpu = Device::cuda(0);
+  for (const char* name : {"GemmScaleBatchNorm", "GemmSwishBiasGroupNorm"}) {
+    const models::ModelInfo info = models::find_model(name);
+    auto plain_model = models::build_model(name, info.small.init, 2);
+    auto graph_model = models::build_model(name, info.small.init, 2);
+    plain_model->to(gpu), graph_model->to(gpu);
+    CompileOptions options;
+    options.cuda_graph = true;
+    auto plain = compile(plain_model), graphed = compile(graph_model, options);
+    Tensor previous;
+    for (int call = 0; call < 5; ++call) {
+      std::vector<Tensor> in = models::random_inputs(info.small.input_shapes, 10 + call, gpu);
+      const Tensor want = (*plain)(in)[0].clone();
+      const Tensor got = (*graphed)(in)[0];
+      EXPECT_EQ(rel_l2(got, want), 0.0) << name << " call " << call;
+      if (call >= 3) {
+        EXPECT_EQ(got.data_ptr(), previous.data_ptr()) << name;
+      }
+      previous = got;
+    }
+    EXPECT_NE(graphed->explain().find("replay: one CUDA graph\n"), std::string::npos)
+        << graphed->explain();
+    const auto a = plain_model->named_buffers(), b = graph_model->named_buffers();
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(rel_l2(b[i].second, a[i].second), 0.0) << name;
+  }
+}
+
+// A key whose inputs the graph cannot own (here a transposed, non-contiguous input) keeps
+// the plain replay, and says why.
+TEST(CompileCudaGraph, ANonContiguousInputKeepsThePlainReplay) {
+  TT_REQUIRE_CUDA();
+  auto block = small_block();
+  const Tensor x = Tensor::randn({2, 32, 8}, 1).transpose(1, 2);
+  const Tensor want = (*block)(x);
+  block->to(Device::cuda(0));
+  CompileOptions options;
+  options.cuda_graph = true;
+  auto compiled = compile(block, options);
+  const Tensor xg = Tensor::randn({2, 32, 8}, 1).to(Device::cuda(0)).transpose(1, 2);
+  for (int call = 0; call < 4; ++call) EXPECT_LE(rel_l2((*compiled)({xg})[0], want), 1e-5);
+  EXPECT_NE(compiled->explain().find("replay: not a CUDA graph: an input is not contiguous\n"),
+            std::string::npos)
+      << compiled->explain();
+}
+
 }  // namespace
 }  // namespace tt::test

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "core/precision.h"
+#include "ops/graph/cuda_graph.h"
 #include "ops/graph/fusion.h"
 #include "ops/graph/program.h"
 #include "ops/graph/recorder.h"
@@ -48,7 +49,7 @@ std::vector<Tensor> CompiledModule::forward(const std::vector<Tensor>& inputs) {
     last_ = it->program;
     if (last_->eager()) return (*module_)(inputs);
     const PrecisionGuard mode(module_->precision().value_or(current_precision()));
-    return graph::run_program(*last_, inputs);
+    return replay(*it, inputs);
   }
 
   // A new key: run the module eagerly while recording, then compile the graph.
@@ -71,10 +72,32 @@ std::vector<Tensor> CompiledModule::forward(const std::vector<Tensor>& inputs) {
   last_compile_seconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (options_.explain) std::cout << program->report << std::flush;
-  cache_.push_front({key, program});
+  Entry entry;
+  entry.key = key;
+  entry.program = program;
+  cache_.push_front(std::move(entry));
   if (cache_.size() > options_.cache_size) cache_.pop_back();
   last_ = program;
   return outputs;
+}
+
+std::vector<Tensor> CompiledModule::replay(Entry& entry, const std::vector<Tensor>& inputs) {
+  if (options_.cuda_graph && !entry.not_capturable) {
+    if (entry.captured) return entry.captured->launch(inputs);
+    // The first replay runs plainly: lazy set-up (handles, workspaces, kernel attributes)
+    // happens there, outside the capture.
+    if (entry.replays++ >= 1) {
+      std::string why;
+      entry.captured = graph::CapturedReplay::capture(*entry.program, inputs, why);
+      if (entry.captured) {
+        entry.program->report += "replay: one CUDA graph\n";
+        return entry.captured->launch(inputs);
+      }
+      entry.not_capturable = true;
+      entry.program->report += fmt::format("replay: not a CUDA graph: {}\n", why);
+    }
+  }
+  return graph::run_program(*entry.program, inputs);
 }
 
 std::shared_ptr<CompiledModule> compile(std::shared_ptr<Module> module, CompileOptions options) {

@@ -34,11 +34,19 @@ struct CompileOptions {
   bool fuse = true;
   // Keys kept; the least recently used one goes first.
   size_t cache_size = 8;
+  // On CUDA, capture a key's replay as one CUDA graph (ops/graph/cuda_graph.h) at its
+  // second replay (the first warms up), and launch that from then on: the host's cost of
+  // a forward becomes one copy per input and one launch. The returned tensors are then
+  // the graph's own: the next call overwrites them (clone() what must be kept), as with
+  // PyTorch's CUDA graphs. A key that cannot be captured replays as without it, and
+  // explain() says why.
+  bool cuda_graph = false;
 };
 
 namespace graph {
-struct Program;  // a compiled key: the graph and its steps (ops/graph/program.h)
-}
+struct Program;        // a compiled key: the graph and its steps (ops/graph/program.h)
+class CapturedReplay;  // a key's replay as one CUDA graph (ops/graph/cuda_graph.h)
+}  // namespace graph
 
 class CompiledModule : public Module {
  public:
@@ -65,7 +73,11 @@ class CompiledModule : public Module {
   struct Entry {
     std::string key;
     std::shared_ptr<graph::Program> program;
+    int replays = 0;
+    std::shared_ptr<graph::CapturedReplay> captured;
+    bool not_capturable = false;
   };
+  std::vector<Tensor> replay(Entry& entry, const std::vector<Tensor>& inputs);
   std::string key_of(const std::vector<Tensor>& inputs) const;
 
   std::shared_ptr<Module> module_;
