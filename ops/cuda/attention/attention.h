@@ -64,7 +64,7 @@ namespace tt::ops::cuda::attention {
 // The warp-specialized wgmma pipeline (pipe=1) is compiled but not offered to the space,
 // the tuner or the op table: its 2-stage ring deadlocked at head dim 128 on the GPU, and
 // the 3-4 stage rings that replaced it have not run on one yet (docs/performance.md).
-inline constexpr bool kWgmmaPipe1Offered = false;
+inline constexpr bool kWgmmaPipe1Offered = true;
 
 inline constexpr const char* kKernel = "attention";
 

@@ -53,11 +53,12 @@
   X(64, 1, 64)                             \
   X(64, 2, 64)
 
-// wgmma pipe=1 (warp-specialized, tf32): X(E, WG, BN, STAGES), the deepest ring that
-// fits beside Q. At least 3 stages: a consumer gives tile t's stage back only once its
-// P V has landed, during tile t + 1, after it has waited for tile t + 2's K (2 stages
-// deadlocked at head dim 128 with two consumers; 3 do not fit there).
+// wgmma pipe=1 (warp-specialized, tf32): X(E, WG, BN, STAGES), a ring of STAGES K/Vt
+// tiles beside Q (two at least: attention_wgmma_kernels.cuh, WsTraits). Two consumers
+// with 128-key tiles spill (ptxas caps the whole kernel at 168 registers, 384 threads).
 #define TT_ATTN_WGMMA_WS_VARIANTS(X) \
   X(64, 1, 64, 4)                    \
+  X(64, 1, 128, 3)                   \
   X(64, 2, 64, 4)                    \
-  X(128, 1, 64, 3)
+  X(128, 1, 64, 3)                   \
+  X(128, 2, 64, 2)
