@@ -592,11 +592,11 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     for (const autotune::Config& c : at::space(e128, true, Precision::tf32, hopper).enumerate()) {
       if (c.str().find("impl=wgmma") != std::string::npos) wgmma128 += c.str() + ";";
     }
-    // Head dim 128: 64-key tiles only, and pipe=1 (when offered) with one consumer
-    // warpgroup only (two have room for only two stages).
+    // Head dim 128: 64-key tiles only; pipe=1 (when offered) with one or two consumer
+    // warpgroups (two with a ring of two stages).
     EXPECT_EQ(wgmma128, at::kWgmmaPipe1Offered
                             ? "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=4,bn=64,pipe=1;"
-                              "impl=wgmma,warps=8,bn=64,pipe=0;"
+                              "impl=wgmma,warps=8,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=1;"
                             : "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;")
         << wgmma128;
   }

@@ -109,12 +109,20 @@ __device__ __forceinline__ void mask_tile(float (&sc)[SR], const KernelArgs& a,
   }
 }
 
+// 2^x by the MUFU alone: exp2f's non-ftz form spends two more instructions per score on
+// results below 2^-126, which P (rounded to TF32 next) cannot hold anyway.
+__device__ __forceinline__ float ex2_ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
 // One tile of the online softmax, in place: the scores become P = exp(s - running max)
 // (base 2, or e where BASE_E), the running max and sum move on; returns the factors
 // (alpha) by which the rows' O must shrink.
 template <bool BASE_E, int SR>
 __device__ __forceinline__ float2 softmax_tile(float (&sc)[SR], Rows& r) {
-  const auto ex = [](float x) { return BASE_E ? expf(x) : exp2f(x); };
+  const auto ex = [](float x) { return BASE_E ? expf(x) : ex2_ftz(x); };
   float tA = -INFINITY, tB = -INFINITY;
 #pragma unroll
   for (int j = 0; j < SR / 4; ++j) {
@@ -471,6 +479,12 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
       : "memory");
 }
 
+// Diagnostics of the pipe=1 kernel (DIAG bits; the kernel bench alone instantiates them,
+// their output is meaningless): where its time goes, by leaving a part out.
+constexpr int kDiagNoSoftmax = 1;  // no mask or softmax: P is S as it stands
+constexpr int kDiagNoLoads = 2;    // no K/Vt copies and no waits for them
+constexpr int kDiagNoMma = 4;      // no wgmma (S stays zero)
+
 template <int E, int BN, int WG, int STAGES>
 struct WsTraits {
   static constexpr int kBM = 64 * WG;
@@ -498,7 +512,7 @@ struct WsTraits {
 // under tile t's softmax. Only the P V is in flight while the softmax reads S's
 // registers: an S of the next tile in flight as well (the first version of this kernel)
 // had ptxas serialise every wgmma (C7514) and needed a third register array.
-template <int E, int BN, int WG, int STAGES>
+template <int E, int BN, int WG, int STAGES, int DIAG = 0>
 __global__ void __launch_bounds__(128 * (WG + 1), 1)
     attention_wgmma_ws_kernel(const __grid_constant__ KernelArgs a, const float* vt, int64_t sp) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -538,7 +552,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     // The producer warpgroup.
     sm90::detail::setmaxnreg_dec<T::kProducerRegs>();
     const float* vtb = vt + b * E * sp;
-    for (int tile = 0; tile < tiles; ++tile) {
+    for (int tile = 0; tile < ((DIAG & kDiagNoLoads) ? 0 : tiles); ++tile) {
       const int s = tile % STAGES;
       if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
       float* ks = stage_k(s);
@@ -563,7 +577,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       for (int i = 0; i < SR; ++i) acc[i] = 0.f;
       fence_regs(acc);
       wgmma_fence();
-      issue_qk<E, BN, BM>(acc, qa, k_addr, false);
+      if constexpr (!(DIAG & kDiagNoMma)) issue_qk<E, BN, BM>(acc, qa, k_addr, false);
       wgmma_commit();
     };
 
@@ -577,6 +591,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       const uint32_t v_addr = smem_u32(stage_k(s)) + T::kKBytes;
 #pragma unroll
       for (int j = 0; j < NT; ++j) {
+        if constexpr (DIAG & kDiagNoMma) continue;
         sm90::WgmmaTf32<E>::mma_rs(o, pa[j], sw128_desc(v_addr + (j / 4) * E * 128 + (j % 4) * 32),
                                    1);
       }
@@ -593,26 +608,31 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     // Tile 0: S and its softmax (O is still zero: its factor is moot); its P V waits for the
     // loop, under tile 1's softmax.
     if (tiles > 0) {
-      mbar_wait(&full[0], 0);
+      if constexpr (!(DIAG & kDiagNoLoads)) mbar_wait(&full[0], 0);
       fence_proxy_async();
       issue_s(sc, 0);
       wgmma_wait<0>();
       fence_regs(sc);
-      mask_tile(sc, a, base, rows, 0, m0, 1.4426950408889634f);
-      softmax_tile<false>(sc, rows);
+      if constexpr (!(DIAG & kDiagNoSoftmax)) {
+        mask_tile(sc, a, base, rows, 0, m0, 1.4426950408889634f);
+        softmax_tile<false>(sc, rows);
+      }
       p_fragments<false>(sc, pa, unused);
     }
     for (int tile = 1; tile < tiles; ++tile) {
       const int s = tile % STAGES;
-      mbar_wait(&full[s], (tile / STAGES) & 1);
+      if constexpr (!(DIAG & kDiagNoLoads)) mbar_wait(&full[s], (tile / STAGES) & 1);
       fence_proxy_async();
       issue_s(sc, s);
       issue_pv(pa, (tile - 1) % STAGES);
       // S has landed (the P V committed after it runs on under this tile's softmax).
       wgmma_wait<1>();
       fence_regs(sc);
-      mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, 1.4426950408889634f);
-      const float2 alpha = softmax_tile<false>(sc, rows);
+      float2 alpha = make_float2(1.f, 1.f);
+      if constexpr (!(DIAG & kDiagNoSoftmax)) {
+        mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, 1.4426950408889634f);
+        alpha = softmax_tile<false>(sc, rows);
+      }
       wgmma_wait<0>();
       // The P V has read pa: only now may the new P be written (sc's fence keeps the
       // conversions below the wait).
