@@ -148,9 +148,13 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
                        Precision precision, int64_t max_smem) {
   const int rows = AttnConfig{}.rows, warps = AttnConfig{}.warps;
   if (wgmma_ok) {
-    // H200 sweep (tools/device/attention_harness.cpp, B8 H16 T1024 E64): two consumer
-    // warpgroups won in both modes, 128-key tiles in tf32 (0.291 ms vs mma's 0.368),
-    // 64 in accurate (0.570 vs 0.917).
+    // H100 kernel bench (tools/device/attention_kernel_bench.cu): at head dim 64 in tf32
+    // the warp-specialized pipeline with two consumers and 64-key tiles beat pipe 0's
+    // best (128-key tiles) by 2-5% (full, causal, T4096); at head dim 128 its two-stage
+    // ring lost to pipe 0 (0.550 vs 0.440 ms). Accurate: pipe 0, 64-key tiles.
+    if (precision == Precision::tf32 && p.E == 64 && kWgmmaPipe1Offered) {
+      return {Impl::kWgmma, 8, rows, 64, 1};
+    }
     return {Impl::kWgmma, 8, rows, precision == Precision::tf32 && p.E == 64 ? 128 : 64, 0};
   }
   if (mma_ok && precision != Precision::strict) {

@@ -261,6 +261,35 @@ __device__ __forceinline__ void issue_qk(float (&acc)[BN / 2], uint32_t qa, uint
   }
 }
 
+// The same with Q's rows as mma_rs's A fragments in registers (q_fragments): S then reads
+// only K from shared memory, half the bytes per wgmma.
+template <int E, int BN>
+__device__ __forceinline__ void issue_qk_rs(float (&acc)[BN / 2], const uint32_t (&qf)[E / 8][4],
+                                            uint32_t ka) {
+#pragma unroll
+  for (int kk = 0; kk < E / 8; ++kk) {
+    sm90::WgmmaTf32<BN>::mma_rs(acc, qf[kk], sw128_desc(ka + (kk / 4) * BN * 128 + (kk % 4) * 32),
+                                kk > 0 ? 1 : 0);
+  }
+}
+
+// A thread's A fragments of its warpgroup's 64 rows of the swizzled Q tile (load_q's, BM
+// rows): k-step kk holds (row, 8 kk + t), (row + 8, 8 kk + t), then the same at t + 4, for
+// row = 16 warp + lane / 4 of the warpgroup from `row0`.
+template <int E, int BM>
+__device__ __forceinline__ void q_fragments(uint32_t (&qf)[E / 8][4], const float* qs, int row0,
+                                            int warp, int lane) {
+  const int r = row0 + warp * 16 + lane / 4, t = lane % 4;
+#pragma unroll
+  for (int kk = 0; kk < E / 8; ++kk) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int c = 8 * kk + t + (i / 2) * 4, rr = r + (i % 2) * 8;
+      qf[kk][i] = __float_as_uint(qs[swz(rr, c / 4, BM) + c % 4]);
+    }
+  }
+}
+
 // Vt[b][e][j'] = V[b][key(j')][e], key(j') the 0,2,4,6,1,3,5,7 order inside each group of 8,
 // rounded to TF32; zeros past S. 32 x 32 tiles through shared memory. `lo` (accurate):
 // the rest, v - hi rounded to TF32, into the same place of a second array.
@@ -512,7 +541,7 @@ struct WsTraits {
 // under tile t's softmax. Only the P V is in flight while the softmax reads S's
 // registers: an S of the next tile in flight as well (the first version of this kernel)
 // had ptxas serialise every wgmma (C7514) and needed a third register array.
-template <int E, int BN, int WG, int STAGES, int DIAG = 0>
+template <int E, int BN, int WG, int STAGES, int DIAG = 0, bool QR = (E * BN <= 64 * 64)>
 __global__ void __launch_bounds__(128 * (WG + 1), 1)
     attention_wgmma_ws_kernel(const __grid_constant__ KernelArgs a, const float* vt, int64_t sp) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -570,6 +599,10 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     rows.rB = rows.rA + 8;
     rows.t = lane % 4;
     const uint32_t qa = q_addr + wg * 64 * 128;
+    // QR: Q's fragments in registers for the whole run (head dim 64: 32 registers; with
+    // 128-key tiles or head dim 128 they spill).
+    [[maybe_unused]] uint32_t qf[QR ? E / 8 : 1][4];
+    if constexpr (QR) q_fragments<E, BM>(qf, qs, wg * 64, warp, lane);
     // S = Q K^T of the tile in stage s into `acc` (issued and committed, not waited).
     const auto issue_s = [&](float(&acc)[SR], int s) {
       const uint32_t k_addr = smem_u32(stage_k(s));
@@ -577,7 +610,12 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       for (int i = 0; i < SR; ++i) acc[i] = 0.f;
       fence_regs(acc);
       wgmma_fence();
-      if constexpr (!(DIAG & kDiagNoMma)) issue_qk<E, BN, BM>(acc, qa, k_addr, false);
+      if constexpr (DIAG & kDiagNoMma) {
+      } else if constexpr (QR) {
+        issue_qk_rs<E, BN>(acc, qf, k_addr);
+      } else {
+        issue_qk<E, BN, BM>(acc, qa, k_addr, false);
+      }
       wgmma_commit();
     };
 
