@@ -479,7 +479,7 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
   variants.push_back({E, Precision::accurate, {at::Impl::kWgmma, 4 * WG, 4, BN}});
   TT_ATTN_WGMMA_ACCURATE_VARIANTS(TT_X)
 #undef TT_X
-#define TT_X(E, WG, BN, ST) \
+#define TT_X(E, WG, BN, ST, MB) \
   variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, 1}});
   if (at::kWgmmaPipe1Offered) {
     TT_ATTN_WGMMA_WS_VARIANTS(TT_X)

@@ -7,7 +7,8 @@
 # issue's shapes. Logs go to $OUT (default ./attention-out); the table comes last.
 # Usage: tools/device/attention_check.sh [--quick]   (--quick: two shapes, few reps)
 # SANITIZE_TOOLS (default "memcheck racecheck synccheck"; empty: none) and
-# SANITIZE_LIMIT (seconds per tool, default 120) narrow the sanitizer stage; STEP_LIMIT
+# SANITIZE_LIMIT (seconds per tool, default 120) and SANITIZE_FILTER (a gtest filter,
+# default AttentionCuda.*) narrow the sanitizer stage; STEP_LIMIT
 # (seconds, default 600) ends any other step that hangs (a deadlocked kernel);
 # KERNEL_BENCH=1 adds the kernels-alone bench (tools/device/attention_kernel_bench.cu).
 set -uo pipefail
@@ -44,7 +45,7 @@ run op_table.attention op_table.log "$build/tests/op_table_test" \
 # edge, mask kind and mode), with a time limit each.
 for tool in ${SANITIZE_TOOLS-memcheck racecheck synccheck}; do
   run "sanitize.$tool" "sanitize_$tool.log" timeout "${SANITIZE_LIMIT:-120}" compute-sanitizer --tool "$tool" \
-    --error-exitcode 9 "$build/tests/attention_test" --gtest_filter='AttentionCuda.*'
+    --error-exitcode 9 "$build/tests/attention_test" --gtest_filter="${SANITIZE_FILTER:-AttentionCuda.*}"
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|hazard" "$OUT/sanitize_$tool.log" | head -5
 done
 run harness harness.log "$build/tools/attention_harness" $quick

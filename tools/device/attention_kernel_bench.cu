@@ -81,10 +81,11 @@ void run_wgmma(KernelArgs a, int64_t T, int64_t BH) {
   CK(cudaGetLastError());
 }
 
-template <int E, int BN, int WG, int ST, int DIAG = 0, bool QR = (E * BN <= 64 * 64)>
+template <int E, int BN, int WG, int ST, int MB = 1, int DIAG = 0,
+          bool QR = (E * BN <= 64 * 64 && MB == 1)>
 void run_ws(KernelArgs a, int64_t T, int64_t BH) {
-  using Tr = WsTraits<E, BN, WG, ST>;
-  const auto k = attention_wgmma_ws_kernel<E, BN, WG, ST, DIAG, QR>;
+  using Tr = WsTraits<E, BN, WG, ST, MB>;
+  const auto k = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, DIAG, QR>;
   a.scale = float(a.p.scale * kLog2e);
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes));
   k<<<dim3(unsigned((T + Tr::kBM - 1) / Tr::kBM), unsigned(BH)), Tr::kThreads, Tr::kSmemBytes>>>(
@@ -122,26 +123,21 @@ std::vector<Variant> variants() {
   if constexpr (E == 64) {
     both(v, "wg p0 wg2 bn128", "wg p0 wg2 bn128 alone", run_wgmma<64, 128, 2, false>, false);
     both(v, "wg p1 wg2 bn64 st4", "wg p1 wg2 bn64 alone", run_ws<64, 64, 2, 4>, false);
-    both(v, "wg p1 wg2 bn64 smem Q", "wg p1 wg2 bn64 smem Q alone", run_ws<64, 64, 2, 4, 0, false>,
-         false);
-    both(v, "wg p1 wg3 bn64 st4", "wg p1 wg3 bn64 alone", run_ws<64, 64, 3, 4>, false);
-    both(v, "wg p1 wg1 bn128 st3", "wg p1 wg1 bn128 alone", run_ws<64, 128, 1, 3>, false);
+    both(v, "wg p1 wg2 bn64 smem Q", "wg p1 wg2 bn64 smem Q alone",
+         run_ws<64, 64, 2, 4, 1, 0, false>, false);
+    both(v, "wg p1 wg1 bn64 st2 x2", "wg p1 wg1 bn64 st2 x2 alone", run_ws<64, 64, 1, 2, 2>, false);
     // Where the time goes (output meaningless, unchecked): wg2 bn64 with a part left out.
     const auto diag = [&v](const char* name, auto run) {
       v.push_back({name, run, [](KernelArgs a) { run_vt(a, false); }, false});
     };
-    diag("diag wg2 bn64 no softmax", run_ws<64, 64, 2, 4, kDiagNoSoftmax>);
-    diag("diag wg2 bn64 no loads", run_ws<64, 64, 2, 4, kDiagNoLoads>);
-    diag("diag wg2 bn64 no mma", run_ws<64, 64, 2, 4, kDiagNoMma>);
-    diag("diag wg2 bn64 mma only", run_ws<64, 64, 2, 4, kDiagNoSoftmax | kDiagNoLoads>);
-    diag("diag wg2 bn64 loads only", run_ws<64, 64, 2, 4, kDiagNoSoftmax | kDiagNoMma>);
-    diag("diag wg2 bn64 softmax only", run_ws<64, 64, 2, 4, kDiagNoLoads | kDiagNoMma>);
-    diag("diag wg2 bn64 smem Q mma only",
-         run_ws<64, 64, 2, 4, kDiagNoSoftmax | kDiagNoLoads, false>);
-    v.push_back({"wg p1 wg1 bn64 st4", [](KernelArgs a, int64_t T, int64_t BH) {
-                   run_vt(a, false);
-                   run_ws<64, 64, 1, 4>(a, T, BH);
-                 }});
+    diag("diag wg2 bn64 no softmax", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax>);
+    diag("diag wg2 bn64 no loads", run_ws<64, 64, 2, 4, 1, kDiagNoLoads>);
+    diag("diag wg2 bn64 no mma", run_ws<64, 64, 2, 4, 1, kDiagNoMma>);
+    diag("diag wg2 bn64 mma only", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax | kDiagNoLoads>);
+    diag("diag wg2 bn64 loads only", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax | kDiagNoMma>);
+    diag("diag wg2 bn64 softmax only", run_ws<64, 64, 2, 4, 1, kDiagNoLoads | kDiagNoMma>);
+    diag("diag wg1 x2 mma only", run_ws<64, 64, 1, 2, 2, kDiagNoSoftmax | kDiagNoLoads>);
+    diag("diag wg1 x2 loads only", run_ws<64, 64, 1, 2, 2, kDiagNoSoftmax | kDiagNoMma>);
     both(v, "wg acc p0 wg2 bn64", "wg acc p0 wg2 bn64 alone", run_wgmma<64, 64, 2, true>, true);
   } else {
     both(v, "wg p0 wg2 bn64", "wg p0 wg2 bn64 alone", run_wgmma<128, 64, 2, false>, false);

@@ -38,7 +38,7 @@ std::vector<AttnConfig> compiled_table() {
   if (E == 64) t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 0});
   TT_ATTN_WGMMA_VARIANTS(TT_X)
 #undef TT_X
-#define TT_X(E, WG, BN, ST)                                                                        \
+#define TT_X(E, WG, BN, ST, MB)                                                                    \
   if (std::find(t.begin(), t.end(), AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 1}) == \
       t.end())                                                                                     \
     t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 1});
@@ -105,7 +105,7 @@ bool tiled_eligible(const AttentionProblem& p, const AttnLaunch& a) {
 }
 
 int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n) {
-#define TT_X(E, WG, BN, ST)                                                           \
+#define TT_X(E, WG, BN, ST, MB)                                                       \
   if (e == E && warps == 4 * WG && block_n == BN) {                                   \
     return (int64_t{64} * WG * E + int64_t{ST} * 2 * BN * E) * 4 + 2 * ST * 8 + 1024; \
   }

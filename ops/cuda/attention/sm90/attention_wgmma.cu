@@ -45,12 +45,12 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   if (c.pipe == 1) {
     TT_CHECK(!acc, "attention: wgmma pipe=1 runs in tf32 mode only");
     const size_t smem = static_cast<size_t>(wgmma_ws_smem_bytes(p.E, c.warps, c.block_n));
-#define TT_X(E_, WG_, BN_, ST_)                                                             \
+#define TT_X(E_, WG_, BN_, ST_, MB_)                                                        \
   if (p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {                                \
-    static_assert(WsTraits<E_, BN_, WG_, ST_>::kSmemBytes ==                                \
+    static_assert(WsTraits<E_, BN_, WG_, ST_, MB_>::kSmemBytes ==                           \
                       (64 * WG_ * E_ + ST_ * 2 * BN_ * E_) * 4 + 2 * ST_ * 8 + 1024,        \
                   "wgmma_ws_smem_bytes");                                                   \
-    const auto kernel = attention_wgmma_ws_kernel<E_, BN_, WG_, ST_>;                       \
+    const auto kernel = attention_wgmma_ws_kernel<E_, BN_, WG_, ST_, MB_>;                  \
     TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, \
                                        static_cast<int>(smem)));                            \
     const dim3 grid(static_cast<unsigned>((p.L + 64 * WG_ - 1) / (64 * WG_)),               \

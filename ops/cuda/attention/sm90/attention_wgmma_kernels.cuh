@@ -273,19 +273,23 @@ __device__ __forceinline__ void issue_qk_rs(float (&acc)[BN / 2], const uint32_t
   }
 }
 
-// A thread's A fragments of its warpgroup's 64 rows of the swizzled Q tile (load_q's, BM
-// rows): k-step kk holds (row, 8 kk + t), (row + 8, 8 kk + t), then the same at t + 4, for
-// row = 16 warp + lane / 4 of the warpgroup from `row0`.
-template <int E, int BM>
-__device__ __forceinline__ void q_fragments(uint32_t (&qf)[E / 8][4], const float* qs, int row0,
-                                            int warp, int lane) {
-  const int r = row0 + warp * 16 + lane / 4, t = lane % 4;
+// A thread's A fragments of its warpgroup's 64 query rows from `row0`, straight from
+// global memory (scaled, rounded to TF32, zeros past L): k-step kk holds (r, 8 kk + t),
+// (r + 8, 8 kk + t), then the same at t + 4, r = row0 + 16 warp + lane / 4. No shared
+// memory and no block barrier: the producer's first tiles load meanwhile.
+template <int E>
+__device__ __forceinline__ void q_fragments(uint32_t (&qf)[E / 8][4], const KernelArgs& a,
+                                            const float* qb, int64_t row0, int warp, int lane) {
+  const int64_t r = row0 + warp * 16 + lane / 4;
+  const int t = lane % 4;
 #pragma unroll
   for (int kk = 0; kk < E / 8; ++kk) {
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      const int c = 8 * kk + t + (i / 2) * 4, rr = r + (i % 2) * 8;
-      qf[kk][i] = __float_as_uint(qs[swz(rr, c / 4, BM) + c % 4]);
+      const int64_t rr = r + (i % 2) * 8;
+      const int c = 8 * kk + t + (i / 2) * 4;
+      const float x = rr < a.p.L ? qb[rr * a.p.q.row + c] * a.scale : 0.f;
+      qf[kk][i] = __float_as_uint(tf32_rna(x));
     }
   }
 }
@@ -514,20 +518,22 @@ constexpr int kDiagNoSoftmax = 1;  // no mask or softmax: P is S as it stands
 constexpr int kDiagNoLoads = 2;    // no K/Vt copies and no waits for them
 constexpr int kDiagNoMma = 4;      // no wgmma (S stays zero)
 
-template <int E, int BN, int WG, int STAGES>
+// MINB: blocks per SM (two: one block's prologue and epilogue run under the other's
+// main loop; registers and shared memory are halved).
+template <int E, int BN, int WG, int STAGES, int MINB = 1>
 struct WsTraits {
   static constexpr int kBM = 64 * WG;
   static constexpr int kThreads = 128 * (WG + 1);  // the consumers, then the producer
   // The producer keeps kProducerRegs; the consumers share the rest, in steps of 8.
   static constexpr int kProducerRegs = 56;  // 40 spilled its address arithmetic
-  static constexpr int kConsumerRegsRaw = (65536 - 128 * kProducerRegs) / (128 * WG);
+  static constexpr int kConsumerRegsRaw = (65536 / MINB - 128 * kProducerRegs) / (128 * WG);
   static constexpr int kConsumerRegs = (kConsumerRegsRaw > 240 ? 240 : kConsumerRegsRaw) / 8 * 8;
   static constexpr int kQBytes = kBM * E * 4;
   static constexpr int kKBytes = BN * E * 4;
   static constexpr int kStageBytes = 2 * kKBytes;  // K, then Vt
   static constexpr int kBarOffset = kQBytes + STAGES * kStageBytes;
   static constexpr int kSmemBytes = kBarOffset + 2 * STAGES * 8 + 1024;
-  static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB a block can take");
+  static_assert(kSmemBytes * MINB <= 232448, "shared memory over the 227 KB of an SM");
   // A consumer waits for tile t having given back tile t - 2's stage (t - 1's goes
   // back after its P V, inside iteration t): two stages run without deadlock.
   static_assert(STAGES >= 2, "a ring of one stage would deadlock");
@@ -541,11 +547,12 @@ struct WsTraits {
 // under tile t's softmax. Only the P V is in flight while the softmax reads S's
 // registers: an S of the next tile in flight as well (the first version of this kernel)
 // had ptxas serialise every wgmma (C7514) and needed a third register array.
-template <int E, int BN, int WG, int STAGES, int DIAG = 0, bool QR = (E * BN <= 64 * 64)>
-__global__ void __launch_bounds__(128 * (WG + 1), 1)
+template <int E, int BN, int WG, int STAGES, int MINB = 1, int DIAG = 0,
+          bool QR = (E * BN <= 64 * 64 && MINB == 1)>
+__global__ void __launch_bounds__(128 * (WG + 1), MINB)
     attention_wgmma_ws_kernel(const __grid_constant__ KernelArgs a, const float* vt, int64_t sp) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = WsTraits<E, BN, WG, STAGES>;
+  using T = WsTraits<E, BN, WG, STAGES, MINB>;
   constexpr int BM = T::kBM;
   constexpr int NT = BN / 8, SR = BN / 2, OR = E / 2;
   const AttentionProblem& p = a.p;
@@ -573,8 +580,10 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       mbar_init(&empty[s], 4 * WG);
     }
   }
-  load_q<E, BM, false>(qs, a, base.q, m0, tid, T::kThreads);
-  fence_proxy_async();
+  if constexpr (!QR) {
+    load_q<E, BM, false>(qs, a, base.q, m0, tid, T::kThreads);
+    fence_proxy_async();
+  }
   __syncthreads();
 
   if (tid >= 128 * WG) {
@@ -602,7 +611,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     // QR: Q's fragments in registers for the whole run (head dim 64: 32 registers; with
     // 128-key tiles or head dim 128 they spill).
     [[maybe_unused]] uint32_t qf[QR ? E / 8 : 1][4];
-    if constexpr (QR) q_fragments<E, BM>(qf, qs, wg * 64, warp, lane);
+    if constexpr (QR) q_fragments<E>(qf, a, base.q, m0 + wg * 64, warp, lane);
     // S = Q K^T of the tile in stage s into `acc` (issued and committed, not waited).
     const auto issue_s = [&](float(&acc)[SR], int s) {
       const uint32_t k_addr = smem_u32(stage_k(s));
