@@ -148,10 +148,11 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
                        Precision precision, int64_t max_smem) {
   const int rows = AttnConfig{}.rows, warps = AttnConfig{}.warps;
   if (wgmma_ok) {
-    // H100 kernel bench (tools/device/attention_kernel_bench.cu): at head dim 64 in tf32
-    // the warp-specialized pipeline with two consumers and 64-key tiles beat pipe 0's
-    // best (128-key tiles) by 2-5% (full, causal, T4096); at head dim 128 its two-stage
-    // ring lost to pipe 0 (0.550 vs 0.440 ms). Accurate: pipe 0, 64-key tiles.
+    // H100 sweeps (tools/device/attention_check.sh, through the op): at head dim 64 in
+    // tf32 the warp-specialized pipeline with two consumers and 64-key tiles beat pipe
+    // 0's best (128-key tiles) by 4-10% (B8 H16 T1024 0.267 vs 0.289 ms, causal 0.207
+    // vs 0.230, B2 H16 T4096 0.878 vs 0.916); at head dim 128 its two-stage ring lost to
+    // pipe 0 (kernels alone 0.550 vs 0.440 ms). Accurate: pipe 0, 64-key tiles.
     if (precision == Precision::tf32 && p.E == 64 && kWgmmaPipe1Offered) {
       return {Impl::kWgmma, 8, rows, 64, 1};
     }

@@ -14,11 +14,13 @@
 // A wants k-indices t and t+4), with no shuffle.
 //
 // Per block: 1-2 consumer warpgroups of 64 query rows each; Q (scaled by scale *
-// log2 e, rounded to TF32) in shared memory for the whole run; K and Vt tiles of BN
-// keys by cp.async into a double-buffered ring, in the 128-byte swizzled K-major
-// layout wgmma's descriptors read; online softmax in base 2 on the accumulators (row
-// statistics across the 4 threads of a quad). Tiles wholly above a causal diagonal are
-// never loaded; heaviest causal query tiles first.
+// log2 e, rounded to TF32) in shared memory for the whole run (pipe 1 at head dim 64:
+// in registers, as wgmma A fragments); K and Vt tiles of BN keys by cp.async into a
+// ring (pipe 0: double-buffered, block-synchronous; pipe 1: filled by a producer
+// warpgroup through mbarriers), in the 128-byte swizzled K-major layout wgmma's
+// descriptors read; online softmax in base 2 on the accumulators (row statistics across
+// the 4 threads of a quad). Tiles wholly above a causal diagonal are never loaded, and
+// only tiles that cross it are masked; heaviest causal query tiles first.
 #pragma once
 
 #include <cuda_runtime.h>
