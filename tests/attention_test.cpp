@@ -479,7 +479,7 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
   variants.push_back({E, Precision::accurate, {at::Impl::kWgmma, 4 * WG, 4, BN}});
   TT_ATTN_WGMMA_ACCURATE_VARIANTS(TT_X)
 #undef TT_X
-#define TT_X(E, WG, BN, ST) \
+#define TT_X(E, WG, BN, ST, MB) \
   variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, 1}});
   if (at::kWgmmaPipe1Offered) {
     TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
@@ -592,11 +592,11 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     for (const autotune::Config& c : at::space(e128, true, Precision::tf32, hopper).enumerate()) {
       if (c.str().find("impl=wgmma") != std::string::npos) wgmma128 += c.str() + ";";
     }
-    // Head dim 128: 64-key tiles only, and pipe=1 (when offered) with one consumer
-    // warpgroup only (two have room for only two stages).
+    // Head dim 128: 64-key tiles only; pipe=1 (when offered) with one or two consumer
+    // warpgroups (two with a ring of two stages).
     EXPECT_EQ(wgmma128, at::kWgmmaPipe1Offered
                             ? "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=4,bn=64,pipe=1;"
-                              "impl=wgmma,warps=8,bn=64,pipe=0;"
+                              "impl=wgmma,warps=8,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=1;"
                             : "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;")
         << wgmma128;
   }

@@ -7,7 +7,9 @@
 # issue's shapes. Logs go to $OUT (default ./attention-out); the table comes last.
 # Usage: tools/device/attention_check.sh [--quick]   (--quick: two shapes, few reps)
 # SANITIZE_TOOLS (default "memcheck racecheck synccheck"; empty: none) and
-# SANITIZE_LIMIT (seconds per tool, default 120) narrow the sanitizer stage;
+# SANITIZE_LIMIT (seconds per tool, default 120) and SANITIZE_FILTER (a gtest filter,
+# default AttentionCuda.*) narrow the sanitizer stage; STEP_LIMIT
+# (seconds, default 600) ends any other step that hangs (a deadlocked kernel);
 # KERNEL_BENCH=1 adds the kernels-alone bench (tools/device/attention_kernel_bench.cu).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,7 +31,7 @@ run() {  # run NAME LOG CMD...
   local name=$1 log=$2
   shift 2
   local t=$SECONDS
-  "$@" >"$OUT/$log" 2>&1
+  timeout "${STEP_LIMIT:-600}" "$@" >"$OUT/$log" 2>&1
   local rc=$?
   status+=("$(printf '%-26s rc=%-3s %4ss' "$name" "$rc" $((SECONDS - t)))")
   return $rc
@@ -43,7 +45,7 @@ run op_table.attention op_table.log "$build/tests/op_table_test" \
 # edge, mask kind and mode), with a time limit each.
 for tool in ${SANITIZE_TOOLS-memcheck racecheck synccheck}; do
   run "sanitize.$tool" "sanitize_$tool.log" timeout "${SANITIZE_LIMIT:-120}" compute-sanitizer --tool "$tool" \
-    --error-exitcode 9 "$build/tests/attention_test" --gtest_filter='AttentionCuda.*'
+    --error-exitcode 9 "$build/tests/attention_test" --gtest_filter="${SANITIZE_FILTER:-AttentionCuda.*}"
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|hazard" "$OUT/sanitize_$tool.log" | head -5
 done
 run harness harness.log "$build/tools/attention_harness" $quick
@@ -51,9 +53,14 @@ run pytorch pytorch.log python3 tools/device/bench_attention.py $quick
 # KERNEL_BENCH=1: the kernels alone, variants and accurate-mode schemes side by side
 # (tools/device/attention_kernel_bench.cu; one nvcc call, about a minute).
 if [ "${KERNEL_BENCH:-0}" = 1 ]; then
-  nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I. -Xcompiler=-fopenmp \
-    tools/device/attention_kernel_bench.cu -o "$build/attention_kernel_bench" -lgomp &&
-    run kernel_bench kernel_bench.log "$build/attention_kernel_bench"
+  # KERNEL_BENCH_BIN: a bench built beforehand (the same nvcc line) to save the minute.
+  kb=${KERNEL_BENCH_BIN:-}
+  if [ -z "$kb" ]; then
+    kb=$build/attention_kernel_bench
+    nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I. -Xcompiler=-fopenmp \
+      tools/device/attention_kernel_bench.cu -o "$kb" -lgomp || kb=
+  fi
+  [ -n "$kb" ] && run kernel_bench kernel_bench.log "$kb"
   grep -h "^KB" "$OUT/kernel_bench.log" | cut -d, -f2- |
     awk -F, '{printf "%-26s %-26s %9s %7s %9s\n", $1, $2, $3, $4, $5}'
 fi

@@ -1,8 +1,10 @@
-// The attention family's kernels alone (ops/cuda/attention/attention_kernels.cuh), built
-// with nvcc into one static binary that needs only the CUDA driver: the variants and
-// the experimental accurate-mode schemes (kSplitS, kScaleS) side by side at the issue's
-// shapes, each checked against a float64 CPU reference of two (batch, head) slices and
-// timed (median of 10 launches, each after a 256 MB L2 flush, CUDA events).
+// The attention family's kernels alone (ops/cuda/attention/attention_kernels.cuh and
+// sm90/attention_wgmma_kernels.cuh), built with nvcc into one static binary that needs
+// only the CUDA driver: the mma references, the wgmma variants (pipe 0 and the
+// warp-specialized pipe 1) with and without their V-transpose pre-pass, and the
+// pre-pass alone, side by side at the issue's shapes, each checked against a float64
+// CPU reference of two (batch, head) slices and timed (median of 10 launches, each
+// after a 256 MB L2 flush, CUDA events).
 // Build here, run there:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I. -Xcompiler=-fopenmp \
 //     tools/device/attention_kernel_bench.cu -o attention_kernel_bench -lgomp
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "ops/cuda/attention/attention_kernels.cuh"
+#include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
 
 using namespace tt::ops;
 using namespace tt::ops::cuda::attention;
@@ -36,16 +39,6 @@ namespace {
 
 constexpr double kLog2e = 1.4426950408889634;
 
-template <int E, int TM>
-void run_simt(KernelArgs a, int64_t T, int64_t BH) {
-  const auto k = attention_simt_kernel<E, TM>;
-  const int bm = 16 * TM;
-  const size_t smem = (E * bm + 2 * E * 64 + 64 * bm) * 4;
-  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  k<<<dim3(unsigned((T + bm - 1) / bm), unsigned(BH)), 256, smem>>>(a);
-  CK(cudaGetLastError());
-}
-
 template <int E, int W, int BN, bool ACC, int FL>
 void run_mma(KernelArgs a, int64_t T, int64_t BH) {
   const auto k = attention_mma_kernel<E, W, BN, ACC, FL>;
@@ -56,30 +49,102 @@ void run_mma(KernelArgs a, int64_t T, int64_t BH) {
   CK(cudaGetLastError());
 }
 
+// The transposed V (and its lo half) of the wgmma kernels: the largest shape's.
+float* vt_buffer() {
+  static float* vt = nullptr;
+  if (!vt) CK(cudaMalloc(&vt, size_t{2} * 128 * 128 * 1024 * 4));
+  return vt;
+}
+
+// Keys of Vt rounded up as the launcher does (attention.h's kVtPad; that header needs the
+// library).
+int64_t vt_keys(const KernelArgs& a) { return (a.p.S + 127) / 128 * 128; }
+
+void run_vt(KernelArgs a, bool acc) {
+  const int64_t sp = vt_keys(a), BH = a.p.batch[0];
+  float* vt = vt_buffer();
+  attention_vt_kernel<<<dim3(unsigned(sp / 32), unsigned(a.p.Ev / 32), unsigned(BH)), 256>>>(
+      a, vt, acc ? vt + BH * a.p.Ev * sp : nullptr, sp);
+  CK(cudaGetLastError());
+}
+
+template <int E, int BN, int WG, bool ACC>
+void run_wgmma(KernelArgs a, int64_t T, int64_t BH) {
+  using Tr = WgTraits<E, BN, WG, ACC>;
+  const auto k = attention_wgmma_kernel<E, BN, WG, ACC>;
+  if (!ACC) a.scale = float(a.p.scale * kLog2e);
+  const int64_t sp = vt_keys(a);
+  float* vt = vt_buffer();
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes));
+  k<<<dim3(unsigned((T + Tr::kBM - 1) / Tr::kBM), unsigned(BH)), Tr::kThreads, Tr::kSmemBytes>>>(
+      a, vt, ACC ? vt + BH * E * sp : nullptr, sp);
+  CK(cudaGetLastError());
+}
+
+template <int E, int BN, int WG, int ST, int MB = 1, int DIAG = 0,
+          bool QR = (E * BN <= 64 * 64 && MB == 1)>
+void run_ws(KernelArgs a, int64_t T, int64_t BH) {
+  using Tr = WsTraits<E, BN, WG, ST, MB>;
+  const auto k = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, DIAG, QR>;
+  a.scale = float(a.p.scale * kLog2e);
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes));
+  k<<<dim3(unsigned((T + Tr::kBM - 1) / Tr::kBM), unsigned(BH)), Tr::kThreads, Tr::kSmemBytes>>>(
+      a, vt_buffer(), vt_keys(a));
+  CK(cudaGetLastError());
+}
+
 struct Variant {
   const char* name;
   std::function<void(KernelArgs, int64_t, int64_t)> run;
+  // Untimed, before each timed run (the pre-pass of a kernel timed alone); the
+  // pre-pass alone (no output) skips the check.
+  std::function<void(KernelArgs)> prep = nullptr;
+  bool checked = true;
 };
+
+// A wgmma variant twice: with its pre-pass (what the op runs) and the kernel alone.
+template <class F>
+void both(std::vector<Variant>& v, const char* name, const char* alone, F run, bool acc) {
+  v.push_back({name, [run, acc](KernelArgs a, int64_t T, int64_t BH) {
+                 run_vt(a, acc);
+                 run(a, T, BH);
+               }});
+  v.push_back({alone, run, [acc](KernelArgs a) { run_vt(a, acc); }});
+}
 
 template <int E>
 std::vector<Variant> variants() {
-  return {
-      {"simt rows=4", run_simt<E, 4>},
-      {"simt rows=8", run_simt<E, 8>},
-      {"tf32 w4 bn64", run_mma<E, 4, 64, false, 0>},
-      {"tf32 w8 bn64", run_mma<E, 8, 64, false, 0>},
-      {"tf32 w4 bn32", run_mma<E, 4, 32, false, 0>},
-      {"acc w8 bn64", run_mma<E, 8, 64, true, 0>},
-      {"acc w8 bn64 split", run_mma<E, 8, 64, true, kSplitS>},
-      {"acc w8 bn64 scale", run_mma<E, 8, 64, true, kScaleS>},
-      {"acc w8 bn64 split+scale", run_mma<E, 8, 64, true, kSplitS | kScaleS>},
-      {"acc w8 bn32", run_mma<E, 8, 32, true, 0>},
-      {"acc w8 bn32 split+scale", run_mma<E, 8, 32, true, kSplitS | kScaleS>},
-      {"acc w4 bn32", run_mma<E, 4, 32, true, 0>},
-      {"acc w4 bn32 split", run_mma<E, 4, 32, true, kSplitS>},
-      {"acc w4 bn32 scale", run_mma<E, 4, 32, true, kScaleS>},
-      {"acc w4 bn32 split+scale", run_mma<E, 4, 32, true, kSplitS | kScaleS>},
+  std::vector<Variant> v = {
+      {"mma tf32 w4 bn64", run_mma<E, 4, 64, false, 0>},
+      {"mma acc w4 bn32 split", run_mma<E, 4, 32, true, kSplitS>},
+      {"vt pre-pass (tf32)", [](KernelArgs a, int64_t, int64_t) { run_vt(a, false); }, nullptr,
+       false},
   };
+  if constexpr (E == 64) {
+    both(v, "wg p0 wg2 bn128", "wg p0 wg2 bn128 alone", run_wgmma<64, 128, 2, false>, false);
+    both(v, "wg p1 wg2 bn64 st4", "wg p1 wg2 bn64 alone", run_ws<64, 64, 2, 4>, false);
+    both(v, "wg p1 wg2 bn64 smem Q", "wg p1 wg2 bn64 smem Q alone",
+         run_ws<64, 64, 2, 4, 1, 0, false>, false);
+    both(v, "wg p1 wg1 bn64 st2 x2", "wg p1 wg1 bn64 st2 x2 alone", run_ws<64, 64, 1, 2, 2>, false);
+    // Where the time goes (output meaningless, unchecked): wg2 bn64 with a part left out.
+    const auto diag = [&v](const char* name, auto run) {
+      v.push_back({name, run, [](KernelArgs a) { run_vt(a, false); }, false});
+    };
+    diag("diag wg2 bn64 no softmax", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax>);
+    diag("diag wg2 bn64 no loads", run_ws<64, 64, 2, 4, 1, kDiagNoLoads>);
+    diag("diag wg2 bn64 no mma", run_ws<64, 64, 2, 4, 1, kDiagNoMma>);
+    diag("diag wg2 bn64 mma only", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax | kDiagNoLoads>);
+    diag("diag wg2 bn64 loads only", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax | kDiagNoMma>);
+    diag("diag wg2 bn64 softmax only", run_ws<64, 64, 2, 4, 1, kDiagNoLoads | kDiagNoMma>);
+    diag("diag wg1 x2 mma only", run_ws<64, 64, 1, 2, 2, kDiagNoSoftmax | kDiagNoLoads>);
+    diag("diag wg1 x2 loads only", run_ws<64, 64, 1, 2, 2, kDiagNoSoftmax | kDiagNoMma>);
+    both(v, "wg acc p0 wg2 bn64", "wg acc p0 wg2 bn64 alone", run_wgmma<64, 64, 2, true>, true);
+  } else {
+    both(v, "wg p0 wg2 bn64", "wg p0 wg2 bn64 alone", run_wgmma<128, 64, 2, false>, false);
+    both(v, "wg p1 wg1 bn64 st3", "wg p1 wg1 bn64 alone", run_ws<128, 64, 1, 3>, false);
+    both(v, "wg p1 wg2 bn64 st2", "wg p1 wg2 bn64 alone", run_ws<128, 64, 2, 2>, false);
+  }
+  return v;
 }
 
 // softmax(q k^T * scale) v of one [T, E] slice, in double.
@@ -168,6 +233,7 @@ int main() {
     const auto vs = E == 64 ? variants<64>() : variants<128>();
     for (const Variant& v : vs) {
       CK(cudaMemset(d[3], 0xff, size_t(n) * 4));  // NaN: every element must be written
+      if (v.prep) v.prep(args);
       v.run(args, T, BH);
       CK(cudaDeviceSynchronize());
       std::vector<float> got(static_cast<size_t>(n));
@@ -185,6 +251,7 @@ int main() {
       for (float g : got) finite = finite && std::isfinite(g);
       std::vector<float> t;
       for (int r = 0; r < 10; ++r) {
+        if (v.prep) v.prep(args);
         CK(cudaMemsetAsync(flush, r, 256 << 20));
         CK(cudaEventRecord(start));
         v.run(args, T, BH);
@@ -195,8 +262,12 @@ int main() {
         t.push_back(ms);
       }
       std::sort(t.begin(), t.end());
-      std::printf("KB,%s,%s,%.4f,%.1f,%.2e%s\n", name, v.name, t[5], flops / t[5] / 1e9,
-                  std::sqrt(num / den), finite ? "" : ",NOT FINITE");
+      if (!v.checked) {
+        std::printf("KB,%s,%s,%.4f,,\n", name, v.name, t[5]);
+      } else {
+        std::printf("KB,%s,%s,%.4f,%.1f,%.2e%s\n", name, v.name, t[5], flops / t[5] / 1e9,
+                    std::sqrt(num / den), finite ? "" : ",NOT FINITE");
+      }
       std::fflush(stdout);
     }
     for (float* x : d) CK(cudaFree(x));

@@ -26,8 +26,9 @@
 //   wgmma    sm_90a (sm90/attention_wgmma.cu): both products on warpgroup MMAs, V
 //            transposed by a pre-pass (tf32 wgmma reads B K-major only), K/Vt tiles by
 //            cp.async into swizzled shared memory; pipe 0 block-synchronous (tf32 at head
-//            dims 64/128, accurate at 64), pipe 1 warp-specialized with S of the next
-//            tile under this tile's softmax (tf32). Compute capability 9.0 only.
+//            dims 64/128, accurate at 64), pipe 1 warp-specialized (a producer
+//            warpgroup, an mbarrier ring; each consumer runs tile t - 1's P V under
+//            tile t's softmax; tf32). Compute capability 9.0 only.
 //
 // Kernel name and problem key in the tuning database:
 //   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool,align=16B,precision=P
@@ -61,10 +62,12 @@ void scaled_dot_product_attention(const AttentionProblem& p, const Tensor& q, co
 
 namespace tt::ops::cuda::attention {
 
-// The warp-specialized wgmma pipeline (pipe=1) is compiled but not offered to the space,
-// the tuner or the op table: its 2-stage ring deadlocked at head dim 128 on the GPU, and
-// the 3-4 stage rings that replaced it have not run on one yet (docs/performance.md).
-inline constexpr bool kWgmmaPipe1Offered = false;
+// Whether the warp-specialized wgmma pipeline (pipe=1) is offered to the space, the tuner
+// and the op table. Its first ring deadlocked on the GPU (a stage came back after the wait
+// for the tile two ahead); the FlashAttention-3 order that replaced it gives each stage
+// back one tile earlier and passed every variant's float64 check and compute-sanitizer
+// memcheck/racecheck on an H100 (docs/performance.md). A failing variant is never offered.
+inline constexpr bool kWgmmaPipe1Offered = true;
 
 inline constexpr const char* kKernel = "attention";
 

@@ -38,7 +38,7 @@ std::vector<AttnConfig> compiled_table() {
   if (E == 64) t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 0});
   TT_ATTN_WGMMA_VARIANTS(TT_X)
 #undef TT_X
-#define TT_X(E, WG, BN, ST)                                                                        \
+#define TT_X(E, WG, BN, ST, MB)                                                                    \
   if (std::find(t.begin(), t.end(), AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 1}) == \
       t.end())                                                                                     \
     t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 1});
@@ -105,7 +105,7 @@ bool tiled_eligible(const AttentionProblem& p, const AttnLaunch& a) {
 }
 
 int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n) {
-#define TT_X(E, WG, BN, ST)                                                           \
+#define TT_X(E, WG, BN, ST, MB)                                                       \
   if (e == E && warps == 4 * WG && block_n == BN) {                                   \
     return (int64_t{64} * WG * E + int64_t{ST} * 2 * BN * E) * 4 + 2 * ST * 8 + 1024; \
   }
@@ -148,9 +148,14 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
                        Precision precision, int64_t max_smem) {
   const int rows = AttnConfig{}.rows, warps = AttnConfig{}.warps;
   if (wgmma_ok) {
-    // H200 sweep (tools/device/attention_harness.cpp, B8 H16 T1024 E64): two consumer
-    // warpgroups won in both modes, 128-key tiles in tf32 (0.291 ms vs mma's 0.368),
-    // 64 in accurate (0.570 vs 0.917).
+    // H100 sweeps (tools/device/attention_check.sh, through the op): at head dim 64 in
+    // tf32 the warp-specialized pipeline with two consumers and 64-key tiles beat pipe
+    // 0's best (128-key tiles) by 4-10% (B8 H16 T1024 0.267 vs 0.289 ms, causal 0.207
+    // vs 0.230, B2 H16 T4096 0.878 vs 0.916); at head dim 128 its two-stage ring lost to
+    // pipe 0 (kernels alone 0.550 vs 0.440 ms). Accurate: pipe 0, 64-key tiles.
+    if (precision == Precision::tf32 && p.E == 64 && kWgmmaPipe1Offered) {
+      return {Impl::kWgmma, 8, rows, 64, 1};
+    }
     return {Impl::kWgmma, 8, rows, precision == Precision::tf32 && p.E == 64 ? 128 : 64, 0};
   }
   if (mma_ok && precision != Precision::strict) {

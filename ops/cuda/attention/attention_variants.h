@@ -53,11 +53,14 @@
   X(64, 1, 64)                             \
   X(64, 2, 64)
 
-// wgmma pipe=1 (warp-specialized, tf32): X(E, WG, BN, STAGES), the deepest ring that
-// fits beside Q. At least 3 stages: a consumer gives tile t's stage back only once its
-// P V has landed, during tile t + 1, after it has waited for tile t + 2's K (2 stages
-// deadlocked at head dim 128 with two consumers; 3 do not fit there).
+// wgmma pipe=1 (warp-specialized, tf32): X(E, WG, BN, STAGES, MINB), a ring of STAGES
+// K/Vt tiles beside Q (two at least: attention_wgmma_kernels.cuh, WsTraits), MINB blocks
+// per SM. One consumer at head dim 64 runs two blocks per SM (one block's Q load and
+// output store under the other's loop; as one block per SM it ran 0.41 ms against two
+// consumers' 0.25 at B8 H16 T1024, H100). 128-key tiles spill (ptxas caps the whole
+// kernel at its launch bound's registers).
 #define TT_ATTN_WGMMA_WS_VARIANTS(X) \
-  X(64, 1, 64, 4)                    \
-  X(64, 2, 64, 4)                    \
-  X(128, 1, 64, 3)
+  X(64, 1, 64, 2, 2)                 \
+  X(64, 2, 64, 4, 1)                 \
+  X(128, 1, 64, 3, 1)                \
+  X(128, 2, 64, 2, 1)

@@ -1,0 +1,707 @@
+// The wgmma variants of the attention family (attention.h): flash attention on sm_90a
+// warpgroup MMAs in tf32. Compiled for sm_90a alone (ops/CMakeLists.txt), like the
+// GEMM family's sm90 kernels whose helpers it shares (gemm/sm90/wgmma_util.cuh). Kept
+// apart from their launcher (attention_wgmma.cu) so that the kernel bench
+// (tools/device/attention_kernel_bench.cu) times them alone, beside the pre-pass; the
+// header needs only the CUDA runtime.
+//
+// tf32 wgmma takes both operands K-major. S = Q K^T is: Q [L, E] and K [S, E] with E
+// contiguous. O = P V is not (V [S, Ev] is MN-major), so a pre-pass writes V
+// transposed, Vt [Ev, S'] per batch (S' = S rounded up to kVtPad, zeros past S),
+// rounded to nearest TF32, and with the keys of every group of 8 in the order
+// 0,2,4,6,1,3,5,7: then S's accumulator registers are, as they stand, the A fragment
+// of mma_rs (thread (g, t) holds keys 2t and 2t+1 of each 8-key chunk, and mma_rs's
+// A wants k-indices t and t+4), with no shuffle.
+//
+// Per block: 1-2 consumer warpgroups of 64 query rows each; Q (scaled by scale *
+// log2 e, rounded to TF32) in shared memory for the whole run (pipe 1 at head dim 64:
+// in registers, as wgmma A fragments); K and Vt tiles of BN keys by cp.async into a
+// ring (pipe 0: double-buffered, block-synchronous; pipe 1: filled by a producer
+// warpgroup through mbarriers), in the 128-byte swizzled K-major layout wgmma's
+// descriptors read; online softmax in base 2 on the accumulators (row statistics across
+// the 4 threads of a quad). Tiles wholly above a causal diagonal are never loaded, and
+// only tiles that cross it are masked; heaviest causal query tiles first.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "ops/cuda/attention/attention_kernels.cuh"
+#include "ops/cuda/gemm/sm90/wgmma_tf32.cuh"
+#include "ops/cuda/gemm/sm90/wgmma_util.cuh"
+
+namespace tt::ops::cuda::attention {
+namespace {
+
+namespace sm90 = tt::ops::cuda::gemm::sm90;
+using sm90::detail::fence_regs;
+using sm90::detail::smem_u32;
+using sm90::detail::sw128_desc;
+using sm90::detail::tf32_lo;
+using sm90::detail::tf32_rna;
+using sm90::detail::wgmma_commit;
+using sm90::detail::wgmma_fence;
+using sm90::detail::wgmma_wait;
+
+// accurate (ACC): Q's hi and lo halves; a stage holds K, Vt, then K's lo (split in
+// shared memory by the threads that loaded it) and Vt's lo (from the pre-pass).
+template <int E, int BN, int WG, bool ACC>
+struct WgTraits {
+  static constexpr int kBM = 64 * WG;
+  static constexpr int kThreads = 128 * WG;
+  static constexpr int kQBytes = kBM * E * 4 * (ACC ? 2 : 1);
+  static constexpr int kKBytes = BN * E * 4;
+  static constexpr int kStageBytes = kKBytes * (ACC ? 4 : 2);
+  static constexpr int kSmemBytes = kQBytes + 2 * kStageBytes + 1024;  // + alignment pad
+  static_assert(E % 32 == 0 && BN % 32 == 0, "whole 128-byte swizzle rows");
+  static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB a block can take");
+};
+
+// Offset in floats of element (r, 4 * c4) of a [rows, cols] K-major tile stored as
+// 32-float panels ([cols / 32][rows][32]), each 128-byte row's 16-byte chunks XORed
+// with the row's low three bits (the layout sw128_desc describes; needs the panel
+// 1024-byte aligned).
+__device__ __forceinline__ int swz(int r, int c4, int rows) {
+  return (c4 / 8) * rows * 32 + r * 32 + (((c4 % 8) ^ (r % 8)) * 4);
+}
+
+// The swizzle atoms need 1024-byte alignment; the dynamic base only promises 16 (the
+// launch asks for 1024 bytes more).
+__device__ __forceinline__ uint8_t* align_1024(uint8_t* raw) {
+  const uint32_t a = smem_u32(raw);
+  return raw + (((a + 1023u) & ~1023u) - a);
+}
+
+__device__ __forceinline__ void fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// A consumer thread's place in the accumulators (thread (warp, lane) of a warpgroup
+// holds rows rA = 16 warp + lane / 4 and rB = rA + 8, columns 8j + 2 (lane % 4) (+1) of
+// each 8-column chunk j) and the rows' running max and sum of the online softmax.
+struct Rows {
+  int64_t rA, rB;
+  int t;
+  float mA = -INFINITY, mB = -INFINITY, lA = 0.f, lB = 0.f;
+};
+
+// Scores of keys past S, above the causal diagonal or masked out, in the tile of BN keys
+// from n0 of the query tile from m0 (`mask_mul`: the scale of the score's base).
+template <int SR>
+__device__ __forceinline__ void mask_tile(float (&sc)[SR], const KernelArgs& a,
+                                          const BatchBase& base, const Rows& r, int64_t n0,
+                                          int64_t m0, float mask_mul) {
+  const AttentionProblem& p = a.p;
+  constexpr int BN = 2 * SR;
+  if (!(n0 + BN > p.S || (p.causal && n0 + BN - 1 > m0) || a.mask)) return;
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int64_t row = i < 2 ? r.rA : r.rB;
+      const int64_t col = n0 + j * 8 + 2 * r.t + (i & 1);
+      float& x = sc[4 * j + i];
+      if (col >= p.S || (p.causal && col > row)) {
+        x = -INFINITY;
+      } else if (a.mask && row < p.L) {
+        x += mask_term(p, a.mask, base.mask + row * p.mask.row, col, mask_mul);
+      }
+    }
+  }
+}
+
+// 2^x by the MUFU alone: exp2f's non-ftz form spends two more instructions per score on
+// results below 2^-126, which P (rounded to TF32 next) cannot hold anyway.
+__device__ __forceinline__ float ex2_ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// One tile of the online softmax, in place: the scores become P = exp(s - running max)
+// (base 2, or e where BASE_E), the running max and sum move on; returns the factors
+// (alpha) by which the rows' O must shrink.
+template <bool BASE_E, int SR>
+__device__ __forceinline__ float2 softmax_tile(float (&sc)[SR], Rows& r) {
+  const auto ex = [](float x) { return BASE_E ? expf(x) : ex2_ftz(x); };
+  float tA = -INFINITY, tB = -INFINITY;
+#pragma unroll
+  for (int j = 0; j < SR / 4; ++j) {
+    tA = fmaxf(tA, fmaxf(sc[4 * j], sc[4 * j + 1]));
+    tB = fmaxf(tB, fmaxf(sc[4 * j + 2], sc[4 * j + 3]));
+  }
+#pragma unroll
+  for (int off = 1; off < 4; off *= 2) {
+    tA = fmaxf(tA, __shfl_xor_sync(0xffffffffu, tA, off));
+    tB = fmaxf(tB, __shfl_xor_sync(0xffffffffu, tB, off));
+  }
+  const float nA = fmaxf(r.mA, tA), nB = fmaxf(r.mB, tB);
+  // A row that has seen only -inf keeps base 0: exp gives 0, never -inf - -inf.
+  const float baseA = nA == -INFINITY ? 0.f : nA, baseB = nB == -INFINITY ? 0.f : nB;
+  const float2 alpha = make_float2(ex(r.mA - baseA), ex(r.mB - baseB));
+  r.mA = nA;
+  r.mB = nB;
+  float sumA = 0.f, sumB = 0.f;
+#pragma unroll
+  for (int j = 0; j < SR / 4; ++j) {
+    sc[4 * j] = ex(sc[4 * j] - baseA);
+    sc[4 * j + 1] = ex(sc[4 * j + 1] - baseA);
+    sc[4 * j + 2] = ex(sc[4 * j + 2] - baseB);
+    sc[4 * j + 3] = ex(sc[4 * j + 3] - baseB);
+    sumA += sc[4 * j] + sc[4 * j + 1];
+    sumB += sc[4 * j + 2] + sc[4 * j + 3];
+  }
+  r.lA = r.lA * alpha.x + sumA;
+  r.lB = r.lB * alpha.y + sumB;
+  return alpha;
+}
+
+// P (softmax_tile's output) as mma_rs's A fragments, rounded to TF32: k-index t is key
+// 2t, t + 4 is key 2t + 1 (Vt's key order). LO: the rest, p - hi, also rounded.
+template <bool LO, int SR>
+__device__ __forceinline__ void p_fragments(const float (&sc)[SR], uint32_t (&hi)[SR / 4][4],
+                                            uint32_t (&lo)[LO ? SR / 4 : 1][4]) {
+#pragma unroll
+  for (int j = 0; j < SR / 4; ++j) {
+    const float pf[4] = {sc[4 * j], sc[4 * j + 2], sc[4 * j + 1], sc[4 * j + 3]};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      hi[j][i] = to_tf32(pf[i]);
+      if constexpr (LO) lo[j][i] = to_tf32(pf[i] - __uint_as_float(hi[j][i]));
+    }
+  }
+}
+
+template <int OR>
+__device__ __forceinline__ void scale_rows(float (&o)[OR], float2 f) {
+#pragma unroll
+  for (int n = 0; n < OR / 4; ++n) {
+    o[4 * n] *= f.x;
+    o[4 * n + 1] *= f.x;
+    o[4 * n + 2] *= f.y;
+    o[4 * n + 3] *= f.y;
+  }
+}
+
+// O / l into the output rows below L (l == 0: every score was -inf; PyTorch's safe
+// softmax gives zeros).
+template <int OR>
+__device__ __forceinline__ void store_rows(float (&o)[OR], Rows r, const AttentionProblem& p,
+                                           float* out) {
+#pragma unroll
+  for (int off = 1; off < 4; off *= 2) {
+    r.lA += __shfl_xor_sync(0xffffffffu, r.lA, off);
+    r.lB += __shfl_xor_sync(0xffffffffu, r.lB, off);
+  }
+  scale_rows(o, make_float2(r.lA > 0.f ? 1.f / r.lA : 0.f, r.lB > 0.f ? 1.f / r.lB : 0.f));
+#pragma unroll
+  for (int n = 0; n < OR / 4; ++n) {
+    const int col = n * 8 + 2 * r.t;
+    if (r.rA < p.L) {
+      *reinterpret_cast<float2*>(out + r.rA * p.out.row + col) =
+          make_float2(o[4 * n], o[4 * n + 1]);
+    }
+    if (r.rB < p.L) {
+      *reinterpret_cast<float2*>(out + r.rB * p.out.row + col) =
+          make_float2(o[4 * n + 2], o[4 * n + 3]);
+    }
+  }
+}
+
+// Q's rows m0.. (zeros past L), scaled and rounded to TF32, into its swizzled tile;
+// LO: the rest beside it. Threads tid, tid + threads, ...
+template <int E, int BM, bool LO>
+__device__ __forceinline__ void load_q(float* qs, const KernelArgs& a, const float* qb, int64_t m0,
+                                       int tid, int threads) {
+  for (int i = tid; i < BM * E / 4; i += threads) {
+    const int r = i / (E / 4), c4 = i % (E / 4);
+    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (m0 + r < a.p.L) x = *reinterpret_cast<const float4*>(qb + (m0 + r) * a.p.q.row + c4 * 4);
+    const float4 y = make_float4(x.x * a.scale, x.y * a.scale, x.z * a.scale, x.w * a.scale);
+    const float4 h = make_float4(tf32_rna(y.x), tf32_rna(y.y), tf32_rna(y.z), tf32_rna(y.w));
+    *reinterpret_cast<float4*>(qs + swz(r, c4, BM)) = h;
+    if constexpr (LO) {
+      *reinterpret_cast<float4*>(qs + BM * E + swz(r, c4, BM)) = make_float4(
+          tf32_rna(y.x - h.x), tf32_rna(y.y - h.y), tf32_rna(y.z - h.z), tf32_rna(y.w - h.w));
+    }
+  }
+}
+
+// The cp.async copies of key tile n0: K's rows (zeros past S) into ks, Vt's columns
+// into vs (and vt_lo's into vs_lo where given). Threads tid, tid + threads, ...
+template <int E, int BN>
+__device__ __forceinline__ void load_kv(float* ks, float* vs, float* vs_lo,
+                                        const AttentionProblem& p, const float* kb,
+                                        const float* vtb, const float* vtb_lo, int64_t sp,
+                                        int64_t n0, int tid, int threads) {
+  for (int i = tid; i < BN * E / 4; i += threads) {
+    const int r = i / (E / 4), c4 = i % (E / 4);
+    const int64_t j = n0 + r;
+    const bool ok = j < p.S;
+    cp_async16(ks + swz(r, c4, BN), kb + (ok ? j : 0) * p.k.row + c4 * 4, ok);
+  }
+  for (int i = tid; i < E * BN / 4; i += threads) {
+    const int e = i / (BN / 4), c4 = i % (BN / 4);
+    cp_async16(vs + swz(e, c4, E), vtb + e * sp + n0 + c4 * 4, true);
+    if (vs_lo) cp_async16(vs_lo + swz(e, c4, E), vtb_lo + e * sp + n0 + c4 * 4, true);
+  }
+}
+
+// S (+)= Q K^T over the head dim: E / 8 k-steps of 8 on the swizzled tiles, Q's rows from
+// qa (a warpgroup's 64 rows of a BM-row tile), K's from ka (a BN-key tile); issued, not
+// committed. ACCUMULATE: add to `acc` from the first step (else it starts afresh).
+template <int E, int BN, int BM>
+__device__ __forceinline__ void issue_qk(float (&acc)[BN / 2], uint32_t qa, uint32_t ka,
+                                         bool accumulate) {
+#pragma unroll
+  for (int kk = 0; kk < E / 8; ++kk) {
+    const uint32_t koff = (kk % 4) * 32;
+    sm90::WgmmaTf32<BN>::mma(acc, sw128_desc(qa + (kk / 4) * BM * 128 + koff),
+                             sw128_desc(ka + (kk / 4) * BN * 128 + koff),
+                             accumulate || kk > 0 ? 1 : 0);
+  }
+}
+
+// The same with Q's rows as mma_rs's A fragments in registers (q_fragments): S then reads
+// only K from shared memory, half the bytes per wgmma.
+template <int E, int BN>
+__device__ __forceinline__ void issue_qk_rs(float (&acc)[BN / 2], const uint32_t (&qf)[E / 8][4],
+                                            uint32_t ka) {
+#pragma unroll
+  for (int kk = 0; kk < E / 8; ++kk) {
+    sm90::WgmmaTf32<BN>::mma_rs(acc, qf[kk], sw128_desc(ka + (kk / 4) * BN * 128 + (kk % 4) * 32),
+                                kk > 0 ? 1 : 0);
+  }
+}
+
+// A thread's A fragments of its warpgroup's 64 query rows from `row0`, straight from
+// global memory (scaled, rounded to TF32, zeros past L): k-step kk holds (r, 8 kk + t),
+// (r + 8, 8 kk + t), then the same at t + 4, r = row0 + 16 warp + lane / 4. No shared
+// memory and no block barrier: the producer's first tiles load meanwhile.
+template <int E>
+__device__ __forceinline__ void q_fragments(uint32_t (&qf)[E / 8][4], const KernelArgs& a,
+                                            const float* qb, int64_t row0, int warp, int lane) {
+  const int64_t r = row0 + warp * 16 + lane / 4;
+  const int t = lane % 4;
+#pragma unroll
+  for (int kk = 0; kk < E / 8; ++kk) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int64_t rr = r + (i % 2) * 8;
+      const int c = 8 * kk + t + (i / 2) * 4;
+      const float x = rr < a.p.L ? qb[rr * a.p.q.row + c] * a.scale : 0.f;
+      qf[kk][i] = __float_as_uint(tf32_rna(x));
+    }
+  }
+}
+
+// Vt[b][e][j'] = V[b][key(j')][e], key(j') the 0,2,4,6,1,3,5,7 order inside each group of 8,
+// rounded to TF32; zeros past S. 32 x 32 tiles through shared memory. `lo` (accurate):
+// the rest, v - hi rounded to TF32, into the same place of a second array.
+__global__ void __launch_bounds__(256)
+    attention_vt_kernel(KernelArgs a, float* vt, float* lo, int64_t sp) {
+  __shared__ float tile[32][33];
+  const AttentionProblem& p = a.p;
+  const int64_t b = blockIdx.z;
+  const int64_t j0 = int64_t{blockIdx.x} * 32;
+  const int e0 = blockIdx.y * 32;
+  const float* vb = a.v + batch_offset(p, p.v, b);
+  const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
+  for (int r = ty; r < 32; r += 8) {
+    const int64_t j = j0 + r;
+    tile[r][tx] = j < p.S ? vb[j * p.v.row + (e0 + tx) * p.v.col] : 0.f;
+  }
+  __syncthreads();
+  const int u = tx % 8;
+  const int key = (tx & ~7) + (u < 4 ? 2 * u : 2 * (u - 4) + 1);
+  for (int r = ty; r < 32; r += 8) {
+    const int64_t at = (b * p.Ev + e0 + r) * sp + j0 + tx;
+    const float x = tile[key][r], hi = tf32_rna(x);
+    vt[at] = hi;
+    if (lo) lo[at] = tf32_rna(x - hi);
+  }
+}
+
+// ACC: the 3xTF32 split of both products (the mma kernel's accurate scheme): S =
+// Qhi K + (Qlo K + Qhi Klo), the small cross terms in an accumulator of their own; P
+// split in registers, each tile's Plo Vt + Phi Vtlo + Phi Vt in fresh accumulators (64
+// columns at a time) promoted into O by IEEE FMA; scores in base e (expf), as strict.
+template <int E, int BN, int WG, bool ACC>
+__global__ void __launch_bounds__(128 * WG, 1)
+    attention_wgmma_kernel(const __grid_constant__ KernelArgs a, const float* vt,
+                           const float* vt_lo, int64_t sp) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using T = WgTraits<E, BN, WG, ACC>;
+  constexpr int BM = T::kBM;
+  constexpr int NT = BN / 8;  // 8-key chunks of a tile: the k-steps of P V
+  constexpr int SR = BN / 2;  // S accumulator registers per thread
+  constexpr int OR = E / 2;   // O accumulator registers per thread
+  const AttentionProblem& p = a.p;
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = align_1024(smem_raw);
+  float* qs = reinterpret_cast<float*>(smem);
+  const uint32_t q_addr = smem_u32(qs);
+  const auto stage_k = [&](int s) {
+    return reinterpret_cast<float*>(smem + T::kQBytes + s * T::kStageBytes);
+  };
+
+  const int tid = threadIdx.x;
+  const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+  // Heaviest causal tiles first: the last query tiles attend the most keys.
+  const int64_t mt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const int64_t m0 = mt * BM;
+  const int64_t b = blockIdx.y;
+  const BatchBase base = batch_base(a, b);
+  const float* vtb = vt + b * E * sp;
+  const float* vtb_lo = ACC ? vt_lo + b * E * sp : nullptr;
+  Rows rows;
+  rows.rA = m0 + wg * 64 + warp * 16 + lane / 4;
+  rows.rB = rows.rA + 8;
+  rows.t = lane % 4;
+
+  load_q<E, BM, ACC>(qs, a, base.q, m0, tid, T::kThreads);
+  const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
+  const int tiles = static_cast<int>((keys + BN - 1) / BN);
+  const auto load = [&](int tile, int s) {
+    float* ks = stage_k(s);
+    load_kv<E, BN>(ks, ks + BN * E, ACC ? ks + 3 * BN * E : nullptr, p, base.k, vtb, vtb_lo, sp,
+                   int64_t{tile} * BN, tid, T::kThreads);
+    cp_async_commit();
+  };
+  // accurate: K's lo beside the stage, each thread over the chunks it loaded (its own
+  // cp.async writes are visible to it after the wait). The tensor core reads the raw
+  // tile as hi (truncated to TF32); lo = rna(k - trunc(k)) makes the split exact.
+  [[maybe_unused]] const auto split_k = [&](int s) {
+    const float* ks = stage_k(s);
+    float* kl = stage_k(s) + 2 * BN * E;
+    for (int i = tid; i < BN * E / 4; i += T::kThreads) {
+      const int at = swz(i / (E / 4), i % (E / 4), BN);
+      const float4 x = *reinterpret_cast<const float4*>(ks + at);
+      *reinterpret_cast<float4*>(kl + at) =
+          make_float4(tf32_lo(x.x), tf32_lo(x.y), tf32_lo(x.z), tf32_lo(x.w));
+    }
+  };
+
+  float o[OR];
+#pragma unroll
+  for (int i = 0; i < OR; ++i) o[i] = 0.f;
+  // tf32: scores in base 2 (the scale carries log2 e); accurate: base e.
+  constexpr float kMaskMul = ACC ? 1.f : 1.4426950408889634f;
+
+  if (tiles > 0) load(0, 0);
+  for (int tile = 0; tile < tiles; ++tile) {
+    const int s = tile & 1;
+    if (tile + 1 < tiles) {
+      load(tile + 1, s ^ 1);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    if constexpr (ACC) split_k(s);
+    // The tiles (and Q) were written through the generic proxy; wgmma reads through
+    // the async one.
+    fence_proxy_async();
+    __syncthreads();
+    const uint32_t k_addr = smem_u32(stage_k(s));
+    const uint32_t v_addr = k_addr + T::kKBytes;
+    [[maybe_unused]] const uint32_t kl_addr = k_addr + 2 * T::kKBytes;
+    [[maybe_unused]] const uint32_t vl_addr = k_addr + 3 * T::kKBytes;
+
+    float sc[SR];
+#pragma unroll
+    for (int i = 0; i < SR; ++i) sc[i] = 0.f;
+    fence_regs(sc);
+    wgmma_fence();
+    const uint32_t qa = q_addr + wg * 64 * 128;
+    issue_qk<E, BN, BM>(sc, qa, k_addr, false);
+    [[maybe_unused]] float ss[ACC ? SR : 1];
+    if constexpr (ACC) {
+#pragma unroll
+      for (int i = 0; i < SR; ++i) ss[i] = 0.f;
+      fence_regs(ss);
+      issue_qk<E, BN, BM>(ss, qa + BM * E * 4, k_addr, false);  // Qlo K
+      issue_qk<E, BN, BM>(ss, qa, kl_addr, true);               // + Qhi Klo
+    }
+    wgmma_commit();
+    wgmma_wait<0>();
+    fence_regs(sc);
+    if constexpr (ACC) {
+      fence_regs(ss);
+#pragma unroll
+      for (int i = 0; i < SR; ++i) sc[i] += ss[i];
+    }
+
+    mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, kMaskMul);
+    const float2 alpha = softmax_tile<ACC>(sc, rows);
+    uint32_t pa[NT][4];
+    [[maybe_unused]] uint32_t pl[ACC ? NT : 1][4];
+    p_fragments<ACC>(sc, pa, pl);
+    if constexpr (ACC) {
+      // 64 output columns at a time: the tile's P V in fresh accumulators, promoted.
+#pragma unroll
+      for (int h = 0; h < E / 64; ++h) {
+        float pv[32];
+#pragma unroll
+        for (int i = 0; i < 32; ++i) pv[i] = 0.f;
+        fence_regs(pv);
+        wgmma_fence();
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          const uint32_t off = (j / 4) * E * 128 + h * 64 * 128 + (j % 4) * 32;
+          sm90::WgmmaTf32<64>::mma_rs(pv, pl[j], sw128_desc(v_addr + off), j > 0 ? 1 : 0);
+          sm90::WgmmaTf32<64>::mma_rs(pv, pa[j], sw128_desc(vl_addr + off), 1);
+          sm90::WgmmaTf32<64>::mma_rs(pv, pa[j], sw128_desc(v_addr + off), 1);
+        }
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_regs(pv);
+#pragma unroll
+        for (int n = 0; n < 8; ++n) {
+          float* on = o + h * 32 + 4 * n;
+          on[0] = fmaf(on[0], alpha.x, pv[4 * n]);
+          on[1] = fmaf(on[1], alpha.x, pv[4 * n + 1]);
+          on[2] = fmaf(on[2], alpha.y, pv[4 * n + 2]);
+          on[3] = fmaf(on[3], alpha.y, pv[4 * n + 3]);
+        }
+      }
+    } else {
+      scale_rows(o, alpha);
+      fence_regs(o);
+      wgmma_fence();
+#pragma unroll
+      for (int j = 0; j < NT; ++j) {
+        const uint64_t db = sw128_desc(v_addr + (j / 4) * E * 128 + (j % 4) * 32);
+        sm90::WgmmaTf32<E>::mma_rs(o, pa[j], db, 1);
+      }
+      wgmma_commit();
+      wgmma_wait<0>();
+      fence_regs(o);
+    }
+    // Every warp is done with this stage before the next iteration's loads refill it.
+    __syncthreads();
+  }
+  store_rows(o, rows, p, base.out);
+#else
+  (void)a;
+  (void)vt;
+  (void)vt_lo;
+  (void)sp;
+#endif
+}
+
+// ---- pipe=1: warp-specialized, with the next tile's S under this tile's softmax ----
+
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+}
+// Arrives once the calling thread's earlier cp.async copies have landed (noinc: the
+// arrival is one of the barrier's expected count).
+__device__ __forceinline__ void mbar_arrive_cp_async(uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_u32(bar))
+               : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  asm volatile(
+      "{\n.reg .pred P1;\nLAB_WAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n"
+      "@P1 bra DONE;\nbra LAB_WAIT;\nDONE:\n}\n" ::"r"(smem_u32(bar)),
+      "r"(parity)
+      : "memory");
+}
+
+// Diagnostics of the pipe=1 kernel (DIAG bits; the kernel bench alone instantiates them,
+// their output is meaningless): where its time goes, by leaving a part out.
+constexpr int kDiagNoSoftmax = 1;  // no mask or softmax: P is S as it stands
+constexpr int kDiagNoLoads = 2;    // no K/Vt copies and no waits for them
+constexpr int kDiagNoMma = 4;      // no wgmma (S stays zero)
+
+// MINB: blocks per SM (two: one block's prologue and epilogue run under the other's
+// main loop; registers and shared memory are halved).
+template <int E, int BN, int WG, int STAGES, int MINB = 1>
+struct WsTraits {
+  static constexpr int kBM = 64 * WG;
+  static constexpr int kThreads = 128 * (WG + 1);  // the consumers, then the producer
+  // The producer keeps kProducerRegs; the consumers share the rest, in steps of 8.
+  static constexpr int kProducerRegs = 56;  // 40 spilled its address arithmetic
+  static constexpr int kConsumerRegsRaw = (65536 / MINB - 128 * kProducerRegs) / (128 * WG);
+  static constexpr int kConsumerRegs = (kConsumerRegsRaw > 240 ? 240 : kConsumerRegsRaw) / 8 * 8;
+  static constexpr int kQBytes = kBM * E * 4;
+  static constexpr int kKBytes = BN * E * 4;
+  static constexpr int kStageBytes = 2 * kKBytes;  // K, then Vt
+  static constexpr int kBarOffset = kQBytes + STAGES * kStageBytes;
+  static constexpr int kSmemBytes = kBarOffset + 2 * STAGES * 8 + 1024;
+  static_assert(kSmemBytes * MINB <= 232448, "shared memory over the 227 KB of an SM");
+  // A consumer waits for tile t having given back tile t - 2's stage (t - 1's goes
+  // back after its P V, inside iteration t): two stages run without deadlock.
+  static_assert(STAGES >= 2, "a ring of one stage would deadlock");
+};
+
+// tf32. One producer warpgroup fills a STAGES-deep ring of K and Vt tiles by cp.async,
+// each stage's full barrier completing as the copies land; the consumer warpgroups run
+// free of each other (no block barrier in the loop), each giving a stage back (empty)
+// once its P V has read it. Inside a consumer (FlashAttention-3's intra-warpgroup
+// pipelining): tile t's S and tile t - 1's P V are issued together, and the P V runs
+// under tile t's softmax. Only the P V is in flight while the softmax reads S's
+// registers: an S of the next tile in flight as well (the first version of this kernel)
+// had ptxas serialise every wgmma (C7514) and needed a third register array.
+template <int E, int BN, int WG, int STAGES, int MINB = 1, int DIAG = 0,
+          bool QR = (E * BN <= 64 * 64 && MINB == 1)>
+__global__ void __launch_bounds__(128 * (WG + 1), MINB)
+    attention_wgmma_ws_kernel(const __grid_constant__ KernelArgs a, const float* vt, int64_t sp) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using T = WsTraits<E, BN, WG, STAGES, MINB>;
+  constexpr int BM = T::kBM;
+  constexpr int NT = BN / 8, SR = BN / 2, OR = E / 2;
+  const AttentionProblem& p = a.p;
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = align_1024(smem_raw);
+  float* qs = reinterpret_cast<float*>(smem);
+  const uint32_t q_addr = smem_u32(qs);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
+  uint64_t* empty = full + STAGES;
+  const auto stage_k = [&](int s) {
+    return reinterpret_cast<float*>(smem + T::kQBytes + s * T::kStageBytes);
+  };
+
+  const int tid = threadIdx.x;
+  const int64_t mt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const int64_t m0 = mt * BM;
+  const int64_t b = blockIdx.y;
+  const BatchBase base = batch_base(a, b);
+  const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
+  const int tiles = static_cast<int>((keys + BN - 1) / BN);
+
+  if (tid == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(&full[s], 128);
+      mbar_init(&empty[s], 4 * WG);
+    }
+  }
+  if constexpr (!QR) {
+    load_q<E, BM, false>(qs, a, base.q, m0, tid, T::kThreads);
+    fence_proxy_async();
+  }
+  __syncthreads();
+
+  if (tid >= 128 * WG) {
+    // The producer warpgroup.
+    sm90::detail::setmaxnreg_dec<T::kProducerRegs>();
+    const float* vtb = vt + b * E * sp;
+    for (int tile = 0; tile < ((DIAG & kDiagNoLoads) ? 0 : tiles); ++tile) {
+      const int s = tile % STAGES;
+      if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
+      float* ks = stage_k(s);
+      load_kv<E, BN>(ks, ks + BN * E, nullptr, p, base.k, vtb, nullptr, sp, int64_t{tile} * BN,
+                     tid - 128 * WG, 128);
+      mbar_arrive_cp_async(&full[s]);
+    }
+    cp_async_wait<0>();
+    // The producer ends here; setmaxnreg wants each role one branch of an if/else.
+  } else {
+    sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
+    const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+    Rows rows;
+    rows.rA = m0 + wg * 64 + warp * 16 + lane / 4;
+    rows.rB = rows.rA + 8;
+    rows.t = lane % 4;
+    const uint32_t qa = q_addr + wg * 64 * 128;
+    // QR: Q's fragments in registers for the whole run (head dim 64: 32 registers; with
+    // 128-key tiles or head dim 128 they spill).
+    [[maybe_unused]] uint32_t qf[QR ? E / 8 : 1][4];
+    if constexpr (QR) q_fragments<E>(qf, a, base.q, m0 + wg * 64, warp, lane);
+    // S = Q K^T of the tile in stage s into `acc` (issued and committed, not waited).
+    const auto issue_s = [&](float(&acc)[SR], int s) {
+      const uint32_t k_addr = smem_u32(stage_k(s));
+#pragma unroll
+      for (int i = 0; i < SR; ++i) acc[i] = 0.f;
+      fence_regs(acc);
+      wgmma_fence();
+      if constexpr (DIAG & kDiagNoMma) {
+      } else if constexpr (QR) {
+        issue_qk_rs<E, BN>(acc, qf, k_addr);
+      } else {
+        issue_qk<E, BN, BM>(acc, qa, k_addr, false);
+      }
+      wgmma_commit();
+    };
+
+    float o[OR];
+#pragma unroll
+    for (int i = 0; i < OR; ++i) o[i] = 0.f;
+    // P V of the tile in stage s, P as mma_rs's A fragments, into O (issued and committed).
+    const auto issue_pv = [&](const uint32_t(&pa)[NT][4], int s) {
+      fence_regs(o);
+      wgmma_fence();
+      const uint32_t v_addr = smem_u32(stage_k(s)) + T::kKBytes;
+#pragma unroll
+      for (int j = 0; j < NT; ++j) {
+        if constexpr (DIAG & kDiagNoMma) continue;
+        sm90::WgmmaTf32<E>::mma_rs(o, pa[j], sw128_desc(v_addr + (j / 4) * E * 128 + (j % 4) * 32),
+                                   1);
+      }
+      wgmma_commit();
+    };
+    // Gives stage s back to the producer (each warp once: the barrier counts 4 per consumer).
+    const auto release = [&](int s) {
+      __syncwarp();
+      if (lane == 0) mbar_arrive(&empty[s]);
+    };
+
+    float sc[SR];
+    uint32_t pa[NT][4], unused[1][4];
+    // Tile 0: S and its softmax (O is still zero: its factor is moot); its P V waits for the
+    // loop, under tile 1's softmax.
+    if (tiles > 0) {
+      if constexpr (!(DIAG & kDiagNoLoads)) mbar_wait(&full[0], 0);
+      fence_proxy_async();
+      issue_s(sc, 0);
+      wgmma_wait<0>();
+      fence_regs(sc);
+      if constexpr (!(DIAG & kDiagNoSoftmax)) {
+        mask_tile(sc, a, base, rows, 0, m0, 1.4426950408889634f);
+        softmax_tile<false>(sc, rows);
+      }
+      p_fragments<false>(sc, pa, unused);
+    }
+    for (int tile = 1; tile < tiles; ++tile) {
+      const int s = tile % STAGES;
+      if constexpr (!(DIAG & kDiagNoLoads)) mbar_wait(&full[s], (tile / STAGES) & 1);
+      fence_proxy_async();
+      issue_s(sc, s);
+      issue_pv(pa, (tile - 1) % STAGES);
+      // S has landed (the P V committed after it runs on under this tile's softmax).
+      wgmma_wait<1>();
+      fence_regs(sc);
+      float2 alpha = make_float2(1.f, 1.f);
+      if constexpr (!(DIAG & kDiagNoSoftmax)) {
+        mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, 1.4426950408889634f);
+        alpha = softmax_tile<false>(sc, rows);
+      }
+      wgmma_wait<0>();
+      // The P V has read pa: only now may the new P be written (sc's fence keeps the
+      // conversions below the wait).
+      fence_regs(o);
+      fence_regs(sc);
+      release((tile - 1) % STAGES);
+      scale_rows(o, alpha);
+      p_fragments<false>(sc, pa, unused);
+    }
+    if (tiles > 0) issue_pv(pa, (tiles - 1) % STAGES);
+    wgmma_wait<0>();
+    fence_regs(o);
+    store_rows(o, rows, p, base.out);
+  }
+#else
+  (void)a;
+  (void)vt;
+  (void)sp;
+#endif
+}
+
+}  // namespace
+}  // namespace tt::ops::cuda::attention
