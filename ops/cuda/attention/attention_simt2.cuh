@@ -1,0 +1,280 @@
+// The simt2 kernel: the strict flash-attention kernel blocked as a SIMT SGEMM is, FMA
+// units only. Included by attention_simt.cu (the launcher) and
+// tools/device/attention_simt_bench.cu (the kernels alone).
+//
+// Why it is laid out this way (docs/performance.md, "The strict kernel"): on the FMA
+// pipes every non-FMA instruction costs an issue slot, so the inner loops must feed
+// many FMAs per shared-memory load and the rest (softmax, copies, barriers) must stay a
+// few percent of the work.
+//   - A block of 32*WARPS threads owns BM = 2*WARPS*TM query rows; thread (ty, tx) with
+//     tx = lane % 16 holds rows ty*TM .. +TM-1 in both products, so a row's running max
+//     and sum never leave the 16 lanes of its half-warp (shuffles, no shared memory).
+//   - S = Q K^T: the thread's TM x TN tile (TN = BN/16, keys tx + 16 j) by outer
+//     products of 16-byte Q and K fragments read along E: per 4 columns of E, TM + TN
+//     loads feed 4*TM*TN FMAs (8 x 4: 12 loads, 128 FMAs). K rows are padded to E + 4
+//     floats (an odd number of 16-byte units) so the 16 keys of a load hit distinct
+//     banks; Q's row groups are padded apart by 16 bytes for the same reason.
+//   - Online softmax in base 2: x = s * scale * log2(e), p = exp2(x - m). P goes to
+//     shared memory as [key][row] (rows padded by 4 floats: the 16-byte stores of the
+//     16 key lanes hit distinct banks), and O += P V reads 16-byte P and V fragments:
+//     per key, TM/4 + E/64 loads feed TM*E/16 FMAs.
+//   - K and V by cp.async into one buffer each, overlapped with the other product:
+//     K(t+1) lands under softmax(t) and P V(t), V(t+1) under Q K^T(t+1). Three
+//     barriers per tile. 64 keys x 128 rows at E = 64 take 101 KB: two blocks (16
+//     warps) per SM.
+// Causal: key tiles past the block's last row are never loaded; the heaviest query
+// tiles start first. Masks, causal edges and keys past S are applied on the tiles that
+// need them only (a block-uniform branch).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "ops/attention_problem.h"
+#include "ops/cuda/attention/attention_kernels.cuh"
+
+namespace tt::ops::cuda::attention {
+
+// Shared-memory floats of a simt2 block: Q (row groups padded apart), K (rows padded),
+// V, P ([BN][BM + 4]).
+__host__ __device__ constexpr int simt2_smem_floats(int E, int warps, int tm, int bn) {
+  return (2 * warps * tm) * E + 2 * warps * 4 + bn * (E + 4) + bn * E + bn * (2 * warps * tm + 4);
+}
+
+// Resident blocks per SM that the launch bounds ask for: what 227 KB of shared memory
+// allows, at most as many as leave each thread 128 registers.
+constexpr int simt2_min_blocks(int E, int warps, int tm, int bn) {
+  const int by_smem = 232448 / (simt2_smem_floats(E, warps, tm, bn) * 4 + 1024);
+  const int by_regs = 65536 / (32 * warps * 128);
+  const int b = by_smem < by_regs ? by_smem : by_regs;
+  return b < 1 ? 1 : b;
+}
+
+// MASKED: the instantiation for a mask argument (its per-score loads and 64-bit
+// indexing cost registers that the unmasked kernel keeps for its tiles).
+template <int E, int WARPS, int TM, int BN, bool MASKED,
+          int MINB = simt2_min_blocks(E, WARPS, TM, BN)>
+__global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(KernelArgs a) {
+  constexpr int NT = 32 * WARPS;
+  constexpr int BM = 2 * WARPS * TM;
+  constexpr int TN = BN / 16;               // keys per thread
+  constexpr int LDK = E + 4;                // K row: odd count of 16-byte units
+  constexpr int QG = TM * E + 4;            // one row group of Q, padded
+  constexpr int LDP = BM + 4;               // P row (one key)
+  constexpr int OG = E >= 64 ? E / 64 : 1;  // 16-byte column groups of O per thread
+  constexpr int OC = E >= 64 ? 4 : E / 16;  // columns per group (E = 32: 2)
+  constexpr int OSTEP = E >= 64 ? 64 : 0;   // column distance between groups
+  static_assert(TM % 4 == 0 && BN % 16 == 0 && E % 32 == 0, "simt2 tile shape");
+  const AttentionProblem& p = a.p;
+  extern __shared__ __align__(16) float smem[];
+  float* qs = smem;                 // [2*WARPS][TM][E] + 4 per group
+  float* ks = qs + 2 * WARPS * QG;  // [BN][LDK]
+  float* vs = ks + BN * LDK;        // [BN][E]
+  float* ps = vs + BN * E;          // [BN][LDP]
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const int64_t mt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const int64_t m0 = mt * BM;
+  const BatchBase base = batch_base(a, blockIdx.y);
+  const float *qb = base.q, *kb = base.k, *vb = base.v;
+  const int64_t mb = base.mask;
+  float* ob = base.out;
+  const float c2 = a.scale * 1.4426950408889634f;  // scores straight into base 2
+
+  const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
+  const int tiles = static_cast<int>((keys + BN - 1) / BN);
+  constexpr int kChunks = BN * E / 4;  // 16-byte pieces of a K or V tile
+  static_assert(kChunks % NT == 0 && (BM * E / 4) % NT == 0, "whole copies per thread");
+  const auto load_k = [&](int t) {
+    const int64_t n0 = int64_t{t} * BN;
+#pragma unroll
+    for (int u = 0; u < kChunks / NT; ++u) {
+      const int c = threadIdx.x + u * NT;
+      const int r = c / (E / 4), col = (c % (E / 4)) * 4;
+      const bool ok = n0 + r < p.S;
+      cp_async16(ks + r * LDK + col, kb + (ok ? n0 + r : 0) * p.k.row + col, ok);
+    }
+  };
+  const auto load_v = [&](int t) {
+    const int64_t n0 = int64_t{t} * BN;
+#pragma unroll
+    for (int u = 0; u < kChunks / NT; ++u) {
+      const int c = threadIdx.x + u * NT;
+      const int r = c / (E / 4), col = (c % (E / 4)) * 4;
+      const bool ok = n0 + r < p.S;
+      cp_async16(vs + r * E + col, vb + (ok ? n0 + r : 0) * p.v.row + col, ok);
+    }
+  };
+  // Q (rows past L zero-filled) with K(0) in the first group, V(0) in the second.
+#pragma unroll
+  for (int u = 0; u < BM * E / 4 / NT; ++u) {
+    const int c = threadIdx.x + u * NT;
+    const int r = c / (E / 4), col = (c % (E / 4)) * 4;
+    const bool ok = m0 + r < p.L;
+    cp_async16(qs + (r / TM) * QG + (r % TM) * E + col, qb + (ok ? m0 + r : 0) * p.q.row + col, ok);
+  }
+  if (tiles > 0) load_k(0);
+  cp_async_commit();
+  if (tiles > 0) load_v(0);
+  cp_async_commit();
+
+  float m[TM], l[TM], o[TM][OG][OC];
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    m[i] = -INFINITY;
+    l[i] = 0.f;
+#pragma unroll
+    for (int w = 0; w < OG; ++w) {
+#pragma unroll
+      for (int c = 0; c < OC; ++c) o[i][w][c] = 0.f;
+    }
+  }
+  cp_async_wait<1>();
+  __syncthreads();
+  const float* qt = qs + ty * QG;
+  for (int t = 0; t < tiles; ++t) {
+    const int64_t n0 = int64_t{t} * BN;
+    // ---- S = Q K^T: outer products of 16-byte fragments along E ----
+    float s[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+#pragma unroll
+      for (int j = 0; j < TN; ++j) s[i][j] = 0.f;
+    }
+#pragma unroll 4
+    for (int e = 0; e < E; e += 4) {
+      float4 kf[TN];
+#pragma unroll
+      for (int j = 0; j < TN; ++j)
+        kf[j] = *reinterpret_cast<const float4*>(ks + (tx + 16 * j) * LDK + e);
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+        const float4 qf = *reinterpret_cast<const float4*>(qt + i * E + e);
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+          s[i][j] = fmaf(qf.x, kf[j].x, s[i][j]);
+          s[i][j] = fmaf(qf.y, kf[j].y, s[i][j]);
+          s[i][j] = fmaf(qf.z, kf[j].z, s[i][j]);
+          s[i][j] = fmaf(qf.w, kf[j].w, s[i][j]);
+        }
+      }
+    }
+    __syncthreads();  // every thread is done with K(t)
+    if (t + 1 < tiles) load_k(t + 1);
+    cp_async_commit();
+    // ---- online softmax on the register tile, base 2 ----
+    // Tile-relative bounds in 32 bits: keys at or past `kend` do not exist; key c of
+    // row r lies above the causal diagonal when c - r > diag.
+    const bool edge = n0 + BN > p.S || (p.causal && n0 + BN - 1 > m0);
+    const int kend = static_cast<int>(min_i64(p.S - n0, BN));
+    const int diag = p.causal ? static_cast<int>(min_i64(m0 - n0, BN)) : BN;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+#pragma unroll
+      for (int j = 0; j < TN; ++j) s[i][j] *= c2;
+      if (edge) {
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+          const int c = tx + 16 * j;
+          if (c >= kend || c - (ty * TM + i) > diag) s[i][j] = -INFINITY;
+        }
+      }
+      if constexpr (MASKED) {
+        const int64_t row = m0 + ty * TM + i;
+        if (row < p.L) {
+#pragma unroll
+          for (int j = 0; j < TN; ++j) {
+            const int64_t col = n0 + tx + 16 * j;
+            if (col < p.S) {
+              s[i][j] += mask_term(p, a.mask, mb + row * p.mask.row, col, 1.4426950408889634f);
+            }
+          }
+        }
+      }
+      float mx = s[i][0];
+#pragma unroll
+      for (int j = 1; j < TN; ++j) mx = fmaxf(mx, s[i][j]);
+#pragma unroll
+      for (int off = 1; off < 16; off *= 2) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+      const float nm = fmaxf(m[i], mx);
+      // A row that has seen only -inf keeps base 0: exp2 gives 0, never -inf - -inf.
+      const float b = nm == -INFINITY ? 0.f : nm;
+      const float alpha = exp2f(m[i] - b);
+      m[i] = nm;
+      float sum = 0.f;
+#pragma unroll
+      for (int j = 0; j < TN; ++j) {
+        s[i][j] = exp2f(s[i][j] - b);
+        sum += s[i][j];
+      }
+      l[i] = fmaf(l[i], alpha, sum);  // this thread's keys; summed over tx at the end
+#pragma unroll
+      for (int w = 0; w < OG; ++w) {
+#pragma unroll
+        for (int c = 0; c < OC; ++c) o[i][w][c] *= alpha;
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+#pragma unroll
+      for (int i = 0; i < TM; i += 4) {
+        *reinterpret_cast<float4*>(ps + (tx + 16 * j) * LDP + ty * TM + i) =
+            make_float4(s[i][j], s[i + 1][j], s[i + 2][j], s[i + 3][j]);
+      }
+    }
+    cp_async_wait<1>();  // V(t) (K(t+1) may still be in flight)
+    __syncthreads();     // P and V(t) visible
+                         // ---- O += P V: outer products of 16-byte P and V fragments per key ----
+#pragma unroll 4
+    for (int j = 0; j < BN; ++j) {
+      float pv[TM];
+#pragma unroll
+      for (int i = 0; i < TM; i += 4) {
+        const float4 x = *reinterpret_cast<const float4*>(ps + j * LDP + ty * TM + i);
+        pv[i] = x.x, pv[i + 1] = x.y, pv[i + 2] = x.z, pv[i + 3] = x.w;
+      }
+#pragma unroll
+      for (int w = 0; w < OG; ++w) {
+        float vv[OC];
+        if constexpr (OC == 4) {
+          const float4 x = *reinterpret_cast<const float4*>(vs + j * E + w * OSTEP + tx * 4);
+          vv[0] = x.x, vv[1] = x.y, vv[2] = x.z, vv[3] = x.w;
+        } else {
+          const float2 x = *reinterpret_cast<const float2*>(vs + j * E + tx * 2);
+          vv[0] = x.x, vv[1] = x.y;
+        }
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+#pragma unroll
+          for (int c = 0; c < OC; ++c) o[i][w][c] = fmaf(pv[i], vv[c], o[i][w][c]);
+        }
+      }
+    }
+    cp_async_wait<0>();  // K(t+1)
+    __syncthreads();     // V(t) and P free; K(t+1) visible
+    if (t + 1 < tiles) load_v(t + 1);
+    cp_async_commit();
+  }
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    float l_row = l[i];
+#pragma unroll
+    for (int off = 1; off < 16; off *= 2) l_row += __shfl_xor_sync(0xffffffffu, l_row, off);
+    const int64_t row = m0 + ty * TM + i;
+    if (row >= p.L) continue;
+    // l == 0: every score was -inf; PyTorch's safe softmax gives zeros.
+    const float inv = l_row > 0.f ? 1.f / l_row : 0.f;
+    float* orow = ob + row * p.out.row;
+#pragma unroll
+    for (int w = 0; w < OG; ++w) {
+      if constexpr (OC == 4) {
+        *reinterpret_cast<float4*>(orow + w * OSTEP + tx * 4) =
+            make_float4(o[i][w][0] * inv, o[i][w][1] * inv, o[i][w][2] * inv, o[i][w][3] * inv);
+      } else {
+        *reinterpret_cast<float2*>(orow + tx * 2) = make_float2(o[i][w][0] * inv, o[i][w][1] * inv);
+      }
+    }
+  }
+}
+
+}  // namespace tt::ops::cuda::attention
