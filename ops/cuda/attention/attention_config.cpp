@@ -11,6 +11,7 @@
 #include "autotune/problem_key.h"
 #include "autotune/space_cache.h"
 #include "ops/cuda/attention/attention.h"
+#include "ops/cuda/attention/attention_simt2.h"
 #include "ops/cuda/attention/attention_variants.h"
 
 namespace tt::ops::cuda::attention {
@@ -28,6 +29,11 @@ std::vector<AttnConfig> compiled_table() {
 #define TT_X(E, R) \
   if (E == 64) t.push_back({Impl::kSimt, AttnConfig{}.warps, R, AttnConfig{}.block_n});
   TT_ATTN_SIMT_VARIANTS(TT_X)
+#undef TT_X
+  // simt2: every head dim lists the same variants (attention_variants.h).
+#define TT_X(E, W, R, BN) \
+  if (E == 64) t.push_back({Impl::kSimt2, W, R, BN});
+  TT_ATTN_SIMT2_VARIANTS(TT_X)
 #undef TT_X
 #define TT_X(E, W, BN) \
   if (E == 64) t.push_back({Impl::kMma, W, AttnConfig{}.rows, BN});
@@ -76,14 +82,18 @@ const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
         .impl(&AttnConfig::impl, {{"generic", Impl::kGeneric},
                                   {"simt", Impl::kSimt},
                                   {"mma", Impl::kMma},
-                                  {"wgmma", Impl::kWgmma}})
+                                  {"wgmma", Impl::kWgmma},
+                                  {"simt2", Impl::kSimt2}})
         .field("warps", &AttnConfig::warps,
-               distinct(t, {Impl::kGeneric, Impl::kMma, Impl::kWgmma}, &AttnConfig::warps),
-               {"generic", "mma", "wgmma"})
+               distinct(t, {Impl::kGeneric, Impl::kMma, Impl::kWgmma, Impl::kSimt2},
+                        &AttnConfig::warps),
+               {"generic", "mma", "wgmma", "simt2"})
         .field("rows", &AttnConfig::rows,
-               distinct(t, {Impl::kGeneric, Impl::kSimt}, &AttnConfig::rows), {"generic", "simt"})
+               distinct(t, {Impl::kGeneric, Impl::kSimt, Impl::kSimt2}, &AttnConfig::rows),
+               {"generic", "simt", "simt2"})
         .field("bn", &AttnConfig::block_n,
-               distinct(t, {Impl::kMma, Impl::kWgmma}, &AttnConfig::block_n), {"mma", "wgmma"})
+               distinct(t, {Impl::kMma, Impl::kWgmma, Impl::kSimt2}, &AttnConfig::block_n),
+               {"mma", "wgmma", "simt2"})
         .field("pipe", &AttnConfig::pipe, {0, 1}, {"wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
@@ -120,6 +130,9 @@ int64_t smem_bytes(const AttnConfig& c, const AttentionProblem& p) {
                        : wgmma_smem_bytes(p.E, c.warps, c.block_n, false);
   }
   if (c.impl == Impl::kMma) return int64_t{2} * 2 * c.block_n * (p.E + 4) * 4;
+  if (c.impl == Impl::kSimt2) {
+    return int64_t{4} * simt2_smem_floats(static_cast<int>(p.E), c.warps, c.rows, c.block_n);
+  }
   if (c.impl == Impl::kSimt) {
     const int64_t bm = 16 * c.rows;
     return (p.E * bm + 2 * p.E * 64 + 64 * bm) * 4;
@@ -196,6 +209,7 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
       tiled_ok && precision != Precision::strict && (!limits.known || limits.cc_major >= 8);
   std::vector<std::string> impls = {"generic"};
   if (tiled_ok) impls.push_back("simt");
+  if (tiled_ok) impls.push_back("simt2");
   if (offer_mma) impls.push_back("mma");
   // wgmma, on sm_90 with this build's sm_90a code: tf32 at head dims 64 and 128,
   // accurate at 64 (its hi/lo tiles at 128 pass the shared memory).

@@ -33,23 +33,9 @@
 
 #include "ops/attention_problem.h"
 #include "ops/cuda/attention/attention_kernels.cuh"
+#include "ops/cuda/attention/attention_simt2.h"
 
 namespace tt::ops::cuda::attention {
-
-// Shared-memory floats of a simt2 block: Q (row groups padded apart), K (rows padded),
-// V, P ([BN][BM + 4]).
-__host__ __device__ constexpr int simt2_smem_floats(int E, int warps, int tm, int bn) {
-  return (2 * warps * tm) * E + 2 * warps * 4 + bn * (E + 4) + bn * E + bn * (2 * warps * tm + 4);
-}
-
-// Resident blocks per SM that the launch bounds ask for: what 227 KB of shared memory
-// allows, at most as many as leave each thread 128 registers.
-constexpr int simt2_min_blocks(int E, int warps, int tm, int bn) {
-  const int by_smem = 232448 / (simt2_smem_floats(E, warps, tm, bn) * 4 + 1024);
-  const int by_regs = 65536 / (32 * warps * 128);
-  const int b = by_smem < by_regs ? by_smem : by_regs;
-  return b < 1 ? 1 : b;
-}
 
 // MASKED: the instantiation for a mask argument (its per-score loads and 64-bit
 // indexing cost registers that the unmasked kernel keeps for its tiles).

@@ -1,0 +1,24 @@
+// The simt2 kernel's shared memory and residency (attention_simt2.cuh holds the kernel),
+// in plain C++ so that the config side (attention_config.cpp) and the kernel agree.
+#pragma once
+
+namespace tt::ops::cuda::attention {
+
+// Shared-memory floats of a simt2 block of `warps` warps, `tm` query rows per thread
+// (2 * warps * tm per block) and `bn` keys per tile: Q (its row groups padded apart by
+// 4 floats), K (rows padded to E + 4), V, P ([bn][rows + 4]).
+constexpr int simt2_smem_floats(int E, int warps, int tm, int bn) {
+  return (2 * warps * tm) * E + 2 * warps * 4 + bn * (E + 4) + bn * E + bn * (2 * warps * tm + 4);
+}
+
+// Resident blocks per SM that the kernel's launch bounds ask for: what 227 KB of shared
+// memory allows, at most as many as leave each thread 128 registers (fewer spilled the
+// register tiles in ptxas).
+constexpr int simt2_min_blocks(int E, int warps, int tm, int bn) {
+  const int by_smem = 232448 / (simt2_smem_floats(E, warps, tm, bn) * 4 + 1024);
+  const int by_regs = 65536 / (32 * warps * 128);
+  const int b = by_smem < by_regs ? by_smem : by_regs;
+  return b < 1 ? 1 : b;
+}
+
+}  // namespace tt::ops::cuda::attention
