@@ -9,9 +9,9 @@
 // Build here, run there:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I. -Xcompiler=-fopenmp \
 //     tools/device/attention_simt_bench.cu -o attention_simt_bench -lgomp
-// Usage: attention_simt_bench [--check-only]   (--check-only: the small cases, e.g. under
-// compute-sanitizer). Rows: CHK,<case>,<variant>,<rel_err>,ok|FAIL and
-// SB,<shape>,<variant>,<ms>,<tflops>,<rel_err>.
+// Usage: attention_simt_bench [--check-only [NAME]]   (--check-only: the small cases, e.g.
+// under compute-sanitizer; NAME: only the variants whose name contains it). Rows:
+// CHK,<case>,<variant>,<rel_err>,ok|FAIL and SB,<shape>,<variant>,<ms>,<tflops>,<rel_err>.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -53,10 +53,10 @@ void run_simt(const KernelArgs& a) {
   CK(cudaGetLastError());
 }
 
-template <int E, int W, int TM, int BN, int MINB = simt2_min_blocks(E, W, TM, BN)>
+template <int E, int W, int TM, int BN, int MINB = simt2_min_blocks(E, W, TM, BN), int QKU = 4>
 void run_simt2(const KernelArgs& a) {
-  const auto k = a.mask ? attention_simt2_kernel<E, W, TM, BN, true, MINB>
-                        : attention_simt2_kernel<E, W, TM, BN, false, MINB>;
+  const auto k = a.mask ? attention_simt2_kernel<E, W, TM, BN, true, MINB, QKU>
+                        : attention_simt2_kernel<E, W, TM, BN, false, MINB, QKU>;
   const int bm = 2 * W * TM;
   const size_t smem = size_t(simt2_smem_floats(E, W, TM, BN)) * 4;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
@@ -83,8 +83,15 @@ std::vector<Variant> all_variants() {
   TT_ATTN_SIMT2_VARIANTS(TT_X)
 #undef TT_X
   // Register caps other than the launch bounds' default (simt2_min_blocks).
+  // The unroll of Q K^T's loop (ptxas at 128 registers: unroll 1 spills 48 bytes, 4
+  // spills 168, 16 spills 88) and other register caps.
+  v.push_back({64, "simt2 w8 rows=8 bn64 qku1", run_simt2<64, 8, 8, 64, 2, 1>});
+  v.push_back({64, "simt2 w8 rows=8 bn64 qku2", run_simt2<64, 8, 8, 64, 2, 2>});
+  v.push_back({64, "simt2 w8 rows=8 bn64 qku16", run_simt2<64, 8, 8, 64, 2, 16>});
   v.push_back({64, "simt2 w8 rows=8 bn64 minb1", run_simt2<64, 8, 8, 64, 1>});
-  v.push_back({64, "simt2 w4 rows=8 bn64 minb2", run_simt2<64, 4, 8, 64, 2>});
+  v.push_back({64, "simt2 w4 rows=8 bn64 qku1", run_simt2<64, 4, 8, 64, 2, 1>});
+  v.push_back({64, "simt2 w4 rows=8 bn64 qku16", run_simt2<64, 4, 8, 64, 2, 16>});
+  v.push_back({128, "simt2 w8 rows=8 bn64 qku1", run_simt2<128, 8, 8, 64, 1, 1>});
   return v;
 }
 
@@ -263,6 +270,7 @@ struct Setup {
 
 int main(int argc, char** argv) {
   const bool check_only = argc > 1 && std::strcmp(argv[1], "--check-only") == 0;
+  const std::string only = argc > 2 ? argv[2] : "";
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("GPU %s\n", prop.name);
@@ -289,7 +297,7 @@ int main(int argc, char** argv) {
     std::vector<int64_t> all;
     for (int64_t b = 0; b < c.B * c.H; ++b) all.push_back(b);
     for (const Variant& v : variants) {
-      if (v.E != c.E) continue;
+      if (v.E != c.E || v.name.find(only) == std::string::npos) continue;
       CK(cudaMemset(s.out.d, 0xff, s.out.h.size() * 4));  // NaN: every element must be written
       v.run(s.args());
       CK(cudaDeviceSynchronize());

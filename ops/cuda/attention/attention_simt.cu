@@ -37,10 +37,10 @@ void launch_simt2(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
                   static_cast<unsigned>(p.batch_count()));
   const size_t smem = static_cast<size_t>(smem_bytes(c, p));
   const bool masked = a.mask != nullptr;
-#define TT_X(E_, W_, R_, BN_)                                                                \
+#define TT_X(E_, W_, R_, BN_)                                                               \
   if (p.E == E_ && c.warps == W_ && c.rows == R_ && c.block_n == BN_) {                     \
-    const auto kernel = masked ? attention_simt2_kernel<E_, W_, R_, BN_, true>               \
-                               : attention_simt2_kernel<E_, W_, R_, BN_, false>;             \
+    const auto kernel = masked ? attention_simt2_kernel<E_, W_, R_, BN_, true>              \
+                               : attention_simt2_kernel<E_, W_, R_, BN_, false>;            \
     TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, \
                                        static_cast<int>(smem)));                            \
     kernel<<<grid, 32 * W_, smem, stream>>>(args);                                          \
@@ -49,8 +49,8 @@ void launch_simt2(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   }
   TT_ATTN_SIMT2_VARIANTS(TT_X)
 #undef TT_X
-  TT_FAIL("attention: no simt2 variant for head dim {} with warps={}, rows={}, bn={}", p.E,
-          c.warps, c.rows, c.block_n);
+  TT_FAIL("attention: no simt2 variant for head dim {} with warps={}, rows={}, bn={}", p.E, c.warps,
+          c.rows, c.block_n);
 }
 
 }  // namespace tt::ops::cuda::attention

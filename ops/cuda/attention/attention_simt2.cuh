@@ -37,10 +37,21 @@
 
 namespace tt::ops::cuda::attention {
 
+// 2^x on the MUFU unit, subnormal results flushed to zero (exp2f adds a range fix of
+// three instructions per score for those; a probability under 2^-126 next to a row sum
+// of at least 1 is lost either way).
+__device__ __forceinline__ float ex2_ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
 // MASKED: the instantiation for a mask argument (its per-score loads and 64-bit
-// indexing cost registers that the unmasked kernel keeps for its tiles).
+// indexing cost registers that the unmasked kernel keeps for its tiles). MINB: the
+// launch bounds' blocks per SM; QKU: the unroll of Q K^T's loop over E (the bench's
+// knobs: tools/device/attention_simt_bench.cu).
 template <int E, int WARPS, int TM, int BN, bool MASKED,
-          int MINB = simt2_min_blocks(E, WARPS, TM, BN)>
+          int MINB = simt2_min_blocks(E, WARPS, TM, BN), int QKU = 4>
 __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(KernelArgs a) {
   constexpr int NT = 32 * WARPS;
   constexpr int BM = 2 * WARPS * TM;
@@ -65,7 +76,7 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
   const float *qb = base.q, *kb = base.k, *vb = base.v;
   const int64_t mb = base.mask;
   float* ob = base.out;
-  const float c2 = a.scale * 1.4426950408889634f;  // scores straight into base 2
+  const float c2 = a.scale * 1.4426950408889634f;
 
   const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
   const int tiles = static_cast<int>((keys + BN - 1) / BN);
@@ -117,6 +128,11 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
   }
   cp_async_wait<1>();
   __syncthreads();
+  // Q scaled once by scale * log2(e): the scores come out of Q K^T in base 2.
+#pragma unroll
+  for (int u = 0; u < 2 * WARPS * QG / NT; ++u) qs[threadIdx.x + u * NT] *= c2;
+  for (int i = 2 * WARPS * QG / NT * NT + threadIdx.x; i < 2 * WARPS * QG; i += NT) qs[i] *= c2;
+  __syncthreads();
   const float* qt = qs + ty * QG;
   for (int t = 0; t < tiles; ++t) {
     const int64_t n0 = int64_t{t} * BN;
@@ -127,7 +143,7 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
 #pragma unroll
       for (int j = 0; j < TN; ++j) s[i][j] = 0.f;
     }
-#pragma unroll 4
+#pragma unroll QKU
     for (int e = 0; e < E; e += 4) {
       float4 kf[TN];
 #pragma unroll
@@ -149,6 +165,7 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
     if (t + 1 < tiles) load_k(t + 1);
     cp_async_commit();
     // ---- online softmax on the register tile, base 2 ----
+    float alpha[TM];  // the rescale of O's rows, applied when this tile's P V is added
     // Tile-relative bounds in 32 bits: keys at or past `kend` do not exist; key c of
     // row r lies above the causal diagonal when c - r > diag.
     const bool edge = n0 + BN > p.S || (p.causal && n0 + BN - 1 > m0);
@@ -156,8 +173,6 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
     const int diag = p.causal ? static_cast<int>(min_i64(m0 - n0, BN)) : BN;
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
-#pragma unroll
-      for (int j = 0; j < TN; ++j) s[i][j] *= c2;
       if (edge) {
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
@@ -185,20 +200,15 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
       const float nm = fmaxf(m[i], mx);
       // A row that has seen only -inf keeps base 0: exp2 gives 0, never -inf - -inf.
       const float b = nm == -INFINITY ? 0.f : nm;
-      const float alpha = exp2f(m[i] - b);
+      alpha[i] = ex2_ftz(m[i] - b);
       m[i] = nm;
       float sum = 0.f;
 #pragma unroll
       for (int j = 0; j < TN; ++j) {
-        s[i][j] = exp2f(s[i][j] - b);
+        s[i][j] = ex2_ftz(s[i][j] - b);
         sum += s[i][j];
       }
-      l[i] = fmaf(l[i], alpha, sum);  // this thread's keys; summed over tx at the end
-#pragma unroll
-      for (int w = 0; w < OG; ++w) {
-#pragma unroll
-        for (int c = 0; c < OC; ++c) o[i][w][c] *= alpha;
-      }
+      l[i] = fmaf(l[i], alpha[i], sum);  // this thread's keys; summed over tx at the end
     }
 #pragma unroll
     for (int j = 0; j < TN; ++j) {
@@ -210,7 +220,20 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
     }
     cp_async_wait<1>();  // V(t) (K(t+1) may still be in flight)
     __syncthreads();     // P and V(t) visible
-                         // ---- O += P V: outer products of 16-byte P and V fragments per key ----
+                      // ---- O = alpha O + P V: outer products of 16-byte P and V fragments per key
+                      // ----
+    // The tile's P V in fresh accumulators, added to O once: two-level sums keep the
+    // rounding of O at T = 4096 near T = 1024's (one long running sum drifted to 1.2e-6
+    // vs float64 there, as the old simt kernel does).
+    float acc[TM][OG][OC];
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+#pragma unroll
+      for (int w = 0; w < OG; ++w) {
+#pragma unroll
+        for (int c = 0; c < OC; ++c) acc[i][w][c] = 0.f;
+      }
+    }
 #pragma unroll 4
     for (int j = 0; j < BN; ++j) {
       float pv[TM];
@@ -232,8 +255,16 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
 #pragma unroll
         for (int i = 0; i < TM; ++i) {
 #pragma unroll
-          for (int c = 0; c < OC; ++c) o[i][w][c] = fmaf(pv[i], vv[c], o[i][w][c]);
+          for (int c = 0; c < OC; ++c) acc[i][w][c] = fmaf(pv[i], vv[c], acc[i][w][c]);
         }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+#pragma unroll
+      for (int w = 0; w < OG; ++w) {
+#pragma unroll
+        for (int c = 0; c < OC; ++c) o[i][w][c] = fmaf(o[i][w][c], alpha[i], acc[i][w][c]);
       }
     }
     cp_async_wait<0>();  // K(t+1)
