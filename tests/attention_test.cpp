@@ -624,13 +624,16 @@ TEST(AttentionSpace, OffersSimt2WhereTheTiledKernelsRun) {
       }
     }
   }
-  const at::AttnConfig c = at::AttnConfig::descriptor().parse("impl=simt2,warps=8,rows=8,bn=64");
+  const at::AttnConfig c =
+      at::AttnConfig::from_config(autotune::Config::parse("impl=simt2,warps=8,rows=8,bn=64"));
   EXPECT_EQ(c, (at::AttnConfig{at::Impl::kSimt2, 8, 8, 64}));
   EXPECT_EQ(c.to_config().str(), "impl=simt2,warps=8,rows=8,bn=64");
   // B8 H16 T1024 E64, 8 warps of 8 rows, 64 keys: Q 128 x 64 (+ 4 floats a row group),
-  // K 64 x 68, V 64 x 64, P 64 x 132 floats, two blocks per SM.
+  // K 64 x 68, V 64 x 64, P 64 x 132 floats, the row maxima and 16 x 132 partial sums:
+  // two blocks per SM.
   p.E = p.Ev = 64;
-  EXPECT_EQ(at::smem_bytes(c, p), 4 * (128 * 64 + 64 + 64 * 68 + 64 * 64 + 64 * 132));
+  EXPECT_EQ(at::smem_bytes(c, p),
+            4 * (128 * 64 + 64 + 64 * 68 + 64 * 64 + 64 * 132 + 128 + 16 * 132));
 }
 #endif
 

@@ -180,7 +180,17 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     return {Impl::kMma, 4, rows, 64};
   }
   if (tiled_ok) {
-    // 8 rows per thread won full attention (1.03-1.06x), 4 rows causal (1.03-1.05x).
+    // simt2 beat simt at every shape of the H100 sweep (tools/device/attention_simt_bench.cu,
+    // 1.3-1.9x): 4 warps of 8 rows at head dim 64 (B8 H16 T1024 0.993 ms vs 8 warps'
+    // 1.051; causal 0.593 vs 0.720), 8 warps at 128 (1.837 vs 3.448) and at 32 full.
+    // The first that fits the device's shared memory; else simt.
+    const int w = p.E == 128 || (p.E == 32 && !p.causal) ? 8 : 4;
+    for (const AttnConfig c :
+         {AttnConfig{Impl::kSimt2, w, 8, 64}, AttnConfig{Impl::kSimt2, 4, 8, 64},
+          AttnConfig{Impl::kSimt2, 8, 4, 64}}) {
+      if (smem_bytes(c, p) <= max_smem) return c;
+    }
+    // simt: 8 rows per thread won full attention (1.03-1.06x), 4 rows causal (1.03-1.05x).
     AttnConfig c{Impl::kSimt, warps, p.causal ? 4 : 8, AttnConfig{}.block_n};
     if (smem_bytes(c, p) > max_smem) c.rows = 4;
     return c;

@@ -48,10 +48,14 @@ __device__ __forceinline__ float ex2_ftz(float x) {
 
 // MASKED: the instantiation for a mask argument (its per-score loads and 64-bit
 // indexing cost registers that the unmasked kernel keeps for its tiles). MINB: the
-// launch bounds' blocks per SM; QKU: the unroll of Q K^T's loop over E (the bench's
-// knobs: tools/device/attention_simt_bench.cu).
+// launch bounds' blocks per SM; QKU: the unroll of Q K^T's loop over E; MLS: the rows'
+// running max and each lane's partial sums kept in shared memory between tiles instead
+// of registers (16 registers fewer through both products); KDB: K double-buffered, so
+// K(t+2) is issued with V(t+1) and a tile needs two barriers instead of three. The
+// bench's knobs (tools/device/attention_simt_bench.cu).
 template <int E, int WARPS, int TM, int BN, bool MASKED,
-          int MINB = simt2_min_blocks(E, WARPS, TM, BN), int QKU = 4>
+          int MINB = simt2_min_blocks(E, WARPS, TM, BN), int QKU = 4, bool MLS = false,
+          bool KDB = false>
 __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(KernelArgs a) {
   constexpr int NT = 32 * WARPS;
   constexpr int BM = 2 * WARPS * TM;
@@ -69,6 +73,9 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
   float* ks = qs + 2 * WARPS * QG;  // [BN][LDK]
   float* vs = ks + BN * LDK;        // [BN][E]
   float* ps = vs + BN * E;          // [BN][LDP]
+  float* ms = ps + BN * LDP;        // [BM] (MLS) running row max
+  float* ls = ms + BM;              // [16][LDP] (MLS) each lane's partial row sums
+  float* ks2 = ls + 16 * LDP;       // [BN][LDK] (KDB) K's second stage, odd tiles
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int64_t mt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
   const int64_t m0 = mt * BM;
@@ -82,14 +89,16 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
   const int tiles = static_cast<int>((keys + BN - 1) / BN);
   constexpr int kChunks = BN * E / 4;  // 16-byte pieces of a K or V tile
   static_assert(kChunks % NT == 0 && (BM * E / 4) % NT == 0, "whole copies per thread");
+  const auto kbuf = [&](int t) { return KDB && (t & 1) ? ks2 : ks; };
   const auto load_k = [&](int t) {
     const int64_t n0 = int64_t{t} * BN;
+    float* kd = kbuf(t);
 #pragma unroll
     for (int u = 0; u < kChunks / NT; ++u) {
       const int c = threadIdx.x + u * NT;
       const int r = c / (E / 4), col = (c % (E / 4)) * 4;
       const bool ok = n0 + r < p.S;
-      cp_async16(ks + r * LDK + col, kb + (ok ? n0 + r : 0) * p.k.row + col, ok);
+      cp_async16(kd + r * LDK + col, kb + (ok ? n0 + r : 0) * p.k.row + col, ok);
     }
   };
   const auto load_v = [&](int t) {
@@ -114,19 +123,27 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
   cp_async_commit();
   if (tiles > 0) load_v(0);
   cp_async_commit();
+  if constexpr (KDB) {
+    if (tiles > 1) load_k(1);
+    cp_async_commit();
+  }
 
   float m[TM], l[TM], o[TM][OG][OC];
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
     m[i] = -INFINITY;
     l[i] = 0.f;
+    if constexpr (MLS) {
+      ls[tx * LDP + ty * TM + i] = 0.f;
+      if (tx == 0) ms[ty * TM + i] = -INFINITY;
+    }
 #pragma unroll
     for (int w = 0; w < OG; ++w) {
 #pragma unroll
       for (int c = 0; c < OC; ++c) o[i][w][c] = 0.f;
     }
   }
-  cp_async_wait<1>();
+  cp_async_wait<KDB ? 2 : 1>();  // Q and K(0)
   __syncthreads();
   // Q scaled once by scale * log2(e): the scores come out of Q K^T in base 2.
 #pragma unroll
@@ -136,6 +153,7 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
   const float* qt = qs + ty * QG;
   for (int t = 0; t < tiles; ++t) {
     const int64_t n0 = int64_t{t} * BN;
+    const float* kt = kbuf(t);
     // ---- S = Q K^T: outer products of 16-byte fragments along E ----
     float s[TM][TN];
 #pragma unroll
@@ -148,7 +166,7 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
       float4 kf[TN];
 #pragma unroll
       for (int j = 0; j < TN; ++j)
-        kf[j] = *reinterpret_cast<const float4*>(ks + (tx + 16 * j) * LDK + e);
+        kf[j] = *reinterpret_cast<const float4*>(kt + (tx + 16 * j) * LDK + e);
 #pragma unroll
       for (int i = 0; i < TM; ++i) {
         const float4 qf = *reinterpret_cast<const float4*>(qt + i * E + e);
@@ -161,11 +179,22 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
         }
       }
     }
-    __syncthreads();  // every thread is done with K(t)
-    if (t + 1 < tiles) load_k(t + 1);
-    cp_async_commit();
+    if constexpr (!KDB) {
+      __syncthreads();  // every thread is done with K(t)
+      if (t + 1 < tiles) load_k(t + 1);
+      cp_async_commit();
+    }
     // ---- online softmax on the register tile, base 2 ----
     float alpha[TM];  // the rescale of O's rows, applied when this tile's P V is added
+    if constexpr (MLS) {
+#pragma unroll
+      for (int i = 0; i < TM; i += 4) {
+        const float4 x = *reinterpret_cast<const float4*>(ms + ty * TM + i);
+        const float4 y = *reinterpret_cast<const float4*>(ls + tx * LDP + ty * TM + i);
+        m[i] = x.x, m[i + 1] = x.y, m[i + 2] = x.z, m[i + 3] = x.w;
+        l[i] = y.x, l[i + 1] = y.y, l[i + 2] = y.z, l[i + 3] = y.w;
+      }
+    }
     // Tile-relative bounds in 32 bits: keys at or past `kend` do not exist; key c of
     // row r lies above the causal diagonal when c - r > diag.
     const bool edge = n0 + BN > p.S || (p.causal && n0 + BN - 1 > m0);
@@ -210,6 +239,16 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
       }
       l[i] = fmaf(l[i], alpha[i], sum);  // this thread's keys; summed over tx at the end
     }
+    if constexpr (MLS) {
+      __syncwarp();  // the row's 16 lanes have all read the old max
+#pragma unroll
+      for (int i = 0; i < TM; i += 4) {
+        *reinterpret_cast<float4*>(ms + ty * TM + i) =
+            make_float4(m[i], m[i + 1], m[i + 2], m[i + 3]);
+        *reinterpret_cast<float4*>(ls + tx * LDP + ty * TM + i) =
+            make_float4(l[i], l[i + 1], l[i + 2], l[i + 3]);
+      }
+    }
 #pragma unroll
     for (int j = 0; j < TN; ++j) {
 #pragma unroll
@@ -218,8 +257,9 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
             make_float4(s[i][j], s[i + 1][j], s[i + 2][j], s[i + 3][j]);
       }
     }
-    cp_async_wait<1>();  // V(t) (K(t+1) may still be in flight)
-    __syncthreads();     // P and V(t) visible
+    // V(t); KDB: K(t+1) too. Else K(t+1) may still be in flight.
+    cp_async_wait<KDB ? 0 : 1>();
+    __syncthreads();  // P and V(t) visible (KDB: K(t+1) too)
                       // ---- O = alpha O + P V: outer products of 16-byte P and V fragments per key
                       // ----
     // The tile's P V in fresh accumulators, added to O once: two-level sums keep the
@@ -267,14 +307,18 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
         for (int c = 0; c < OC; ++c) o[i][w][c] = fmaf(o[i][w][c], alpha[i], acc[i][w][c]);
       }
     }
-    cp_async_wait<0>();  // K(t+1)
-    __syncthreads();     // V(t) and P free; K(t+1) visible
+    if constexpr (!KDB) cp_async_wait<0>();  // K(t+1)
+    __syncthreads();                         // V(t), P and K(t)'s stage free; K(t+1) visible
     if (t + 1 < tiles) load_v(t + 1);
     cp_async_commit();
+    if constexpr (KDB) {
+      if (t + 2 < tiles) load_k(t + 2);
+      cp_async_commit();
+    }
   }
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
-    float l_row = l[i];
+    float l_row = MLS ? ls[tx * LDP + ty * TM + i] : l[i];
 #pragma unroll
     for (int off = 1; off < 16; off *= 2) l_row += __shfl_xor_sync(0xffffffffu, l_row, off);
     const int64_t row = m0 + ty * TM + i;

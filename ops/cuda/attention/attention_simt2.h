@@ -6,9 +6,12 @@ namespace tt::ops::cuda::attention {
 
 // Shared-memory floats of a simt2 block of `warps` warps, `tm` query rows per thread
 // (2 * warps * tm per block) and `bn` keys per tile: Q (its row groups padded apart by
-// 4 floats), K (rows padded to E + 4), V, P ([bn][rows + 4]).
-constexpr int simt2_smem_floats(int E, int warps, int tm, int bn) {
-  return (2 * warps * tm) * E + 2 * warps * 4 + bn * (E + 4) + bn * E + bn * (2 * warps * tm + 4);
+// 4 floats), K (rows padded to E + 4), V, P ([bn][rows + 4]), the softmax state (each
+// row's max, each lane's partial sums: [16][rows + 4]); kdb: K's second stage.
+constexpr int simt2_smem_floats(int E, int warps, int tm, int bn, bool kdb = false) {
+  const int bm = 2 * warps * tm;
+  return bm * E + 2 * warps * 4 + bn * (E + 4) * (kdb ? 2 : 1) + bn * E + bn * (bm + 4) + bm +
+         16 * (bm + 4);
 }
 
 // Resident blocks per SM that the kernel's launch bounds ask for: two where 227 KB of
