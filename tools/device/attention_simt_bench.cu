@@ -54,7 +54,7 @@ void run_simt(const KernelArgs& a) {
 }
 
 template <int E, int W, int TM, int BN, int MINB = simt2_min_blocks(E, W, TM, BN), int QKU = 4,
-          bool MLS = false, bool KDB = false>
+          bool MLS = simt2_mls(E, W, TM, BN), bool KDB = simt2_kdb(E, W, TM, BN)>
 void run_simt2(const KernelArgs& a) {
   const auto k = a.mask ? attention_simt2_kernel<E, W, TM, BN, true, MINB, QKU, MLS, KDB>
                         : attention_simt2_kernel<E, W, TM, BN, false, MINB, QKU, MLS, KDB>;
@@ -84,26 +84,27 @@ std::vector<Variant> all_variants() {
   TT_ATTN_SIMT2_VARIANTS(TT_X)
 #undef TT_X
   // Register caps other than the launch bounds' default (simt2_min_blocks).
-  // Register caps (MINB), the unroll of Q K^T's loop (QKU) and the softmax state in
-  // shared memory (MLS). ptxas, E64 unmasked: 8 warps of 8 rows at 2 blocks spill 168
-  // bytes (MLS: 72; MLS and QKU 16: 40); 4 warps at 2 blocks take 242-244 registers,
-  // at 3 blocks 168 and spill 92 (MLS: 32).
-  v.push_back({64, "simt2 w8 rows=8 bn64 minb1", run_simt2<64, 8, 8, 64, 1>});
-  v.push_back({64, "simt2 w8 rows=8 bn64 mls", run_simt2<64, 8, 8, 64, 2, 4, true>});
-  v.push_back({64, "simt2 w8 rows=8 bn64 mls qku16", run_simt2<64, 8, 8, 64, 2, 16, true>});
-  v.push_back({64, "simt2 w4 rows=8 bn64 mls", run_simt2<64, 4, 8, 64, 2, 4, true>});
-  v.push_back({64, "simt2 w4 rows=8 bn64 qku16", run_simt2<64, 4, 8, 64, 2, 16>});
-  v.push_back({64, "simt2 w4 rows=8 bn64 minb3", run_simt2<64, 4, 8, 64, 3>});
-  v.push_back({64, "simt2 w4 rows=8 bn64 minb3 mls", run_simt2<64, 4, 8, 64, 3, 4, true>});
-  v.push_back({64, "simt2 w4 rows=8 bn64 minb3 mls qku16", run_simt2<64, 4, 8, 64, 3, 16, true>});
-  // K double-buffered (two barriers a tile instead of three).
-  v.push_back({64, "simt2 w4 rows=8 bn64 kdb", run_simt2<64, 4, 8, 64, 2, 4, false, true>});
+  // The library's variants above take their own options (attention_simt2.h: K
+  // double-buffered at head dim 64 with 4 warps of 8 rows, the softmax state in shared
+  // memory at 128 with 8 warps of 8 rows). Others, every option spelled out: register
+  // caps (MINB), the unroll of Q K^T's loop (QKU), the softmax state in shared memory
+  // (MLS), K double-buffered (KDB). ptxas, E64 unmasked: 8 warps of 8 rows at 2 blocks
+  // spill 168 bytes (MLS: 72; MLS and QKU 16: 40); 4 warps at 2 blocks take 242-246
+  // registers, at 3 blocks 168 and spill 92 (MLS: 32).
+  v.push_back({64, "simt2 w8 rows=8 bn64 minb1", run_simt2<64, 8, 8, 64, 1, 4, false, false>});
+  v.push_back({64, "simt2 w8 rows=8 bn64 mls", run_simt2<64, 8, 8, 64, 2, 4, true, false>});
+  v.push_back({64, "simt2 w8 rows=8 bn64 mls qku16", run_simt2<64, 8, 8, 64, 2, 16, true, false>});
+  v.push_back({64, "simt2 w4 rows=8 bn64 plain", run_simt2<64, 4, 8, 64, 2, 4, false, false>});
+  v.push_back({64, "simt2 w4 rows=8 bn64 mls", run_simt2<64, 4, 8, 64, 2, 4, true, false>});
+  v.push_back({64, "simt2 w4 rows=8 bn64 qku16", run_simt2<64, 4, 8, 64, 2, 16, false, false>});
+  v.push_back({64, "simt2 w4 rows=8 bn64 minb3", run_simt2<64, 4, 8, 64, 3, 4, false, false>});
+  v.push_back(
+      {64, "simt2 w4 rows=8 bn64 minb3 mls qku16", run_simt2<64, 4, 8, 64, 3, 16, true, false>});
   v.push_back({64, "simt2 w4 rows=8 bn64 kdb mls", run_simt2<64, 4, 8, 64, 2, 4, true, true>});
   v.push_back({32, "simt2 w4 rows=8 bn64 kdb mls", run_simt2<32, 4, 8, 64, 2, 4, true, true>});
+  v.push_back({32, "simt2 w8 rows=8 bn64 mls", run_simt2<32, 8, 8, 64, 2, 4, true, false>});
+  v.push_back({128, "simt2 w8 rows=8 bn64 plain", run_simt2<128, 8, 8, 64, 1, 4, false, false>});
   v.push_back({128, "simt2 w8 rows=4 bn64 kdb mls", run_simt2<128, 8, 4, 64, 1, 4, true, true>});
-  v.push_back({128, "simt2 w8 rows=8 bn64 mls", run_simt2<128, 8, 8, 64, 1, 4, true>});
-  v.push_back({32, "simt2 w8 rows=8 bn64 mls", run_simt2<32, 8, 8, 64, 2, 4, true>});
-  v.push_back({32, "simt2 w4 rows=8 bn64 mls", run_simt2<32, 4, 8, 64, 2, 4, true>});
   return v;
 }
 

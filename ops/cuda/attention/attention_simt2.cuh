@@ -51,11 +51,12 @@ __device__ __forceinline__ float ex2_ftz(float x) {
 // launch bounds' blocks per SM; QKU: the unroll of Q K^T's loop over E; MLS: the rows'
 // running max and each lane's partial sums kept in shared memory between tiles instead
 // of registers (16 registers fewer through both products); KDB: K double-buffered, so
-// K(t+2) is issued with V(t+1) and a tile needs two barriers instead of three. The
-// bench's knobs (tools/device/attention_simt_bench.cu).
+// K(t+2) is issued with V(t+1) and a tile needs two barriers instead of three. Their
+// defaults are the variant's (attention_simt2.h); the bench tries others
+// (tools/device/attention_simt_bench.cu).
 template <int E, int WARPS, int TM, int BN, bool MASKED,
-          int MINB = simt2_min_blocks(E, WARPS, TM, BN), int QKU = 4, bool MLS = false,
-          bool KDB = false>
+          int MINB = simt2_min_blocks(E, WARPS, TM, BN), int QKU = 4,
+          bool MLS = simt2_mls(E, WARPS, TM, BN), bool KDB = simt2_kdb(E, WARPS, TM, BN)>
 __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(KernelArgs a) {
   constexpr int NT = 32 * WARPS;
   constexpr int BM = 2 * WARPS * TM;
