@@ -181,9 +181,9 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
   }
   if (tiled_ok) {
     // simt2 beat simt at every shape of the H100 sweep (tools/device/attention_simt_bench.cu,
-    // 1.3-1.9x): 4 warps of 8 rows at head dim 64 (B8 H16 T1024 0.993 ms vs 8 warps'
-    // 1.051; causal 0.593 vs 0.720), 8 warps at 128 (1.837 vs 3.448) and at 32 full.
-    // The first that fits the device's shared memory; else simt.
+    // 1.3-1.9x): 4 warps of 8 rows at head dim 64 (B8 H16 T1024 0.987 ms vs 8 warps'
+    // 1.051; causal 0.593 vs 0.711), 8 warps at 128 (1.788 vs 3.449) and at 32 full
+    // (0.547 vs 0.564). The first that fits the device's shared memory; else simt.
     const int w = p.E == 128 || (p.E == 32 && !p.causal) ? 8 : 4;
     for (const AttnConfig c :
          {AttnConfig{Impl::kSimt2, w, 8, 64}, AttnConfig{Impl::kSimt2, 4, 8, 64},
