@@ -94,27 +94,19 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
   constexpr int kChunks = BN * E / 4;  // 16-byte pieces of a K or V tile
   static_assert(kChunks % NT == 0 && (BM * E / 4) % NT == 0, "whole copies per thread");
   const auto kbuf = [&](int t) { return KDB && (t & 1) ? ks2 : ks; };
-  const auto load_k = [&](int t) {
-    const int64_t n0 = int64_t{t} * BN;
-    float* kd = kbuf(t);
-#pragma unroll
-    for (int u = 0; u < kChunks / NT; ++u) {
-      const int c = threadIdx.x + u * NT;
-      const int r = c / (E / 4), col = (c % (E / 4)) * 4;
-      const bool ok = n0 + r < p.S;
-      cp_async16(kd + r * LDK + col, kb + (ok ? n0 + r : 0) * p.k.row + col, ok);
-    }
-  };
-  const auto load_v = [&](int t) {
+  // Rows n0 .. n0 + BN - 1 of a K or V tile (rows past S zero-filled) into dst.
+  const auto load_rows = [&](float* dst, int ld, const float* src, int64_t stride, int t) {
     const int64_t n0 = int64_t{t} * BN;
 #pragma unroll
     for (int u = 0; u < kChunks / NT; ++u) {
       const int c = threadIdx.x + u * NT;
       const int r = c / (E / 4), col = (c % (E / 4)) * 4;
       const bool ok = n0 + r < p.S;
-      cp_async16(vs + r * E + col, vb + (ok ? n0 + r : 0) * p.v.row + col, ok);
+      cp_async16(dst + r * ld + col, src + (ok ? n0 + r : 0) * stride + col, ok);
     }
   };
+  const auto load_k = [&](int t) { load_rows(kbuf(t), LDK, kb, p.k.row, t); };
+  const auto load_v = [&](int t) { load_rows(vs, E, vb, p.v.row, t); };
   // Q (rows past L zero-filled) with K(0) in the first group, V(0) in the second.
 #pragma unroll
   for (int u = 0; u < BM * E / 4 / NT; ++u) {
