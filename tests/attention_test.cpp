@@ -531,6 +531,113 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
 #endif
 
 #if TT_CUDA
+// ---- simt2 (the strict SGEMM-style flash kernel): every compiled variant, forced in
+// turn, against float64 at the shapes its tiles find hardest: L and S off the tiles
+// (both ways round, causal with L != S), head dims 32/64/128, additive and boolean masks
+// with a fully masked row, strided heads of a [B, T, 3, H, E] projection, a single query.
+TEST(AttentionCuda, EverySimt2VariantMatchesFloat64) {
+  TT_REQUIRE_CUDA();
+  namespace at = tt::ops::cuda::attention;
+  const Device gpu = Device::cuda(0);
+  struct Case {
+    int64_t B, H, L, S, E;
+    bool causal;
+    int mask;  // 0 none, 1 additive [L, S], 2 boolean [B, 1, L, S], row 3 fully masked
+    bool strided;
+  };
+  const std::vector<Case> cases = {
+      {2, 3, 77, 77, 64, false, 0, false},   {1, 2, 130, 67, 64, true, 0, false},
+      {1, 2, 67, 130, 64, true, 0, false},   {2, 2, 100, 200, 32, false, 1, false},
+      {1, 3, 129, 129, 128, true, 0, false}, {2, 1, 65, 191, 128, false, 2, false},
+      {2, 2, 70, 150, 64, false, 2, false},  {1, 1, 1, 1, 64, false, 0, false},
+      {2, 4, 70, 70, 64, true, 0, true},     {1, 2, 333, 333, 32, false, 0, true},
+      {1, 2, 150, 150, 128, false, 1, true},
+  };
+  std::vector<std::pair<int64_t, at::AttnConfig>> variants;
+#define TT_X(E, W, R, BN) variants.push_back({E, {at::Impl::kSimt2, W, R, BN}});
+  TT_ATTN_SIMT2_VARIANTS(TT_X)
+#undef TT_X
+  uint64_t seed = 700;
+  size_t ran = 0;
+  for (const Case& c : cases) {
+    Tensor q, k, v;
+    if (c.strided) {
+      const Tensor qkv = Tensor::randn({c.B, c.L, 3, c.H, c.E}, seed++);
+      const auto head = [&](int i) { return qkv.select(2, i).transpose(1, 2); };
+      q = head(0), k = head(1), v = head(2);
+    } else {
+      q = Tensor::randn({c.B, c.H, c.L, c.E}, seed++);
+      k = Tensor::randn({c.B, c.H, c.S, c.E}, seed++);
+      v = Tensor::randn({c.B, c.H, c.S, c.E}, seed++);
+    }
+    const Tensor mask = case_mask(c.mask, c.B, c.L, c.S, seed);
+    const std::vector<double> w = float64_attention(q, k, v, mask, c.causal).to_vector<double>();
+    const Tensor qg = q.to(gpu), kg = k.to(gpu), vg = v.to(gpu);
+    const Tensor mg = mask.defined() ? mask.to(gpu) : Tensor();
+    for (const auto& [E, cfg] : variants) {
+      if (E != c.E) continue;
+      PrecisionGuard guard(Precision::strict);
+      autotune::ScopedConfigOverride force("attention", cfg.to_config());
+      const std::string what = cfg.to_config().str() + " B" + std::to_string(c.B) + " H" +
+                               std::to_string(c.H) + " L" + std::to_string(c.L) + " S" +
+                               std::to_string(c.S) + " E" + std::to_string(c.E) +
+                               (c.causal ? " causal" : "") + " mask " + std::to_string(c.mask) +
+                               (c.strided ? " strided" : "");
+      const std::vector<double> g = ops::scaled_dot_product_attention(qg, kg, vg, mg, 0.0, c.causal)
+                                        .cpu()
+                                        .to_vector<double>();
+      for (double x : g) ASSERT_TRUE(std::isfinite(x)) << what;
+      EXPECT_LE(rel_err(g, w), 1e-6) << what;
+      if (c.mask == 2) {
+        for (int64_t e = 0; e < c.E; ++e)
+          EXPECT_EQ(g[static_cast<size_t>(3 * c.E + e)], 0.0) << what;
+      }
+      ++ran;
+    }
+  }
+  EXPECT_EQ(ran, 4u * 11u);  // four variants per head dim, each case once
+}
+
+// simt2's side of the space, no GPU needed: offered in every mode wherever the tiled
+// kernels are (head dims 32/64/128, unit column stride, aligned rows), its axes spelled
+// as the descriptor reads them, and each variant's tiles within an H100's shared memory.
+TEST(AttentionSpace, OffersSimt2WhereTheTiledKernelsRun) {
+  namespace at = tt::ops::cuda::attention;
+  ops::AttentionProblem p;
+  p.batch_rank = 1;
+  p.batch[0] = 2;
+  p.L = p.S = 300;
+  for (int64_t e : {32, 64, 128}) {
+    p.E = p.Ev = e;
+    for (Precision prec : {Precision::strict, Precision::tf32, Precision::accurate}) {
+      size_t simt2 = 0;
+      for (const autotune::Config& c :
+           at::space(p, true, prec, tt::cuda::hopper_limits()).enumerate()) {
+        if (c.str().find("impl=simt2") == std::string::npos) continue;
+        ++simt2;
+        const at::AttnConfig cfg = at::AttnConfig::from_config(c);
+        EXPECT_LE(at::smem_bytes(cfg, p), 227 * 1024) << c.str();
+      }
+      EXPECT_EQ(simt2, 4u) << "E" << e << " " << precision_name(prec);
+      for (const autotune::Config& c : at::space(p, false, prec, {}).enumerate()) {
+        EXPECT_EQ(c.str().find("impl=simt2"), std::string::npos) << c.str();
+      }
+    }
+  }
+  const at::AttnConfig c =
+      at::AttnConfig::from_config(autotune::Config::parse("impl=simt2,warps=8,rows=8,bn=64"));
+  EXPECT_EQ(c, (at::AttnConfig{at::Impl::kSimt2, 8, 8, 64}));
+  EXPECT_EQ(c.to_config().str(), "impl=simt2,warps=8,rows=8,bn=64");
+  // B8 H16 T1024 E64, 8 warps of 8 rows, 64 keys: Q 128 x 64 (+ 4 floats a row group),
+  // K 64 x 68, V 64 x 64, P 64 x 132 floats, the row maxima and 16 x 132 partial sums:
+  // two blocks per SM.
+  p.E = p.Ev = 64;
+  EXPECT_EQ(at::smem_bytes(c, p),
+            4 * (128 * 64 + 64 + 64 * 68 + 64 * 64 + 64 * 132 + 128 + 16 * 132));
+}
+#endif
+
+#if TT_CUDA
 // The family's spaces need no GPU: strict offers no tensor-core config, tf32 and
 // accurate do, the tiled kernels need head dims 32/64/128 with unit column stride, and
 // every default is a member of its space.

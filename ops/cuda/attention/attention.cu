@@ -24,6 +24,8 @@ void scaled_dot_product_attention(const AttentionProblem& p, const Tensor& q, co
     attention::launch_wgmma(c, p, a, stream);
   } else if (c.impl == attention::Impl::kMma) {
     attention::launch_mma(c, p, a, stream);
+  } else if (c.impl == attention::Impl::kSimt2) {
+    attention::launch_simt2(c, p, a, stream);
   } else if (c.impl == attention::Impl::kSimt) {
     attention::launch_simt(c, p, a, stream);
   } else {

@@ -14,6 +14,11 @@
 //            rows: the strict flash kernel, FMA only. 256 threads as 16 x 16 hold a
 //            16*rows x 64 tile of scores in registers (4 keys x rows per thread), P
 //            through shared memory into the thread's own rows of O.
+//   simt2    the same eligibility: the strict flash kernel blocked as a SIMT SGEMM
+//            (attention_simt2.cuh): `warps` warps, `rows` query rows per thread
+//            (2 * warps * rows per block), `bn` keys per tile; each thread's rows x
+//            bn/16 scores by outer products of 16-byte Q and K fragments, P V likewise,
+//            K and V by cp.async under the other product. FMA only.
 //   mma      head dims 32/64/128 (E == Ev), unit column stride, 16-byte aligned
 //            rows: FlashAttention-2's shape on mma.sync m16n8k8 tf32 (a warp holds 16
 //            query rows, its Q fragments in registers; K/V tiles by cp.async, double
@@ -71,13 +76,14 @@ inline constexpr bool kWgmmaPipe1Offered = true;
 
 inline constexpr const char* kKernel = "attention";
 
-enum class Impl : int { kGeneric = 0, kMma = 1, kSimt = 2, kWgmma = 3 };
+enum class Impl : int { kGeneric = 0, kMma = 1, kSimt = 2, kWgmma = 3, kSimt2 = 4 };
 
 struct AttnConfig {
   Impl impl = Impl::kGeneric;
   int warps = 4;     // warps per block (mma: 16 query rows each)
   int rows = 4;      // generic: query rows per warp; simt: per thread (16x that per block)
-  int block_n = 64;  // mma: keys per tile
+                     // simt2: per thread (2 * warps * rows per block)
+  int block_n = 64;  // mma, wgmma, simt2: keys per tile
   int pipe = 0;      // wgmma: 0 block-synchronous double buffer, 1 warp-specialized
 
   autotune::Config to_config() const;
@@ -115,6 +121,8 @@ void launch_generic(const AttnConfig& c, const AttentionProblem& p, const AttnLa
                     cudaStream_t stream);
 void launch_simt(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
                  cudaStream_t stream);
+void launch_simt2(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
+                  cudaStream_t stream);
 void launch_mma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
                 cudaStream_t stream);
 

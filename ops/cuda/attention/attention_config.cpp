@@ -11,6 +11,7 @@
 #include "autotune/problem_key.h"
 #include "autotune/space_cache.h"
 #include "ops/cuda/attention/attention.h"
+#include "ops/cuda/attention/attention_simt2.h"
 #include "ops/cuda/attention/attention_variants.h"
 
 namespace tt::ops::cuda::attention {
@@ -28,6 +29,11 @@ std::vector<AttnConfig> compiled_table() {
 #define TT_X(E, R) \
   if (E == 64) t.push_back({Impl::kSimt, AttnConfig{}.warps, R, AttnConfig{}.block_n});
   TT_ATTN_SIMT_VARIANTS(TT_X)
+#undef TT_X
+  // simt2: every head dim lists the same variants (attention_variants.h).
+#define TT_X(E, W, R, BN) \
+  if (E == 64) t.push_back({Impl::kSimt2, W, R, BN});
+  TT_ATTN_SIMT2_VARIANTS(TT_X)
 #undef TT_X
 #define TT_X(E, W, BN) \
   if (E == 64) t.push_back({Impl::kMma, W, AttnConfig{}.rows, BN});
@@ -76,14 +82,18 @@ const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
         .impl(&AttnConfig::impl, {{"generic", Impl::kGeneric},
                                   {"simt", Impl::kSimt},
                                   {"mma", Impl::kMma},
-                                  {"wgmma", Impl::kWgmma}})
+                                  {"wgmma", Impl::kWgmma},
+                                  {"simt2", Impl::kSimt2}})
         .field("warps", &AttnConfig::warps,
-               distinct(t, {Impl::kGeneric, Impl::kMma, Impl::kWgmma}, &AttnConfig::warps),
-               {"generic", "mma", "wgmma"})
+               distinct(t, {Impl::kGeneric, Impl::kMma, Impl::kWgmma, Impl::kSimt2},
+                        &AttnConfig::warps),
+               {"generic", "mma", "wgmma", "simt2"})
         .field("rows", &AttnConfig::rows,
-               distinct(t, {Impl::kGeneric, Impl::kSimt}, &AttnConfig::rows), {"generic", "simt"})
+               distinct(t, {Impl::kGeneric, Impl::kSimt, Impl::kSimt2}, &AttnConfig::rows),
+               {"generic", "simt", "simt2"})
         .field("bn", &AttnConfig::block_n,
-               distinct(t, {Impl::kMma, Impl::kWgmma}, &AttnConfig::block_n), {"mma", "wgmma"})
+               distinct(t, {Impl::kMma, Impl::kWgmma, Impl::kSimt2}, &AttnConfig::block_n),
+               {"mma", "wgmma", "simt2"})
         .field("pipe", &AttnConfig::pipe, {0, 1}, {"wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
@@ -120,6 +130,9 @@ int64_t smem_bytes(const AttnConfig& c, const AttentionProblem& p) {
                        : wgmma_smem_bytes(p.E, c.warps, c.block_n, false);
   }
   if (c.impl == Impl::kMma) return int64_t{2} * 2 * c.block_n * (p.E + 4) * 4;
+  if (c.impl == Impl::kSimt2) {
+    return int64_t{4} * simt2_smem_floats(static_cast<int>(p.E), c.warps, c.rows, c.block_n);
+  }
   if (c.impl == Impl::kSimt) {
     const int64_t bm = 16 * c.rows;
     return (p.E * bm + 2 * p.E * 64 + 64 * bm) * 4;
@@ -172,7 +185,17 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     return {Impl::kMma, 4, rows, 64};
   }
   if (tiled_ok) {
-    // 8 rows per thread won full attention (1.03-1.06x), 4 rows causal (1.03-1.05x).
+    // simt2 beat simt at every shape of the H100 sweep (tools/device/attention_simt_bench.cu,
+    // 1.3-1.9x): 4 warps of 8 rows at head dim 64 (B8 H16 T1024 0.987 ms vs 8 warps'
+    // 1.051; causal 0.593 vs 0.711), 8 warps at 128 (1.788 vs 3.449) and at 32 full
+    // (0.547 vs 0.564). The first that fits the device's shared memory; else simt.
+    const int w = p.E == 128 || (p.E == 32 && !p.causal) ? 8 : 4;
+    for (const AttnConfig c :
+         {AttnConfig{Impl::kSimt2, w, 8, 64}, AttnConfig{Impl::kSimt2, 4, 8, 64},
+          AttnConfig{Impl::kSimt2, 8, 4, 64}}) {
+      if (smem_bytes(c, p) <= max_smem) return c;
+    }
+    // simt: 8 rows per thread won full attention (1.03-1.06x), 4 rows causal (1.03-1.05x).
     AttnConfig c{Impl::kSimt, warps, p.causal ? 4 : 8, AttnConfig{}.block_n};
     if (smem_bytes(c, p) > max_smem) c.rows = 4;
     return c;
@@ -201,6 +224,7 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
       tiled_ok && precision != Precision::strict && (!limits.known || limits.cc_major >= 8);
   std::vector<std::string> impls = {"generic"};
   if (tiled_ok) impls.push_back("simt");
+  if (tiled_ok) impls.push_back("simt2");
   if (offer_mma) impls.push_back("mma");
   // wgmma, on sm_90 with this build's sm_90a code: tf32 at head dims 64 and 128,
   // accurate at 64 (its hi/lo tiles at 128 pass the shared memory).

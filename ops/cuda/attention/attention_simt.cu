@@ -1,8 +1,9 @@
-// The simt variants (attention_variants.h): the strict flash kernel.
+// The simt and simt2 variants (attention_variants.h): the strict flash kernels.
 #include "core/cuda/check.h"
 #include "core/error.h"
 #include "ops/cuda/attention/attention.h"
 #include "ops/cuda/attention/attention_kernels.cuh"
+#include "ops/cuda/attention/attention_simt2.cuh"
 #include "ops/cuda/attention/attention_variants.h"
 
 namespace tt::ops::cuda::attention {
@@ -26,6 +27,30 @@ void launch_simt(const AttnConfig& c, const AttentionProblem& p, const AttnLaunc
   TT_ATTN_SIMT_VARIANTS(TT_X)
 #undef TT_X
   TT_FAIL("attention: no simt variant for head dim {} with rows={}", p.E, c.rows);
+}
+
+void launch_simt2(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
+                  cudaStream_t stream) {
+  const KernelArgs args{p, a.q, a.k, a.v, a.mask, a.out, static_cast<float>(p.scale)};
+  const int64_t bm = int64_t{2} * c.warps * c.rows;
+  const dim3 grid(static_cast<unsigned>((p.L + bm - 1) / bm),
+                  static_cast<unsigned>(p.batch_count()));
+  const size_t smem = static_cast<size_t>(smem_bytes(c, p));
+  const bool masked = a.mask != nullptr;
+#define TT_X(E_, W_, R_, BN_)                                                               \
+  if (p.E == E_ && c.warps == W_ && c.rows == R_ && c.block_n == BN_) {                     \
+    const auto kernel = masked ? attention_simt2_kernel<E_, W_, R_, BN_, true>              \
+                               : attention_simt2_kernel<E_, W_, R_, BN_, false>;            \
+    TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, \
+                                       static_cast<int>(smem)));                            \
+    kernel<<<grid, 32 * W_, smem, stream>>>(args);                                          \
+    TT_CUDA_CHECK_LAUNCH();                                                                 \
+    return;                                                                                 \
+  }
+  TT_ATTN_SIMT2_VARIANTS(TT_X)
+#undef TT_X
+  TT_FAIL("attention: no simt2 variant for head dim {} with warps={}, rows={}, bn={}", p.E, c.warps,
+          c.rows, c.block_n);
 }
 
 }  // namespace tt::ops::cuda::attention

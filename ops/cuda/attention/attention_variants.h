@@ -25,6 +25,19 @@
   X(128, 4)                      \
   X(128, 8)
 
+// simt2 (strict flash, SGEMM-style register tiles; attention_simt2.cuh):
+// X(E, WARPS, ROWS, BN) with 2*WARPS*ROWS query rows and BN keys per tile.
+#define TT_ATTN_SIMT2_VARIANTS_E(X, E) \
+  X(E, 8, 8, 64)                       \
+  X(E, 4, 8, 64)                       \
+  X(E, 8, 4, 64)                       \
+  X(E, 8, 8, 32)
+
+#define TT_ATTN_SIMT2_VARIANTS(X) \
+  TT_ATTN_SIMT2_VARIANTS_E(X, 32) \
+  TT_ATTN_SIMT2_VARIANTS_E(X, 64) \
+  TT_ATTN_SIMT2_VARIANTS_E(X, 128)
+
 // mma, per head dim: X(E, WARPS, BLOCK_N); each in tf32 and accurate.
 #define TT_ATTN_MMA_VARIANTS_E(X, E) \
   X(E, 4, 32)                        \
