@@ -12,9 +12,11 @@
 //
 // Usage: seeds_compiled_bench [--shape full|small] [--reps N] [--model NAME] [--rounds R]
 //                             [--explain] [--path hand|compiled|eager] [--hide-host US]
+//                             [--cuda-graph]
 // (--explain: each path's configs as looked up, and the compiled groups; --path: time only
 // that path, the others' columns 0, for a profiler's trace of one path; --hide-host: a GPU
-// wait of US microseconds before each timed call, so the host's enqueueing is not timed)
+// wait of US microseconds before each timed call, so the host's enqueueing is not timed;
+// --cuda-graph: the compiled path replays as one CUDA graph)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -101,6 +103,7 @@ int main(int argc, char** argv) {
   int reps = 20;
   bool explain = false;
   std::string only, path;
+  tt::CompileOptions compile_options;
   int rounds = 5;
   tt::cuda::TimingOptions timing;
   for (int i = 1; i < argc; ++i) {
@@ -110,6 +113,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = std::atoi(argv[++i]);
     if (std::strcmp(argv[i], "--model") == 0 && i + 1 < argc) only = argv[++i];
     if (std::strcmp(argv[i], "--path") == 0 && i + 1 < argc) path = argv[++i];
+    if (std::strcmp(argv[i], "--cuda-graph") == 0) compile_options.cuda_graph = true;
     if (std::strcmp(argv[i], "--hide-host") == 0 && i + 1 < argc)
       timing.hide_host_us = std::atof(argv[++i]);
   }
@@ -129,10 +133,11 @@ int main(int argc, char** argv) {
       model->to(gpu);
       const Inputs inputs = tt::models::random_inputs(preset.input_shapes, 0, gpu);
       const auto fused_op = hand_fused(name, model);
-      auto compiled = tt::compile(model);
+      auto compiled = tt::compile(model, compile_options);
       const Tensor hand_out = fused_op(inputs)[0];
       (*compiled)(inputs);  // records and compiles
-      const Tensor compiled_out = (*compiled)(inputs)[0];
+      (*compiled)(inputs);  // the first replay (a CUDA graph is captured at the second)
+      const Tensor compiled_out = (*compiled)(inputs)[0].clone();
       // The three interleaved over `rounds` rounds (the clocks and the other GPU's load
       // drift between seconds), each the median of its rounds' medians.
       std::vector<double> hand{0}, fused{0}, eager{0};

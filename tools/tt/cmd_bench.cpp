@@ -42,6 +42,7 @@ struct BenchOptions {
   std::string db_path;
   std::string precision = "strict";
   bool compile = true;
+  bool cuda_graph = false;
   bool device_typed = false;
 };
 
@@ -119,7 +120,11 @@ void run_bench(const BenchOptions& opt) {
     std::shared_ptr<Module> model = models::build_model(info->name, preset.init, opt.seed);
     model->to(gpu);
     // Compiled: the warm-up's first forward records and compiles; the timed ones replay.
-    if (opt.compile) model = tt::compile(model);
+    if (opt.compile) {
+      CompileOptions options;
+      options.cuda_graph = opt.cuda_graph;
+      model = tt::compile(model, options);
+    }
     std::vector<Tensor> inputs = models::random_inputs(preset.input_shapes, opt.seed, gpu);
     const double bytes = bytes_moved(*model, inputs, model->forward(inputs));
     const double flops = info->forward_flops(preset);
@@ -216,6 +221,8 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--show-configs", opt->show_configs,
                 "Also print each kernel's problem and the database its config came from");
   add_precision_option(cmd, &opt->precision, "the forwards are timed in it");
+  cmd->add_flag("--cuda-graph", opt->cuda_graph,
+                "Replay the compiled model as one CUDA graph (CompileOptions::cuda_graph)");
   cmd->add_flag("--compile,!--eager", opt->compile,
                 "Time the model compiled with tt::compile (its fused groups; the default), or "
                 "with --eager op by op");
