@@ -72,6 +72,9 @@ if want block; then
       --configs tuned --precision "$mode" --json "$OUT/tb_$mode.json"
     step "eager-$mode" "eager_$mode.log" "$tb" bench TransformerBlock --shape full \
       --configs tuned --precision "$mode" --eager --json "$OUT/tb_${mode}_eager.json"
+    step "graph-$mode" "graph_$mode.log" "$tb" bench TransformerBlock --shape full \
+      --configs tuned --precision "$mode" --cuda-graph
+    grep -E "^TransformerBlock" "$LOGS/graph_$mode.log" | sed "s/^/cuda graph $mode: /"
   done
   grep -h -E "^compile:|^group|kernel:" "$LOGS"/explain_tf32.log | head -30
   step torch torch.log python3 tools/device/bench_transformer.py --reps 20 \
@@ -88,7 +91,7 @@ if want compare; then
   done
 fi
 if want seeds; then
-  step seeds seeds.log "$build/tools/seeds_compiled_bench" --shape full --reps 20
+  step seeds seeds.log "$build/tools/seeds_compiled_bench" --shape full --reps 20 ${SEEDS_ARGS:-}
   cat "$LOGS/seeds.log"
   if [ -n "${SEEDS_TORCH:-}" ]; then
     step seeds-torch seeds_torch.log python3 tools/device/bench_precision.py --reps 20
@@ -108,6 +111,13 @@ if want tune; then
       step "first-$model-$mode" "first_${model}_$mode.log" env HOME="$home" "$tb" compile "$model" \
         --shape full --device cuda --precision "$mode"
       grep -E "^compile:" "$LOGS/first_${model}_$mode.log"
+      # Every tuned entry into one database for the shipped one (autotune/db/).
+      db="$home/.cache/tensortune/tuning.yaml"
+      if [ -f "$OUT/tuned.yaml" ]; then
+        "$tb" db merge "$OUT/tuned.yaml" "$db" -o "$OUT/tuned.yaml" >/dev/null
+      else
+        cp "$db" "$OUT/tuned.yaml"
+      fi
     done
   done
 fi
