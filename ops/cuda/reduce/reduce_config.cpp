@@ -112,10 +112,9 @@ bool InnerConfig::valid(const InnerProblem& p) const {
          vec <= p.align;
 }
 
-// Untuned defaults, from the H100 sweeps of ops_bench (docs/performance.md): a block
-// per row from 2048 floats (a warp per 4096-float row trailed by 10%), 512 threads
-// for a row of a million floats or more (split over every SM), and evict-first loads
-// everywhere (1.10-1.19x at every measured shape).
+// Untuned defaults, from the sweeps of ops_bench (docs/performance.md): a block per
+// row from 2048 floats, 512 threads for a row of a million floats or more (split over
+// every SM), and evict-first loads everywhere.
 InnerConfig InnerConfig::default_for(const InnerProblem& p) {
   const int v = widest_vec(p.cols, p.align);
   InnerConfig c;
