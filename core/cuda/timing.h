@@ -8,14 +8,13 @@
 #include <functional>
 #include <vector>
 
+#include "core/timing_summary.h"
+
 namespace tt::cuda {
 
-struct TimingStats {
-  double median_ms = 0;
-  double p10_ms = 0;
-  double p90_ms = 0;
+// The summary (core/timing_summary.h), the fastest repetition and every repetition.
+struct TimingStats : TimingSummary {
   double min_ms = 0;
-  int reps = 0;
   std::vector<double> samples_ms;
 };
 
@@ -30,8 +29,5 @@ struct TimingOptions {
 // `fn` enqueues work on tt::cuda::stream(device) (as every tt op does).
 TimingStats time_gpu(const std::function<void()>& fn, int device,
                      const TimingOptions& options = {});
-
-// Percentile helper (q in [0, 1]) over unsorted samples.
-double percentile(std::vector<double> samples, double q);
 
 }  // namespace tt::cuda

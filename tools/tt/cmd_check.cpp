@@ -99,11 +99,9 @@ void add_check_command(CLI::App& app) {
   add_precision_option(cmd, &opt->precision,
                        "the fixtures are held to that mode's bound; the CPU computes float32 in "
                        "every mode");
-  cmd->callback([opt, cmd] {
-    if (run_on_every_device("check", opt->device)) return;  // --device all
-    opt->device_typed = typed(cmd, "--device");
-    opt->tolerance_typed = typed(cmd, "--tolerance");
-    check_files(*opt);
+  set_device_callback(cmd, "check", opt, [cmd](CheckOptions& o) {
+    o.tolerance_typed = typed(cmd, "--tolerance");
+    check_files(o);
   });
 }
 

@@ -224,15 +224,10 @@ __device__ __forceinline__ typename OpT::State group_reduce(typename OpT::State 
 // configs' run-time load policy; uniform across the grid).
 template <int V>
 __device__ __forceinline__ void load_policy(float (&d)[V], const float* p, bool evict_first) {
-  if (!evict_first) return load_vec<V>(d, p);
-  if constexpr (V == 4) {
-    const float4 t = __ldcs(reinterpret_cast<const float4*>(p));
-    d[0] = t.x, d[1] = t.y, d[2] = t.z, d[3] = t.w;
-  } else if constexpr (V == 2) {
-    const float2 t = __ldcs(reinterpret_cast<const float2*>(p));
-    d[0] = t.x, d[1] = t.y;
+  if (evict_first) {
+    load_vec<V>(d, p, norm::EvictFirstLoad{});
   } else {
-    d[0] = __ldcs(p);
+    load_vec<V>(d, p);
   }
 }
 

@@ -654,7 +654,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     // restarts acc0 with the new hi*hi; the other consumer warpgroup's products keep the
     // tensor cores busy meanwhile. `first` (the tile's first k-block) restarts acc1 too.
     // Two k-steps per commit group (half the switches between acc0 and acc1) spilled
-    // 32-84 bytes and ran 0-6% slower (H100, docs/performance.md).
+    // and ran slower (docs/performance.md).
     [[maybe_unused]] auto kblock_rs = [&](Acc& acc, int kb, bool fresh, auto start, bool first) {
       const int s = idx % STAGES;
       const uint32_t ph = (idx / STAGES) & 1;
@@ -687,7 +687,8 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
 #pragma unroll
         for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);
         // accurate: odd k-steps issue hi*hi first, so the wgmma stream switches between
-        // acc0 and acc1 once per k-step instead of twice (H100: 1.5-3% faster, same bits).
+        // acc0 and acc1 once per k-step instead of twice (faster, same bits;
+        // docs/performance.md).
         // An interval's first k-step keeps the corrections first (see above).
         [[maybe_unused]] const bool hh_first = T::kAcc && kk % 2 == 1 && !decltype(start)::value;
         if constexpr (T::kAcc) {
