@@ -19,25 +19,6 @@ bool timed(double median) { return std::isfinite(median) && median > 0; }
 
 }  // namespace
 
-double sample_percentile(std::vector<double> samples, double q) {
-  if (samples.empty()) return 0;
-  std::sort(samples.begin(), samples.end());
-  const double pos = q * static_cast<double>(samples.size() - 1);
-  const auto lo = static_cast<size_t>(std::floor(pos));
-  const auto hi = static_cast<size_t>(std::ceil(pos));
-  return samples[lo] + (samples[hi] - samples[lo]) * (pos - static_cast<double>(lo));
-}
-
-Timing summarize(const std::vector<double>& samples_ms) {
-  Timing t;
-  if (samples_ms.empty()) return t;
-  t.median_ms = sample_percentile(samples_ms, 0.5);
-  t.p10_ms = sample_percentile(samples_ms, 0.1);
-  t.p90_ms = sample_percentile(samples_ms, 0.9);
-  t.reps = static_cast<int>(samples_ms.size());
-  return t;
-}
-
 double median_standard_error(const Timing& t) {
   if (t.reps < 1) return 0;
   const double sigma = std::max(0.0, t.p90_ms - t.p10_ms) / kP10P90Sigmas;

@@ -20,19 +20,14 @@
 #include <string>
 #include <vector>
 
+#include "core/timing_summary.h"
+
 namespace tt::autotune {
 
-struct Timing {
-  double median_ms = 0;
-  double p10_ms = 0;
-  double p90_ms = 0;
-  int reps = 0;
-};
-
-// Linear-interpolated percentile (q in [0, 1]), as core/cuda/timing.h computes it.
-double sample_percentile(std::vector<double> samples, double q);
-// Median and p10/p90 of the samples (all 0 for no samples).
-Timing summarize(const std::vector<double>& samples_ms);
+// Median and p10/p90 of a config's repetitions (core/timing_summary.h; summarize()
+// gives all 0 for no samples).
+using Timing = TimingSummary;
+using ::tt::summarize;
 // The standard error of t's median estimated from its spread (see above).
 double median_standard_error(const Timing& t);
 

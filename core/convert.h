@@ -14,6 +14,7 @@
 // - anything to float: the nearest representable value (bool: 0 or 1).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -71,6 +72,26 @@ decltype(auto) visit_dtype(DType t, const char* what, Fn&& fn) {
   TT_FAIL(
       "{}: dtype {} has no kernels; expected one of float32, float64, int64, int32, uint8 or bool",
       what, dtype_name(t));
+}
+
+// fn(W{}) for W the unsigned word of `bytes` bytes (uint8_t .. uint64_t): for code
+// that only moves elements (copies, fills, gathers), whatever their dtype. Other sizes
+// throw, naming `what`.
+template <typename Fn>
+decltype(auto) visit_word(size_t bytes, const char* what, Fn&& fn) {
+  switch (bytes) {
+    case 1:
+      return fn(uint8_t{});
+    case 2:
+      return fn(uint16_t{});
+    case 4:
+      return fn(uint32_t{});
+    case 8:
+      return fn(uint64_t{});
+    default:
+      break;
+  }
+  TT_FAIL("{} supports elements of 1, 2, 4 or 8 bytes, but got {} bytes.", what, bytes);
 }
 
 // Whether visit_dtype accepts t (every dtype but bfloat16 and float16).

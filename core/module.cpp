@@ -1,6 +1,7 @@
 #include "core/module.h"
 
 #include <set>
+#include <utility>
 
 #include <fmt/ranges.h>
 
@@ -201,20 +202,22 @@ void Module::check_name_unused(const char* caller, const std::string& name) cons
   TT_CHECK(!has_name(children_, name), "{}: '{}' is already a submodule", caller, name);
 }
 
-Tensor Module::register_parameter(const std::string& name, Tensor t) {
-  check_local_name("register_parameter", name);
-  TT_CHECK(t.defined(), "register_parameter: the tensor for '{}' is undefined", name);
-  check_name_unused("register_parameter", name);
-  params_.emplace_back(name, t);
+// register_parameter and register_buffer: the same checks, a different list.
+Tensor Module::register_tensor(const char* caller, NamedTensors& list, const std::string& name,
+                               Tensor t) {
+  check_local_name(caller, name);
+  TT_CHECK(t.defined(), "{}: the tensor for '{}' is undefined", caller, name);
+  check_name_unused(caller, name);
+  list.emplace_back(name, t);
   return t;
 }
 
+Tensor Module::register_parameter(const std::string& name, Tensor t) {
+  return register_tensor("register_parameter", params_, name, std::move(t));
+}
+
 Tensor Module::register_buffer(const std::string& name, Tensor t) {
-  check_local_name("register_buffer", name);
-  TT_CHECK(t.defined(), "register_buffer: the tensor for '{}' is undefined", name);
-  check_name_unused("register_buffer", name);
-  buffers_.emplace_back(name, t);
-  return t;
+  return register_tensor("register_buffer", buffers_, name, std::move(t));
 }
 
 void Module::add_child(const std::string& name, std::shared_ptr<Module> m) {

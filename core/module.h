@@ -83,6 +83,7 @@ class Module {
  private:
   void add_child(const std::string& name, std::shared_ptr<Module> m);
   void check_name_unused(const char* caller, const std::string& name) const;
+  Tensor register_tensor(const char* caller, NamedTensors& list, const std::string& name, Tensor t);
   void collect(const std::string& prefix, bool params, NamedTensors& out) const;
   void collect_state(const std::string& prefix, StateDict& out) const;
   NamedTensors params_;

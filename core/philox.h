@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #if defined(__CUDACC__)
 #define TT_HD __host__ __device__ __forceinline__
@@ -65,17 +66,15 @@ TT_HD float uniform(uint64_t seed, uint64_t index) {
   return static_cast<float>(bits(seed, index, 0, nullptr) >> 8) * (1.0f / 16777216.0f);
 }
 
-TT_HD float fmaf_(float a, float b, float c) {
+// a * b + c rounded once (float or double), the same instruction's result on both sides.
+template <typename T>
+TT_HD T fma_(T a, T b, T c) {
 #if defined(__CUDA_ARCH__)
-  return __fmaf_rn(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
-
-TT_HD double fma_(double a, double b, double c) {
-#if defined(__CUDA_ARCH__)
-  return __fma_rn(a, b, c);
+  if constexpr (std::is_same_v<T, float>) {
+    return __fmaf_rn(a, b, c);
+  } else {
+    return __fma_rn(a, b, c);
+  }
 #else
   return std::fma(a, b, c);
 #endif
@@ -92,7 +91,7 @@ TT_HD double sqrt_(double a) {
 // Uniform [lo, lo + span): one explicit fma, so that neither compiler's contraction
 // choices can make the CPU and the GPU round differently.
 TT_HD float uniform_in(uint64_t seed, uint64_t index, float lo, float span) {
-  return fmaf_(span, uniform(seed, index), lo);
+  return fma_(span, uniform(seed, index), lo);
 }
 
 // ln(u) for u in (0, 1], from the exponent bits and an atanh series; no libm.

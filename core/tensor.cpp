@@ -13,9 +13,9 @@
 #include "core/convert.h"
 #include "core/overlap.h"
 #include "core/philox.h"
-#if TT_CUDA
+// Declarations only: without TT_CUDA the GPU fills are named (fill_counter_based's
+// lambdas) but never called.
 #include "core/cuda/runtime.h"
-#endif
 
 namespace tt {
 
@@ -214,6 +214,26 @@ void convert_elements(DType dst_type, void* dst, DType src_type, const void* src
   });
 }
 
+// The seeded factories: element i is elem(i), counter-based (philox), so the values do
+// not depend on the device or the thread count; on a GPU gpu(data, n, device) writes
+// the same values.
+template <typename T, typename Elem, typename Gpu>
+Tensor fill_counter_based(Tensor t, const Elem& elem, [[maybe_unused]] const Gpu& gpu) {
+  const int64_t n = t.numel();
+  if (t.device().is_cpu()) {
+    T* p = t.data<T>();
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (int64_t i = 0; i < n; ++i) p[i] = elem(static_cast<uint64_t>(i));
+  } else {
+#if TT_CUDA
+    gpu(t.data<T>(), n, t.device().index);
+#else
+    no_cuda();
+#endif
+  }
+  return t;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- factories
@@ -302,23 +322,11 @@ template Tensor Tensor::from_vector<bool>(const std::vector<bool>&, const Shape&
 Tensor Tensor::uniform(const Shape& sizes, double lo, double hi, uint64_t seed, Device device) {
   const capture::FactoryScope factory;
   TT_CHECK(lo <= hi, "uniform: low bound {} is above high bound {}", lo, hi);
-  Tensor t = empty(sizes, DType::F32, device);
-  int64_t n = t.numel();
-  if (device.is_cpu()) {
-    float* p = t.data<float>();
-    const float flo = static_cast<float>(lo), span = static_cast<float>(hi - lo);
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (int64_t i = 0; i < n; ++i) {
-      p[i] = philox::uniform_in(seed, static_cast<uint64_t>(i), flo, span);
-    }
-  } else {
-#if TT_CUDA
-    cuda::fill_uniform(t.data<float>(), n, seed, lo, hi, device.index);
-#else
-    no_cuda();
-#endif
-  }
-  return t;
+  const float flo = static_cast<float>(lo), span = static_cast<float>(hi - lo);
+  return fill_counter_based<float>(
+      empty(sizes, DType::F32, device),
+      [&](uint64_t i) { return philox::uniform_in(seed, i, flo, span); },
+      [&](float* p, int64_t n, int index) { cuda::fill_uniform(p, n, seed, lo, hi, index); });
 }
 
 Tensor Tensor::rand(const Shape& sizes, Device device) {
@@ -336,21 +344,10 @@ Tensor Tensor::randint(int64_t low, int64_t high, const Shape& sizes, uint64_t s
            low, high);
   // high - low in unsigned arithmetic: [INT64_MIN, INT64_MAX) does not overflow.
   const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
-  Tensor t = empty(sizes, DType::I64, device);
-  const int64_t n = t.numel();
-  if (device.is_cpu()) {
-    int64_t* p = t.data<int64_t>();
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (int64_t i = 0; i < n; ++i)
-      p[i] = philox::randint(seed, static_cast<uint64_t>(i), low, range);
-  } else {
-#if TT_CUDA
-    cuda::fill_randint(t.data<int64_t>(), n, seed, low, range, device.index);
-#else
-    no_cuda();
-#endif
-  }
-  return t;
+  return fill_counter_based<int64_t>(
+      empty(sizes, DType::I64, device),
+      [&](uint64_t i) { return philox::randint(seed, i, low, range); },
+      [&](int64_t* p, int64_t n, int index) { cuda::fill_randint(p, n, seed, low, range, index); });
 }
 
 Tensor Tensor::randint(int64_t low, int64_t high, const Shape& sizes, Device device) {
@@ -387,20 +384,9 @@ Tensor Tensor::rand(const Shape& sizes, uint64_t seed, Device device) {
 
 Tensor Tensor::randn(const Shape& sizes, uint64_t seed, Device device) {
   const capture::FactoryScope factory;
-  Tensor t = empty(sizes, DType::F32, device);
-  int64_t n = t.numel();
-  if (device.is_cpu()) {
-    float* p = t.data<float>();
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (int64_t i = 0; i < n; ++i) p[i] = philox::normal(seed, static_cast<uint64_t>(i));
-  } else {
-#if TT_CUDA
-    cuda::fill_normal(t.data<float>(), n, seed, device.index);
-#else
-    no_cuda();
-#endif
-  }
-  return t;
+  return fill_counter_based<float>(
+      empty(sizes, DType::F32, device), [&](uint64_t i) { return philox::normal(seed, i); },
+      [&](float* p, int64_t n, int index) { cuda::fill_normal(p, n, seed, index); });
 }
 
 // ---------------------------------------------------------------- properties

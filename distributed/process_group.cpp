@@ -33,6 +33,23 @@ void ProcessGroup::check(const char* op, const Tensor& t, const char* role) cons
            op, role, fmt::join(t.sizes(), "x"), fmt::join(t.strides(), "x"));
 }
 
+// all_gather and reduce_scatter: one of the two tensors holds every rank's part (the
+// output when output_whole), the other one rank's.
+void ProcessGroup::check_whole_and_part(const char* op, const Tensor& output, const Tensor& input,
+                                        bool output_whole) const {
+  check(op, input, "input");
+  check(op, output, "output");
+  TT_CHECK(output.dtype() == input.dtype(),
+           "{} expects the output's dtype to be the input's ({}), but got {}.", op,
+           dtype_name(input.dtype()), dtype_name(output.dtype()));
+  const Tensor& whole = output_whole ? output : input;
+  const Tensor& part = output_whole ? input : output;
+  TT_CHECK(whole.numel() == size() * part.numel(),
+           "{} expects an {} of {} ranks x {} = {} elements, but got {}.", op,
+           output_whole ? "output" : "input", size(), part.numel(), size() * part.numel(),
+           whole.numel());
+}
+
 void ProcessGroup::all_reduce(const Tensor& tensor, ReduceOp op) {
   check("all_reduce", tensor, "input");
   TT_CHECK(!(tensor.dtype() == DType::Bool && op == ReduceOp::Sum),
@@ -60,14 +77,7 @@ std::shared_ptr<Work> ProcessGroup::run_all_reduce_async(const Tensor& tensor, R
 }
 
 void ProcessGroup::all_gather_into_tensor(const Tensor& output, const Tensor& input) {
-  check("all_gather", input, "input");
-  check("all_gather", output, "output");
-  TT_CHECK(output.dtype() == input.dtype(),
-           "all_gather expects the output's dtype to be the input's ({}), but got {}.",
-           dtype_name(input.dtype()), dtype_name(output.dtype()));
-  TT_CHECK(output.numel() == size() * input.numel(),
-           "all_gather expects an output of {} ranks x {} = {} elements, but got {}.", size(),
-           input.numel(), size() * input.numel(), output.numel());
+  check_whole_and_part("all_gather", output, input, true);
   run_all_gather(input.data_ptr(), output.data_ptr(), input.numel(), input.dtype());
 }
 
@@ -82,14 +92,7 @@ std::vector<Tensor> ProcessGroup::all_gather(const Tensor& input) {
 }
 
 void ProcessGroup::reduce_scatter(const Tensor& output, const Tensor& input, ReduceOp op) {
-  check("reduce_scatter", input, "input");
-  check("reduce_scatter", output, "output");
-  TT_CHECK(output.dtype() == input.dtype(),
-           "reduce_scatter expects the output's dtype to be the input's ({}), but got {}.",
-           dtype_name(input.dtype()), dtype_name(output.dtype()));
-  TT_CHECK(input.numel() == size() * output.numel(),
-           "reduce_scatter expects an input of {} ranks x {} = {} elements, but got {}.", size(),
-           output.numel(), size() * output.numel(), input.numel());
+  check_whole_and_part("reduce_scatter", output, input, false);
   TT_CHECK(!(input.dtype() == DType::Bool && op == ReduceOp::Sum),
            "reduce_scatter with sum expects a numeric tensor, but got bool.");
   run_reduce_scatter(input.data_ptr(), output.data_ptr(), output.numel(), input.dtype(), op);

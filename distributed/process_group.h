@@ -87,6 +87,8 @@ class ProcessGroup {
 
  private:
   void check(const char* op, const Tensor& t, const char* role) const;
+  void check_whole_and_part(const char* op, const Tensor& output, const Tensor& input,
+                            bool output_whole) const;
   int rank_;
   int size_;
   Device device_;

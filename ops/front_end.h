@@ -76,6 +76,16 @@ inline Device common_device(const char* op, std::initializer_list<NamedTensor> t
   return device;
 }
 
+// A norm's operands: the input (required) and its affine weight and bias (optional:
+// undefined when the norm has none); the device they share.
+inline Device affine_norm_device(const char* op, const Tensor& x, const Tensor& weight,
+                                 const Tensor& bias) {
+  check_required(op, "input", x);
+  check_optional(op, "weight", weight);
+  check_optional(op, "bias", bias);
+  return common_device(op, {{"input", x}, {"weight", weight}, {"bias", bias}});
+}
+
 // Every tensor is required (check_required, in order), then on one device.
 inline Device required_on_one_device(const char* op, std::initializer_list<NamedTensor> tensors) {
   for (const NamedTensor& nt : tensors) check_required(op, nt.name, nt.tensor);

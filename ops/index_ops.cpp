@@ -60,16 +60,10 @@ Tensor checked_index(const char* op, const Tensor& index, int64_t dim, int64_t s
   return Tensor::from_vector(v, index.sizes()).to(index.device());
 }
 
-void run_gather(const char* op, const Tensor& x, int64_t dim, const Tensor& index,
+void run_gather([[maybe_unused]] const char* op, const Tensor& x, int64_t dim, const Tensor& index,
                 const Tensor& out) {
   if (out.numel() == 0) return;
-  if (x.device().is_cpu()) return cpu::gather(x, dim, index, out);
-#if TT_CUDA
-  (void)op;
-  cuda::gather(x, dim, index, out);
-#else
-  fail_without_cuda(op, x.device());
-#endif
+  TT_DISPATCH(op, x.device(), cpu::gather(x, dim, index, out), cuda::gather(x, dim, index, out));
 }
 
 // index_select with the op's name in its messages; index values already in range

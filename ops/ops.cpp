@@ -102,10 +102,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
 Tensor instance_norm(const Tensor& x, double eps, const Tensor& weight, const Tensor& bias) {
   const RecordScope record(OpKind::kInstanceNorm);
   const char* op = "instance_norm";
-  check_required(op, "input", x);
-  check_optional(op, "weight", weight);
-  check_optional(op, "bias", bias);
-  const Device device = common_device(op, {{"input", x}, {"weight", weight}, {"bias", bias}});
+  const Device device = affine_norm_device(op, x, weight, bias);
   TT_CHECK(x.dim() >= 3, "{}: input must have rank >= 3 [N, C, *spatial] but has shape {}", op,
            shape_str(x.sizes()));
   check_optional_vector(op, "weight", weight, x.size(1), input_channels(x.size(1)));
@@ -120,10 +117,7 @@ Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const T
                   double eps) {
   const RecordScope record(OpKind::kGroupNorm);
   const char* op = "group_norm";
-  check_required(op, "input", x);
-  check_optional(op, "weight", weight);
-  check_optional(op, "bias", bias);
-  const Device device = common_device(op, {{"input", x}, {"weight", weight}, {"bias", bias}});
+  const Device device = affine_norm_device(op, x, weight, bias);
   TT_CHECK(x.dim() >= 2, "{}: input must have rank >= 2 [N, C, *] but has shape {}", op,
            shape_str(x.sizes()));
   check_groups(op, groups, x.size(1));

@@ -23,26 +23,15 @@ using pointwise::BinaryOp;
 using pointwise::UnaryOp;
 using pointwise::UnaryParams;
 
-void run_unary(const char* op, UnaryOp kind, const UnaryParams& params, const Tensor& x,
-               const Tensor& out) {
-  if (x.device().is_cpu()) return cpu::unary(kind, params, x, out);
-#if TT_CUDA
-  (void)op;  // named only in the error of a build without CUDA
-  cuda::unary(kind, params, x, out);
-#else
-  fail_without_cuda(op, x.device());
-#endif
+// `op` is named only in the error of a build without CUDA.
+void run_unary([[maybe_unused]] const char* op, UnaryOp kind, const UnaryParams& params,
+               const Tensor& x, const Tensor& out) {
+  TT_DISPATCH(op, x.device(), cpu::unary(kind, params, x, out), cuda::unary(kind, params, x, out));
 }
 
-void run_binary(const char* op, BinaryOp kind, const Tensor& a, const Tensor& b,
+void run_binary([[maybe_unused]] const char* op, BinaryOp kind, const Tensor& a, const Tensor& b,
                 const Tensor& out) {
-  if (a.device().is_cpu()) return cpu::binary(kind, a, b, out);
-#if TT_CUDA
-  (void)op;
-  cuda::binary(kind, a, b, out);
-#else
-  fail_without_cuda(op, a.device());
-#endif
+  TT_DISPATCH(op, a.device(), cpu::binary(kind, a, b, out), cuda::binary(kind, a, b, out));
 }
 
 // The dtype `op` computes in for operands promoted to `t`: t where the op has a

@@ -198,27 +198,32 @@ Tensor cumsum(const Tensor& x, int64_t dim) {
       [dim](const std::vector<Tensor>& in) { return cumsum(in[0], dim); });
 }
 
-// Recorded as the reductions, with `unbiased` as the real.
-Tensor var(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim) {
-  const RecordScope record(OpKind::kVar);
-  const Prepared p = prepare("var", x, dims, keepdim);
-  const int64_t correction = unbiased ? 1 : 0;
+namespace {
+
+// var and std: recorded as the reductions, with the correction (`unbiased`) as the real.
+Tensor corrected_reduction(bool std_dev, const Tensor& x, IntArrayRef dims, bool unbiased,
+                           bool keepdim) {
+  const char* op = std_dev ? "std" : "var";
+  const RecordScope record(std_dev ? OpKind::kStd : OpKind::kVar);
+  const Prepared p = prepare(op, x, dims, keepdim);
+  const int64_t c = unbiased ? 1 : 0;
   capture::Attrs attrs = reduction_attrs(dims, keepdim);
-  attrs.reals = {static_cast<double>(correction)};
-  return record.done(TT_RUN("var", p.x.device(), cpu::var(p.x, p.dims, correction, p.keepdim),
-                            cuda::var(p.x, p.dims, correction, p.keepdim)),
-                     {x}, attrs);
+  attrs.reals = {static_cast<double>(c)};
+  return record.done(
+      TT_RUN(op, p.x.device(),
+             std_dev ? cpu::std(p.x, p.dims, c, p.keepdim) : cpu::var(p.x, p.dims, c, p.keepdim),
+             std_dev ? cuda::std(p.x, p.dims, c, p.keepdim) : cuda::var(p.x, p.dims, c, p.keepdim)),
+      {x}, attrs);
+}
+
+}  // namespace
+
+Tensor var(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim) {
+  return corrected_reduction(false, x, dims, unbiased, keepdim);
 }
 
 Tensor std(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim) {
-  const RecordScope record(OpKind::kStd);
-  const Prepared p = prepare("std", x, dims, keepdim);
-  const int64_t correction = unbiased ? 1 : 0;
-  capture::Attrs attrs = reduction_attrs(dims, keepdim);
-  attrs.reals = {static_cast<double>(correction)};
-  return record.done(TT_RUN("std", p.x.device(), cpu::std(p.x, p.dims, correction, p.keepdim),
-                            cuda::std(p.x, p.dims, correction, p.keepdim)),
-                     {x}, attrs);
+  return corrected_reduction(true, x, dims, unbiased, keepdim);
 }
 
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
@@ -252,10 +257,7 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
                   const Tensor& bias, double eps) {
   const RecordScope record(OpKind::kLayerNorm);
   const char* op = "layer_norm";
-  check_required(op, "input", x);
-  check_optional(op, "weight", weight);
-  check_optional(op, "bias", bias);
-  const Device device = common_device(op, {{"input", x}, {"weight", weight}, {"bias", bias}});
+  const Device device = affine_norm_device(op, x, weight, bias);
   const int64_t n =
       check_normalized_shape(op, x, normalized_shape, {{"weight", weight}, {"bias", bias}});
   check_eps(op, eps);

@@ -77,17 +77,7 @@ std::string one_entry_yaml(const std::string& entry_extra = "", const std::strin
 
 class DatabaseReliability : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "tt_db_reliability_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
+  std::string path(const std::string& name) const { return scratch_.path(name); }
   void write(const std::string& name, const std::string& text) {
     std::ofstream(path(name), std::ios::binary) << text;
   }
@@ -96,7 +86,7 @@ class DatabaseReliability : public ::testing::Test {
     return error_of([&] { load_database(path("db.yaml")); });
   }
 
-  std::string dir_;
+  test::ScratchDir scratch_{"tt_db_reliability"};
 };
 
 // ---------------------------------------------------------------- the reader
@@ -246,7 +236,7 @@ TEST_F(DatabaseReliability, LeftoverLockAndTemporaryFilesAreRemoved) {
   db.put(gpu(), "relu", "n=1", entry("threads=1"));
   save_database(path("tuning.yaml"), db);
   std::vector<std::string> names;
-  for (const auto& item : fs::directory_iterator(dir_)) {
+  for (const auto& item : fs::directory_iterator(scratch_.str())) {
     names.push_back(item.path().filename().string());
   }
   EXPECT_EQ(names, (std::vector<std::string>{"tuning.yaml"}));
@@ -320,7 +310,8 @@ TEST_F(DatabaseReliability, TwoHundredConcurrentWritersLoseNothing) {
   constexpr int kWriters = 200;
   // On tmpfs where there is one: 400 fsyncs on a slow disk would dominate the test.
   std::string pattern =
-      (::access("/dev/shm", W_OK) == 0 ? std::string("/dev/shm") : dir_) + "/tt_db_race_XXXXXX";
+      (::access("/dev/shm", W_OK) == 0 ? std::string("/dev/shm") : scratch_.str()) +
+      "/tt_db_race_XXXXXX";
   ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
   const fs::path race_dir = pattern;
   const std::string shared = (race_dir / "shared/tuning.yaml").string();

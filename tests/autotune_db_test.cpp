@@ -83,6 +83,19 @@ TuningEntry entry(const std::string& config, double median_ms) {
 
 const char* kProblem = "m=1024,n=8192,k=8192,precision=strict";
 
+// The first 9 lines of a hand-written database, up to one problem of `relu` on a test
+// GPU; the entry's fields follow.
+const char* kHandWrittenHead =
+    "version: 1\n"
+    "devices:\n"
+    "  \"Test GPU|sm_80|8sm\":\n"
+    "    name: Test GPU\n"
+    "    compute_capability: sm_80\n"
+    "    sm_count: 8\n"
+    "    kernels:\n"
+    "      relu:\n"
+    "        \"n=4096\":\n";
+
 void expect_same_entry(const TuningEntry& a, const TuningEntry& b) {
   EXPECT_EQ(a.config, b.config);
   EXPECT_EQ(a.config.str(), b.config.str());  // order kept too
@@ -174,21 +187,12 @@ TEST_F(TuningDatabaseFile, WritesTheDocumentedSchema) {
 
 TEST_F(TuningDatabaseFile, ReadsHandWrittenFilesWithStringConfigs) {
   const std::string file = path("hand.yaml");
-  write_file(file,
-             "version: 1\n"
-             "devices:\n"
-             "  \"Test GPU|sm_80|8sm\":\n"
-             "    name: Test GPU\n"
-             "    compute_capability: sm_80\n"
-             "    sm_count: 8\n"
-             "    kernels:\n"
-             "      relu:\n"
-             "        \"n=4096\":\n"
-             "          config: \"threads=128,vec=4\"\n"
-             "          median_ms: 0.5\n"
-             "          default_ms: 0.75\n"
-             "          variants_tried: 3\n"
-             "          tuned_at: 2026-01-01T00:00:00Z\n");
+  write_file(file, std::string(kHandWrittenHead) +
+                       "          config: \"threads=128,vec=4\"\n"
+                       "          median_ms: 0.5\n"
+                       "          default_ms: 0.75\n"
+                       "          variants_tried: 3\n"
+                       "          tuned_at: 2026-01-01T00:00:00Z\n");
   const Database db = load_database(file);
   const TuningEntry* e = db.find("Test GPU|sm_80|8sm", "relu", "n=4096");
   ASSERT_NE(e, nullptr);
@@ -285,21 +289,12 @@ TEST_F(TuningDatabaseFile, BadYamlNamesTheLineAndIsNeverOverwritten) {
 
 TEST_F(TuningDatabaseFile, SchemaErrorsNameTheLine) {
   const std::string file = path("tuning.yaml");
-  write_file(file,
-             "version: 1\n"
-             "devices:\n"
-             "  \"Test GPU|sm_80|8sm\":\n"
-             "    name: Test GPU\n"
-             "    compute_capability: sm_80\n"
-             "    sm_count: 8\n"
-             "    kernels:\n"
-             "      relu:\n"
-             "        \"n=4096\":\n"
-             "          config: {threads: 128}\n"
-             "          median_ms: fast\n"  // line 11
-             "          default_ms: 0.75\n"
-             "          variants_tried: 3\n"
-             "          tuned_at: \"2026-01-01T00:00:00Z\"\n");
+  write_file(file, std::string(kHandWrittenHead) +
+                       "          config: {threads: 128}\n"
+                       "          median_ms: fast\n"  // line 11
+                       "          default_ms: 0.75\n"
+                       "          variants_tried: 3\n"
+                       "          tuned_at: \"2026-01-01T00:00:00Z\"\n");
   EXPECT_EQ(error_of([&] { load_database(file); }),
             "malformed tuning database " + file +
                 ", line 11, column 22: device 'Test GPU|sm_80|8sm' kernel 'relu' problem "

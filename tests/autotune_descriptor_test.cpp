@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <set>
+#include <string>
+#include <utility>
 
 #include "autotune/descriptor.h"
 #include "core/error.h"
@@ -69,19 +72,17 @@ TEST(Descriptor, ParseIsTheInverseAndFillsImpliedFields) {
 }
 
 TEST(Descriptor, MalformedConfigsThrowSentencesNamingTheConfig) {
-  EXPECT_EQ(error_of([] { desc().parse("impl=grid,threads=128,vec=4"); }),
-            "test norm config impl=grid,threads=128,vec=4: impl must be one of "
-            "warp|block|stream but got 'grid'");
-  EXPECT_EQ(error_of([] { desc().parse("impl=warp,threads=128,vec=4"); }),
-            "test norm config impl=warp,threads=128,vec=4 has no field 'lanes'");
-  EXPECT_EQ(error_of([] { desc().parse("impl=block,threads=128,lanes=4,vec=4"); }),
-            "test norm config impl=block,threads=128,lanes=4,vec=4: 'lanes' is not a field of "
-            "test norm impl=block");
-  EXPECT_EQ(error_of([] { desc().parse("impl=block,threads=4294967296,vec=4"); }),
-            "test norm config impl=block,threads=4294967296,vec=4: threads=4294967296 is out of "
-            "range");
-  EXPECT_EQ(error_of([] { desc().parse("threads=128,vec=4"); }),
-            "test norm config threads=128,vec=4: impl must be one of warp|block|stream but got ''");
+  // {text, the message after "test norm config <text>"}
+  const std::pair<std::string, std::string> cases[] = {
+      {"impl=grid,threads=128,vec=4", ": impl must be one of warp|block|stream but got 'grid'"},
+      {"impl=warp,threads=128,vec=4", " has no field 'lanes'"},
+      {"impl=block,threads=128,lanes=4,vec=4", ": 'lanes' is not a field of test norm impl=block"},
+      {"impl=block,threads=4294967296,vec=4", ": threads=4294967296 is out of range"},
+      {"threads=128,vec=4", ": impl must be one of warp|block|stream but got ''"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(error_of([&] { desc().parse(c.first); }), "test norm config " + c.first + c.second);
+  }
   EXPECT_THAT(error_of([] { desc().parse("impl=block,threads=x"); }),
               HasSubstr("value of 'threads' must be an integer but got 'x'"));
 }

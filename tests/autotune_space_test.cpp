@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <set>
+#include <string>
+#include <utility>
 
 #include "autotune/space.h"
 #include "core/error.h"
@@ -110,19 +113,18 @@ TEST(ParamSpace, EnumeratesRejectedPointsWithTheirConstraint) {
 
 TEST(ParamSpace, NamesWhyAConfigIsRejected) {
   const ParamSpace space = gemm_space();
-  EXPECT_EQ(space.why_invalid(Config::parse("impl=own,threads=128,bm=16,bk=8,vec=2")),
-            "bm*bk/vec must be divisible by threads");
-  EXPECT_EQ(space.why_invalid(Config::parse("impl=own,threads=128,bm=64,bk=8,vec=4")),
-            "vec must not exceed bk/4");
-  EXPECT_EQ(space.why_invalid(Config::parse("impl=own,threads=128,bm=48,bk=8,vec=1")),
-            "bm=48 is not a candidate (16|32|64)");
-  EXPECT_EQ(space.why_invalid(Config::parse("impl=own,threads=128,bm=16,vec=1")),
-            "parameter 'bk' is missing");
-  EXPECT_EQ(space.why_invalid(Config::parse("impl=cublaslt,algo=1,bm=16")),
-            "parameter 'bm' is not an axis of test_gemm impl=cublaslt");
-  EXPECT_EQ(space.why_invalid(Config::parse("impl=cublas,algo=1")),
-            "impl 'cublas' is not one of own|cublaslt");
-  EXPECT_EQ(space.why_invalid(Config::parse("algo=1")), "impl is missing (one of own|cublaslt)");
+  const std::pair<const char*, const char*> cases[] = {
+      {"impl=own,threads=128,bm=16,bk=8,vec=2", "bm*bk/vec must be divisible by threads"},
+      {"impl=own,threads=128,bm=64,bk=8,vec=4", "vec must not exceed bk/4"},
+      {"impl=own,threads=128,bm=48,bk=8,vec=1", "bm=48 is not a candidate (16|32|64)"},
+      {"impl=own,threads=128,bm=16,vec=1", "parameter 'bk' is missing"},
+      {"impl=cublaslt,algo=1,bm=16", "parameter 'bm' is not an axis of test_gemm impl=cublaslt"},
+      {"impl=cublas,algo=1", "impl 'cublas' is not one of own|cublaslt"},
+      {"algo=1", "impl is missing (one of own|cublaslt)"},
+  };
+  for (const auto& [text, why] : cases) {
+    EXPECT_EQ(space.why_invalid(Config::parse(text)), std::optional<std::string>(why)) << text;
+  }
   EXPECT_EQ(space.why_invalid(Config::parse("impl=cublaslt,algo=3")), std::nullopt);
   EXPECT_EQ(error_of([&] { space.check(Config::parse("impl=own,threads=512,bm=16,bk=8,vec=1")); }),
             "test_gemm: config impl=own,threads=512,bm=16,bk=8,vec=1 is rejected: "

@@ -29,6 +29,15 @@ CommandResult tt(const std::string& args) {
   return test::run_command(std::string("'") + TT_CLI_PATH + "' " + args);
 }
 
+// Each {arguments, message}: `tt <arguments>` exits 2 with exactly that message.
+void expect_usage_errors(const std::vector<std::pair<std::string, std::string>>& cases) {
+  for (const auto& [args, message] : cases) {
+    const CommandResult r = tt(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(r.output, message) << args;
+  }
+}
+
 std::string fixture(const std::string& name) { return std::string(TT_TEST_DATA_DIR) + "/" + name; }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -45,12 +54,8 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 class TempDir : public testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tt_cli_test_" + std::to_string(getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  tt::test::ScratchDir scratch_{"tt_cli_test"};
+  const fs::path dir_ = scratch_.str();
 };
 
 // ---- threads: tiny CPU work stays on the calling thread ----
@@ -58,7 +63,7 @@ class TempDir : public testing::Test {
 // OpenMP keeps the threads of its first parallel region alive, so /proc/self/task
 // counts them. This test runs first in this binary (nothing before it computes in
 // process): a small-shape forward of the models whose norms are tiny must not start
-// a thread (on a busy 2-core machine waking one cost 8 ms against 0.007 ms of work).
+// a thread (waking one costs far more than the work: ops/cpu/parallel.h).
 int thread_count() {
   int n = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator("/proc/self/task")) ++n;
@@ -417,7 +422,7 @@ TEST(CliHabits, UnknownCommandNamesItselfAndTheClosestMatch) {
 }
 
 TEST(CliHabits, UsageErrorsExitTwoWithOneShortSentence) {
-  const std::vector<std::pair<std::string, std::string>> cases = {
+  expect_usage_errors({
       {"run", "tt run: model is required; see tt run --help.\n"},
       {"run GemmBiasReLU --seed -1",
        "tt run: --seed must be an integer from 0 to 2^64-1 but got '-1'; see tt run --help.\n"},
@@ -434,12 +439,7 @@ TEST(CliHabits, UsageErrorsExitTwoWithOneShortSentence) {
       {"bench --all --reps -3",
        "tt bench: --reps must be a whole number of at least 1 but got '-3'; see tt bench "
        "--help.\n"},
-  };
-  for (const auto& [args, message] : cases) {
-    const CommandResult r = tt(args);
-    EXPECT_EQ(r.exit_code, 2) << args;
-    EXPECT_EQ(r.output, message) << args;
-  }
+  });
 }
 
 TEST(CliHabits, TheLargestSeedIsAccepted) {
@@ -543,7 +543,7 @@ TEST_F(TempDir, BenchCompareReadsTwoFilesAndReportsTheChange) {
 // ---- issue 21: usage errors, stderr, failed writes, files that are not what they claim ----
 
 TEST(CliHabits21, ModelSelectionAndEmptyDbAreUsageErrors) {
-  const std::vector<std::pair<std::string, std::string>> cases = {
+  expect_usage_errors({
       {"compare", "tt compare: give a model name or --all; see tt compare --help.\n"},
       {"compare GemmBiasReLU --all",
        "tt compare: give a model name or --all, not both ('GemmBiasReLU' and --all); see tt "
@@ -556,12 +556,7 @@ TEST(CliHabits21, ModelSelectionAndEmptyDbAreUsageErrors) {
        "tt run: --db must name a file but is empty; see tt run --help.\n"},
       {"db show --db ''",
        "tt db show: --db must name a file but is empty; see tt db show --help.\n"},
-  };
-  for (const auto& [args, message] : cases) {
-    const CommandResult r = tt(args);
-    EXPECT_EQ(r.exit_code, 2) << args;
-    EXPECT_EQ(r.output, message) << args;
-  }
+  });
 }
 
 TEST(CliHabits21, UnknownSubcommandIsNamed) {

@@ -16,6 +16,7 @@
 #include "ops/graph/compile.h"
 #include "ops/graph/fusion.h"
 #include "ops/graph/program.h"
+#include "support/fn_module.h"
 #include "support/test_util.h"
 #include "transformer_block/transformer_block.h"
 
@@ -23,20 +24,6 @@ namespace tt::test {
 namespace {
 
 using Fn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
-
-// A module around a lambda: the shortest way to compile an arbitrary forward.
-class FnModule : public Module {
- public:
-  using Children = std::vector<std::pair<std::string, std::shared_ptr<Module>>>;
-  explicit FnModule(Fn fn, const Children& children = {}) : fn_(std::move(fn)) {
-    for (const auto& [name, child] : children) register_module(name, child);
-  }
-  std::vector<Tensor> forward(const std::vector<Tensor>& in) override { return fn_(in); }
-  std::string name() const override { return "FnModule"; }
-
- private:
-  Fn fn_;
-};
 
 bool bit_equal(const Tensor& a, const Tensor& b) {
   if (a.sizes() != b.sizes() || a.dtype() != b.dtype()) return false;

@@ -18,6 +18,8 @@
 
 #include "core/tensor.h"
 #include "ops/ops.h"
+#include "support/gpu_test.h"
+#include "support/host_norms.h"
 #include "support/test_util.h"
 
 #if TT_CUDA
@@ -37,15 +39,10 @@ using tt::Tensor;
 
 namespace {
 
-constexpr double kTol = 1e-5;
+using namespace tt::test;  // kStrictTol, kGpu, gpu_stream, float_ptr, nan_gpu
 
 #if TT_CUDA
 namespace g = tt::ops::cuda::gemm;
-const Device kGpu = Device::cuda(0);
-
-cudaStream_t gpu_stream() { return tt::cuda::stream(0); }
-float* ptr(const Tensor& t) { return tt::test::float_ptr(t); }
-Tensor nan_gpu(const Shape& s) { return tt::test::nan_filled(s, kGpu); }
 Tensor from_doubles(const std::vector<double>& v, const Shape& s) {
   return Tensor::from_vector(v, s);
 }
@@ -154,9 +151,12 @@ TEST(CudaGemm, OwnVariantsMatchFloat64AtAwkwardShapes) {
     const Tensor x = gpu_of(h.x, {p.m * p.k}), w = gpu_of(h.w, {p.n * p.k});
     const Tensor b = gpu_of(h.bias, {p.n}), post = gpu_of(h.post, {p.n});
     const Tensor aff = gpu_of(h.affine, {4 * p.n});
-    const g::Epilogue e_full =
-        g::Epilogue().add_column(ptr(b)).silu().add_column(ptr(post)).column_affine(ptr(aff), p.n);
-    const g::Epilogue e_relu = g::Epilogue().add_column(ptr(b)).relu();
+    const g::Epilogue e_full = g::Epilogue()
+                                   .add_column(float_ptr(b))
+                                   .silu()
+                                   .add_column(float_ptr(post))
+                                   .column_affine(float_ptr(aff), p.n);
+    const g::Epilogue e_relu = g::Epilogue().add_column(float_ptr(b)).relu();
     for (const g::GemmConfig& cfg : g::own_variants()) {
       SCOPED_TRACE(cfg.str() + " m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
                    " k=" + std::to_string(p.k));
@@ -164,9 +164,9 @@ TEST(CudaGemm, OwnVariantsMatchFloat64AtAwkwardShapes) {
           {nullptr, &acc}, {&e_full, &full}, {&e_relu, &relu}};
       for (const auto& [epi, ref] : cases) {
         const Tensor c = nan_gpu({p.m, p.n});
-        g::launch_tiled_gemm(cfg, {ptr(x), ptr(w), ptr(c), p.m, p.n, p.k},
+        g::launch_tiled_gemm(cfg, {float_ptr(x), float_ptr(w), float_ptr(c), p.m, p.n, p.k},
                              epi ? *epi : g::Epilogue{}, gpu_stream());
-        EXPECT_LE(tt::test::rel_l2(c, from_doubles(*ref, {p.m, p.n})), kTol);
+        EXPECT_LE(tt::test::rel_l2(c, from_doubles(*ref, {p.m, p.n})), kStrictTol);
       }
     }
   }
@@ -186,8 +186,9 @@ TEST(CudaGemm, UnalignedOperandsFallBackToWidthOne) {
   for (const g::GemmConfig& cfg : g::own_variants()) {
     SCOPED_TRACE(cfg.str());
     const Tensor c = nan_gpu({p.m, p.n});
-    g::launch_tiled_gemm(cfg, {ptr(x), ptr(w), ptr(c), p.m, p.n, p.k}, {}, gpu_stream());
-    EXPECT_LE(tt::test::rel_l2(c, from_doubles(acc, {p.m, p.n})), kTol);
+    g::launch_tiled_gemm(cfg, {float_ptr(x), float_ptr(w), float_ptr(c), p.m, p.n, p.k}, {},
+                         gpu_stream());
+    EXPECT_LE(tt::test::rel_l2(c, from_doubles(acc, {p.m, p.n})), kStrictTol);
   }
 }
 
@@ -204,8 +205,8 @@ TEST(CudaGemm, CublasLtMatchesFloat64WithEachEpilogue) {
       }
     const Tensor x = gpu_of(h.x, {p.m * p.k}), w = gpu_of(h.w, {p.n * p.k});
     const Tensor b = gpu_of(h.bias, {p.n});
-    const g::Epilogue e_bias = g::Epilogue().add_column(ptr(b));
-    const g::Epilogue e_relu = g::Epilogue().add_column(ptr(b)).relu();
+    const g::Epilogue e_bias = g::Epilogue().add_column(float_ptr(b));
+    const g::Epilogue e_relu = g::Epilogue().add_column(float_ptr(b)).relu();
     const std::pair<const g::Epilogue*, const std::vector<double>*> cases[] = {
         {nullptr, &acc}, {&e_bias, &with_bias}, {&e_relu, &relu}};
     // Every algorithm cuBLASLt offers (up to 4); K = 0 is routed to our own kernel.
@@ -217,9 +218,10 @@ TEST(CudaGemm, CublasLtMatchesFloat64WithEachEpilogue) {
         SCOPED_TRACE("algo " + std::to_string(algo) + " m=" + std::to_string(p.m) +
                      " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k));
         const Tensor c = nan_gpu({p.m, p.n});
-        g::run_gemm(g::GemmConfig::cublaslt(algo), {ptr(x), ptr(w), ptr(c), p.m, p.n, p.k},
+        g::run_gemm(g::GemmConfig::cublaslt(algo),
+                    {float_ptr(x), float_ptr(w), float_ptr(c), p.m, p.n, p.k},
                     epi ? *epi : g::Epilogue{}, 0, gpu_stream());
-        EXPECT_LE(tt::test::rel_l2(c, from_doubles(*ref, {p.m, p.n})), kTol);
+        EXPECT_LE(tt::test::rel_l2(c, from_doubles(*ref, {p.m, p.n})), kStrictTol);
       }
     }
   }
@@ -228,9 +230,10 @@ TEST(CudaGemm, CublasLtMatchesFloat64WithEachEpilogue) {
 TEST(CudaGemm, CublasLtRejectsAnAlgorithmIndexPastItsList) {
   TT_REQUIRE_CUDA();
   const Tensor x = Tensor::rand({8 * 8}, 1, kGpu), c = Tensor::zeros({8, 8}, DType::F32, kGpu);
-  EXPECT_THROW(g::run_gemm(g::GemmConfig::cublaslt(1000), {ptr(x), ptr(x), ptr(c), 8, 8, 8}, {}, 0,
-                           gpu_stream()),
-               tt::Error);
+  EXPECT_THROW(
+      g::run_gemm(g::GemmConfig::cublaslt(1000),
+                  {float_ptr(x), float_ptr(x), float_ptr(c), 8, 8, 8}, {}, 0, gpu_stream()),
+      tt::Error);
 }
 
 // GroupNorm over `groups` groups of swish(x W^T + b) + bias, in float64.
@@ -238,20 +241,11 @@ std::vector<double> host_group_norm(const Host& h, const Problem& p, int64_t gro
                                     const std::vector<float>& gamma,
                                     const std::vector<float>& beta) {
   const std::vector<double> acc = host_gemm(h, p);
-  const int64_t gs = p.n / groups;
   std::vector<double> out(acc.size());
   for (int64_t i = 0; i < p.m; ++i) {
     std::vector<double> z(p.n);
     for (int64_t j = 0; j < p.n; ++j) z[j] = swish(acc[i * p.n + j] + h.bias[j]) + h.post[j];
-    for (int64_t gi = 0; gi < groups; ++gi) {
-      double mu = 0, var = 0;
-      for (int64_t j = gi * gs; j < (gi + 1) * gs; ++j) mu += z[j];
-      mu /= gs;
-      for (int64_t j = gi * gs; j < (gi + 1) * gs; ++j) var += (z[j] - mu) * (z[j] - mu);
-      var /= gs;
-      for (int64_t j = gi * gs; j < (gi + 1) * gs; ++j)
-        out[i * p.n + j] = (z[j] - mu) / std::sqrt(var + 1e-5) * gamma[j] + beta[j];
-    }
+    group_norm_row(z, groups, gamma.data(), beta.data(), 1e-5, out.data() + i * p.n);
   }
   return out;
 }
@@ -274,20 +268,24 @@ TEST(CudaGemm, GroupNormEpilogueMatchesFloat64) {
     const Tensor x = gpu_of(h.x, {p.m * p.k}), w = gpu_of(h.w, {p.n * p.k});
     const Tensor b = gpu_of(h.bias, {p.n}), post = gpu_of(h.post, {p.n});
     const Tensor gg = gpu_of(gamma, {p.n}), bb = gpu_of(beta, {p.n});
-    const g::Epilogue e = g::Epilogue().add_column(ptr(b)).silu().add_column(ptr(post)).group_norm(
-        p.n / cs.groups, ptr(gg), ptr(bb), 1e-5f);
+    const g::Epilogue e = g::Epilogue()
+                              .add_column(float_ptr(b))
+                              .silu()
+                              .add_column(float_ptr(post))
+                              .group_norm(p.n / cs.groups, float_ptr(gg), float_ptr(bb), 1e-5f);
     int tested = 0;
     for (const g::GemmConfig& cfg : g::own_variants()) {
       if (!g::own_epilogue_valid(cfg, {p.m, p.n, p.k, 4}, e)) {
-        EXPECT_THROW(
-            g::launch_tiled_gemm(cfg, {ptr(x), ptr(w), nullptr, p.m, p.n, p.k}, e, gpu_stream()),
-            tt::Error);
+        EXPECT_THROW(g::launch_tiled_gemm(cfg, {float_ptr(x), float_ptr(w), nullptr, p.m, p.n, p.k},
+                                          e, gpu_stream()),
+                     tt::Error);
         continue;
       }
       SCOPED_TRACE(cfg.str() + " groups=" + std::to_string(cs.groups));
       const Tensor c = nan_gpu({p.m, p.n});
-      g::launch_tiled_gemm(cfg, {ptr(x), ptr(w), ptr(c), p.m, p.n, p.k}, e, gpu_stream());
-      EXPECT_LE(tt::test::rel_l2(c, from_doubles(ref, {p.m, p.n})), kTol);
+      g::launch_tiled_gemm(cfg, {float_ptr(x), float_ptr(w), float_ptr(c), p.m, p.n, p.k}, e,
+                           gpu_stream());
+      EXPECT_LE(tt::test::rel_l2(c, from_doubles(ref, {p.m, p.n})), kStrictTol);
       ++tested;
     }
     EXPECT_GT(tested, 0);
@@ -307,8 +305,10 @@ TEST(CudaGemm, ColumnStatisticsEpilogueMatchesFloat64) {
       SCOPED_TRACE(cfg.str() + " m=" + std::to_string(p.m));
       const int64_t parts = g::own_column_stat_parts(cfg, p.m);
       const Tensor c = nan_gpu({p.m, p.n}), pm = nan_gpu({parts, p.n}), p2 = nan_gpu({parts, p.n});
-      const g::Epilogue e = g::Epilogue().add_column(ptr(b)).column_stats(ptr(pm), ptr(p2));
-      g::launch_tiled_gemm(cfg, {ptr(x), ptr(w), ptr(c), p.m, p.n, p.k}, e, gpu_stream());
+      const g::Epilogue e =
+          g::Epilogue().add_column(float_ptr(b)).column_stats(float_ptr(pm), float_ptr(p2));
+      g::launch_tiled_gemm(cfg, {float_ptr(x), float_ptr(w), float_ptr(c), p.m, p.n, p.k}, e,
+                           gpu_stream());
       std::vector<double> rmean(parts * p.n), rm2(parts * p.n);
       for (int64_t q = 0; q < parts; ++q) {
         const int64_t r0 = q * cfg.bm, r1 = std::min(p.m, r0 + cfg.bm);
@@ -320,8 +320,8 @@ TEST(CudaGemm, ColumnStatisticsEpilogueMatchesFloat64) {
           rmean[q * p.n + j] = mu, rm2[q * p.n + j] = s2;
         }
       }
-      EXPECT_LE(tt::test::rel_l2(c, from_doubles(y, {p.m, p.n})), kTol);
-      EXPECT_LE(tt::test::rel_l2(pm, from_doubles(rmean, {parts, p.n})), kTol);
+      EXPECT_LE(tt::test::rel_l2(c, from_doubles(y, {p.m, p.n})), kStrictTol);
+      EXPECT_LE(tt::test::rel_l2(pm, from_doubles(rmean, {parts, p.n})), kStrictTol);
       // M2 sums squared deviations of float32 values: a few ulp of each deviation.
       EXPECT_LE(tt::test::rel_l2(p2, from_doubles(rm2, {parts, p.n})), 1e-4);
     }
@@ -355,13 +355,16 @@ TEST(CudaGemmFused, GemmBiasReluMatchesCpu) {
   for (const auto& [m, n, k] : std::vector<Mnk>{{1, 1, 1}, {7, 130, 33}, {129, 257, 64}}) {
     const Linear l = make_linear(m, n, k, 100 + m);
     const Tensor ref = tt::ops::gemm_bias_relu(l.x, l.w, l.b);
-    EXPECT_LE(tt::test::rel_l2(tt::ops::gemm_bias_relu(gpu(l.x), gpu(l.w), gpu(l.b)), ref), kTol);
+    EXPECT_LE(tt::test::rel_l2(tt::ops::gemm_bias_relu(gpu(l.x), gpu(l.w), gpu(l.b)), ref),
+              kStrictTol);
     const Tensor x = gpu(l.x), w = gpu(l.w), b = gpu(l.b);
     for (const g::GemmConfig& cfg : plans(m)) {
       SCOPED_TRACE(cfg.str());
       const Tensor out = nan_gpu({m, n});
-      g::gemm_bias_relu_forward(cfg, {ptr(x), ptr(w), ptr(b), ptr(out), m, n, k}, 0, gpu_stream());
-      EXPECT_LE(tt::test::rel_l2(out, ref), kTol);
+      g::gemm_bias_relu_forward(cfg,
+                                {float_ptr(x), float_ptr(w), float_ptr(b), float_ptr(out), m, n, k},
+                                0, gpu_stream());
+      EXPECT_LE(tt::test::rel_l2(out, ref), kStrictTol);
     }
   }
 }
@@ -375,7 +378,7 @@ TEST(CudaGemmFused, GemmInstanceNormAddMulMatchesCpu) {
     EXPECT_LE(
         tt::test::rel_l2(
             tt::ops::gemm_instance_norm_add_mul(gpu(l.x), gpu(y), gpu(l.w), gpu(l.b), 1e-5), ref),
-        kTol);
+        kStrictTol);
     const Tensor x = gpu(l.x), w = gpu(l.w), b = gpu(l.b), yg = gpu(y);
     for (const g::GemmConfig& cfg : plans(m)) {
       SCOPED_TRACE(cfg.str());
@@ -384,10 +387,11 @@ TEST(CudaGemmFused, GemmInstanceNormAddMulMatchesCpu) {
           {std::max<int64_t>(1, g::gemm_instance_norm_add_mul_scratch_floats(cfg, m, n))},
           DType::F32, kGpu);
       g::GemmInstanceNormAddMulArgs a;
-      a.x = ptr(x), a.y = ptr(yg), a.w = ptr(w), a.b = ptr(b), a.out = ptr(out);
-      a.m = m, a.n = n, a.k = k, a.scratch = ptr(work);
+      a.x = float_ptr(x), a.y = float_ptr(yg), a.w = float_ptr(w), a.b = float_ptr(b),
+      a.out = float_ptr(out);
+      a.m = m, a.n = n, a.k = k, a.scratch = float_ptr(work);
       g::gemm_instance_norm_add_mul_forward(cfg, a, 0, gpu_stream());
-      EXPECT_LE(tt::test::rel_l2(out, ref), kTol);
+      EXPECT_LE(tt::test::rel_l2(out, ref), kStrictTol);
     }
   }
 }
@@ -412,7 +416,7 @@ TEST(CudaGemmFused, GemmSwishBiasGroupNormMatchesCpuWithEveryPlan) {
                   tt::ops::gemm_swish_bias_group_norm(gpu(l.x), gpu(l.w), gpu(l.b), gpu(bias),
                                                       c.groups, gpu(gw), gpu(gb), 1e-5),
                   ref),
-              kTol);
+              kStrictTol);
     const Tensor x = gpu(l.x), w = gpu(l.w), b = gpu(l.b), bg = gpu(bias), gwg = gpu(gw),
                  gbg = gpu(gb);
     int fused = 0;
@@ -430,11 +434,13 @@ TEST(CudaGemmFused, GemmSwishBiasGroupNormMatchesCpuWithEveryPlan) {
               1, g::gemm_swish_bias_group_norm_scratch_floats(cfg, c.m, c.n, c.k, c.groups))},
           DType::F32, kGpu);
       g::GemmSwishBiasGroupNormArgs a;
-      a.x = ptr(x), a.w = ptr(w), a.b = ptr(b), a.bias = ptr(bg), a.gamma = ptr(gwg);
-      a.beta = ptr(gbg), a.out = ptr(out), a.m = c.m, a.n = c.n, a.k = c.k, a.groups = c.groups;
-      a.scratch = ptr(work);
+      a.x = float_ptr(x), a.w = float_ptr(w), a.b = float_ptr(b), a.bias = float_ptr(bg),
+      a.gamma = float_ptr(gwg);
+      a.beta = float_ptr(gbg), a.out = float_ptr(out), a.m = c.m, a.n = c.n, a.k = c.k,
+      a.groups = c.groups;
+      a.scratch = float_ptr(work);
       g::gemm_swish_bias_group_norm_forward(cfg, a, 0, gpu_stream());
-      EXPECT_LE(tt::test::rel_l2(out, ref), kTol);
+      EXPECT_LE(tt::test::rel_l2(out, ref), kStrictTol);
     }
     if (c.groups != 5) {
       EXPECT_GT(fused, 0) << "no config ran the one-kernel plan";
@@ -460,9 +466,9 @@ TEST(CudaGemmFused, GemmScaleBatchNormMatchesCpuInTrainingAndEval) {
         const Tensor out =
             tt::ops::gemm_scale_batch_norm(gpu(l.x), gpu(l.w), gpu(l.b), gpu(scale), rm, rv,
                                            gpu(bw), gpu(bb), training, 0.1, 1e-5);
-        EXPECT_LE(tt::test::rel_l2(out, ref), kTol);
-        EXPECT_LE(tt::test::rel_l2(rm, rm_ref), kTol);
-        EXPECT_LE(tt::test::rel_l2(rv, rv_ref), kTol);
+        EXPECT_LE(tt::test::rel_l2(out, ref), kStrictTol);
+        EXPECT_LE(tt::test::rel_l2(rm, rm_ref), kStrictTol);
+        EXPECT_LE(tt::test::rel_l2(rv, rv_ref), kStrictTol);
       }
       const Tensor x = gpu(l.x), w = gpu(l.w), b = gpu(l.b), sg = gpu(scale), bwg = gpu(bw),
                    bbg = gpu(bb);
@@ -478,13 +484,15 @@ TEST(CudaGemmFused, GemmScaleBatchNormMatchesCpuInTrainingAndEval) {
             {std::max<int64_t>(1, g::gemm_scale_batch_norm_scratch_floats(cfg, m, n, training))},
             DType::F32, kGpu);
         g::GemmScaleBatchNormArgs a;
-        a.x = ptr(x), a.w = ptr(w), a.b = ptr(b), a.scale = ptr(sg), a.running_mean = ptr(rm);
-        a.running_var = ptr(rv), a.gamma = ptr(bwg), a.beta = ptr(bbg), a.out = ptr(out);
-        a.m = m, a.n = n, a.k = k, a.training = training, a.scratch = ptr(work);
+        a.x = float_ptr(x), a.w = float_ptr(w), a.b = float_ptr(b), a.scale = float_ptr(sg),
+        a.running_mean = float_ptr(rm);
+        a.running_var = float_ptr(rv), a.gamma = float_ptr(bwg), a.beta = float_ptr(bbg),
+        a.out = float_ptr(out);
+        a.m = m, a.n = n, a.k = k, a.training = training, a.scratch = float_ptr(work);
         g::gemm_scale_batch_norm_forward(cfg, a, 0, gpu_stream());
-        EXPECT_LE(tt::test::rel_l2(out, ref), kTol);
-        EXPECT_LE(tt::test::rel_l2(rm, rm_ref), kTol);
-        EXPECT_LE(tt::test::rel_l2(rv, rv_ref), kTol);
+        EXPECT_LE(tt::test::rel_l2(out, ref), kStrictTol);
+        EXPECT_LE(tt::test::rel_l2(rm, rm_ref), kStrictTol);
+        EXPECT_LE(tt::test::rel_l2(rv, rv_ref), kStrictTol);
       }
     }
   }

@@ -18,6 +18,7 @@
 
 #include "core/tensor.h"
 #include "ops/ops.h"
+#include "support/gpu_test.h"
 #include "support/row_norm_cases.h"
 #include "support/test_util.h"
 
@@ -36,15 +37,10 @@ using tt::Tensor;
 
 namespace {
 
-constexpr double kTol = 1e-5;
+using namespace tt::test;  // kStrictTol, kGpu, gpu_stream, float_ptr, nan_gpu
 
 #if TT_CUDA
 namespace norm = tt::ops::cuda::norm;
-const Device kGpu = Device::cuda(0);
-
-cudaStream_t gpu_stream() { return tt::cuda::stream(0); }
-float* ptr(const Tensor& t) { return tt::test::float_ptr(t); }
-Tensor nan_like(const Shape& s) { return tt::test::nan_filled(s, kGpu); }
 
 // ---- building blocks through the op front end ----
 
@@ -70,7 +66,7 @@ TEST(CudaNorm, InstanceNormMatchesCpu) {
     const Tensor got = tt::ops::instance_norm(x.to(kGpu), 1e-5, k.affine ? w.to(kGpu) : w,
                                               k.affine ? b.to(kGpu) : b);
     EXPECT_EQ(got.device(), kGpu);
-    EXPECT_LE(tt::test::rel_l2(got, want), kTol);
+    EXPECT_LE(tt::test::rel_l2(got, want), kStrictTol);
   }
 }
 
@@ -81,7 +77,7 @@ TEST(CudaNorm, InstanceNormOfStridedView) {
   for (const Tensor& x : {base.transpose(2, 3), base.narrow(3, 1, 11)}) {
     const Tensor want = tt::ops::instance_norm(x);
     const Tensor got = tt::ops::instance_norm(x.to(kGpu));
-    EXPECT_LE(tt::test::rel_l2(got, want), kTol);
+    EXPECT_LE(tt::test::rel_l2(got, want), kStrictTol);
   }
 }
 
@@ -103,7 +99,7 @@ TEST(CudaNorm, GroupNormMatchesCpu) {
     const Tensor b = Tensor::randn({k.shape[1]}, 7);
     const Tensor want = tt::ops::group_norm(x, k.groups, w, b);
     const Tensor got = tt::ops::group_norm(x.to(kGpu), k.groups, w.to(kGpu), b.to(kGpu));
-    EXPECT_LE(tt::test::rel_l2(got, want), kTol);
+    EXPECT_LE(tt::test::rel_l2(got, want), kStrictTol);
   }
 }
 
@@ -123,7 +119,7 @@ TEST(CudaNorm, BatchNormMatchesCpuInBothModes) {
       const Tensor want = tt::ops::batch_norm(x, rm_cpu, rv_cpu, w, b, training, 0.1, 1e-5);
       const Tensor got = tt::ops::batch_norm(x.to(kGpu), rm_gpu, rv_gpu, w.to(kGpu), b.to(kGpu),
                                              training, 0.1, 1e-5);
-      EXPECT_LE(tt::test::rel_l2(got, want), kTol);
+      EXPECT_LE(tt::test::rel_l2(got, want), kStrictTol);
       // Running statistics: updated in place in training, untouched in eval.
       EXPECT_LE(tt::test::rel_l2(rm_gpu, rm_cpu), 1e-6);
       EXPECT_LE(tt::test::rel_l2(rv_gpu, rv_cpu), 1e-6);
@@ -169,7 +165,7 @@ TEST(CudaNorm, LayerNormMatchesReference) {
     const Tensor wg = c.affine ? w.to(kGpu) : w, bg = c.affine ? b.to(kGpu) : b;
     EXPECT_LE(tt::test::rel_l2(tcu::layer_norm(x.to(kGpu), c.len, wg, bg, 1e-5),
                                ref_layer_norm(x, c.len, w, b, 1e-5)),
-              kTol);
+              kStrictTol);
   }
   // Strided input and a weight whose address is not 16-byte aligned.
   const tt::test::StridedRowNorm s;
@@ -177,7 +173,7 @@ TEST(CudaNorm, LayerNormMatchesReference) {
       tt::test::rel_l2(tcu::layer_norm(s.base.to(kGpu).narrow(1, 1, 64), 64,
                                        s.wbase.to(kGpu).narrow(0, 1, 64), Tensor(), 1e-5),
                        ref_layer_norm(s.x().contiguous(), 64, s.w().contiguous(), Tensor(), 1e-5)),
-      kTol);
+      kStrictTol);
 }
 
 TEST(CudaNorm, SegmentNormStatisticsOnly) {
@@ -187,11 +183,11 @@ TEST(CudaNorm, SegmentNormStatisticsOnly) {
   const std::vector<float> h = x.to_vector<float>();
   const Tensor xg = x.to(kGpu);
   norm::SegmentNormArgs a;
-  a.x = ptr(xg), a.segments = 6, a.length = 91, a.groups = 1, a.inner = 91;
+  a.x = float_ptr(xg), a.segments = 6, a.length = 91, a.groups = 1, a.inner = 91;
   for (const auto& cfg : norm::SegmentConfig::candidates({6, 91, 4})) {
     SCOPED_TRACE(cfg.str());
-    const Tensor mean = nan_like({6}), m2 = nan_like({6});
-    a.seg_mean = ptr(mean), a.seg_m2 = ptr(m2);
+    const Tensor mean = nan_gpu({6}), m2 = nan_gpu({6});
+    a.seg_mean = float_ptr(mean), a.seg_m2 = float_ptr(m2);
     norm::launch_segment_norm(cfg, a, gpu_stream());
     const auto gm = mean.to_vector<float>(), gq = m2.to_vector<float>();
     for (int s = 0; s < 6; ++s) {
@@ -239,7 +235,7 @@ TEST(CudaNorm, LauncherRejectsMisalignedPointers) {
   const Tensor x = Tensor::rand({2, 65}, 60).to(kGpu);
   const Tensor out = Tensor::empty({2, 65}, DType::F32, kGpu);
   norm::SegmentNormArgs a;
-  a.x = ptr(x) + 1, a.out = ptr(out) + 1, a.segments = 2, a.length = 64, a.inner = 64;
+  a.x = float_ptr(x) + 1, a.out = float_ptr(out) + 1, a.segments = 2, a.length = 64, a.inner = 64;
   const norm::SegmentConfig vec4{norm::SegmentKind::kSubwarp, 256, 16, 4, 1, 1};
   EXPECT_THROW(norm::launch_segment_norm(vec4, a, gpu_stream()), tt::Error);
 }

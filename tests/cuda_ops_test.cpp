@@ -19,6 +19,7 @@
 
 #include "core/tensor.h"
 #include "ops/ops.h"
+#include "support/gpu_test.h"
 #include "support/test_util.h"
 
 using tt::Device;
@@ -28,7 +29,7 @@ using tt::Tensor;
 
 namespace {
 
-const Device kGpu = Device::cuda(0);
+using namespace tt::test;  // kGpu (support/gpu_test.h)
 
 using ViewFn = std::function<Tensor(const Tensor&)>;
 const ViewFn kWhole = [](const Tensor& t) { return t; };

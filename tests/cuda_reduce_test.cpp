@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "support/gpu_test.h"
 #include "support/row_norm_cases.h"
 #include "support/test_util.h"
 
@@ -37,7 +38,7 @@ using tt::Tensor;
 
 namespace {
 
-constexpr double kTol = 1e-5;
+using namespace tt::test;  // kStrictTol, kGpu (support/gpu_test.h)
 
 // ---------------------------------------------------------------------------
 // Double-precision host reference.
@@ -221,7 +222,6 @@ Tensor strided_view(const Tensor& t, const Shape& sizes, const Shape& strides, i
 
 namespace red = tt::ops::cuda::reduce;
 namespace tcu = tt::ops::cuda;
-const Device kGpu = Device::cuda(0);
 
 Tensor run_red(Red op, const Tensor& x, const std::vector<int64_t>& dims, bool keepdim,
                int64_t correction = 1) {
@@ -268,7 +268,8 @@ void expect_match(const Tensor& got, const Tensor& want, Red op) {
       if (std::isnan(w[i])) g[i] = w[i] = 0.f;
     }
     const Shape flat{static_cast<int64_t>(w.size())};
-    EXPECT_LE(tt::test::rel_l2(Tensor::from_vector(g, flat), Tensor::from_vector(w, flat)), kTol);
+    EXPECT_LE(tt::test::rel_l2(Tensor::from_vector(g, flat), Tensor::from_vector(w, flat)),
+              kStrictTol);
   }
 }
 
@@ -465,14 +466,14 @@ TEST(CudaReduce, SoftmaxMatchesReference) {
                    std::to_string(dim));
       const Tensor got = log ? tcu::log_softmax(x.to(kGpu), dim) : tcu::softmax(x.to(kGpu), dim);
       EXPECT_EQ(got.sizes(), shape);
-      EXPECT_LE(tt::test::rel_l2(got, ref_softmax(x, dim, log)), kTol);
+      EXPECT_LE(tt::test::rel_l2(got, ref_softmax(x, dim, log)), kStrictTol);
     }
   }
   // A transposed view, and -inf entries (which get probability 0).
   const Tensor base = Tensor::randn({9, 40}, 8);
   EXPECT_LE(tt::test::rel_l2(tcu::softmax(base.to(kGpu).transpose(0, 1), 1),
                              ref_softmax(base.transpose(0, 1).contiguous(), 1, false)),
-            kTol);
+            kStrictTol);
   const float inf = std::numeric_limits<float>::infinity();
   const Tensor withinf = Tensor::from_vector<float>({-inf, 0.f, -inf, 1.f}, {1, 4});
   const std::vector<double> sm = tcu::softmax(withinf.to(kGpu), 1).to_vector<double>();
@@ -492,14 +493,14 @@ TEST(CudaReduce, RmsNormMatchesReference) {
     const Tensor y = Tensor::randn(c.shape, 64);
     EXPECT_LE(tt::test::rel_l2(tcu::rms_norm(y.to(kGpu), c.len, wg, 1.1920929e-07),
                                ref_rms_norm(y, c.len, w, 1.1920929e-07)),
-              kTol);
+              kStrictTol);
   }
   // Strided input and a weight whose address is not 16-byte aligned.
   const tt::test::StridedRowNorm s;
   EXPECT_LE(tt::test::rel_l2(tcu::rms_norm(s.base.to(kGpu).narrow(1, 1, 64), 64,
                                            s.wbase.to(kGpu).narrow(0, 1, 64), 1e-5),
                              ref_rms_norm(s.x().contiguous(), 64, s.w().contiguous(), 1e-5)),
-            kTol);
+            kStrictTol);
 }
 
 // ---- bmm ----
@@ -508,26 +509,26 @@ TEST(CudaReduce, BmmMatchesReference) {
   TT_REQUIRE_CUDA();
   const Tensor a = Tensor::randn({3, 5, 7}, 71), b = Tensor::randn({3, 7, 4}, 72);
   const Tensor ag = a.to(kGpu), bg = b.to(kGpu);
-  EXPECT_LE(tt::test::rel_l2(tcu::bmm(ag, bg), ref_bmm(a, b)), kTol);
+  EXPECT_LE(tt::test::rel_l2(tcu::bmm(ag, bg), ref_bmm(a, b)), kStrictTol);
 
   // Transposed views of both operands (no copies: op T).
   const Tensor at = Tensor::randn({3, 7, 5}, 73), bt = Tensor::randn({3, 4, 7}, 74);
   EXPECT_LE(
       tt::test::rel_l2(tcu::bmm(at.to(kGpu).transpose(1, 2), bt.to(kGpu).transpose(1, 2)),
                        ref_bmm(at.transpose(1, 2).contiguous(), bt.transpose(1, 2).contiguous())),
-      kTol);
+      kStrictTol);
 
   // A broadcast batch (stride 0) for a, then for b.
   const Tensor a1 = Tensor::randn({1, 5, 7}, 75);
   const Tensor a1g = a1.to(kGpu);
   const Tensor abcast = strided_view(a1g, {3, 5, 7}, {0, 7, 1}, 0);
   const Tensor abcast_cpu = strided_view(a1, {3, 5, 7}, {0, 7, 1}, 0).contiguous();
-  EXPECT_LE(tt::test::rel_l2(tcu::bmm(abcast, bg), ref_bmm(abcast_cpu, b)), kTol);
+  EXPECT_LE(tt::test::rel_l2(tcu::bmm(abcast, bg), ref_bmm(abcast_cpu, b)), kStrictTol);
   const Tensor b1 = Tensor::randn({1, 7, 4}, 76);
   const Tensor bbcast = strided_view(b1.to(kGpu), {3, 7, 4}, {0, 4, 1}, 0);
   EXPECT_LE(tt::test::rel_l2(tcu::bmm(ag, bbcast),
                              ref_bmm(a, strided_view(b1, {3, 7, 4}, {0, 4, 1}, 0).contiguous())),
-            kTol);
+            kStrictTol);
 
   // Neither unit stride (a copy), a misaligned start, m = 1, n = 1, k = 1, k = 0.
   const Tensor wide = Tensor::randn({3, 10, 14}, 77);
@@ -535,12 +536,12 @@ TEST(CudaReduce, BmmMatchesReference) {
   EXPECT_LE(
       tt::test::rel_l2(tcu::bmm(every_other, bg),
                        ref_bmm(strided_view(wide, {3, 5, 7}, {140, 28, 2}, 1).contiguous(), b)),
-      kTol);
+      kStrictTol);
   for (const Shape& mnk : {Shape{1, 9, 33}, Shape{17, 1, 8}, Shape{6, 5, 1}, Shape{64, 48, 96}}) {
     const Tensor x = Tensor::randn({2, mnk[0], mnk[2]}, 78),
                  y = Tensor::randn({2, mnk[2], mnk[1]}, 79);
     SCOPED_TRACE(tt::shape_str(mnk));
-    EXPECT_LE(tt::test::rel_l2(tcu::bmm(x.to(kGpu), y.to(kGpu)), ref_bmm(x, y)), kTol);
+    EXPECT_LE(tt::test::rel_l2(tcu::bmm(x.to(kGpu), y.to(kGpu)), ref_bmm(x, y)), kStrictTol);
   }
   const Tensor z = tcu::bmm(Tensor::empty({2, 3, 0}, DType::F32, kGpu),
                             Tensor::empty({2, 0, 4}, DType::F32, kGpu));
@@ -565,7 +566,7 @@ TEST(CudaReduce, EveryBmmAlgorithmMatches) {
   for (const auto& c : ts.space->enumerate()) {
     SCOPED_TRACE(c.str());
     tt::autotune::ScopedConfigOverride force("bmm", c, it->problem);
-    EXPECT_LE(tt::test::rel_l2(tcu::bmm(ag, bg), want), kTol);
+    EXPECT_LE(tt::test::rel_l2(tcu::bmm(ag, bg), want), kStrictTol);
   }
 }
 

@@ -203,30 +203,40 @@ TEST_F(LaunchEnvTest, ReadsTorchrunsNames) {
 }
 
 TEST_F(LaunchEnvTest, MissingAndMalformedValuesAreSentences) {
-  ::unsetenv("RANK");
-  EXPECT_EQ(error_of([] { read_launch_env(); }),
-            "tt::distributed::init() needs the environment variable RANK, but it is not set; "
-            "start the program with `tt launch -n N` or torchrun, which set RANK, WORLD_SIZE, "
-            "LOCAL_RANK, MASTER_ADDR and MASTER_PORT.");
-  ::setenv("RANK", "2", 1);
-  EXPECT_EQ(error_of([] { read_launch_env(); }),
-            "The environment variable RANK must be an integer in 0..1 (WORLD_SIZE is 2), but it "
-            "is '2'.");
-  ::setenv("RANK", "0", 1);
-  ::setenv("WORLD_SIZE", "two", 1);
-  EXPECT_EQ(error_of([] { read_launch_env(); }),
-            "The environment variable WORLD_SIZE must be a positive integer, but it is 'two'.");
-  ::setenv("WORLD_SIZE", "2", 1);
-  ::setenv("MASTER_PORT", "0", 1);
-  EXPECT_EQ(error_of([] { read_launch_env(); }),
-            "The environment variable MASTER_PORT must be a port number in 1..65535, but it is "
-            "'0'.");
-  ::setenv("MASTER_PORT", "29500", 1);
-  ::setenv("MASTER_ADDR", "", 1);
-  EXPECT_EQ(error_of([] { read_launch_env(); }),
-            "tt::distributed::init() needs the environment variable MASTER_ADDR, but it is empty; "
-            "start the program with `tt launch -n N` or torchrun, which set RANK, WORLD_SIZE, "
-            "LOCAL_RANK, MASTER_ADDR and MASTER_PORT.");
+  const std::string how =
+      "start the program with `tt launch -n N` or torchrun, which set RANK, WORLD_SIZE, "
+      "LOCAL_RANK, MASTER_ADDR and MASTER_PORT.";
+  // One variable made wrong at a time (nullptr: unset), then put right again (nullptr:
+  // left wrong, for init() below).
+  struct Case {
+    const char* name;
+    const char* wrong;
+    const char* right;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"RANK", nullptr, "2",
+       "tt::distributed::init() needs the environment variable RANK, but it is not set; " + how},
+      {"RANK", "2", "0",
+       "The environment variable RANK must be an integer in 0..1 (WORLD_SIZE is 2), but it is "
+       "'2'."},
+      {"WORLD_SIZE", "two", "2",
+       "The environment variable WORLD_SIZE must be a positive integer, but it is 'two'."},
+      {"MASTER_PORT", "0", "29500",
+       "The environment variable MASTER_PORT must be a port number in 1..65535, but it is '0'."},
+      {"MASTER_ADDR", "", nullptr,
+       "tt::distributed::init() needs the environment variable MASTER_ADDR, but it is empty; " +
+           how},
+  };
+  for (const Case& c : cases) {
+    if (c.wrong) {
+      ::setenv(c.name, c.wrong, 1);
+    } else {
+      ::unsetenv(c.name);
+    }
+    EXPECT_EQ(error_of([] { read_launch_env(); }), c.message);
+    if (c.right) ::setenv(c.name, c.right, 1);
+  }
   EXPECT_EQ(error_of([] { init(); }),
             error_of([] { read_launch_env(); }));  // init() reads the same way
 }

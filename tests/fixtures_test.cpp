@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <set>
+#include <string>
 
 #include "core/safetensors.h"
 #include "models/fixture_check.h"
@@ -128,17 +130,11 @@ TEST(RelativeL2Error, GoldenValues) {
 // Writes altered copies of a good fixture into a temporary folder.
 class BrokenFixture : public testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tt_fixtures_test_" + std::to_string(getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   static safetensors::File load(const std::string& name) {
     return safetensors::load(std::string(TT_TEST_DATA_DIR) + "/" + name);
   }
   std::string save(const std::string& name, const safetensors::File& file) {
-    const std::string path = (dir_ / name).string();
+    const std::string path = scratch_.path(name);
     safetensors::save(path, file.tensors, file.metadata);
     return path;
   }
@@ -151,41 +147,50 @@ class BrokenFixture : public testing::Test {
     return "(no error)";
   }
 
-  fs::path dir_;
+  test::ScratchDir scratch_{"tt_fixtures_test"};
 };
 
 TEST_F(BrokenFixture, MissingFileIsNamed) {
-  const std::string path = (dir_ / "absent.safetensors").string();
+  const std::string path = scratch_.path("absent.safetensors");
   EXPECT_THAT(error_of(path), HasSubstr(path));
 }
 
-TEST_F(BrokenFixture, MissingMetadataIsNamed) {
-  auto file = load("gemm_bias_relu_small.safetensors");
-  file.metadata.erase("model");
-  const std::string path = save("no_model.safetensors", file);
-  EXPECT_EQ(error_of(path), "fixture " + path + ": the metadata has no 'model' entry");
-}
-
-TEST_F(BrokenFixture, BadInputCountIsNamed) {
-  auto file = load("gemm_bias_relu_small.safetensors");
-  file.metadata["inputs"] = "one";
-  const std::string path = save("bad_inputs.safetensors", file);
-  EXPECT_EQ(error_of(path),
-            "fixture " + path + ": the metadata 'inputs' must be a positive integer but is 'one'");
-}
-
-TEST_F(BrokenFixture, MissingInputIsNamed) {
-  auto file = load("gemm_instnorm_add_mul_small.safetensors");
-  file.tensors.erase("input.1");
-  const std::string path = save("no_input.safetensors", file);
-  EXPECT_EQ(error_of(path), "fixture " + path + ": the file has no tensor 'input.1'");
-}
-
-TEST_F(BrokenFixture, UnknownModelIsNamed) {
-  auto file = load("gemm_bias_relu_small.safetensors");
-  file.metadata["model"] = "Transformer";
-  const std::string path = save("unknown.safetensors", file);
-  EXPECT_THAT(error_of(path), HasSubstr("fixture " + path + ": unknown model 'Transformer'"));
+// Each case: a good fixture altered one way, and the sentence naming what is wrong
+// (the whole message, or its start where the rest lists the known models).
+TEST_F(BrokenFixture, BrokenMetadataAndInputsAreNamed) {
+  struct Case {
+    const char* source;
+    const char* name;
+    std::function<void(safetensors::File&)> edit;
+    std::string message;
+    bool whole;
+  };
+  const Case cases[] = {
+      {"gemm_bias_relu_small.safetensors", "no_model.safetensors",
+       [](safetensors::File& f) { f.metadata.erase("model"); }, "the metadata has no 'model' entry",
+       true},
+      {"gemm_bias_relu_small.safetensors", "bad_inputs.safetensors",
+       [](safetensors::File& f) { f.metadata["inputs"] = "one"; },
+       "the metadata 'inputs' must be a positive integer but is 'one'", true},
+      {"gemm_instnorm_add_mul_small.safetensors", "no_input.safetensors",
+       [](safetensors::File& f) { f.tensors.erase("input.1"); }, "the file has no tensor 'input.1'",
+       true},
+      {"gemm_bias_relu_small.safetensors", "unknown.safetensors",
+       [](safetensors::File& f) { f.metadata["model"] = "Transformer"; },
+       "unknown model 'Transformer'", false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto file = load(c.source);
+    c.edit(file);
+    const std::string path = save(c.name, file);
+    const std::string expected = "fixture " + path + ": " + c.message;
+    if (c.whole) {
+      EXPECT_EQ(error_of(path), expected);
+    } else {
+      EXPECT_THAT(error_of(path), HasSubstr(expected));
+    }
+  }
 }
 
 TEST_F(BrokenFixture, WrongParameterShapeIsNamed) {

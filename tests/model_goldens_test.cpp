@@ -235,15 +235,6 @@ std::vector<double> ref_bert_layer(const test::BertLayer& m, const Tensor& x_t,
   return ref_layer_norm(ref_add(h, ff), p, "out_norm", 1e-12).v;
 }
 
-double rel_l2(const std::vector<double>& a, const std::vector<double>& b) {
-  double d = 0, n = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    d += (a[i] - b[i]) * (a[i] - b[i]);
-    n += b[i] * b[i];
-  }
-  return std::sqrt(d / n);
-}
-
 // LayerNorm weights away from 1 and biases away from 0, as the golden script does.
 void perturb_norms(Module& m, uint64_t seed) {
   for (auto& [name, t] : m.named_parameters()) {
@@ -260,17 +251,16 @@ TEST(ModelReference, TinyGptMatchesPlainLoops) {
   perturb_norms(model, 100);
   const Tensor idx =
       Tensor::from_vector<int64_t>({3, 49, 0, 7, 7, 12, 30, 1, 0, 5, 8, 44, 2, 19, 27, 33}, {2, 8});
-  const std::vector<double> want = ref_tiny_gpt(model, idx);
+  const Tensor want = Tensor::from_vector(ref_tiny_gpt(model, idx), {2, 8, 50});
   for (Device device : golden_devices()) {
     SCOPED_TRACE(device.str());
     model.to(device);
     const Tensor out = model.forward({idx.to(device)}).at(0);
     ASSERT_EQ(out.sizes(), (Shape{2, 8, 50}));
-    EXPECT_LE(rel_l2(out.to_vector<double>(), want), 1e-5);
+    EXPECT_LE(test::rel_l2(out, want), 1e-5);
   }
   model.to(Device::cpu());
-  EXPECT_LE(rel_l2(models::forward_float64(model, {idx}).outputs.at(0).to_vector<double>(), want),
-            1e-12);
+  EXPECT_LE(test::rel_l2(models::forward_float64(model, {idx}).outputs.at(0), want), 1e-12);
 }
 
 TEST(ModelReference, BertLayerMatchesPlainLoops) {
@@ -281,18 +271,16 @@ TEST(ModelReference, BertLayerMatchesPlainLoops) {
   const Tensor x = Tensor::randn({2, 8, 32}, 7);
   const Tensor mask =
       Tensor::from_vector<int64_t>({1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0}, {2, 8});
-  const std::vector<double> want = ref_bert_layer(model, x, mask);
+  const Tensor want = Tensor::from_vector(ref_bert_layer(model, x, mask), {2, 8, 32});
   for (Device device : golden_devices()) {
     SCOPED_TRACE(device.str());
     model.to(device);
     const Tensor out = model.forward({x.to(device), mask.to(device)}).at(0);
     ASSERT_EQ(out.sizes(), (Shape{2, 8, 32}));
-    EXPECT_LE(rel_l2(out.to_vector<double>(), want), 1e-5);
+    EXPECT_LE(test::rel_l2(out, want), 1e-5);
   }
   model.to(Device::cpu());
-  EXPECT_LE(
-      rel_l2(models::forward_float64(model, {x, mask}).outputs.at(0).to_vector<double>(), want),
-      1e-12);
+  EXPECT_LE(test::rel_l2(models::forward_float64(model, {x, mask}).outputs.at(0), want), 1e-12);
 }
 
 // Constants a forward makes as float32 (the default dtype) meet float64 activations

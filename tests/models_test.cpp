@@ -6,6 +6,9 @@
 
 #include <cmath>
 #include <map>
+#include <memory>
+#include <string>
+#include <tuple>
 
 #include "models/models.h"
 #include "ops/ops.h"
@@ -27,42 +30,38 @@ using tt::test::error_of;
 
 // ---- parameter and buffer names, as PyTorch's state_dict has them ----
 
-TEST(ModelParameters, GemmInstanceNormAddMulMatchesPyTorch) {
-  models::GemmInstanceNormAddMul m(64, 96);
-  EXPECT_EQ(shapes_of(m.named_parameters()),
-            (std::map<std::string, Shape>{{"bmm.weight", {96, 64}}, {"bmm.bias", {96}}}));
-  EXPECT_TRUE(m.named_buffers().empty());
-}
-
-TEST(ModelParameters, InstanceNorm2dModelHasNone) {
-  models::InstanceNorm2dModel m(3);
-  EXPECT_TRUE(m.named_parameters().empty());
-  EXPECT_TRUE(m.named_buffers().empty());
-}
-
-TEST(ModelParameters, GemmSwishBiasGroupNormMatchesPyTorch) {
-  models::GemmSwishBiasGroupNorm m(48, 128, 8, {128});
-  EXPECT_EQ(shapes_of(m.named_parameters()), (std::map<std::string, Shape>{
-                                                 {"matmul.weight", {128, 48}},
-                                                 {"matmul.bias", {128}},
-                                                 {"bias", {128}},
-                                                 {"group_norm.weight", {128}},
-                                                 {"group_norm.bias", {128}},
-                                             }));
-  EXPECT_TRUE(m.named_buffers().empty());
-}
-
-TEST(ModelParameters, GemmScaleBatchNormMatchesPyTorch) {
-  models::GemmScaleBatchNorm m(40, 72, {72});
-  EXPECT_EQ(shapes_of(m.named_parameters()), (std::map<std::string, Shape>{
-                                                 {"gemm.weight", {72, 40}},
-                                                 {"gemm.bias", {72}},
-                                                 {"scale", {72}},
-                                                 {"bn.weight", {72}},
-                                                 {"bn.bias", {72}},
-                                             }));
-  EXPECT_EQ(shapes_of(m.named_buffers()),
-            (std::map<std::string, Shape>{{"bn.running_mean", {72}}, {"bn.running_var", {72}}}));
+TEST(ModelParameters, NamesAndShapesMatchPyTorch) {
+  using Shapes = std::map<std::string, Shape>;
+  struct Case {
+    std::shared_ptr<Module> model;
+    Shapes params;
+    Shapes buffers;
+  };
+  const Case cases[] = {
+      {std::make_shared<models::GemmInstanceNormAddMul>(64, 96),
+       {{"bmm.weight", {96, 64}}, {"bmm.bias", {96}}},
+       {}},
+      {std::make_shared<models::InstanceNorm2dModel>(3), {}, {}},
+      {std::make_shared<models::GemmSwishBiasGroupNorm>(48, 128, 8, Shape{128}),
+       {{"matmul.weight", {128, 48}},
+        {"matmul.bias", {128}},
+        {"bias", {128}},
+        {"group_norm.weight", {128}},
+        {"group_norm.bias", {128}}},
+       {}},
+      {std::make_shared<models::GemmScaleBatchNorm>(40, 72, Shape{72}),
+       {{"gemm.weight", {72, 40}},
+        {"gemm.bias", {72}},
+        {"scale", {72}},
+        {"bn.weight", {72}},
+        {"bn.bias", {72}}},
+       {{"bn.running_mean", {72}}, {"bn.running_var", {72}}}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.model->name());
+    EXPECT_EQ(shapes_of(c.model->named_parameters()), c.params);
+    EXPECT_EQ(shapes_of(c.model->named_buffers()), c.buffers);
+  }
 }
 
 TEST(ModelParameters, GemmBiasReLUHasNoLinearBias) {
@@ -281,23 +280,29 @@ TEST(Registry, BadInitArgumentsNameTheModelAndArgument) {
   EXPECT_THAT(
       error_of([] { models::build_model("GemmBiasReLU", "[64, 80, [80]"); }),
       HasSubstr("GemmBiasReLU: the constructor arguments '[64, 80, [80]' are not valid JSON"));
-  EXPECT_EQ(error_of([] { models::build_model("GemmBiasReLU", "{\"in\": 64}"); }),
-            "GemmBiasReLU: the constructor arguments must be a JSON list like [64, 80, [80]] but "
-            "got {\"in\":64}");
-  EXPECT_EQ(error_of([] { models::build_model("GemmBiasReLU", "[64, 80]"); }),
-            "GemmBiasReLU takes 3 arguments (in_features, out_features, bias_shape) but got 2");
-  EXPECT_EQ(error_of([] { models::build_model("GemmScaleBatchNorm", "[1, 2, [2], 1, 1, 1]"); }),
-            "GemmScaleBatchNorm takes 3 to 5 arguments (in_features, out_features, scale_shape, "
-            "eps, momentum) but got 6");
-  EXPECT_EQ(error_of([] { models::build_model("GemmBiasReLU", "[64, \"80\", [80]]"); }),
-            "GemmBiasReLU: argument 2 (out_features) must be an integer but got \"80\"");
-  EXPECT_EQ(error_of([] { models::build_model("GemmBiasReLU", "[64, 80, 80]"); }),
-            "GemmBiasReLU: argument 3 (bias_shape) must be a list of integers such as [80] but got "
-            "80");
-  EXPECT_EQ(error_of([] { models::build_model("GemmBiasReLU", "[64.5, 80, [80]]"); }),
-            "GemmBiasReLU: argument 1 (in_features) must be an integer but got 64.5");
-  EXPECT_EQ(error_of([] { models::build_model("GemmInstanceNormAddMul", "[4, 4, \"tiny\"]"); }),
-            "GemmInstanceNormAddMul: argument 3 (eps) must be a number but got \"tiny\"");
+  // {model, constructor arguments, the error}
+  const std::tuple<const char*, const char*, const char*> cases[] = {
+      {"GemmBiasReLU", "{\"in\": 64}",
+       "GemmBiasReLU: the constructor arguments must be a JSON list like [64, 80, [80]] but got "
+       "{\"in\":64}"},
+      {"GemmBiasReLU", "[64, 80]",
+       "GemmBiasReLU takes 3 arguments (in_features, out_features, bias_shape) but got 2"},
+      {"GemmScaleBatchNorm", "[1, 2, [2], 1, 1, 1]",
+       "GemmScaleBatchNorm takes 3 to 5 arguments (in_features, out_features, scale_shape, eps, "
+       "momentum) but got 6"},
+      {"GemmBiasReLU", "[64, \"80\", [80]]",
+       "GemmBiasReLU: argument 2 (out_features) must be an integer but got \"80\""},
+      {"GemmBiasReLU", "[64, 80, 80]",
+       "GemmBiasReLU: argument 3 (bias_shape) must be a list of integers such as [80] but got 80"},
+      {"GemmBiasReLU", "[64.5, 80, [80]]",
+       "GemmBiasReLU: argument 1 (in_features) must be an integer but got 64.5"},
+      {"GemmInstanceNormAddMul", "[4, 4, \"tiny\"]",
+       "GemmInstanceNormAddMul: argument 3 (eps) must be a number but got \"tiny\""},
+  };
+  for (const auto& [model, args, message] : cases) {
+    const std::string name = model, init = args;
+    EXPECT_EQ(error_of([&] { models::build_model(name, init); }), message) << init;
+  }
   EXPECT_EQ(error_of([] { models::find_model("GemmBiasReLU").preset("medium"); }),
             "GemmBiasReLU: unknown shape preset 'medium'; expected 'small' or 'full'");
 }

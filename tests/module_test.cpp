@@ -171,12 +171,10 @@ TEST(ModuleTest, LoadingItsOwnStateDictChangesNothing) {
 TEST(ModuleTest, StateDictRoundTripsThroughSafetensors) {
   Net source;
   fill_distinct(source, -5.0f);
-  std::string dir = (std::filesystem::temp_directory_path() / "tt_module_test_XXXXXX").string();
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
-  const std::string path = dir + "/net.safetensors";
+  const test::ScratchDir scratch("tt_module_test");
+  const std::string path = scratch.path("net.safetensors");
   safetensors::save(path, source.state_dict(), {{"model", "Net"}});
   safetensors::File file = safetensors::load(path);
-  std::filesystem::remove_all(dir);
 
   Net target;
   target.load_state_dict(file.tensors);

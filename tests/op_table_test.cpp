@@ -39,6 +39,7 @@
 #include "core/tensor.h"
 #include "ops/graph/compile.h"
 #include "ops/ops.h"
+#include "support/fn_module.h"
 #include "support/test_util.h"
 
 namespace tt::test {
@@ -1445,23 +1446,13 @@ TEST_P(OpTableRow, CudaMatchesCpuUnderEveryConfig) {
 // Every case through tt::compile (its first call records, the second replays): on the
 // CPU the replay is the eager result bit for bit; on CUDA the replay (fused groups where
 // the case has them) agrees with the CPU reference as the op itself must.
-class CaseModule : public Module {
- public:
-  explicit CaseModule(Call call) : call_(std::move(call)) {}
-  std::vector<Tensor> forward(const std::vector<Tensor>& in) override { return call_(in); }
-  std::string name() const override { return "CaseModule"; }
-
- private:
-  Call call_;
-};
-
 TEST_P(OpTableRow, CompiledMatchesEager) {
   const OpRow& row = op_table()[GetParam()];
   for (const OpCase& c : row.cases()) {
     if (c.large) continue;
     const std::string what = row.op + " / " + c.name;
     const std::vector<Tensor> want = c.call(copies(c.inputs, Device::cpu()));
-    auto compiled = compile(std::make_shared<CaseModule>(c.call));
+    auto compiled = compile(std::make_shared<FnModule>(c.call));
     for (int round = 0; round < 2; ++round) {
       const std::vector<Tensor> got = (*compiled)(copies(c.inputs, Device::cpu()));
       ASSERT_EQ(got.size(), want.size()) << what;
@@ -1474,7 +1465,7 @@ TEST_P(OpTableRow, CompiledMatchesEager) {
                                                                             << compiled->explain();
     }
     if (!cuda_available()) continue;
-    auto on_gpu = compile(std::make_shared<CaseModule>(c.call));
+    auto on_gpu = compile(std::make_shared<FnModule>(c.call));
     for (int round = 0; round < 2; ++round) {
       expect_close((*on_gpu)(copies(c.inputs, Device::cuda(0))), want,
                    what + " (compiled, call " + std::to_string(round) + ")");

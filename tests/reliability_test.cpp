@@ -115,16 +115,9 @@ TEST(ShapeOverflow, ReshapeRefusesShapesWhoseProductWraps) {
 
 class SafetensorsCrashTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "tt_reliability_test_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // A file with the given header text and `data_bytes` zero bytes of data.
   std::string file_with_header(const std::string& header, size_t data_bytes = 0) {
-    const std::string path = (fs::path(dir_) / "f.safetensors").string();
+    const std::string path = scratch_.path("f.safetensors");
     std::string bytes(8, '\0');
     for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
     bytes += header + std::string(data_bytes, '\0');
@@ -132,7 +125,7 @@ class SafetensorsCrashTest : public ::testing::Test {
     return path;
   }
 
-  std::string dir_;
+  test::ScratchDir scratch_{"tt_reliability_test"};
 };
 
 TEST_F(SafetensorsCrashTest, NumbersBeyondDoubleAreAnError) {
@@ -184,7 +177,7 @@ TEST_F(SafetensorsCrashTest, HeaderLengthAboveTheFormatLimitIsRefused) {
   // A sparse file long enough for the forged length, which is never allocated.
   std::string bytes(8, '\0');
   bytes[4] = 1;  // 2^32
-  const std::string path = (fs::path(dir_) / "long.safetensors").string();
+  const std::string path = scratch_.path("long.safetensors");
   std::ofstream(path, std::ios::binary).write(bytes.data(), 8);
   fs::resize_file(path, (uint64_t{1} << 32) + 16);
   EXPECT_EQ(error_of([&] { safetensors::load(path); }),
@@ -194,14 +187,14 @@ TEST_F(SafetensorsCrashTest, HeaderLengthAboveTheFormatLimitIsRefused) {
 
 TEST_F(SafetensorsCrashTest, SaveReplacesOnlyRegularFilesAndFollowsSymlinks) {
   const std::map<std::string, Tensor> tensors = {{"w", Tensor::ones({2})}};
-  const std::string fifo = (fs::path(dir_) / "fifo").string();
+  const std::string fifo = scratch_.path("fifo");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
   EXPECT_EQ(error_of([&] { safetensors::save(fifo, tensors); }),
             "refusing to replace the safetensors file " + fifo + ": " + fifo +
                 " is a named pipe, not a regular file");
   EXPECT_TRUE(fs::is_fifo(fifo));
-  const std::string real = (fs::path(dir_) / "real.safetensors").string();
-  const std::string link = (fs::path(dir_) / "link.safetensors").string();
+  const std::string real = scratch_.path("real.safetensors");
+  const std::string link = scratch_.path("link.safetensors");
   safetensors::save(real, {});
   fs::create_symlink("real.safetensors", link);
   safetensors::save(link, tensors);

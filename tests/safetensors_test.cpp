@@ -19,6 +19,7 @@
 
 #include "core/error.h"
 #include "core/tensor.h"
+#include "support/test_util.h"
 #if TT_CUDA
 #include "core/cuda/runtime.h"
 #endif
@@ -70,14 +71,7 @@ Tensor tensor_with_bytes(const Shape& shape, DType dtype) {
 
 class SafetensorsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "tt_safetensors_test_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
+  std::string path(const std::string& name) const { return scratch_.path(name); }
 
   // Writes `bytes` to a new file and returns the exact message load() throws for it.
   std::string load_error(const std::string& bytes) {
@@ -96,7 +90,7 @@ class SafetensorsTest : public ::testing::Test {
   }
   std::string prefix() const { return "safetensors: '" + path("bad.safetensors") + "': "; }
 
-  std::string dir_;
+  test::ScratchDir scratch_{"tt_safetensors_test"};
 };
 
 // ---- round trips ----
@@ -203,7 +197,7 @@ TEST_F(SafetensorsTest, SaveReplacesTheFileAndLeavesNoTemporaryFiles) {
   EXPECT_THAT(file.tensors.at("b").to_vector<float>(), ElementsAre(2, 3));
   EXPECT_EQ(file.metadata.at("v"), "2");
   std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir_)) {
+  for (const auto& entry : fs::directory_iterator(scratch_.str())) {
     names.push_back(entry.path().filename().string());
   }
   EXPECT_THAT(names, ElementsAre("model.safetensors"));
@@ -356,12 +350,10 @@ TEST_P(SafetensorsFixtureSuite, LoadsWithExpectedShapesDtypesAndMetadata) {
 TEST_P(SafetensorsFixtureSuite, ResavedFixtureLoadsIdentically) {
   const FixtureCase& c = GetParam();
   const safetensors::File original = safetensors::load(fixture(c.name));
-  std::string pattern = (fs::temp_directory_path() / "tt_safetensors_resave_XXXXXX").string();
-  ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-  const std::string p = pattern + "/copy.safetensors";
+  const test::ScratchDir scratch("tt_safetensors_resave");
+  const std::string p = scratch.path("copy.safetensors");
   safetensors::save(p, original.tensors, original.metadata);
   const safetensors::File copy = safetensors::load(p);
-  fs::remove_all(pattern);
   EXPECT_EQ(copy.metadata, original.metadata);
   ASSERT_EQ(copy.tensors.size(), original.tensors.size());
   for (const auto& [name, t] : original.tensors) {
@@ -436,7 +428,8 @@ TEST_F(SafetensorsTest, MissingFile) {
 }
 
 TEST_F(SafetensorsTest, FolderInsteadOfFile) {
-  EXPECT_EQ(load_error_at(dir_), "safetensors: '" + dir_ + "': is not a regular file");
+  EXPECT_EQ(load_error_at(scratch_.str()),
+            "safetensors: '" + scratch_.str() + "': is not a regular file");
 }
 
 TEST_F(SafetensorsTest, FileShorterThanTheLengthPrefix) {

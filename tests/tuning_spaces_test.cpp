@@ -246,19 +246,33 @@ std::set<std::string> texts(const std::vector<C>& configs) {
   return out;
 }
 
+// The space offers exactly the family's candidates for p (as many, the same texts),
+// its default is the family's default_for(p), and each config has `axes` axes (or at
+// least that many where variants add their own).
+template <class C, class P, class ToConfig, class FromConfig>
+void expect_the_candidates(const ParamSpace& space, const P& p, ToConfig to_config,
+                           FromConfig from_config, size_t axes, bool at_least,
+                           const std::string& what) {
+  EXPECT_EQ(space.default_config(), to_config(C::default_for(p))) << what;
+  std::vector<C> got;
+  for (const Config& c : space.enumerate()) {
+    got.push_back(from_config(c));
+    if (at_least) {
+      EXPECT_GE(axis_count(c), axes) << c.str();
+    } else {
+      EXPECT_EQ(axis_count(c), axes) << c.str();
+    }
+  }
+  EXPECT_EQ(texts(got), texts(C::candidates(p))) << what;
+  EXPECT_EQ(got.size(), C::candidates(p).size()) << what;
+}
+
 TEST(SegmentSpace, HoldsExactlyTheCandidatesWithTodaysDefault) {
   for (const SegmentProblem& p : kSegmentProblems) {
-    const std::string what = segment_problem_key(p);
-    const ParamSpace space = segment_space(kInstanceNorm, p, DeviceLimits{});
-    EXPECT_EQ(space.default_config(), segment_to_config(norm::SegmentConfig::default_for(p)))
-        << what;
-    std::vector<norm::SegmentConfig> got;
-    for (const Config& c : space.enumerate()) {
-      got.push_back(segment_from_config(c));
-      EXPECT_GE(axis_count(c), 4u) << c.str();  // kind, threads, vec, items (+ lanes, ...)
-    }
-    EXPECT_EQ(texts(got), texts(norm::SegmentConfig::candidates(p))) << what;
-    EXPECT_EQ(got.size(), norm::SegmentConfig::candidates(p).size()) << what;
+    // kind, threads, vec, items (+ lanes, ...)
+    expect_the_candidates<norm::SegmentConfig>(segment_space(kInstanceNorm, p, DeviceLimits{}), p,
+                                               segment_to_config, segment_from_config, 4, true,
+                                               segment_problem_key(p));
   }
 }
 
@@ -326,15 +340,9 @@ TEST(ColumnStatsSpace, HoldsExactlyTheCandidatesWithTodaysDefault) {
   for (const norm::ColumnProblem& p :
        {norm::ColumnProblem{64, 72, 4}, norm::ColumnProblem{16384, 4096, 4},
         norm::ColumnProblem{5, 3, 1}, norm::ColumnProblem{1000, 6, 2}}) {
-    const ParamSpace space = column_stats_space(kBatchNormColumnStats, p, hopper_limits());
-    EXPECT_EQ(space.default_config(),
-              column_stats_to_config(norm::ColumnStatsConfig::default_for(p)));
-    std::vector<norm::ColumnStatsConfig> got;
-    for (const Config& c : space.enumerate()) {
-      got.push_back(column_stats_from_config(c));
-      EXPECT_EQ(axis_count(c), 5u);
-    }
-    EXPECT_EQ(texts(got), texts(norm::ColumnStatsConfig::candidates(p))) << column_problem_key(p);
+    expect_the_candidates<norm::ColumnStatsConfig>(
+        column_stats_space(kBatchNormColumnStats, p, hopper_limits()), p, column_stats_to_config,
+        column_stats_from_config, 5, false, column_problem_key(p));
   }
   for (const norm::ColumnStatsConfig& c : norm::ColumnStatsConfig::all()) {
     EXPECT_EQ(column_stats_from_config(column_stats_to_config(c)), c) << c.str();
@@ -355,14 +363,9 @@ TEST(AffineSpace, HoldsExactlyTheCandidatesWithTodaysDefault) {
   for (const norm::AffineProblem& p :
        {norm::AffineProblem{64 * 72, 72, 1, 4}, norm::AffineProblem{16384 * 4096, 4096, 1, 4},
         norm::AffineProblem{2 * 3 * 5, 3, 5, 1}, norm::AffineProblem{4 * 6 * 10, 6, 10, 2}}) {
-    const ParamSpace space = affine_space(kBatchNormAffine, p, hopper_limits());
-    EXPECT_EQ(space.default_config(), affine_to_config(norm::AffineConfig::default_for(p)));
-    std::vector<norm::AffineConfig> got;
-    for (const Config& c : space.enumerate()) {
-      got.push_back(affine_from_config(c));
-      EXPECT_EQ(axis_count(c), 3u);
-    }
-    EXPECT_EQ(texts(got), texts(norm::AffineConfig::candidates(p))) << affine_problem_key(p);
+    expect_the_candidates<norm::AffineConfig>(affine_space(kBatchNormAffine, p, hopper_limits()), p,
+                                              affine_to_config, affine_from_config, 3, false,
+                                              affine_problem_key(p));
   }
   for (const norm::AffineConfig& c : norm::AffineConfig::all()) {
     EXPECT_EQ(affine_from_config(affine_to_config(c)), c) << c.str();

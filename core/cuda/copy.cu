@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/convert.h"
 #include "core/cuda/check.h"
 #include "core/cuda/launch.h"
 #include "core/cuda/runtime.h"
@@ -114,22 +115,9 @@ void strided_copy(void* dst, const void* src, size_t elem_size, int rank, const 
   DeviceGuard guard(device);
   cudaStream_t s = stream(device);
   const char* base = static_cast<const char*>(src) + src_offset * static_cast<int64_t>(elem_size);
-  switch (elem_size) {
-    case 1:
-      launch_strided_copy<uint8_t>(dst, base, n, layout, index32, s);
-      break;
-    case 2:
-      launch_strided_copy<uint16_t>(dst, base, n, layout, index32, s);
-      break;
-    case 4:
-      launch_strided_copy<uint32_t>(dst, base, n, layout, index32, s);
-      break;
-    case 8:
-      launch_strided_copy<uint64_t>(dst, base, n, layout, index32, s);
-      break;
-    default:
-      TT_FAIL("strided_copy supports elements of 1, 2, 4 or 8 bytes, but got {} bytes.", elem_size);
-  }
+  visit_word(elem_size, "strided_copy", [&](auto word) {
+    launch_strided_copy<decltype(word)>(dst, base, n, layout, index32, s);
+  });
 }
 
 }  // namespace tt::cuda

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/convert.h"
 #include "core/cuda/check.h"
 #include "core/cuda/launch.h"
 #include "core/cuda/runtime.h"
@@ -86,22 +87,8 @@ void fill_value(void* dst, int64_t n, size_t elem_size, const void* value, int d
   if (n == 0) return;
   DeviceGuard guard(device);
   cudaStream_t s = stream(device);
-  switch (elem_size) {
-    case 1:
-      launch_fill_value<uint8_t>(dst, n, value, s);
-      break;
-    case 2:
-      launch_fill_value<uint16_t>(dst, n, value, s);
-      break;
-    case 4:
-      launch_fill_value<uint32_t>(dst, n, value, s);
-      break;
-    case 8:
-      launch_fill_value<uint64_t>(dst, n, value, s);
-      break;
-    default:
-      TT_FAIL("fill_value supports elements of 1, 2, 4 or 8 bytes, but got {} bytes.", elem_size);
-  }
+  visit_word(elem_size, "fill_value",
+             [&](auto word) { launch_fill_value<decltype(word)>(dst, n, value, s); });
 }
 
 }  // namespace tt::cuda

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/cuda/check.h"
+#include "core/cuda/event_timer.h"
 #include "core/cuda/runtime.h"
 #include "core/cuda/stream.h"
 
@@ -29,14 +30,6 @@ void* flush_buffer(int device, size_t* nbytes) {
 
 }  // namespace
 
-double percentile(std::vector<double> samples, double q) {
-  if (samples.empty()) return NAN;
-  std::sort(samples.begin(), samples.end());
-  double pos = q * (samples.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(pos)), hi = static_cast<size_t>(std::ceil(pos));
-  return samples[lo] + (samples[hi] - samples[lo]) * (pos - lo);
-}
-
 TimingStats time_gpu(const std::function<void()>& fn, int device, const TimingOptions& options) {
   DeviceGuard guard(device);
   cudaStream_t s = stream(device);
@@ -45,36 +38,19 @@ TimingStats time_gpu(const std::function<void()>& fn, int device, const TimingOp
 
   size_t flush_bytes = 0;
   void* flush = options.flush_l2 ? flush_buffer(device, &flush_bytes) : nullptr;
-  cudaEvent_t start, stop;
-  TT_CUDA_CHECK(cudaEventCreate(&start));
-  TT_CUDA_CHECK(cudaEventCreate(&stop));
+  EventTimer timer;
   TimingStats stats;
   double total = 0;
-  try {
-    for (int i = 0; i < options.reps; ++i) {
-      if (flush) TT_CUDA_CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, s));
-      gpu_sleep(options.hide_host_us, s);
-      TT_CUDA_CHECK(cudaEventRecord(start, s));
-      fn();
-      TT_CUDA_CHECK(cudaEventRecord(stop, s));
-      TT_CUDA_CHECK(cudaEventSynchronize(stop));
-      float ms = 0;
-      TT_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      stats.samples_ms.push_back(ms);
-      total += ms;
-      if (i >= 4 && total > options.max_total_ms) break;
-    }
-  } catch (...) {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    throw;
+  for (int i = 0; i < options.reps; ++i) {
+    // The flush and the wait are queued before the start event, outside the timed run.
+    if (flush) TT_CUDA_CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, s));
+    gpu_sleep(options.hide_host_us, s);
+    const float ms = timer.time(fn, s);
+    stats.samples_ms.push_back(ms);
+    total += ms;
+    if (i >= 4 && total > options.max_total_ms) break;
   }
-  TT_CUDA_CHECK(cudaEventDestroy(start));
-  TT_CUDA_CHECK(cudaEventDestroy(stop));
-  stats.reps = static_cast<int>(stats.samples_ms.size());
-  stats.median_ms = percentile(stats.samples_ms, 0.5);
-  stats.p10_ms = percentile(stats.samples_ms, 0.1);
-  stats.p90_ms = percentile(stats.samples_ms, 0.9);
+  static_cast<TimingSummary&>(stats) = summarize(stats.samples_ms);
   stats.min_ms = *std::min_element(stats.samples_ms.begin(), stats.samples_ms.end());
   return stats;
 }

@@ -10,14 +10,13 @@
 #include <functional>
 #include <vector>
 
+#include "core/timing_summary.h"
+
 namespace tt::cuda {
 
-struct TimingStats {
-  double median_ms = 0;
-  double p10_ms = 0;
-  double p90_ms = 0;
+// The summary (core/timing_summary.h), the fastest repetition and every repetition.
+struct TimingStats : TimingSummary {
   double min_ms = 0;
-  int reps = 0;
   std::vector<double> samples_ms;
 };
 
@@ -39,8 +38,5 @@ TimingStats time_gpu(const std::function<void()>& fn, int device,
 
 // Queues a kernel that keeps the GPU waiting for `microseconds` on `stream`.
 void gpu_sleep(double microseconds, cudaStream_t stream);
-
-// Percentile helper (q in [0, 1]) over unsorted samples.
-double percentile(std::vector<double> samples, double q);
 
 }  // namespace tt::cuda

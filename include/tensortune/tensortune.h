@@ -39,12 +39,4 @@
 #include "models/tp_transformer_block.h"
 
 // ---- CUDA availability, in every build ----
-#if TT_CUDA
-#include "core/cuda/runtime.h"
-#else
-namespace tt::cuda {
-// tensortune was built without CUDA (TT_CUDA=OFF): no device is ever available.
-inline int device_count() { return 0; }
-inline bool is_available() { return false; }
-}  // namespace tt::cuda
-#endif
+#include "core/cuda/available.h"

@@ -3,6 +3,7 @@
 // elements, it never computes with them, so one loop serves every dtype.
 #include <cstring>
 
+#include "core/convert.h"
 #include "core/philox.h"
 #include "ops/cpu/cpu_ops.h"
 #include "ops/cpu/parallel.h"
@@ -36,16 +37,8 @@ void gather_words(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
 }  // namespace
 
 void gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) {
-  switch (dtype_size(x.dtype())) {
-    case 1:
-      return gather_words<uint8_t>(x, dim, index, out);
-    case 2:
-      return gather_words<uint16_t>(x, dim, index, out);
-    case 4:
-      return gather_words<uint32_t>(x, dim, index, out);
-    default:
-      return gather_words<uint64_t>(x, dim, index, out);
-  }
+  visit_word(dtype_size(x.dtype()), "gather",
+             [&](auto word) { gather_words<decltype(word)>(x, dim, index, out); });
 }
 
 Tensor dropout(const Tensor& x, double p, uint64_t seed) {

@@ -1,7 +1,6 @@
 // Shared thresholds for the CPU reference kernels' OpenMP loops: below these sizes
-// the cost of waking the second thread exceeds the work. On a busy 2-core machine a
-// parallel region over a tiny norm waited ~8 ms for the other thread where the serial
-// loop took 0.007 ms (`tt run` at the small shapes), so every parallel loop of the
+// the cost of waking the second thread exceeds the work (on a busy machine by three
+// orders of magnitude; docs/performance.md), so every parallel loop of the
 // reference kernels states its size with `if (parallel_worth(n))` or the constant.
 #pragma once
 

@@ -32,7 +32,10 @@ Tensor bmm(const Tensor& a, const Tensor& b);
 // Integer and bool reductions (ops/cuda/reduce/int_reduce.cu): sum (int64 result,
 // wrapping), max, min (x's dtype), argmax, argmin (int64; ties: the first index),
 // any, all (x bool). Exact, so not tuned: one block per output element.
-enum class IntReduce { Sum, Max, Min, ArgMax, ArgMin, Any, All };
+#define TT_INT_REDUCTIONS(X) X(Sum) X(Max) X(Min) X(ArgMax) X(ArgMin) X(Any) X(All)
+#define TT_INT_REDUCE_ENUM(name) name,
+enum class IntReduce { TT_INT_REDUCTIONS(TT_INT_REDUCE_ENUM) };
+#undef TT_INT_REDUCE_ENUM
 Tensor reduce_integers(IntReduce kind, const Tensor& x, const std::vector<int64_t>& dims,
                        bool keepdim);
 // Running sum along dim of float32/int64 x (double accumulation for floats, as the

@@ -4,7 +4,9 @@
 // them. Properties: what parses prints as text that parses back to the same value (and
 // prints the same again); a problem key is at distance 0 from itself.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "autotune/config.h"
 #include "autotune/device_identity.h"
@@ -16,42 +18,40 @@ namespace {
 
 using tt::fuzz::require;
 
-void config(const std::string& text) {
-  tt::autotune::Config c;
+// The round trip both text types share: nullopt when `text` does not parse (only
+// tt::Error may say so), else the parsed value and the one its printed text parses
+// back to, which must print the same.
+template <typename T>
+std::optional<std::pair<T, T>> round_trip(const std::string& what, const std::string& text) {
+  T value;
   try {
-    c = tt::autotune::Config::parse(text);
+    value = T::parse(text);
   } catch (const tt::Error&) {
-    return;
+    return std::nullopt;
   }
-  const std::string printed = c.str();
-  tt::autotune::Config back;
+  const std::string printed = value.str();
+  T back;
   try {
-    back = tt::autotune::Config::parse(printed);
+    back = T::parse(printed);
   } catch (const tt::Error& e) {
-    tt::fuzz::property_failed("config '" + printed + "' does not parse back: " + e.what());
+    tt::fuzz::property_failed(what + " '" + printed + "' does not parse back: " + e.what());
   }
-  require(back == c && back.str() == printed, "config '" + printed + "' changed in a round trip");
+  require(back.str() == printed, what + " '" + printed + "' changed in a round trip");
+  return std::make_pair(value, back);
+}
+
+void config(const std::string& text) {
+  const auto r = round_trip<tt::autotune::Config>("config", text);
+  if (r) require(r->second == r->first, "config '" + r->first.str() + "' changed in a round trip");
 }
 
 void problem_key(const std::string& text) {
-  tt::autotune::ProblemKey key;
-  try {
-    key = tt::autotune::ProblemKey::parse(text);
-  } catch (const tt::Error&) {
-    return;
-  }
-  const std::string printed = key.str();
-  tt::autotune::ProblemKey back;
-  try {
-    back = tt::autotune::ProblemKey::parse(printed);
-  } catch (const tt::Error& e) {
-    tt::fuzz::property_failed("problem key '" + printed + "' does not parse back: " + e.what());
-  }
-  require(back.str() == printed, "problem key '" + printed + "' changed in a round trip");
-  const auto distance = tt::autotune::problem_distance(key, back);
+  const auto r = round_trip<tt::autotune::ProblemKey>("problem key", text);
+  if (!r) return;
+  const auto distance = tt::autotune::problem_distance(r->first, r->second);
   require(distance.has_value() && *distance == 0.0,
-          "problem key '" + printed + "' is not at distance 0 from itself");
-  (void)key.size();
+          "problem key '" + r->first.str() + "' is not at distance 0 from itself");
+  (void)r->first.size();
 }
 
 void compute_capability(const std::string& text) {

@@ -4,23 +4,38 @@
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <limits>
+#include <system_error>
 #include <vector>
 
-#if TT_CUDA
-#include "core/cuda/runtime.h"
-#endif
+#include "core/cuda/available.h"
 
 namespace tt::test {
 
-bool cuda_available() {
-#if TT_CUDA
-  return cuda::device_count() > 0;
-#else
-  return false;
-#endif
+bool cuda_available() { return cuda::is_available(); }
+
+ScratchDir::ScratchDir(const std::string& prefix) {
+  std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "_XXXXXX")).string();
+  TT_CHECK(::mkdtemp(pattern.data()) != nullptr, "ScratchDir: cannot create {}: {}", pattern,
+           std::strerror(errno));
+  dir_ = pattern;
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ec;
+  std::filesystem::permissions(dir_, std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::add, ec);
+  std::filesystem::remove_all(dir_, ec);
+}
+
+std::string ScratchDir::path(const std::string& name) const {
+  return (std::filesystem::path(dir_) / name).string();
 }
 
 double rel_l2(const Tensor& a, const Tensor& b) {

@@ -37,6 +37,23 @@ std::string error_of(Fn&& fn) {
 float* float_ptr(const Tensor& t);
 Tensor nan_filled(const Shape& shape, Device device);
 
+// A fresh directory under the system temp dir (mkdtemp: unique per call, `prefix`
+// then six random characters), removed with everything in it when the object goes;
+// owner permissions are restored first, so a test may make it read-only.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& prefix);
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& str() const { return dir_; }
+  // The path of `name` inside it.
+  std::string path(const std::string& name) const;
+
+ private:
+  std::string dir_;
+};
+
 // Runs a shell command, returns its exit code and captured stdout+stderr.
 struct CommandResult {
   int exit_code;

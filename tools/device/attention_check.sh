@@ -26,16 +26,7 @@ cmake --build "$build" -j 16 --target attention_test op_table_test attention_har
   >"$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -40; exit 1; }
 echo "build: $((SECONDS - t0)) s"
 
-status=()
-run() {  # run NAME LOG CMD...
-  local name=$1 log=$2
-  shift 2
-  local t=$SECONDS
-  timeout "${STEP_LIMIT:-600}" "$@" >"$OUT/$log" 2>&1
-  local rc=$?
-  status+=("$(printf '%-26s rc=%-3s %4ss' "$name" "$rc" $((SECONDS - t)))")
-  return $rc
-}
+source tools/device/run_step.sh  # run NAME LOG CMD..., the summary lines (STEP_LIMIT)
 run attention_test attention_test.log "$build/tests/attention_test" ||
   grep -E "Failure|Expected|Which is|actual|FAILED|error" "$OUT/attention_test.log" | head -40
 run op_table.attention op_table.log "$build/tests/op_table_test" \
@@ -65,7 +56,7 @@ if [ "${KERNEL_BENCH:-0}" = 1 ]; then
     awk -F, '{printf "%-26s %-26s %9s %7s %9s\n", $1, $2, $3, $4, $5}'
 fi
 grep -h "^GPU" "$OUT/harness.log" "$OUT/pytorch.log"
-printf '%s\n' "${status[@]}"
+printf '%s\n' "${summary[@]}"
 echo "==== configs (ms) ===="
 grep -h "^CONFIG" "$OUT/harness.log" | cut -d, -f2- |
   awk -F, '{printf "%-9s %-26s %-30s %s\n", $1, $2, $3, $4}' | head -80

@@ -23,6 +23,7 @@
 #include "core/precision.h"
 #include "core/tensor.h"
 #include "ops/ops.h"
+#include "tools/device/event_timing.h"
 
 namespace {
 
@@ -46,32 +47,11 @@ struct Shape {
   double flops() const { return 4.0 * B * H * T * T * E * (causal ? 0.5 : 1.0); }
 };
 
-float time_once(const std::function<void()>& fn, int salt) {
-  static char* flush = nullptr;
-  static cudaEvent_t start, stop;
-  cudaStream_t s = tt::cuda::stream(0);
-  if (!flush) {
-    CK(cudaMalloc(&flush, 256 << 20));
-    CK(cudaEventCreate(&start));
-    CK(cudaEventCreate(&stop));
-  }
-  CK(cudaMemsetAsync(flush, salt & 0xff, 256 << 20, s));
-  CK(cudaEventRecord(start, s));
-  fn();
-  CK(cudaEventRecord(stop, s));
-  CK(cudaEventSynchronize(stop));
-  float ms = 0;
-  CK(cudaEventElapsedTime(&ms, start, stop));
-  return ms;
-}
-
+// The median of `reps` runs after one warm-up, each after a 256 MB L2 flush.
 float median_ms(const std::function<void()>& fn, int reps) {
-  fn();
-  CK(cudaStreamSynchronize(tt::cuda::stream(0)));
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) t.push_back(time_once(fn, i));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  static char* flush = nullptr;
+  if (!flush) CK(cudaMalloc(&flush, 256 << 20));
+  return tt::device_tools::median_ms(fn, tt::cuda::stream(0), 1, reps, {flush, 256 << 20});
 }
 
 // A config's text with spaces for commas: one CSV field.

@@ -3,15 +3,20 @@
 At the same shapes as tools/device/attention_harness.cpp: PyTorch's float32
 scaled_dot_product_attention (its default backend choice: the memory-efficient
 kernel on sm_90), and the plain composition softmax(q k^T * s) v in float32 and with
-TF32 matmuls. Each launch follows a 256 MB L2 flush, CUDA events around it, the median
-of the repetitions; TFLOP/s counts 4 B H L S E (halved for causal); the error is the
-relative L2 against float64 on the same inputs (computed on the GPU).
+TF32 matmuls. Each launch follows an L2 flush, CUDA events around it
+(bench_pytorch.time_samples), the median of the repetitions; TFLOP/s counts 4 B H L S E
+(halved for causal); the error is the relative L2 against float64 on the same inputs
+(computed on the GPU).
 Rows: RESULT,<shape>,<impl>,<ms>,<tflops>,<rel_err>,
 """
+import os
 import sys
 
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_pytorch import time_samples  # noqa: E402
 
 quick = "--quick" in sys.argv
 reps = 5 if quick else 20
@@ -19,22 +24,10 @@ shapes = [(8, 16, 1024, 64, False), (8, 16, 1024, 64, True), (2, 16, 4096, 64, F
           (2, 16, 4096, 64, True), (8, 16, 1024, 128, False), (8, 16, 1024, 128, True)]
 if quick:
     shapes = shapes[:2]
-flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
 
 
 def median_ms(fn):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for i in range(reps):
-        flush.fill_(i & 0xFF)
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    times.sort()
+    times = sorted(time_samples(fn, warmup=1, reps=reps))
     return times[len(times) // 2]
 
 

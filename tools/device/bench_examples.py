@@ -10,14 +10,13 @@ torch.compile run in float32 with TF32 off, timed exactly as bench_pytorch.py ti
 the seed models (CUDA events, L2 flushed before every repetition, median, p10-p90).
 """
 import argparse
-import json
 import os
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_pytorch import ours_from_json, time_ms  # noqa: E402
+from bench_pytorch import ours_from_file, time_ms  # noqa: E402
 from make_example_goldens import AttentionBlock, MLPBlock  # noqa: E402
 
 torch.backends.cuda.matmul.allow_tf32 = False
@@ -38,8 +37,7 @@ def main():
     args = ap.parse_args()
     ours = {}
     for path in args.ours:
-        with open(path) as f:
-            ours.update(ours_from_json(json.load(f)))
+        ours.update(ours_from_file(path))
     print(f"Device: {torch.cuda.get_device_name()}, torch {torch.__version__}; float32, TF32 off; "
           "medians of CUDA-event timings, L2 flushed before each repetition.\n")
     print("| block | ours ms (p10-p90) | eager ms | compile ms | ours/eager | ours/compile | ours TFLOP/s |")

@@ -12,14 +12,13 @@ targets column checks issue 10's H100 targets: accurate models 1 and 5 <= 1.3 ms
 <= 2.9 ms, model 4 <= 5.4 ms; tf32 at most PyTorch TF32 torch.compile's time.
 """
 import argparse
-import json
 import os
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_pytorch import MODELS, ours_from_json, time_ms  # noqa: E402
+from bench_pytorch import MODELS, ours_by_mode, time_ms  # noqa: E402
 
 GEMM_MODELS = [name for name, spec in MODELS.items() if spec[3] is not None]
 # Issue 10's accurate targets on an H100 (ms).
@@ -62,13 +61,7 @@ def main():
     ap.add_argument("--out", help="also write the markdown table here")
     ap.add_argument("--reps", type=int, default=20)
     args = ap.parse_args()
-    ours = {}
-    for spec in args.ours:
-        mode, _, path = spec.partition("=")
-        if not path:
-            ap.error(f"--ours takes MODE=FILE, got {spec!r}")
-        with open(path) as f:
-            ours[mode] = ours_from_json(json.load(f))
+    ours = ours_by_mode(args.ours, ap)
     modes = [m for m in ("strict", "tf32", "accurate") if m in ours]
     dev = torch.cuda.get_device_name()
     lines = [f"Device: {dev}, torch {torch.__version__}. Medians of CUDA-event timings, L2 flushed "

@@ -194,6 +194,24 @@ def ours_from_json(doc):
     return out
 
 
+def ours_from_file(path):
+    """ours_from_json of a `tt bench --json` file."""
+    with open(path) as f:
+        return ours_from_json(json.load(f))
+
+
+def ours_by_mode(specs, ap):
+    """mode -> ours_from_file(FILE) for --ours MODE=FILE arguments; `ap` reports a
+    malformed one."""
+    ours = {}
+    for spec in specs:
+        mode, _, path = spec.partition("=")
+        if not path:
+            ap.error(f"--ours takes MODE=FILE, got {spec!r}")
+        ours[mode] = ours_from_file(path)
+    return ours
+
+
 def copy_bandwidth():
     src = torch.empty(512 * 1024 * 1024, dtype=torch.float32, device="cuda")  # 2 GiB
     dst = torch.empty_like(src)
@@ -211,10 +229,7 @@ def main():
     ap.add_argument("--json", help="write every PyTorch timing here in Google Benchmark's JSON format")
     args = ap.parse_args()
 
-    ours = {}
-    if args.ours:
-        with open(args.ours) as f:
-            ours = ours_from_json(json.load(f))
+    ours = ours_from_file(args.ours) if args.ours else {}
 
     dev = torch.cuda.get_device_name()
     bw = copy_bandwidth()

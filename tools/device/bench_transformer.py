@@ -12,7 +12,6 @@ events, L2 flushed before every repetition, median). Batch 8, sequence 1024, wid
 16 heads, MLP 4096.
 """
 import argparse
-import json
 import math
 import os
 import sys
@@ -22,7 +21,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_pytorch import ours_from_json, time_ms  # noqa: E402
+from bench_pytorch import ours_by_mode, time_ms  # noqa: E402
 
 
 class TransformerBlock(nn.Module):
@@ -55,11 +54,8 @@ def main():
     ap.add_argument("--ours", nargs="*", default=[], help="MODE=FILE.json")
     ap.add_argument("--reps", type=int, default=20)
     args = ap.parse_args()
-    ours = {}
-    for item in args.ours:
-        mode, path = item.split("=", 1)
-        with open(path) as f:
-            ours[mode] = ours_from_json(json.load(f)).get("TransformerBlock", {}).get("median_ms")
+    ours = {mode: o.get("TransformerBlock", {}).get("median_ms")
+            for mode, o in ours_by_mode(args.ours, ap).items()}
     print(f"Device: {torch.cuda.get_device_name()}, torch {torch.__version__}; medians of "
           "CUDA-event timings, L2 flushed before each repetition; batch 8 x 1024 tokens, "
           "width 1024, 16 heads, MLP 4096.\n")

@@ -17,21 +17,14 @@
 #include "core/tensor.h"
 #include "ops/graph/compile.h"
 #include "ops/ops.h"
+#include "tests/support/fn_module.h"
 
 namespace {
 
 using tt::Tensor;
 using Forward = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
 
-class FnModule : public tt::Module {
- public:
-  explicit FnModule(Forward fn) : fn_(std::move(fn)) {}
-  std::vector<Tensor> forward(const std::vector<Tensor>& in) override { return fn_(in); }
-  std::string name() const override { return "FnModule"; }
-
- private:
-  Forward fn_;
-};
+using tt::test::FnModule;
 
 struct Case {
   const char* name;

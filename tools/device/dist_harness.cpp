@@ -27,6 +27,7 @@
 #if TT_CUDA
 #include <cuda_runtime_api.h>
 
+#include "core/cuda/event_timer.h"
 #include "core/cuda/stream.h"
 #endif
 
@@ -224,21 +225,12 @@ int mode_allreduce(double megabytes, int iters) {
   const int64_t n = static_cast<int64_t>(megabytes * 1e6 / 4);
   Tensor t = Tensor::ones({n}, tt::DType::F32, g->device());
   cudaStream_t s = tt::cuda::stream(g->device().index);
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
   for (int i = 0; i < 5; ++i) g->all_reduce(t);  // warm-up: NCCL's connections and buffers
   g->synchronize();
+  tt::cuda::EventTimer timer;
   std::vector<double> ms;
   for (int i = 0; i < iters; ++i) {
-    cudaEventRecord(a, s);
-    g->all_reduce(t);
-    cudaEventRecord(b, s);
-    g->synchronize();
-    cudaEventSynchronize(b);
-    float m = 0;
-    cudaEventElapsedTime(&m, a, b);
-    ms.push_back(m);
+    ms.push_back(timer.time([&] { g->all_reduce(t); }, s, {}, 0, [&] { g->synchronize(); }));
   }
   std::sort(ms.begin(), ms.end());
   const double med = ms[ms.size() / 2];

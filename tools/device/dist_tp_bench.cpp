@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cuda/event_timer.h"
 #include "core/cuda/stream.h"
 
 namespace {
@@ -78,20 +79,11 @@ int main(int argc, char** argv) {
     cudaStream_t s = tt::cuda::stream(dev.index);
     tt::Tensor y = block(x);  // warm-up: cuBLAS handles, NCCL buffers, the allocator's cache
     g->synchronize();
+    tt::cuda::EventTimer timer;
     std::vector<double> ms;
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
     for (int i = 0; i < a.iters; ++i) {
       g->barrier();  // start together: a rank that starts late would be timed waiting
-      cudaEventRecord(e0, s);
-      y = block(x);
-      cudaEventRecord(e1, s);
-      g->synchronize();
-      cudaEventSynchronize(e1);
-      float m = 0;
-      cudaEventElapsedTime(&m, e0, e1);
-      ms.push_back(m);
+      ms.push_back(timer.time([&] { y = block(x); }, s, {}, 0, [&] { g->synchronize(); }));
     }
     std::sort(ms.begin(), ms.end());
     const double median = ms[ms.size() / 2];

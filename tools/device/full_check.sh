@@ -10,16 +10,7 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
 build=${TT_BUILD_DIR:-build-device}
-summary=()
-run() {  # run NAME LOG CMD...
-  local name=$1 log=$2
-  shift 2
-  local t0=$SECONDS
-  "$@" >"$OUT/$log" 2>&1
-  local rc=$?
-  summary+=("$(printf '%-18s rc=%-3s %4ss' "$name" "$rc" $((SECONDS - t0)))")
-  return $rc
-}
+source tools/device/run_step.sh  # run NAME LOG CMD..., the summary lines
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,noheader |
   tee "$OUT/gpu.txt"
 run configure configure.log cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \

@@ -24,6 +24,8 @@
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_config.h"
 #include "ops/cuda/gemm/tiled_gemm.h"
+#include "tests/support/host_norms.h"
+#include "tools/device/event_timing.h"
 #include "tools/device/hash_fill.cuh"
 #if GEMM_HARNESS_MODELS
 #include "ops/cuda/fused/plans.h"
@@ -105,20 +107,7 @@ void report(const std::string& what, const Err& e, double tol = 1e-5) {
 
 double sigmoid_swish(double v) { return v / (1.0 + std::exp(-v)); }
 
-// GroupNorm of one row z [n] over `groups` contiguous groups, in float64, into out.
-void group_norm_row(const std::vector<double>& z, int64_t groups, const float* gamma,
-                    const float* beta, double eps, double* out) {
-  const int64_t n = static_cast<int64_t>(z.size()), gs = n / groups;
-  for (int64_t g = 0; g < groups; ++g) {
-    double mu = 0, var = 0;
-    for (int64_t j = g * gs; j < (g + 1) * gs; ++j) mu += z[j];
-    mu /= gs;
-    for (int64_t j = g * gs; j < (g + 1) * gs; ++j) var += (z[j] - mu) * (z[j] - mu);
-    var /= gs;
-    for (int64_t j = g * gs; j < (g + 1) * gs; ++j)
-      out[j] = (z[j] - mu) / std::sqrt(var + eps) * gamma[j] + beta[j];
-  }
-}
+using tt::test::group_norm_row;  // tests/support/host_norms.h
 
 // Reference epilogue for the pointwise part (see epilogue.h).
 struct HostEpi {
@@ -329,23 +318,7 @@ void check_column_stats(int64_t m, int64_t n, int64_t k, cudaStream_t stream) {
 
 // ---- full shapes: sampled correctness and timings ----
 float time_ms(const std::function<void()>& f, cudaStream_t stream, int warm = 3, int reps = 12) {
-  for (int i = 0; i < warm; ++i) f();
-  CK(cudaStreamSynchronize(stream));
-  std::vector<float> t(reps);
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < reps; ++i) {
-    CK(cudaEventRecord(a, stream));
-    f();
-    CK(cudaEventRecord(b, stream));
-    CK(cudaEventSynchronize(b));
-    CK(cudaEventElapsedTime(&t[i], a, b));
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(t.begin(), t.end());
-  return t[reps / 2];
+  return tt::device_tools::median_ms(f, stream, warm, reps);
 }
 
 struct Full {

@@ -151,29 +151,35 @@ def op_cases(g):
     ]
 
 
-def ops_golden(out_dir, g):
+def cases_golden(path, model, cases, save_fn=save):
+    """Each case's inputs as "<case>.in.<k>" and its result on them in float64 as
+    "<case>.expected", in one file."""
     tensors = {}
-    for name, inputs, fn in op_cases(g):
+    for name, inputs, fn in cases:
         for k, t in enumerate(inputs):
             tensors[f"{name}.in.{k}"] = t
-        ins64 = [t.double() if t.is_floating_point() else t for t in inputs]
-        out = fn(*ins64)
-        tensors[f"{name}.expected"] = out
-    save(os.path.join(out_dir, "ops_small.safetensors"), tensors,
-         {"model": "ops", "torch": torch.__version__})
+        tensors[f"{name}.expected"] = fn(*[t.double() if t.is_floating_point() else t
+                                           for t in inputs])
+    save_fn(path, tensors, {"model": model, "torch": torch.__version__})
+
+
+def start(seed):
+    """The output folder (argv[1], else tests/data/examples; created), the device the
+    modules run on, and the generator the inputs come from."""
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else "tests/data/examples"
+    os.makedirs(out_dir, exist_ok=True)
+    torch.manual_seed(0)
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    return out_dir, dev, torch.Generator().manual_seed(seed)
 
 
 def main():
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else "tests/data/examples"
-    os.makedirs(out_dir, exist_ok=True)
-    dev = "cuda" if torch.cuda.is_available() else "cpu"
-    torch.manual_seed(0)
-    g = torch.Generator().manual_seed(0)
+    out_dir, dev, g = start(0)
     block_golden(out_dir, "mlp_block_small.safetensors", "MLPBlock", MLPBlock(64, 256).eval(),
                  "[64, 256]", torch.randn(16, 64, generator=g), dev)
     block_golden(out_dir, "attention_block_small.safetensors", "AttentionBlock",
                  AttentionBlock(64).eval(), "[64]", torch.randn(4, 32, 64, generator=g), dev)
-    ops_golden(out_dir, g)
+    cases_golden(os.path.join(out_dir, "ops_small.safetensors"), "ops", op_cases(g))
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_example_goldens import cases_golden, start  # noqa: E402
 from make_example_goldens import save as save_tensors  # noqa: E402 (the same format)
 
 torch.backends.cuda.matmul.allow_tf32 = False
@@ -188,23 +189,8 @@ def index_cases(g):
     ]
 
 
-def index_golden(out_dir, g):
-    tensors = {}
-    for name, inputs, fn in index_cases(g):
-        for k, t in enumerate(inputs):
-            tensors[f"{name}.in.{k}"] = t
-        out = fn(*[t.double() if t.is_floating_point() else t for t in inputs])
-        tensors[f"{name}.expected"] = out
-    save(os.path.join(out_dir, "index_ops_small.safetensors"), tensors,
-         {"model": "index_ops", "torch": torch.__version__})
-
-
 def main():
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else "tests/data/examples"
-    os.makedirs(out_dir, exist_ok=True)
-    dev = "cuda" if torch.cuda.is_available() else "cpu"
-    torch.manual_seed(0)
-    g = torch.Generator().manual_seed(20)
+    out_dir, dev, g = start(20)
 
     gpt = TinyGPT()
     perturb_norms(gpt, g)
@@ -222,7 +208,8 @@ def main():
     model_golden(out_dir, "bert_layer_small.safetensors", "BertLayer", bert,
                  "d 32, heads 4, ffn 64", [x, mask], dev)
 
-    index_golden(out_dir, g)
+    cases_golden(os.path.join(out_dir, "index_ops_small.safetensors"), "index_ops",
+                 index_cases(g), save)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "ops/cuda/norm/norm_passes.h"
 #include "ops/cuda/norm/norm_space.h"
+#include "tools/device/event_timing.h"
 
 using namespace tt::ops::cuda::norm;
 
@@ -90,25 +91,8 @@ struct Buf {
 Buf* g_flush = nullptr;  // written before each rep so that no input stays in L2
 
 double median_ms(const std::function<void()>& f, int reps = 20) {
-  cudaEvent_t e0, e1;
-  TT_CUDA_CHECK(cudaEventCreate(&e0));
-  TT_CUDA_CHECK(cudaEventCreate(&e1));
-  for (int w = 0; w < 3; ++w) f();
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    TT_CUDA_CHECK(cudaMemsetAsync(g_flush->d, r & 0xff, g_flush->n * sizeof(float), g_stream));
-    TT_CUDA_CHECK(cudaEventRecord(e0, g_stream));
-    f();
-    TT_CUDA_CHECK(cudaEventRecord(e1, g_stream));
-    TT_CUDA_CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
-    TT_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    t.push_back(ms);
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return tt::device_tools::median_ms(f, g_stream, 3, reps,
+                                     {g_flush->d, g_flush->n * sizeof(float)});
 }
 
 void measure_copy() {

@@ -1,30 +1,22 @@
 """PyTorch timings of the same normalisation passes the norm harness times, on the
 same device (eager, and torch.compile for models 2 and 3), so that the harness's
 numbers compare like with like. Median of 20 after warm-up, L2 flushed each rep."""
+import os
 import sys
 import time
 
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_pytorch import time_samples  # noqa: E402
+
 torch.backends.cuda.matmul.allow_tf32 = False
 dev = "cuda"
-flush = torch.empty(1 << 26, device=dev)
 
 
 def median_ms(fn, reps=20):
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(reps):
-        flush.zero_()
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return sorted(times)[len(times) // 2]
+    return sorted(time_samples(fn, warmup=3, reps=reps))[reps // 2]
 
 
 def row(name, ms, nbytes):

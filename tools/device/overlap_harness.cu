@@ -21,8 +21,9 @@
 
 #include "core/cuda/check.h"
 #include "core/cuda/stream.h"
-#include "ops/cuda/norm/norm_passes.h"
 #include "ops/cuda/gemm/cublaslt_gemm.h"
+#include "ops/cuda/norm/norm_passes.h"
+#include "tools/device/event_timing.h"
 #include "tools/device/hash_fill.cuh"
 
 using namespace tt::ops::cuda;
@@ -181,23 +182,7 @@ void forward(const Model3& d, const Streams& st, int algo, int64_t chunk, Mode m
 // Median of `reps` timed runs after `warm` untimed ones; L2 flushed before each.
 float time_ms(const std::function<void()>& f, cudaStream_t s, float* flush, size_t flush_bytes,
               int warm = 2, int reps = 9) {
-  for (int i = 0; i < warm; ++i) f();
-  cudaEvent_t a, b;
-  TT_CUDA_CHECK(cudaEventCreate(&a));
-  TT_CUDA_CHECK(cudaEventCreate(&b));
-  std::vector<float> t(reps);
-  for (int i = 0; i < reps; ++i) {
-    TT_CUDA_CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, s));
-    TT_CUDA_CHECK(cudaEventRecord(a, s));
-    f();
-    TT_CUDA_CHECK(cudaEventRecord(b, s));
-    TT_CUDA_CHECK(cudaEventSynchronize(b));
-    TT_CUDA_CHECK(cudaEventElapsedTime(&t[i], a, b));
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(t.begin(), t.end());
-  return t[reps / 2];
+  return tt::device_tools::median_ms(f, s, warm, reps, {flush, flush_bytes});
 }
 
 std::vector<float> to_host(const float* p, size_t n) {

@@ -28,6 +28,7 @@
 #include "core/cuda/check.h"
 #include "core/error.h"
 #include "ops/cuda/gemm/sm90/tc_gemm.h"
+#include "tools/device/event_timing.h"
 #include "tools/device/hash_fill.cuh"
 
 using namespace tt::ops::cuda::gemm::sm90;
@@ -319,19 +320,8 @@ struct LtGemm {
 template <typename F>
 float time_once(F&& fn, int salt) {
   static Dev<char> flush(256 << 20);
-  static cudaEvent_t e0 = nullptr, e1 = nullptr;
-  if (!e0) {
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-  }
-  CK(cudaMemsetAsync(flush.p, salt & 0xff, 256 << 20));
-  CK(cudaEventRecord(e0));
-  fn();
-  CK(cudaEventRecord(e1));
-  CK(cudaEventSynchronize(e1));
-  float ms = 0;
-  CK(cudaEventElapsedTime(&ms, e0, e1));
-  return ms;
+  static tt::device_tools::EventTimer timer;
+  return timer.time(fn, nullptr, {flush.p, size_t{256} << 20}, salt);
 }
 
 // Median time in ms of `fn` over `reps` runs, each after an L2 flush (time_once).

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <thread>
 
+#include "core/timing_summary.h"
 #include "core/version.h"
 
 #ifndef TT_GIT_COMMIT
@@ -18,16 +19,6 @@ namespace tt::cli {
 namespace {
 
 using json = nlohmann::json;
-
-// Linear interpolation between the closest ranks, as core/cuda/timing.h reports them.
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(pos));
-  const size_t hi = static_cast<size_t>(std::ceil(pos));
-  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
-}
 
 json record(const BenchRecord& r, size_t family, const std::string& run_type,
             const std::string& aggregate, double ms) {

@@ -28,10 +28,7 @@
 namespace tt::cli {
 namespace {
 
-struct BenchOptions {
-  std::string model;
-  bool all = false;
-  std::string shape = "full";
+struct BenchOptions : ModelSelection {
   std::string device = "cuda";
   std::string json_path;
   uint64_t seed = 0;
@@ -101,8 +98,7 @@ BenchRecord bench_record(const models::ModelInfo& info, const BenchOptions& opt,
 #endif
 
 void run_bench(const BenchOptions& opt) {
-  const std::vector<const models::ModelInfo*> selected =
-      selected_models("bench", opt.model, opt.all);
+  const std::vector<const models::ModelInfo*> selected = selected_models("bench", opt);
   [[maybe_unused]] const Device gpu = resolve_gpu("bench", opt.device, opt.device_typed);
   use_database("bench", opt.db_path);
 #if TT_CUDA
@@ -205,7 +201,7 @@ void add_bench_command(CLI::App& app) {
       "(every repetition and the mean/median/stddev/min/p10/p90 aggregates, with achieved "
       "TFLOP/s and GB/s; tools/bench_compare.py compares two such files). Exit code 3 when "
       "there is no CUDA device.");
-  add_model_selection(cmd, &opt->model, &opt->all, &opt->shape, "Time every registered model");
+  add_model_selection(cmd, opt.get(), "Time every registered model");
   cmd->add_option("--device", opt->device,
                   "CUDA device: cuda, cuda:N, or all (one worker per GPU at once)")
       ->capture_default_str();
@@ -226,14 +222,8 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--compile,!--eager", opt->compile,
                 "Time the model compiled with tt::compile (its fused groups; the default), or "
                 "with --eager op by op");
-  add_db_option(cmd, &opt->db_path,
-                "Tuning database to read first (else TT_TUNING_DB, the user cache, the shipped "
-                "ones)");
-  cmd->callback([opt, cmd] {
-    if (run_on_every_device("bench", opt->device)) return;  // --device all
-    opt->device_typed = typed(cmd, "--device");
-    run_bench(*opt);
-  });
+  add_db_option(cmd, &opt->db_path, kReadDbHelp);
+  set_device_callback(cmd, "bench", opt, run_bench);
 }
 
 }  // namespace tt::cli

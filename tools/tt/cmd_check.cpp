@@ -103,11 +103,9 @@ void add_check_command(CLI::App& app) {
   cmd->add_flag("--compile,!--eager", opt->compile,
                 "On a GPU, check the model compiled with tt::compile (its fused replay; the "
                 "default), or with --eager op by op");
-  cmd->callback([opt, cmd] {
-    if (run_on_every_device("check", opt->device)) return;  // --device all
-    opt->device_typed = typed(cmd, "--device");
-    opt->tolerance_typed = typed(cmd, "--tolerance");
-    check_files(*opt);
+  set_device_callback(cmd, "check", opt, [cmd](CheckOptions& o) {
+    o.tolerance_typed = typed(cmd, "--tolerance");
+    check_files(o);
   });
 }
 

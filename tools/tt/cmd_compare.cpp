@@ -17,7 +17,7 @@
 #include <string>
 
 #include "autotune/tolerance.h"
-#include "core/cuda/runtime.h"
+#include "core/cuda/available.h"
 #include "models/compare.h"
 #include "models/fixture_check.h"
 #include "models/registry.h"
@@ -32,10 +32,8 @@
 namespace tt::cli {
 namespace {
 
-struct CompareOptions {
-  std::string model;
-  bool all = false;
-  std::string shape = "small";
+struct CompareOptions : ModelSelection {
+  CompareOptions() { shape = "small"; }
   std::string precision = "strict";
   std::string reference = "float32";
   std::string mode = "train";
@@ -242,14 +240,6 @@ bool compare_model_float64(const models::ModelInfo& info, const CompareOptions& 
 }
 #endif
 
-bool gpu_present() {
-#if TT_CUDA
-  return cuda::device_count() > 0;
-#else
-  return false;
-#endif
-}
-
 // A row per model through `one` (a model's error is reported in its row and counts as a
 // disagreement); throws the failure exit code when any disagrees. cpu_only: no GPU
 // side, so nothing can disagree; a model fails only by an error or a non-finite result.
@@ -278,9 +268,8 @@ void run_compare(const CompareOptions& opt) {
   [[maybe_unused]] const double tolerance =
       opt.tolerance_typed ? opt.tolerance : default_tolerance(precision);
   const bool float64 = opt.reference == "float64";
-  const std::vector<const models::ModelInfo*> selected =
-      selected_models("compare", opt.model, opt.all);
-  if (float64 && !gpu_present()) {
+  const std::vector<const models::ModelInfo*> selected = selected_models("compare", opt);
+  if (float64 && !cuda::is_available()) {
     // Still useful without a GPU: how far the CPU float32 reference is from exact.
     std::cout << fmt::format(
         "float64 CPU reference ({} mode, seed {}); no CUDA device, so only the CPU float32 "
@@ -340,7 +329,7 @@ void add_compare_command(CLI::App& app) {
       "then holds the GPU's error against float64 to the tolerance. Without a GPU, --reference "
       "float64 prints the CPU float32 errors alone. Exit codes: 0 all agree, 1 a disagreement "
       "or error, 3 no CUDA device (float32 reference).");
-  add_model_selection(cmd, &opt->model, &opt->all, &opt->shape, "Compare every registered model");
+  add_model_selection(cmd, opt.get(), "Compare every registered model");
   add_precision_option(cmd, &opt->precision,
                        "the GPU runs in it, the CPU reference is float32 (or float64) in every "
                        "mode");
@@ -365,11 +354,9 @@ void add_compare_command(CLI::App& app) {
       ->default_str("");
   add_positive_option(cmd, "--atol", &opt->atol, "allclose absolute tolerance");
   add_positive_option(cmd, "--rtol", &opt->rtol, "allclose relative tolerance");
-  cmd->callback([opt, cmd] {
-    if (run_on_every_device("compare", opt->device)) return;  // --device all
-    opt->device_typed = typed(cmd, "--device");
-    opt->tolerance_typed = typed(cmd, "--tolerance");
-    run_compare(*opt);
+  set_device_callback(cmd, "compare", opt, [cmd](CompareOptions& o) {
+    o.tolerance_typed = typed(cmd, "--tolerance");
+    run_compare(o);
   });
 }
 

@@ -8,13 +8,13 @@
 #include <iostream>
 #include <string>
 
-#include "core/cuda/runtime.h"
 #include "models/fixture_check.h"
 #include "models/registry.h"
 #include "ops/graph/compile.h"
 #include "ops/ops.h"
 #include "tools/tt/command.h"
 #include "tools/tt/device_arg.h"
+#include "tools/tt/model_instance.h"
 
 namespace tt::cli {
 namespace {
@@ -33,27 +33,20 @@ struct CompileCmdOptions {
 double timed_ms(Device device, const std::function<void()>& fn) {
   const auto start = std::chrono::steady_clock::now();
   fn();
-#if TT_CUDA
-  if (device.is_cuda()) cuda::synchronize(device.index);
-#else
-  (void)device;
-#endif
+  wait_for(device);
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
 void run_compile(const CompileCmdOptions& opt) {
-  const models::ModelInfo& info = models::find_model(opt.model);
-  const models::ShapePreset& preset = info.preset(opt.shape);
-  const Device device = resolve_device(opt.device, "compile", opt.device_typed);
-  const Precision precision = parse_precision(opt.precision);
-  note_cpu_precision("compile", precision, device);
-  PrecisionGuard precision_scope(precision);
-
-  std::shared_ptr<Module> model = models::build_model(info.name, preset.init, opt.seed);
-  model->train(!opt.eval);
-  model->to(device);
-  const std::vector<Tensor> inputs = models::random_inputs(preset.input_shapes, opt.seed, device);
+  ModelInstance m = resolve_model_instance("compile", opt.model, opt.shape, opt.device,
+                                           opt.device_typed, opt.precision);
+  PrecisionGuard precision_scope(m.precision);
+  m.build(opt.seed, opt.eval);
+  const models::ModelInfo& info = m.info;
+  const Device device = m.device;
+  const std::shared_ptr<Module>& model = m.model;
+  const std::vector<Tensor>& inputs = m.inputs;
   CompileOptions options;
   auto compiled = tt::compile(model, options);
 
@@ -61,7 +54,7 @@ void run_compile(const CompileCmdOptions& opt) {
   const double first_ms = timed_ms(device, [&] { first = (*compiled)(inputs); });
   const double replay_ms = timed_ms(device, [&] { replay = (*compiled)(inputs); });
   std::cout << fmt::format("model:   {} ({}, {} mode, {} precision, {})\n", info.name, opt.shape,
-                           opt.eval ? "eval" : "train", precision_name(precision), device.str());
+                           opt.eval ? "eval" : "train", precision_name(m.precision), device.str());
   std::cout << fmt::format(
       "compile: first call {:.1f} ms (record + compile {:.1f} ms), replay "
       "{:.3f} ms\n",

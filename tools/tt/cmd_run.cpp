@@ -10,12 +10,12 @@
 #include <string>
 
 #include "autotune/lookup.h"
-#include "core/cuda/runtime.h"
 #include "models/registry.h"
 #include "ops/graph/compile.h"
 #include "ops/ops.h"
 #include "tools/tt/command.h"
 #include "tools/tt/device_arg.h"
+#include "tools/tt/model_instance.h"
 #include "tools/tt/model_selection.h"
 
 namespace tt::cli {
@@ -35,15 +35,6 @@ struct RunOptions {
   bool device_typed = false;
 };
 
-// Kernels launch asynchronously; the clock may only stop once the device is done.
-void wait_for(Device device) {
-#if TT_CUDA
-  if (device.is_cuda()) cuda::synchronize(device.index);
-#else
-  (void)device;
-#endif
-}
-
 // Shape, dtype, device, min/max/mean (reductions on the output's device: no copy of
 // it) and the corner values (Tensor::str() gathers only those).
 std::string output_summary(const Tensor& out) {
@@ -60,26 +51,25 @@ std::string output_summary(const Tensor& out) {
 }
 
 void run_model(const RunOptions& opt) {
-  const models::ModelInfo& info = models::find_model(opt.model);
-  const models::ShapePreset& preset = info.preset(opt.shape);
-  const Device device = resolve_device(opt.device, "run", opt.device_typed);
-  const Precision precision = parse_precision(opt.precision);
-  note_cpu_precision("run", precision, device);
-  PrecisionGuard precision_scope(precision);
+  ModelInstance m = resolve_model_instance("run", opt.model, opt.shape, opt.device,
+                                           opt.device_typed, opt.precision);
+  PrecisionGuard precision_scope(m.precision);
   use_database("run", opt.db_path);
-
-  std::shared_ptr<Module> model = models::build_model(info.name, preset.init, opt.seed);
-  model->train(!opt.eval);
-  model->to(device);
+  m.build(opt.seed, opt.eval);
+  const models::ModelInfo& info = m.info;
+  const models::ShapePreset& preset = m.preset;
+  const Device device = m.device;
+  std::shared_ptr<Module> model = m.model;
   if (opt.compile && device.is_cuda()) model = tt::compile(model);
-  const std::vector<Tensor> inputs = models::random_inputs(preset.input_shapes, opt.seed, device);
+  const std::vector<Tensor>& inputs = m.inputs;
 
   std::cout << "model:   " << info.name << " init " << preset.init << " (" << opt.shape << ", "
             << (opt.eval ? "eval" : "train") << " mode, seed " << opt.seed << ")\n";
   std::cout << "inputs: ";
   for (size_t i = 0; i < inputs.size(); ++i)
     std::cout << " " << info.input_names.at(i) << shape_str(inputs[i].sizes());
-  std::cout << "\ndevice:  " << device.str() << ", " << precision_name(precision) << " precision\n";
+  std::cout << "\ndevice:  " << device.str() << ", " << precision_name(m.precision)
+            << " precision\n";
 
   std::vector<Tensor> outputs = model->forward(inputs);  // warm-up (compiled: records)
   wait_for(device);
@@ -128,9 +118,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--show-configs", opt->show_configs,
                 "Print the config each tunable kernel used and where it came from");
   add_precision_option(cmd, &opt->precision, "the CPU computes float32 in every mode");
-  add_db_option(cmd, &opt->db_path,
-                "Tuning database to read first (else TT_TUNING_DB, the user cache, the shipped "
-                "ones)");
+  add_db_option(cmd, &opt->db_path, kReadDbHelp);
   cmd->callback([opt, cmd] {
     opt->device_typed = typed(cmd, "--device");
     run_model(*opt);

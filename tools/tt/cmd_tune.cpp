@@ -37,10 +37,7 @@ namespace {
 // deadline of `tt tune --all --shape full` (3 minutes, with room for start-up).
 constexpr double kSecondsPerModel = 34.0;
 
-struct TuneOptions {
-  std::string model;
-  bool all = false;
-  std::string shape = "full";
+struct TuneOptions : ModelSelection {
   std::string db_path;
   double budget_s = 0;  // 0: kSecondsPerModel per model
   std::string report_dir;
@@ -112,8 +109,7 @@ void print_results(const std::vector<models::ModelTuneResult>& results) {
 }
 
 void run_tune(const TuneOptions& opt) {
-  const std::vector<const models::ModelInfo*> selected =
-      selected_models("tune", opt.model, opt.all);
+  const std::vector<const models::ModelInfo*> selected = selected_models("tune", opt);
   [[maybe_unused]] const Device gpu = resolve_gpu("tune", opt.device, opt.device_typed);
   const std::string db_path =
       opt.db_path.empty() ? autotune::user_cache_database_path() : opt.db_path;
@@ -206,7 +202,7 @@ void add_tune_command(CLI::App& app) {
       "unless beaten beyond the noise. Winners are saved with their provenance to the "
       "database (--db, default: the user cache) that `tt run` and `tt bench` read. Exit codes: "
       "0 done, 1 a model failed, 3 no CUDA device.");
-  add_model_selection(cmd, &opt->model, &opt->all, &opt->shape, "Tune every registered model");
+  add_model_selection(cmd, opt.get(), "Tune every registered model");
   add_db_option(
       cmd, &opt->db_path,
       fmt::format("Database to save into (default: {})", autotune::user_cache_database_path()));
@@ -225,11 +221,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_flag("--compile,!--eager", opt->compile,
                 "Tune the model compiled with tt::compile: its fused groups' kernels (the "
                 "default), or with --eager the kernels of its ops run one by one");
-  cmd->callback([opt, cmd] {
-    if (run_on_every_device("tune", opt->device)) return;  // --device all
-    opt->device_typed = typed(cmd, "--device");
-    run_tune(*opt);
-  });
+  set_device_callback(cmd, "tune", opt, run_tune);
 }
 
 }  // namespace tt::cli

@@ -59,6 +59,9 @@ void note_cpu_precision(const std::string& command, Precision precision, Device 
 
 // --db PATH: a path typed empty (`--db ''`) is a usage error, not "no --db".
 CLI::Option* add_db_option(CLI::App* cmd, std::string* path, const std::string& help);
+// The --db help of the commands that only read tuned configs (run, bench).
+inline constexpr const char* kReadDbHelp =
+    "Tuning database to read first (else TT_TUNING_DB, the user cache, the shipped ones)";
 // The options that pick one built model instance (`tt run`, `tt compile`): the model
 // name (positional, required), --shape small|full, --device cpu|cuda[:N], --seed N.
 void add_model_instance_options(CLI::App* cmd, std::string* model, std::string* shape,

@@ -7,8 +7,13 @@
 // that fails stops the others; its exit code is the command's.
 #pragma once
 
+#include <CLI/CLI.hpp>
+
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "tools/tt/command.h"
 
 namespace tt::cli {
 
@@ -16,6 +21,19 @@ namespace tt::cli {
 // throws CLI::RuntimeError with the worker's code). Otherwise returns false and the
 // command runs as usual. Without a CUDA device: a sentence and exit code 2.
 bool run_on_every_device(const std::string& command, const std::string& device);
+
+// The callback of tune, bench, compare and check: `--device all` runs the workers;
+// otherwise opt->device_typed says whether --device was typed and run(*opt) runs the
+// command on the one device.
+template <typename Options, typename Run>
+void set_device_callback(CLI::App* cmd, const std::string& command, std::shared_ptr<Options> opt,
+                         Run run) {
+  cmd->callback([cmd, command, opt, run] {
+    if (run_on_every_device(command, opt->device)) return;  // --device all
+    opt->device_typed = typed(cmd, "--device");
+    run(*opt);
+  });
+}
 
 // `argv` with the value of --device (given as "--device all" or "--device=all")
 // replaced by "cuda:<device>".

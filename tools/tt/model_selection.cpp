@@ -10,17 +10,18 @@
 
 namespace tt::cli {
 
-void add_model_selection(CLI::App* cmd, std::string* model, bool* all, std::string* shape,
-                         const std::string& all_help) {
-  cmd->add_option("model", *model, "Model name, as listed by `tt models`");
-  cmd->add_flag("--all", *all, all_help);
-  cmd->add_option("--shape", *shape, "Problem size: small or full (KernelBench)")
+void add_model_selection(CLI::App* cmd, ModelSelection* selection, const std::string& all_help) {
+  cmd->add_option("model", selection->model, "Model name, as listed by `tt models`");
+  cmd->add_flag("--all", selection->all, all_help);
+  cmd->add_option("--shape", selection->shape, "Problem size: small or full (KernelBench)")
       ->check(CLI::IsMember({"small", "full"}))
       ->capture_default_str();
 }
 
 std::vector<const models::ModelInfo*> selected_models(const std::string& command,
-                                                      const std::string& model, bool all) {
+                                                      const ModelSelection& selection) {
+  const std::string& model = selection.model;
+  const bool all = selection.all;
   // A usage error (exit 2, "tt CMD: ...; see tt CMD --help."): parse() reports it.
   (void)command;
   if (all && !model.empty())

@@ -1,5 +1,6 @@
 // Gather and dropout kernels (ops/cuda/index/index.h): grid-stride loops over the
 // output, 64-bit indices.
+#include "core/convert.h"
 #include "core/cuda/check.h"
 #include "core/cuda/elementwise.cuh"
 #include "core/cuda/stream.h"
@@ -69,16 +70,8 @@ void gather(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out
     g.x_strides[d] = x.stride(d);
     g.index_strides[d] = index.stride(d);
   }
-  switch (dtype_size(x.dtype())) {
-    case 1:
-      return launch_gather<uint8_t>(x, index, out, g);
-    case 2:
-      return launch_gather<uint16_t>(x, index, out, g);
-    case 4:
-      return launch_gather<uint32_t>(x, index, out, g);
-    default:
-      return launch_gather<uint64_t>(x, index, out, g);
-  }
+  visit_word(dtype_size(x.dtype()), "gather",
+             [&](auto word) { launch_gather<decltype(word)>(x, index, out, g); });
 }
 
 Tensor dropout(const Tensor& x, double p, uint64_t seed) {

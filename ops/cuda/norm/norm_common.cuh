@@ -9,17 +9,33 @@
 
 namespace tt::ops::cuda::norm {
 
-template <int V>
-__device__ __forceinline__ void load_vec(float (&d)[V], const float* p) {
+// The cache policies of the loads below: through the read-only path (ld.global.nc),
+// or evict-first in the L2 (ld.global.cs).
+struct ReadOnlyLoad {
+  template <typename T>
+  __device__ __forceinline__ T operator()(const T* p) const {
+    return __ldg(p);
+  }
+};
+struct EvictFirstLoad {
+  template <typename T>
+  __device__ __forceinline__ T operator()(const T* p) const {
+    return __ldcs(p);
+  }
+};
+
+// V floats at p (aligned to V floats) by one load of the given policy.
+template <int V, typename Load = ReadOnlyLoad>
+__device__ __forceinline__ void load_vec(float (&d)[V], const float* p, Load load = {}) {
   static_assert(V == 1 || V == 2 || V == 4, "vector width must be 1, 2 or 4");
   if constexpr (V == 4) {
-    const float4 t = __ldg(reinterpret_cast<const float4*>(p));
+    const float4 t = load(reinterpret_cast<const float4*>(p));
     d[0] = t.x, d[1] = t.y, d[2] = t.z, d[3] = t.w;
   } else if constexpr (V == 2) {
-    const float2 t = __ldg(reinterpret_cast<const float2*>(p));
+    const float2 t = load(reinterpret_cast<const float2*>(p));
     d[0] = t.x, d[1] = t.y;
   } else {
-    d[0] = __ldg(p);
+    d[0] = load(p);
   }
 }
 

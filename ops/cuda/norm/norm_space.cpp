@@ -10,6 +10,7 @@
 
 #include "autotune/problem_key.h"
 #include "core/error.h"
+#include "ops/cuda/thread_limit.h"
 
 namespace tt::ops::cuda::norm {
 namespace {
@@ -48,15 +49,6 @@ std::vector<std::string> kind_names(const std::vector<SegmentKind>& kinds) {
   std::vector<std::string> out;
   for (SegmentKind k : kinds) out.push_back(segment_kind_name(k));
   return out;
-}
-
-// The threads-per-block rule every norm space shares, for a known device.
-template <class C>
-void add_thread_limit(Rules<C>& rules, const DeviceLimits& limits) {
-  if (!limits.known) return;
-  const int max_threads = limits.max_threads_per_block;
-  rules.push_back({fmt::format("threads must not exceed the device's {} per block", max_threads),
-                   [max_threads](const C& c) { return c.threads <= max_threads; }});
 }
 
 Descriptor<SegmentConfig> make_segment_descriptor() {

@@ -7,19 +7,10 @@
 namespace tt::ops::cuda {
 
 void binary(pointwise::BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
-  using namespace pointwise;
-  using pointwise_kernels::FloatAndBool;
   if (!dtype_is_floating(a.dtype()) && a.dtype() != DType::Bool) {
     return binary_integers(op, a, b, out);
   }
-  switch (op) {
-#define TT_BINARY_CASE(name, fn, text)                                        \
-  case BinaryOp::name:                                                        \
-    pointwise_kernels::launch_typed<FloatAndBool, 2>(text, fn{}, out, a, &b); \
-    return;
-    TT_POINTWISE_BINARY_OPS(TT_BINARY_CASE)
-#undef TT_BINARY_CASE
-  }
+  pointwise_kernels::launch_binary<pointwise_kernels::FloatAndBool>(op, a, b, out);
 }
 
 void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {

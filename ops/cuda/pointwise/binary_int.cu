@@ -6,16 +6,7 @@
 namespace tt::ops::cuda {
 
 void binary_integers(pointwise::BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
-  using namespace pointwise;
-  using pointwise_kernels::Integers;
-  switch (op) {
-#define TT_BINARY_CASE(name, fn, text)                                    \
-  case BinaryOp::name:                                                    \
-    pointwise_kernels::launch_typed<Integers, 2>(text, fn{}, out, a, &b); \
-    return;
-    TT_POINTWISE_BINARY_OPS(TT_BINARY_CASE)
-#undef TT_BINARY_CASE
-  }
+  pointwise_kernels::launch_binary<pointwise_kernels::Integers>(op, a, b, out);
 }
 
 }  // namespace tt::ops::cuda

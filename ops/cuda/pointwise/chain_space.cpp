@@ -12,6 +12,7 @@
 #include "autotune/space_cache.h"
 #include "core/cuda/device.h"
 #include "ops/cuda/pointwise/chain.h"
+#include "ops/cuda/thread_limit.h"
 
 namespace tt::ops::cuda::chain {
 namespace {
@@ -58,11 +59,7 @@ autotune::ParamSpace space(const std::string& kernel, bool vec4, const tt::cuda:
     extra.push_back({"vec 4 needs every row to be whole vectors of 4",
                      [](const ChainConfig& c) { return c.vec == 1; }});
   }
-  if (l.known) {
-    const int max_threads = l.max_threads_per_block;
-    extra.push_back({fmt::format("threads must not exceed the device's {} per block", max_threads),
-                     [max_threads](const ChainConfig& c) { return c.threads <= max_threads; }});
-  }
+  add_thread_limit<ChainConfig>(extra, l);
   ChainConfig def;
   def.vec = vec4 ? 4 : 1;
   return descriptor().space(kernel, std::move(extra), def);

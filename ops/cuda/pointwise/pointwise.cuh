@@ -379,4 +379,19 @@ bool launch_typed(const char* name, Fn fn, const Tensor& out, const Tensor& a, c
 using FloatAndBool = TypeList<float, bool>;
 using Integers = TypeList<int64_t, int32_t, uint8_t>;
 
+// A binary op (with broadcasting) on the element types of `List`: binary.cu and
+// binary_int.cu each instantiate one share. False when a's type is not in it.
+template <typename List>
+bool launch_binary(tt::ops::pointwise::BinaryOp op, const Tensor& a, const Tensor& b,
+                   const Tensor& out) {
+  switch (op) {
+#define TT_BINARY_CASE(name, fn, text)     \
+  case tt::ops::pointwise::BinaryOp::name: \
+    return launch_typed<List, 2>(text, tt::ops::pointwise::fn{}, out, a, &b);
+    TT_POINTWISE_BINARY_OPS(TT_BINARY_CASE)
+#undef TT_BINARY_CASE
+  }
+  return false;
+}
+
 }  // namespace tt::ops::cuda::pointwise_kernels

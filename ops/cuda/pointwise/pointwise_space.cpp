@@ -5,6 +5,7 @@
 #include "autotune/problem_key.h"
 #include "autotune/space_cache.h"
 #include "core/error.h"
+#include "ops/cuda/thread_limit.h"
 
 namespace tt::ops::cuda::pointwise_tuning {
 
@@ -50,11 +51,7 @@ autotune::ParamSpace space(const std::string& kernel, const PointwiseProblem& p,
     extra.push_back({fmt::format("items must be 1 for {} elements", p.dtype),
                      [](const PointwiseConfig& c) { return c.items == 1; }});
   }
-  if (limits.known) {
-    const int max_threads = limits.max_threads_per_block;
-    extra.push_back({fmt::format("threads must not exceed the device's {} per block", max_threads),
-                     [max_threads](const PointwiseConfig& c) { return c.threads <= max_threads; }});
-  }
+  add_thread_limit<PointwiseConfig>(extra, limits);
   // The pre-family launcher's choice: 256 threads, the widest vector the alignment allows.
   PointwiseConfig def;
   def.layout = layout;

@@ -143,20 +143,11 @@ Tensor reduce_integers(IntReduce kind, const Tensor& x, const std::vector<int64_
       TT_FAIL("reduce: float64 runs on the CPU only");
     } else {
       switch (kind) {
-        case IntReduce::Sum:
-          return run_reduce<IntReduce::Sum, T>(x, dims, keepdim);
-        case IntReduce::Max:
-          return run_reduce<IntReduce::Max, T>(x, dims, keepdim);
-        case IntReduce::Min:
-          return run_reduce<IntReduce::Min, T>(x, dims, keepdim);
-        case IntReduce::ArgMax:
-          return run_reduce<IntReduce::ArgMax, T>(x, dims, keepdim);
-        case IntReduce::ArgMin:
-          return run_reduce<IntReduce::ArgMin, T>(x, dims, keepdim);
-        case IntReduce::Any:
-          return run_reduce<IntReduce::Any, T>(x, dims, keepdim);
-        case IntReduce::All:
-          return run_reduce<IntReduce::All, T>(x, dims, keepdim);
+#define TT_INT_REDUCE_CASE(name) \
+  case IntReduce::name:          \
+    return run_reduce<IntReduce::name, T>(x, dims, keepdim);
+        TT_INT_REDUCTIONS(TT_INT_REDUCE_CASE)
+#undef TT_INT_REDUCE_CASE
       }
       TT_FAIL("reduce: unknown reduction");
     }

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "ops/cuda/reduce/reduce.h"
 #include "ops/cuda/reduce/reduce_variants.h"
+#include "ops/cuda/thread_limit.h"
 
 namespace tt::ops::cuda::reduce {
 namespace {
@@ -62,15 +63,6 @@ std::vector<C> with_load_policies(const std::vector<C>& compiled) {
   return t;
 }
 
-// The device's threads-per-block limit, for a known device.
-template <class C>
-void device_threads(std::vector<Rule<C>>& rules, const tt::cuda::DeviceLimits& limits) {
-  if (!limits.known) return;
-  const int max_threads = limits.max_threads_per_block;
-  rules.push_back({fmt::format("threads must not exceed the device's {} per block", max_threads),
-                   [max_threads](const C& c) { return c.threads <= max_threads; }});
-}
-
 }  // namespace
 
 // ---- inner ----
@@ -112,10 +104,9 @@ bool InnerConfig::valid(const InnerProblem& p) const {
          vec <= p.align;
 }
 
-// Untuned defaults, from the H100 sweeps of ops_bench (docs/performance.md): a block
-// per row from 2048 floats (a warp per 4096-float row trailed by 10%), 512 threads
-// for a row of a million floats or more (split over every SM), and evict-first loads
-// everywhere (1.10-1.19x at every measured shape).
+// Untuned defaults, from the sweeps of ops_bench (docs/performance.md): a block per
+// row from 2048 floats, 512 threads for a row of a million floats or more (split over
+// every SM), and evict-first loads everywhere.
 InnerConfig InnerConfig::default_for(const InnerProblem& p) {
   const int v = widest_vec(p.cols, p.align);
   InnerConfig c;
@@ -313,7 +304,7 @@ ParamSpace inner_space(const InnerProblem& p, const tt::cuda::DeviceLimits& limi
       {fmt::format("lanes*vec must not exceed the row length {} rounded up to 128", p.cols),
        [p](const InnerConfig& c) { return !inner_oversized(c, p); }},
   };
-  device_threads<InnerConfig>(rules, limits);
+  add_thread_limit<InnerConfig>(rules, limits);
   return InnerConfig::descriptor().space(kInnerKernel, rules, InnerConfig::default_for(p));
 }
 
@@ -328,7 +319,7 @@ ParamSpace outer_space(const OuterProblem& p, const tt::cuda::DeviceLimits& limi
                    p.inner),
        [p](const OuterConfig& c) { return !outer_oversized(c, p); }},
   };
-  device_threads<OuterConfig>(rules, limits);
+  add_thread_limit<OuterConfig>(rules, limits);
   return OuterConfig::descriptor().space(kOuterKernel, rules, OuterConfig::default_for(p));
 }
 
@@ -346,7 +337,7 @@ ParamSpace row_space(RowMap m, const RowProblem& p, const tt::cuda::DeviceLimits
                    p.cols),
        [p](const RowConfig& c) { return !row_oversized(c, p); }},
   };
-  device_threads<RowConfig>(rules, limits);
+  add_thread_limit<RowConfig>(rules, limits);
   return RowConfig::descriptor().space(row_map_name(m), rules, RowConfig::default_for(p));
 }
 

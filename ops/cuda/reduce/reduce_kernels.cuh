@@ -71,7 +71,7 @@ struct SumOp {
 // and the mean of x - pivot, so the means that Chan's formula subtracts and squares
 // are as small as the spread, not as large as the data's mean: with float means of
 // ~1000, their difference lost its digits (uniform [999, 1001]: 3.0e-5 relative
-// error against float64 before, float rounding after; measured on an H100).
+// error against float64 before, float rounding after; docs/performance.md).
 struct VarOp {
   struct State {
     float n, pivot, mean, m2;  // mean of (x - pivot)
@@ -224,15 +224,10 @@ __device__ __forceinline__ typename OpT::State group_reduce(typename OpT::State 
 // configs' run-time load policy; uniform across the grid).
 template <int V>
 __device__ __forceinline__ void load_policy(float (&d)[V], const float* p, bool evict_first) {
-  if (!evict_first) return load_vec<V>(d, p);
-  if constexpr (V == 4) {
-    const float4 t = __ldcs(reinterpret_cast<const float4*>(p));
-    d[0] = t.x, d[1] = t.y, d[2] = t.z, d[3] = t.w;
-  } else if constexpr (V == 2) {
-    const float2 t = __ldcs(reinterpret_cast<const float2*>(p));
-    d[0] = t.x, d[1] = t.y;
+  if (evict_first) {
+    load_vec<V>(d, p, norm::EvictFirstLoad{});
   } else {
-    d[0] = __ldcs(p);
+    load_vec<V>(d, p);
   }
 }
 
@@ -276,7 +271,7 @@ __device__ __forceinline__ void zero_tile(float (&v)[I][V], int j) {
 // With `arrivals` (one zeroed counter per row, see arrival_counters), the group that
 // writes a row's last partial merges the row there and then (a fence, then an atomic
 // count of the row's arrivals) and sets the counter back to 0: no second kernel,
-// whose launch and lone tail cost a few us of a 50 us full reduction. Without it
+// whose launch and lone tail are a visible share of a full reduction. Without it
 // (nullptr), merge_kernel runs after.
 template <class OpT, int kThreads, int kLanes, int kVec, int kItems>
 __global__ void __launch_bounds__(kThreads)
@@ -446,9 +441,9 @@ __global__ void __launch_bounds__(kThreads)
 // Merges partial [splits][n] into out [n]. A block of kMergeThreads is laid out as
 // bx outputs (consecutive: coalesced) x by split lanes; each thread folds splits y,
 // y + by, ... of its output (independent loads, unrolled so several are in flight),
-// then the split lanes meet in shared memory, halving each step. One thread per
-// output merging a thousand partials in a row took 10-20 us of a 45 us full sum; a
-// block of 256 lanes over them takes one memory round trip per 4-8 partials.
+// then the split lanes meet in shared memory, halving each step: one memory round trip
+// per 4-8 partials, where one thread per output merging a thousand partials in a row
+// was a large share of a full sum.
 constexpr int kMergeThreads = 256;
 
 template <class OpT>

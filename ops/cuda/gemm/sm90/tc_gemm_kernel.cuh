@@ -200,8 +200,8 @@ __device__ __forceinline__ void chain_step(float (&a)[MI][R], const EpilogueStep
 }
 
 // The epilogue chain (ops/cuda/gemm/epilogue.h) over the fragment: one dispatch per
-// step, so each tile runs only the code of the steps it has (the per-element switch
-// of an early version thrashed the instruction cache: 2.3 ms vs 1.14 ms).
+// step, so each tile runs only the code of the steps it has (a per-element switch
+// thrashed the instruction cache; docs/performance.md).
 template <int MI, int R>
 __device__ __forceinline__ void apply_chain(float (&a)[MI][R], TcStore s, const TcParams& p) {
   for (int i = 0; i < p.ep.count; ++i) {
@@ -300,12 +300,11 @@ __device__ __forceinline__ void group_norm_rows(float (&a)[MI][R], TcStore s, co
 // Column statistics of the tile (EpilogueKind::kColumnStats): mean and M2 of each
 // column over the tile's rows below M, two passes (the mean first, then the squared
 // deviations from it, as the own tiled kernel does), written as partial `band` of
-// part_mean / part_m2 [bands][N]. Lanes that share a column combine by shuffles
-// (0.26 ms at 32768x4096x1024 in tf32 with 3 shuffles per value); each
+// part_mean / part_m2 [bands][N]. Lanes that share a column combine by shuffles; each
 // warp stores its column partials in its own row of `stats` ([WARPS + 1][BN] floats of
 // shared memory, the last row the sums), and the rows are added in a fixed order, so
 // the result does not depend on timing (shared-memory float atomics, the first
-// version, spun on contention: +0.66 ms at 32768x4096x1024). `bar` is a barrier over
+// version, spun on contention). `bar` is a barrier over
 // the `threads` consumer threads that hold the tile, `tid` the thread's index among them.
 template <int WARPS, int MI, int R>
 __device__ __forceinline__ void column_stats(const float (&a)[MI][R], TcStore s, const TcParams& p,
@@ -407,10 +406,9 @@ __device__ __forceinline__ void store_tile(const float (&a)[MI][R], TcStore s, c
 // bytes, laid out as the TMA's 128-byte swizzle (16-byte chunk index XOR row % 8, which
 // also spreads the fragment's 8-byte writes over all banks), then one thread's TMA store
 // takes the buffer out to C, clipped at M and N. Register stores from the fragment cost
-// a line write per 32 bytes (H100: a 128 x 256 tile's epilogue held the tensor cores up
-// for ~4 us at 32768x4096x1024); here the warpgroup only writes shared memory and the
-// last buffers drain while the next tile's main loop runs. `seq` counts the warpgroup's
-// buffers across tiles. Before each barrier the issuing thread waits until the store
+// a line write per 32 bytes and held the tensor cores up; here the warpgroup only writes shared
+// memory and the last buffers drain while the next tile's main loop runs. `seq` counts the
+// warpgroup's buffers across tiles. Before each barrier the issuing thread waits until the store
 // that last used the next buffer has read it, so one barrier per 32 columns orders both
 // (BUFS 1: a second barrier after the store has read the only buffer).
 template <int BUFS, int MI, int R>
@@ -656,7 +654,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     // restarts acc0 with the new hi*hi; the other consumer warpgroup's products keep the
     // tensor cores busy meanwhile. `first` (the tile's first k-block) restarts acc1 too.
     // Two k-steps per commit group (half the switches between acc0 and acc1) spilled
-    // 32-84 bytes and ran 0-6% slower (H100, docs/performance.md).
+    // and ran slower (docs/performance.md).
     [[maybe_unused]] auto kblock_rs = [&](Acc& acc, int kb, bool fresh, auto start, bool first) {
       const int s = idx % STAGES;
       const uint32_t ph = (idx / STAGES) & 1;
@@ -689,7 +687,8 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
 #pragma unroll
         for (int mi = 0; mi < T::kMI; ++mi) fence_regs(acc[mi]);
         // accurate: odd k-steps issue hi*hi first, so the wgmma stream switches between
-        // acc0 and acc1 once per k-step instead of twice (H100: 1.5-3% faster, same bits).
+        // acc0 and acc1 once per k-step instead of twice (faster, same bits;
+        // docs/performance.md).
         // An interval's first k-step keeps the corrections first (see above).
         [[maybe_unused]] const bool hh_first = T::kAcc && kk % 2 == 1 && !decltype(start)::value;
         if constexpr (T::kAcc) {
