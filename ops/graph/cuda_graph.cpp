@@ -22,10 +22,6 @@ int capture_device(const std::vector<Tensor>& inputs, std::string& why) {
                                  : "an input is on the CPU";
       return -1;
     }
-    if (!t.is_contiguous()) {
-      why = "an input is not contiguous";
-      return -1;
-    }
     device = t.device().index;
   }
   if (device < 0) why = "it has no input";
@@ -35,16 +31,6 @@ int capture_device(const std::vector<Tensor>& inputs, std::string& why) {
 }  // namespace
 
 #if TT_CUDA
-namespace {
-
-void copy_input(const Tensor& into, const Tensor& from, cudaStream_t stream) {
-  if (!from.defined() || into.data_ptr() == from.data_ptr()) return;
-  TT_CUDA_CHECK(cudaMemcpyAsync(into.data_ptr(), from.data_ptr(),
-                                static_cast<size_t>(from.numel()) * dtype_size(from.dtype()),
-                                cudaMemcpyDeviceToDevice, stream));
-}
-
-}  // namespace
 
 std::unique_ptr<CapturedReplay> CapturedReplay::capture(const Program& program,
                                                         const std::vector<Tensor>& inputs,
@@ -52,43 +38,63 @@ std::unique_ptr<CapturedReplay> CapturedReplay::capture(const Program& program,
   const int device = capture_device(inputs, why);
   if (device < 0) return nullptr;
   std::unique_ptr<CapturedReplay> r(new CapturedReplay());
+  r->program_ = &program;
   r->device_ = device;
-  tt::cuda::DeviceGuard guard(device);
-  cudaStream_t stream = tt::cuda::stream(device);
-  for (const Tensor& t : inputs) {
-    r->inputs_.push_back(t.defined() ? Tensor::empty(t.sizes(), t.dtype(), t.device()) : Tensor());
-    copy_input(r->inputs_.back(), t, stream);
-  }
+  if (!r->record(inputs, why)) return nullptr;
+  return r;
+}
+
+bool CapturedReplay::record(const std::vector<Tensor>& inputs, std::string& why) {
+  tt::cuda::DeviceGuard guard(device_);
+  cudaStream_t stream = tt::cuda::stream(device_);
+  // The last capture's blocks go back first (queued work still finishes before anything
+  // reuses them: one stream); outputs a caller still holds stay theirs.
+  outputs_.clear();
+  memory_.clear();
+  inputs_ = inputs;
   cudaGraph_t graph = nullptr;
   {
     StorageKeeper keeper;
     // Relaxed: the caching allocator may still ask the driver for a new block.
     TT_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
     try {
-      r->outputs_ = run_program(program, r->inputs_);
+      outputs_ = run_program(*program_, inputs_);
     } catch (const std::exception& e) {
       why = fmt::format("a step failed under capture: {}", e.what());
     }
     const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
     if (why.empty() && ended != cudaSuccess)
       why = fmt::format("the capture failed: {}", cudaGetErrorString(ended));
-    r->memory_ = keeper.take();
+    memory_ = keeper.take();
   }
   cudaGetLastError();  // a refused call during capture leaves its error behind
   if (!why.empty()) {
     if (graph) cudaGraphDestroy(graph);
-    return nullptr;
+    return false;
   }
-  cudaGraphExec_t exec = nullptr;
-  const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+  // A new capture of the same steps updates the instantiated graph in place (its kernels'
+  // arguments); anything else instantiates it anew.
+  cudaGraphExecUpdateResultInfo info;
+  if (exec_ &&
+      cudaGraphExecUpdate(static_cast<cudaGraphExec_t>(exec_), graph, &info) != cudaSuccess) {
+    cudaGetLastError();
+    cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec_));
+    exec_ = nullptr;
+  }
+  cudaError_t made = cudaSuccess;
+  if (!exec_) {
+    cudaGraphExec_t exec = nullptr;
+    made = cudaGraphInstantiate(&exec, graph, 0);
+    exec_ = exec;
+  }
   cudaGraphDestroy(graph);
   if (made != cudaSuccess) {
     cudaGetLastError();
+    exec_ = nullptr;
     why = fmt::format("the graph could not be instantiated: {}", cudaGetErrorString(made));
-    return nullptr;
+    return false;
   }
-  r->exec_ = exec;
-  return r;
+  return true;
 }
 
 CapturedReplay::~CapturedReplay() {
@@ -96,10 +102,16 @@ CapturedReplay::~CapturedReplay() {
 }
 
 std::vector<Tensor> CapturedReplay::launch(const std::vector<Tensor>& inputs) {
+  bool same = inputs.size() == inputs_.size();
+  for (size_t i = 0; same && i < inputs.size(); ++i)
+    same = inputs[i].defined() == inputs_[i].defined() &&
+           (!inputs[i].defined() || inputs[i].data_ptr() == inputs_[i].data_ptr());
+  if (!same) {
+    std::string why;
+    TT_CHECK(record(inputs, why), "compile: capturing the CUDA graph again failed: {}", why);
+  }
   tt::cuda::DeviceGuard guard(device_);
-  cudaStream_t stream = tt::cuda::stream(device_);
-  for (size_t i = 0; i < inputs_.size(); ++i) copy_input(inputs_[i], inputs.at(i), stream);
-  TT_CUDA_CHECK(cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec_), stream));
+  TT_CUDA_CHECK(cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec_), tt::cuda::stream(device_)));
   return outputs_;
 }
 
@@ -110,6 +122,10 @@ std::unique_ptr<CapturedReplay> CapturedReplay::capture(const Program&,
                                                         std::string& why) {
   if (capture_device(inputs, why) >= 0) why = "tensortune was built without CUDA";
   return nullptr;
+}
+bool CapturedReplay::record(const std::vector<Tensor>&, std::string& why) {
+  why = "tensortune was built without CUDA";
+  return false;
 }
 CapturedReplay::~CapturedReplay() = default;
 std::vector<Tensor> CapturedReplay::launch(const std::vector<Tensor>&) { return outputs_; }

@@ -1,9 +1,12 @@
 // A compiled key's replay captured as one CUDA graph (CompileOptions::cuda_graph): the
 // host then enqueues one graph launch instead of every step's kernels, so a forward's
-// latency is its GPU time. The graph reads its inputs from buffers of its own (each
-// launch first copies the caller's inputs there, as PyTorch's CUDA graphs do) and
-// writes the same output tensors at every launch: a launch overwrites what the previous
-// one returned. Everything the capture allocated stays reserved for the graph's life.
+// latency is its GPU time. The graph reads the caller's input tensors where they are (it
+// holds them): a call with the same tensors launches it as it is; a call with other
+// ones captures the steps again and updates the graph's kernel arguments in place
+// (cudaGraphExecUpdate) instead of copying inputs, which would cost a large input's
+// bandwidth at every call. It writes the same output tensors at every launch: a launch
+// overwrites what the previous one returned. What a capture allocated stays reserved
+// until the next capture.
 #pragma once
 
 #include <memory>
@@ -29,12 +32,14 @@ class CapturedReplay {
   CapturedReplay(const CapturedReplay&) = delete;
   CapturedReplay& operator=(const CapturedReplay&) = delete;
 
-  // Copies `inputs` (the key's shapes, dtypes and strides) into the graph's input
-  // buffers and launches it; returns the graph's outputs.
+  // Launches the graph on `inputs` (the key's shapes, dtypes and strides), captured
+  // again first when they are other tensors than last time; returns its outputs.
   std::vector<Tensor> launch(const std::vector<Tensor>& inputs);
 
  private:
   CapturedReplay() = default;
+  bool record(const std::vector<Tensor>& inputs, std::string& why);
+  const Program* program_ = nullptr;
   void* exec_ = nullptr;  // cudaGraphExec_t
   int device_ = 0;
   std::vector<Tensor> inputs_, outputs_;
