@@ -22,18 +22,10 @@
 
 #include "ops/cuda/attention/attention_kernels.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
+#include "tools/device/standalone_check.cuh"
 
 using namespace tt::ops;
 using namespace tt::ops::cuda::attention;
-
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
 
 namespace {
 

@@ -26,18 +26,10 @@
 
 #include "ops/cuda/attention/attention_simt2.cuh"
 #include "ops/cuda/attention/attention_variants.h"
+#include "tools/device/standalone_check.cuh"
 
 using namespace tt::ops;
 using namespace tt::ops::cuda::attention;
-
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
 
 namespace {
 
@@ -367,8 +359,9 @@ int main(int argc, char** argv) {
         t.push_back(ms);
       }
       std::sort(t.begin(), t.end());
-      std::printf("SB,%s,%s,%.4f,%.1f,%.2e%s\n", c.name.c_str(), v.name.c_str(), t[5],
-                  flops / t[5] / 1e9, err, finite ? "" : ",NOT FINITE");
+      const float ms = t[5];
+      std::printf("SB,%s,%s,%.4f,%.1f,%.2e%s\n", c.name.c_str(), v.name.c_str(), ms,
+                  flops / ms / 1e9, err, finite ? "" : ",NOT FINITE");
       std::fflush(stdout);
     }
   }
