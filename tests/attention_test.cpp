@@ -491,7 +491,9 @@ size_t expect_variants_match_float64(const std::vector<HardCase>& cases,
       const std::vector<double> g = ops::scaled_dot_product_attention(qg, kg, vg, mg, 0.0, c.causal)
                                         .cpu()
                                         .to_vector<double>();
-      for (double x : g) ASSERT_TRUE(std::isfinite(x)) << what;
+      bool finite = true;
+      for (double x : g) finite = finite && std::isfinite(x);
+      EXPECT_TRUE(finite) << what;
       EXPECT_LE(rel_err(g, w), var.prec == Precision::tf32 ? 2e-3 : 1e-6) << what;
       if (c.mask == 2) {
         for (int64_t e = 0; e < c.E; ++e)
