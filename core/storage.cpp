@@ -35,15 +35,13 @@ size_t cpu_memory_bytes() {
   return bytes;
 }
 
+thread_local StorageKeeper* current_keeper = nullptr;
+
 #if !TT_CUDA
 [[noreturn]] void no_cuda() {
   TT_FAIL("this operation needs CUDA but tensortune was built without CUDA (TT_CUDA=OFF)");
 }
 #endif
-}  // namespace
-
-namespace {
-thread_local StorageKeeper* current_keeper = nullptr;
 }  // namespace
 
 StorageKeeper::StorageKeeper() : previous_(current_keeper) { current_keeper = this; }

@@ -85,13 +85,7 @@ FixtureResult run_fixture(const std::string& path, Device device, double toleran
     outputs = std::move(wide.outputs);
     float64_buffers = std::move(wide.buffers);
   } else if (compiled && device.is_cuda()) {
-    std::vector<Tensor> saved;
-    for (const auto& [name, b] : model->named_buffers()) saved.push_back(b.clone());
-    const std::shared_ptr<Module> replayed = tt::compile(model);
-    replayed->forward(inputs);  // records
-    size_t i = 0;
-    for (auto& [name, b] : model->named_buffers()) b.copy_(saved.at(i++));
-    outputs = replayed->forward(inputs);
+    outputs = tt::compile_recorded(model, inputs)->forward(inputs);
   } else {
     outputs = model->forward(inputs);
   }

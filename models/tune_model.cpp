@@ -230,12 +230,7 @@ void run_model(const ModelInfo& info, const TuneOptions& opt, autotune::Database
   std::shared_ptr<Module> tuned_model = gpu_model;
   if (opt.compile) {
     log(fmt::format("{}: compiling (tt::compile; the fused groups are what is tuned)", info.name));
-    tuned_model = tt::compile(gpu_model);
-    std::vector<Tensor> initial;
-    for (const auto& named : gpu_model->named_buffers()) initial.push_back(named.second.clone());
-    tuned_model->forward(inputs);
-    auto buffers = gpu_model->named_buffers();
-    for (size_t i = 0; i < buffers.size(); ++i) buffers[i].second.copy_(initial[i]);
+    tuned_model = tt::compile_recorded(gpu_model, inputs);
   }
   ModelTarget target(*tuned_model, inputs, reference, reference_buffers, opt.device,
                      fmt::format("one forward of {}, {} shape", info.name, opt.shape));

@@ -104,4 +104,16 @@ std::shared_ptr<CompiledModule> compile(std::shared_ptr<Module> module, CompileO
   return std::make_shared<CompiledModule>(std::move(module), options);
 }
 
+std::shared_ptr<CompiledModule> compile_recorded(std::shared_ptr<Module> module,
+                                                 const std::vector<Tensor>& inputs,
+                                                 CompileOptions options) {
+  std::vector<Tensor> saved;
+  for (const auto& [name, b] : module->named_buffers()) saved.push_back(b.clone());
+  auto compiled = compile(module, options);
+  compiled->forward(inputs);
+  size_t i = 0;
+  for (auto& [name, b] : module->named_buffers()) b.copy_(saved.at(i++));
+  return compiled;
+}
+
 }  // namespace tt

@@ -94,4 +94,12 @@ class CompiledModule : public Module {
 std::shared_ptr<CompiledModule> compile(std::shared_ptr<Module> module,
                                         CompileOptions options = {});
 
+// compile(), its recording forward already made on `inputs`, and the module's buffers
+// put back as they were before it: the next call with those inputs is a replay and has
+// updated the buffers (batch norm's running statistics) exactly once, as one eager
+// forward would. For comparing or tuning the compiled forward against an eager one.
+std::shared_ptr<CompiledModule> compile_recorded(std::shared_ptr<Module> module,
+                                                 const std::vector<Tensor>& inputs,
+                                                 CompileOptions options = {});
+
 }  // namespace tt

@@ -54,13 +54,7 @@ struct CompareOptions : ModelSelection {
 std::shared_ptr<Module> gpu_side(std::shared_ptr<Module> model, const CompareOptions& opt,
                                  const std::vector<Tensor>& inputs) {
   if (!opt.compile) return model;
-  std::vector<Tensor> saved;
-  for (const auto& [name, b] : model->named_buffers()) saved.push_back(b.clone());
-  std::shared_ptr<Module> compiled = tt::compile(model);
-  compiled->forward(inputs);
-  size_t i = 0;
-  for (auto& [name, b] : model->named_buffers()) b.copy_(saved.at(i++));
-  return compiled;
+  return tt::compile_recorded(model, inputs);
 }
 #endif
 
