@@ -182,9 +182,6 @@ int main() {
                                      {8, 16, 1024, 128, true}};
   char* flush = nullptr;
   CK(cudaMalloc(&flush, 256 << 20));
-  cudaEvent_t start, stop;
-  CK(cudaEventCreate(&start));
-  CK(cudaEventCreate(&stop));
   std::mt19937 gen(7);
   std::normal_distribution<float> nd;
   for (const Shape& sh : shapes) {
@@ -241,23 +238,15 @@ int main() {
         }
       }
       for (float g : got) finite = finite && std::isfinite(g);
-      std::vector<float> t;
-      for (int r = 0; r < 10; ++r) {
-        if (v.prep) v.prep(args);
-        CK(cudaMemsetAsync(flush, r, 256 << 20));
-        CK(cudaEventRecord(start));
-        v.run(args, T, BH);
-        CK(cudaEventRecord(stop));
-        CK(cudaEventSynchronize(stop));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, start, stop));
-        t.push_back(ms);
-      }
-      std::sort(t.begin(), t.end());
+      const float ms = median_of_10_ms([&] { v.run(args, T, BH); },
+                                       [&] {
+                                         if (v.prep) v.prep(args);
+                                       },
+                                       flush);
       if (!v.checked) {
-        std::printf("KB,%s,%s,%.4f,,\n", name, v.name, t[5]);
+        std::printf("KB,%s,%s,%.4f,,\n", name, v.name, ms);
       } else {
-        std::printf("KB,%s,%s,%.4f,%.1f,%.2e%s\n", name, v.name, t[5], flops / t[5] / 1e9,
+        std::printf("KB,%s,%s,%.4f,%.1f,%.2e%s\n", name, v.name, ms, flops / ms / 1e9,
                     std::sqrt(num / den), finite ? "" : ",NOT FINITE");
       }
       std::fflush(stdout);

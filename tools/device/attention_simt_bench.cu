@@ -324,9 +324,6 @@ int main(int argc, char** argv) {
 
   char* flush = nullptr;
   CK(cudaMalloc(&flush, 256 << 20));
-  cudaEvent_t start, stop;
-  CK(cudaEventCreate(&start));
-  CK(cudaEventCreate(&stop));
   const std::vector<Case> shapes = {
       {"B8 H16 T1024 E64", 8, 16, 1024, 1024, 64, false, 0, false},
       {"B8 H16 T1024 E64 qkv-strided", 8, 16, 1024, 1024, 64, false, 0, true},
@@ -347,19 +344,7 @@ int main(int argc, char** argv) {
       CK(cudaDeviceSynchronize());
       bool finite = true;
       const double err = s.error({0, c.B * c.H - 1}, finite);
-      std::vector<float> t;
-      for (int r = 0; r < 10; ++r) {
-        CK(cudaMemsetAsync(flush, r, 256 << 20));
-        CK(cudaEventRecord(start));
-        v.run(s.args());
-        CK(cudaEventRecord(stop));
-        CK(cudaEventSynchronize(stop));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, start, stop));
-        t.push_back(ms);
-      }
-      std::sort(t.begin(), t.end());
-      const float ms = t[5];
+      const float ms = median_of_10_ms([&] { v.run(s.args()); }, [] {}, flush);
       std::printf("SB,%s,%s,%.4f,%.1f,%.2e%s\n", c.name.c_str(), v.name.c_str(), ms,
                   flops / ms / 1e9, err, finite ? "" : ",NOT FINITE");
       std::fflush(stdout);
