@@ -552,6 +552,9 @@ TEST(CliHabits21, ModelSelectionAndEmptyDbAreUsageErrors) {
        "tt tune: give a model name or --all, not both ('GemmBiasReLU' and --all); see tt tune "
        "--help.\n"},
       {"bench", "tt bench: give a model name or --all; see tt bench --help.\n"},
+      {"bench GemmBiasReLU --eager --cuda-graph",
+       "tt bench: --cuda-graph replays the compiled model; it cannot go with --eager; see tt "
+       "bench --help.\n"},
       {"run GemmBiasReLU --db ''",
        "tt run: --db must name a file but is empty; see tt run --help.\n"},
       {"db show --db ''",

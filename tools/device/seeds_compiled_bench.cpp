@@ -59,8 +59,7 @@ double host_us(const std::function<void()>& fn, int device) {
 }
 
 // The hand-fused forward of a seed: its fused op (ops/ops.h) over the model's parameters.
-std::function<Inputs(const Inputs&)> hand_fused(const std::string& name,
-                                                const std::shared_ptr<tt::Module>& model) {
+std::function<Inputs(const Inputs&)> hand_fused(const std::shared_ptr<tt::Module>& model) {
   namespace m = tt::models;
   namespace ops = tt::ops;
   if (auto p = std::dynamic_pointer_cast<m::GemmInstanceNormAddMul>(model))
@@ -86,7 +85,6 @@ std::function<Inputs(const Inputs&)> hand_fused(const std::string& name,
     return [p](const Inputs& in) {
       return Inputs{ops::gemm_bias_relu(in[0], p->gemm->weight, p->bias.reshape({-1}))};
     };
-  (void)name;
   return [model](const Inputs& in) { return model->forward(in); };  // InstanceNorm2dModel
 }
 
@@ -132,7 +130,7 @@ int main(int argc, char** argv) {
       auto model = tt::models::build_model(name, preset.init, 0);
       model->to(gpu);
       const Inputs inputs = tt::models::random_inputs(preset.input_shapes, 0, gpu);
-      const auto fused_op = hand_fused(name, model);
+      const auto fused_op = hand_fused(model);
       auto compiled = tt::compile(model, compile_options);
       const Tensor hand_out = fused_op(inputs)[0];
       (*compiled)(inputs);  // records and compiles

@@ -99,6 +99,9 @@ BenchRecord bench_record(const models::ModelInfo& info, const BenchOptions& opt,
 
 void run_bench(const BenchOptions& opt) {
   const std::vector<const models::ModelInfo*> selected = selected_models("bench", opt);
+  if (opt.cuda_graph && !opt.compile)
+    throw CLI::ValidationError(
+        "--cuda-graph replays the compiled model; it cannot go with --eager");
   [[maybe_unused]] const Device gpu = resolve_gpu("bench", opt.device, opt.device_typed);
   use_database("bench", opt.db_path);
 #if TT_CUDA
