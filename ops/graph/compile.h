@@ -35,11 +35,11 @@ struct CompileOptions {
   // Keys kept; the least recently used one goes first.
   size_t cache_size = 8;
   // On CUDA, capture a key's replay as one CUDA graph (ops/graph/cuda_graph.h) at its
-  // second replay (the first warms up), and launch that from then on (captured again when
-  // the input tensors change): the host's cost of a forward becomes one launch. The returned
-  // tensors are then the graph's own: the next call overwrites them (clone() what must be kept), as
-  // with PyTorch's CUDA graphs. A key that cannot be captured replays as without it, and explain()
-  // says why.
+  // second replay (the first warms up) and launch that from then on, captured again when
+  // the input tensors change: the host's cost of a forward becomes one launch. The
+  // returned tensors are then the graph's own: the next call overwrites them (clone()
+  // what must be kept), as with PyTorch's CUDA graphs. A key that cannot be captured
+  // replays as without it, and explain() says why.
   bool cuda_graph = false;
 };
 
