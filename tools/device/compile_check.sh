@@ -20,64 +20,57 @@ stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(build test sanitize chain block compare)
 want() { [[ " ${stages[*]} " == *" $1 "* ]]; }
 build=${TT_BUILD_DIR:-build-device}
-summary=()
-step() {
-  local name=$1 log=$2
-  shift 2
-  local t0=$SECONDS
-  timeout "${STEP_TIMEOUT:-180}" "$@" >"$LOGS/$log" 2>&1
-  local rc=$?
-  summary+=("$(printf '%-12s rc=%-3s %4ss  %s' "$name" "$rc" $((SECONDS - t0)) "$log")")
-  return $rc
-}
+# Logs stay on the machine (only 8 files come back); the steps print what matters.
+RUN_LOGS=$LOGS STEP_LIMIT=${STEP_TIMEOUT:-180}
+source tools/device/run_step.sh  # run NAME LOG CMD..., the summary lines
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader | tee "$LOGS/gpu.txt"
 
 if want build; then
-  step configure configure.log cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  run configure configure.log cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DTT_CUDA_ARCHITECTURES=90a -DTT_BUILD_TESTS=ON -DTT_BUILD_BENCHMARKS=OFF \
     -DCMAKE_INSTALL_PREFIX=/tmp/tt-inst
-  step build build.log cmake --build "$build" -j 16 --target tt compile_test compile_bench \
+  run build build.log cmake --build "$build" -j 16 --target tt compile_test compile_bench \
     seeds_compiled_bench \
     ${EXTRA_TARGETS:-} -- -k 0 || tail -40 "$LOGS/build.log"
-  step install install.log cmake --install "$build"
-  step example example.log bash -c "cmake -S examples/transformer_block -B /tmp/tb -G Ninja \
+  run install install.log cmake --install "$build"
+  run example example.log bash -c "cmake -S examples/transformer_block -B /tmp/tb -G Ninja \
     -DCMAKE_PREFIX_PATH=/tmp/tt-inst -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/tb -j 16" ||
     tail -30 "$LOGS/example.log"
 fi
 tb=/tmp/tb/transformer_block
 if want test; then
-  step test compile_test.log "$build/tests/compile_test"
+  run test compile_test.log "$build/tests/compile_test"
   tail -5 "$LOGS/compile_test.log"
   for t in ${EXTRA_TESTS:-}; do
-    step "$t" "$t.log" "$build/tests/$t" --gtest_filter="${EXTRA_FILTER:-*}"
+    run "$t" "$t.log" "$build/tests/$t" --gtest_filter="${EXTRA_FILTER:-*}"
     grep -E "tests ran|PASSED|FAILED" "$LOGS/$t.log" | tail -4
   done
 fi
 if want sanitize; then
   for tool in memcheck racecheck; do
-    step "san-$tool" "sanitize_$tool.log" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+    run "san-$tool" "sanitize_$tool.log" compute-sanitizer --tool "$tool" --error-exitcode 9 \
       "$build/tests/compile_test" --gtest_filter='*Cuda*'
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$LOGS/sanitize_$tool.log" | tail -3
   done
 fi
 if want chain; then
-  step chain chain.log "$build/tools/compile_bench" --reps 20
+  run chain chain.log "$build/tools/compile_bench" --reps 20
   cat "$LOGS/chain.log"
 fi
 if want block; then
   for mode in strict tf32 accurate; do
-    step "explain-$mode" "explain_$mode.log" "$tb" compile TransformerBlock --shape full \
+    run "explain-$mode" "explain_$mode.log" "$tb" compile TransformerBlock --shape full \
       --device cuda --precision "$mode" --explain --eval
-    step "bench-$mode" "bench_$mode.log" "$tb" bench TransformerBlock --shape full \
+    run "bench-$mode" "bench_$mode.log" "$tb" bench TransformerBlock --shape full \
       --configs tuned --precision "$mode" --json "$OUT/tb_$mode.json"
-    step "eager-$mode" "eager_$mode.log" "$tb" bench TransformerBlock --shape full \
+    run "eager-$mode" "eager_$mode.log" "$tb" bench TransformerBlock --shape full \
       --configs tuned --precision "$mode" --eager --json "$OUT/tb_${mode}_eager.json"
-    step "graph-$mode" "graph_$mode.log" "$tb" bench TransformerBlock --shape full \
+    run "graph-$mode" "graph_$mode.log" "$tb" bench TransformerBlock --shape full \
       --configs tuned --precision "$mode" --cuda-graph
     grep -E "^TransformerBlock" "$LOGS/graph_$mode.log" | sed "s/^/cuda graph $mode: /"
   done
   grep -h -E "^compile:|^group|kernel:" "$LOGS"/explain_tf32.log | head -30
-  step torch torch.log python3 tools/device/bench_transformer.py --reps 20 \
+  run torch torch.log python3 tools/device/bench_transformer.py --reps 20 \
     --ours strict="$OUT/tb_strict.json" tf32="$OUT/tb_tf32.json" accurate="$OUT/tb_accurate.json" \
     strict-eager="$OUT/tb_strict_eager.json" tf32-eager="$OUT/tb_tf32_eager.json" \
     accurate-eager="$OUT/tb_accurate_eager.json"
@@ -85,16 +78,16 @@ if want block; then
 fi
 if want compare; then
   for mode in strict tf32 accurate; do
-    step "cmp-$mode" "compare_$mode.log" "$tb" compare TransformerBlock --shape full \
+    run "cmp-$mode" "compare_$mode.log" "$tb" compare TransformerBlock --shape full \
       --precision "$mode" --reference float64 --mode eval
     tail -4 "$LOGS/compare_$mode.log"
   done
 fi
 if want seeds; then
-  step seeds seeds.log "$build/tools/seeds_compiled_bench" --shape full --reps 20 ${SEEDS_ARGS:-}
+  run seeds seeds.log "$build/tools/seeds_compiled_bench" --shape full --reps 20 ${SEEDS_ARGS:-}
   cat "$LOGS/seeds.log"
   if [ -n "${SEEDS_TORCH:-}" ]; then
-    step seeds-torch seeds_torch.log python3 tools/device/bench_precision.py --reps 20
+    run seeds-torch seeds_torch.log python3 tools/device/bench_precision.py --reps 20
     cat "$LOGS/seeds_torch.log"
   fi
 fi
@@ -105,10 +98,10 @@ if want tune; then
       # second process reads it.
       home=/tmp/home_${model}_$mode
       rm -rf "$home" && mkdir -p "$home"
-      step "tune-$model-$mode" "tune_${model}_$mode.log" env HOME="$home" /usr/bin/time -f "wall %e s" \
+      run "tune-$model-$mode" "tune_${model}_$mode.log" env HOME="$home" /usr/bin/time -f "wall %e s" \
         "$tb" tune "$model" --shape full --precision "$mode"
       tail -8 "$LOGS/tune_${model}_$mode.log"
-      step "first-$model-$mode" "first_${model}_$mode.log" env HOME="$home" "$tb" compile "$model" \
+      run "first-$model-$mode" "first_${model}_$mode.log" env HOME="$home" "$tb" compile "$model" \
         --shape full --device cuda --precision "$mode"
       grep -E "^compile:" "$LOGS/first_${model}_$mode.log"
       # Every tuned entry into one database for the shipped one (autotune/db/).
