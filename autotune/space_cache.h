@@ -41,6 +41,12 @@ const ParamSpace& cached_space(int device, const std::string& kernel, const std:
 Config choose(int device, const std::string& kernel, const std::string& problem, bool swept_first,
               const SpaceBuilder& build);
 
+// Called by choose() with each (kernel, problem) it is asked for, in the order a forward
+// asks, before the kernel is launched: the tuner marks the stream there to learn each
+// kernel's share of the forward. One observer at a time; an empty function removes it.
+using ChoiceObserver = std::function<void(const std::string& kernel, const std::string& problem)>;
+void set_choice_observer(ChoiceObserver observer);
+
 // What the sweep needs about a (kernel, problem) that a launch in this process looked
 // up on `device`: its space (with the device's constraints), the configs of the
 // portable space that the device constraints reject (with the reason), and whether

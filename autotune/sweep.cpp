@@ -275,6 +275,23 @@ class Sweep {
 
 }  // namespace
 
+double budget_share(double left_s, double next_ms, const std::vector<double>& pending_ms) {
+  TT_CHECK(!pending_ms.empty(), "tune: no pending kernel to share the budget between");
+  double measured = 0;
+  int count = 0;
+  for (double ms : pending_ms) {
+    if (ms >= 0) measured += ms, ++count;
+  }
+  const double mean = count > 0 && measured > 0 ? measured / count : 1.0;
+  const auto known = [&](double ms) { return ms >= 0 && count > 0 && measured > 0 ? ms : mean; };
+  double total = 0;
+  for (double ms : pending_ms) total += known(ms);
+  const double floor = 0.25 * total / static_cast<double>(pending_ms.size());
+  double weights = 0;
+  for (double ms : pending_ms) weights += std::max(known(ms), floor);
+  return left_s * std::max(known(next_ms), floor) / weights;
+}
+
 SweepResult run_sweep(const std::string& kernel, const std::string& problem,
                       const ParamSpace& space, SweepTarget& target, const SweepOptions& options) {
   TT_CHECK(options.budget_s > 0, "sweep: the time budget must be positive but is {} s",

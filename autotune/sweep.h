@@ -104,4 +104,10 @@ struct SweepResult {
 SweepResult run_sweep(const std::string& kernel, const std::string& problem,
                       const ParamSpace& space, SweepTarget& target, const SweepOptions& options);
 
+// The seconds of `left_s` that the next of a model's pending kernels gets, by its share of
+// the forward: `next_ms` of the pending kernels' `pending_ms` (its GPU time in one forward;
+// a negative time, not measured, counts as the mean of the measured ones). Each share is at
+// least a quarter of an equal split, so a kernel too short to time is still swept.
+double budget_share(double left_s, double next_ms, const std::vector<double>& pending_ms);
+
 }  // namespace tt::autotune

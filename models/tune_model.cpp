@@ -21,9 +21,12 @@
 #include "models/fixture_check.h"
 #include "ops/graph/compile.h"
 #if TT_CUDA
+#include <cuda_runtime_api.h>
+
 #include "autotune/device_identity.h"
 #include "autotune/relative_error.h"
 #include "autotune/space_cache.h"
+#include "core/cuda/check.h"
 #include "core/cuda/runtime.h"
 #include "core/cuda/stream.h"
 #include "core/cuda/timing.h"
@@ -108,6 +111,46 @@ class ModelTarget : public autotune::SweepTarget {
       *median_ms = autotune::summarize(samples).median_ms;
     }
     return pairs;
+  }
+
+  // Each pair's GPU time in one forward with the winners forced: the stream time from its
+  // lookup to the next lookup (or the forward's end), summed over its lookups (a plan in
+  // row chunks asks once per chunk). Lookups come right before their launches, so this
+  // is about the time of the work each kernel's choice governs (work on a plan's side
+  // stream counts where the main stream waits for it).
+  std::map<Pair, double> stream_shares() {
+    Scopes scopes(*this, nullptr);
+    restore_buffers();
+    cuda::synchronize(device_);
+    const cudaStream_t stream = cuda::stream(device_);
+    struct Marks {
+      std::vector<std::pair<Pair, cudaEvent_t>> v;
+      ~Marks() {
+        autotune::set_choice_observer(nullptr);
+        for (auto& m : v) cudaEventDestroy(m.second);
+      }
+    } owned;
+    auto& marks = owned.v;
+    const auto mark = [&](Pair pair) {
+      cudaEvent_t e = nullptr;
+      TT_CUDA_CHECK(cudaEventCreate(&e));
+      marks.push_back({std::move(pair), e});
+      TT_CUDA_CHECK(cudaEventRecord(e, stream));
+    };
+    autotune::set_choice_observer([&](const std::string& kernel, const std::string& problem) {
+      mark({kernel, problem});
+    });
+    model_.forward(inputs_);
+    autotune::set_choice_observer(nullptr);
+    mark({"", ""});  // the forward's end
+    TT_CUDA_CHECK(cudaEventSynchronize(marks.back().second));
+    std::map<Pair, double> shares;
+    for (size_t i = 0; i + 1 < marks.size(); ++i) {
+      float ms = 0;
+      TT_CUDA_CHECK(cudaEventElapsedTime(&ms, marks[i].second, marks[i + 1].second));
+      shares[marks[i].first] += ms;
+    }
+    return shares;
   }
 
  private:
@@ -251,9 +294,17 @@ void run_model(const ModelInfo& info, const TuneOptions& opt, autotune::Database
     }
     const Pair pair = pending.front();
     const autotune::TunableSpace ts = autotune::space_for(pair.first, pair.second, opt.device);
+    // The budget left is split by each pending kernel's share of the forward.
+    const std::map<Pair, double> shares = target.stream_shares();
+    const auto share_of = [&](const Pair& p) {
+      const auto it = shares.find(p);
+      return it == shares.end() ? -1.0 : it->second;
+    };
+    std::vector<double> pending_ms;
+    for (const Pair& p : pending) pending_ms.push_back(share_of(p));
     autotune::SweepOptions so;
     so.tolerance = result.tolerance;
-    so.budget_s = left / static_cast<double>(pending.size());
+    so.budget_s = autotune::budget_share(left, share_of(pair), pending_ms);
     so.seed = opt.seed;
     so.unsupported = ts.unsupported;
     size_repetitions(forward_ms, so);
@@ -261,13 +312,17 @@ void run_model(const ModelInfo& info, const TuneOptions& opt, autotune::Database
       so.progress = [&](const autotune::SweepProgress& p) { opt.progress(info.name, p); };
     }
     target.set_current(pair);
+    const auto sweep_start = std::chrono::steady_clock::now();
     autotune::SweepResult r = autotune::run_sweep(pair.first, pair.second, *ts.space, target, so);
     target.set_current(std::nullopt);
     done.insert(pair);
     if (r.has_winner) target.set_winner(pair, r.winner);
-    log(fmt::format("{}: {} {}: {} ({} of {} configs run, {})", info.name, pair.first, pair.second,
-                    r.has_winner ? "winner " + r.winner.str() : r.error, r.entry.variants_tried,
-                    r.space_size, r.choice.why));
+    log(fmt::format(
+        "{}: {} {}: {} ({} of {} configs run in {:.1f} of {:.1f} s, {:.3f} ms of the "
+        "forward; {})",
+        info.name, pair.first, pair.second, r.has_winner ? "winner " + r.winner.str() : r.error,
+        r.entry.variants_tried, r.space_size, seconds_since(sweep_start), so.budget_s,
+        share_of(pair), r.choice.why));
     result.kernels.push_back(std::move(r));
   }
 

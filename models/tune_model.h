@@ -22,7 +22,9 @@
 // repetition, CUDA events on the tt stream).
 //
 // Budget: options.budget_s of wall clock for the whole model, the CPU reference
-// included; each pair gets the time left divided by the pairs left. Pairs the budget
+// included; each pair gets a part of the time left by its share of the forward
+// (autotune::budget_share of the GPU time its lookup governs in one forward, measured
+// before each sweep with the winners so far). Pairs the budget
 // does not reach are listed as untuned. At the end one forward with every winner
 // forced is verified again, and the entries of the pairs that forward still uses are
 // put into `updates` (provenance stamped for this device).

@@ -298,5 +298,34 @@ TEST(Sweep, RejectsABadBudget) {
   EXPECT_THROW(run_sweep("test_kernel", "n=64", space, t, o), Error);
 }
 
+// A model's budget left is split by each pending kernel's share of the forward.
+TEST(SweepBudget, SplitsByShareOfTheForward) {
+  EXPECT_DOUBLE_EQ(budget_share(10, 1, {1, 1}), 5);
+  EXPECT_DOUBLE_EQ(budget_share(10, 3, {3, 1}), 7.5);
+  EXPECT_DOUBLE_EQ(budget_share(10, 1, {3, 1}), 2.5);
+}
+
+TEST(SweepBudget, AShortKernelGetsAQuarterOfAnEqualSplit) {
+  // total 10.01 ms over two kernels: the floor is 0.25 * 10.01 / 2 ms.
+  const double floor = 0.25 * 10.01 / 2;
+  EXPECT_DOUBLE_EQ(budget_share(10, 0.01, {0.01, 10}), 10 * floor / (floor + 10));
+  EXPECT_DOUBLE_EQ(budget_share(10, 10, {0.01, 10}), 10 * 10 / (floor + 10));
+}
+
+TEST(SweepBudget, AnUnmeasuredKernelCountsAsTheMean) {
+  EXPECT_DOUBLE_EQ(budget_share(12, -1, {-1, 2, 4}), 4);  // mean 3 of 9
+  EXPECT_DOUBLE_EQ(budget_share(12, -1, {-1, -1}), 6);    // nothing measured: equal
+  EXPECT_DOUBLE_EQ(budget_share(12, 0, {0, 0}), 6);       // too short to time: equal
+}
+
+TEST(SweepBudget, NoPendingKernelIsAnError) {
+  try {
+    budget_share(10, 1, {});
+    FAIL() << "expected tt::Error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "tune: no pending kernel to share the budget between");
+  }
+}
+
 }  // namespace
 }  // namespace tt::autotune
