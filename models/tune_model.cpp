@@ -20,6 +20,7 @@
 #include "core/precision.h"
 #include "models/fixture_check.h"
 #include "ops/graph/compile.h"
+#include "ops/graph/program.h"
 #if TT_CUDA
 #include <cuda_runtime_api.h>
 
@@ -113,42 +114,56 @@ class ModelTarget : public autotune::SweepTarget {
     return pairs;
   }
 
-  // Each pair's GPU time in one forward with the winners forced: the stream time from its
-  // lookup to the next lookup (or the forward's end), summed over its lookups (a plan in
-  // row chunks asks once per chunk). Lookups come right before their launches, so this
-  // is about the time of the work each kernel's choice governs (work on a plan's side
-  // stream counts where the main stream waits for it).
+  // Each pair's share of one forward with the winners forced, in GPU time. The forward is
+  // cut into segments at each step of a compiled graph (a fused group, or one node) or,
+  // for an eager model, at each lookup (an op looks its config up right before it
+  // launches); a segment's stream time, up to the next segment, is split evenly between
+  // the pairs looked up in it (a fused plan asks for its GEMM and its passes at once).
   std::map<Pair, double> stream_shares() {
     Scopes scopes(*this, nullptr);
     restore_buffers();
     cuda::synchronize(device_);
     const cudaStream_t stream = cuda::stream(device_);
-    struct Marks {
-      std::vector<std::pair<Pair, cudaEvent_t>> v;
-      ~Marks() {
+    struct Segment {
+      cudaEvent_t start = nullptr;
+      std::vector<Pair> pairs;
+    };
+    struct Segments {
+      std::vector<Segment> v;
+      ~Segments() {
         autotune::set_choice_observer(nullptr);
-        for (auto& m : v) cudaEventDestroy(m.second);
+        graph::set_step_observer(nullptr);
+        for (Segment& s : v) cudaEventDestroy(s.start);
       }
     } owned;
-    auto& marks = owned.v;
-    const auto mark = [&](Pair pair) {
-      cudaEvent_t e = nullptr;
-      TT_CUDA_CHECK(cudaEventCreate(&e));
-      marks.push_back({std::move(pair), e});
-      TT_CUDA_CHECK(cudaEventRecord(e, stream));
+    std::vector<Segment>& segments = owned.v;
+    const auto start_segment = [&] {
+      segments.emplace_back();
+      TT_CUDA_CHECK(cudaEventCreate(&segments.back().start));
+      TT_CUDA_CHECK(cudaEventRecord(segments.back().start, stream));
     };
+    bool steps = false;
+    graph::set_step_observer([&](size_t) {
+      steps = true;
+      start_segment();
+    });
     autotune::set_choice_observer([&](const std::string& kernel, const std::string& problem) {
-      mark({kernel, problem});
+      if (!steps || segments.empty()) start_segment();
+      std::vector<Pair>& pairs = segments.back().pairs;
+      if (std::find(pairs.begin(), pairs.end(), Pair(kernel, problem)) == pairs.end())
+        pairs.push_back({kernel, problem});
     });
     model_.forward(inputs_);
     autotune::set_choice_observer(nullptr);
-    mark({"", ""});  // the forward's end
-    TT_CUDA_CHECK(cudaEventSynchronize(marks.back().second));
+    graph::set_step_observer(nullptr);
+    start_segment();  // the forward's end
+    TT_CUDA_CHECK(cudaEventSynchronize(segments.back().start));
     std::map<Pair, double> shares;
-    for (size_t i = 0; i + 1 < marks.size(); ++i) {
+    for (size_t i = 0; i + 1 < segments.size(); ++i) {
       float ms = 0;
-      TT_CUDA_CHECK(cudaEventElapsedTime(&ms, marks[i].second, marks[i + 1].second));
-      shares[marks[i].first] += ms;
+      TT_CUDA_CHECK(cudaEventElapsedTime(&ms, segments[i].start, segments[i + 1].start));
+      for (const Pair& p : segments[i].pairs)
+        shares[p] += ms / static_cast<double>(segments[i].pairs.size());
     }
     return shares;
   }

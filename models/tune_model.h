@@ -23,8 +23,9 @@
 //
 // Budget: options.budget_s of wall clock for the whole model, the CPU reference
 // included; each pair gets a part of the time left by its share of the forward
-// (autotune::budget_share of the GPU time its lookup governs in one forward, measured
-// before each sweep with the winners so far). Pairs the budget
+// (autotune::budget_share): the GPU time of the fused group (or op) that looks it up,
+// split evenly between the pairs of that group, measured in one forward with the
+// winners so far before each sweep. Pairs the budget
 // does not reach are listed as untuned. At the end one forward with every winner
 // forced is verified again, and the entries of the pairs that forward still uses are
 // put into `updates` (provenance stamped for this device).

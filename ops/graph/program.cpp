@@ -1,6 +1,7 @@
 #include "ops/graph/program.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "ops/graph/invoke.h"
 
@@ -42,7 +43,14 @@ class Env {
   std::vector<Tensor> values_;
 };
 
+StepObserver& step_observer() {
+  static StepObserver o;
+  return o;
+}
+
 }  // namespace
+
+void set_step_observer(StepObserver observer) { step_observer() = std::move(observer); }
 
 std::vector<Step> node_steps(const Graph& g) {
   std::vector<Step> steps;
@@ -70,6 +78,7 @@ std::vector<Tensor> run_program(const Program& p, const std::vector<Tensor>& inp
   Env env(g, inputs);
   for (size_t s = 0; s < p.steps.size(); ++s) {
     const Step& step = p.steps[s];
+    if (step_observer()) step_observer()(s);
     std::vector<Tensor> in;
     in.reserve(step.reads.size());
     for (int v : step.reads) in.push_back(env.get(v));

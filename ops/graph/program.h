@@ -34,6 +34,12 @@ struct Program {
 // Runs the steps on `inputs`; returns the graph's outputs.
 std::vector<Tensor> run_program(const Program& p, const std::vector<Tensor>& inputs);
 
+// Called by run_program() before each step with the step's index (the tuner marks the
+// stream there to time each fused group's share of the forward). One observer at a time;
+// an empty function removes it.
+using StepObserver = std::function<void(size_t step)>;
+void set_step_observer(StepObserver observer);
+
 // The steps of an unfused replay: one per node, in order.
 std::vector<Step> node_steps(const Graph& g);
 
