@@ -113,6 +113,18 @@ TEST(CliCompile, RecordsReplaysAndExplains) {
                                   "return %5\n"));
 }
 
+TEST(CliCompile, ProfilesEachReplayStep) {
+  const CommandResult r = tt("compile GemmBiasReLU --profile");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("profile: one replay, "));
+  EXPECT_THAT(r.output, HasSubstr(" ms over 3 steps (wall clock)\n"));
+  EXPECT_THAT(r.output, HasSubstr(" step        ms  share  runs\n"));
+  EXPECT_THAT(r.output,
+              testing::ContainsRegex("    0 +[0-9]+\\.[0-9]{3} +[0-9]+\\.[0-9]%  linear\n"));
+  EXPECT_THAT(r.output,
+              testing::ContainsRegex("    2 +[0-9]+\\.[0-9]{3} +[0-9]+\\.[0-9]%  relu\n"));
+}
+
 TEST(CliModels, NamesOnePerLine) {
   const CommandResult r = tt("models --names");
   ASSERT_EQ(r.exit_code, 0) << r.output;
