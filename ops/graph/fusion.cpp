@@ -264,8 +264,9 @@ class Finder {
 
   // The elementwise steps after a segment norm (its epilogue chain), each reading the
   // previous one's output index for index as the [M, n] matrix the norm's segments tile.
-  // At most six: the norm's affine takes two of a chain's eight steps.
-  void grow_after_norm(int gi, int64_t n) {
+  // At most six: the norm's affine takes two of a chain's eight steps. A step reading
+  // `avoid` (the group's second output) is not taken: the group would read what it writes.
+  void grow_after_norm(int gi, int64_t n, int avoid = -1) {
     int read = -1;
     int c = sole_consumer_reshaped(groups_[gi].output, read);
     int v = c >= 0 ? read : groups_[gi].output;
@@ -276,7 +277,7 @@ class Finder {
       if (c < 0 && v == groups_[gi].output && silu_pair(v, sig, mul)) {
         add_to(gi, sig);
         add_to(gi, mul);
-      } else if (chain_step(c, v)) {
+      } else if (chain_step(c, v) && !reads(g_.nodes[c], avoid)) {
         add_to(gi, c);
       } else {
         return;
@@ -317,7 +318,7 @@ class Finder {
     for (int p : nodes) group_of_[p] = gi;
     nodes.push_back(c);
     groups_[gi].nodes = nodes;
-    grow_after_norm(gi, g_.values[h].sizes.back());
+    grow_after_norm(gi, g_.values[h].sizes.back(), pro.empty() ? -1 : h);
     const int last = groups_[gi].nodes.back();
     const Uses& hu = uses_[h];
     if (!pro.empty() && (hu.count > 1 || hu.output)) {
@@ -342,6 +343,12 @@ class Finder {
   }
 
   static constexpr int kMaxChainSteps = 8;
+
+  bool reads(const Node& n, int v) const {
+    for (int in : n.inputs)
+      if (v >= 0 && in >= 0 && root_of(g_, in) == v) return true;
+    return false;
+  }
 
   // The node whose output is v, or -1.
   int producer(int v) const {
