@@ -553,8 +553,13 @@ std::vector<Step> lower_gemm_norm(const Graph& g, const Group& grp, std::string&
     }
     p.steps = e;
     next = norm_first;
-    std::vector<const float*> given;  // the norm's operands by slot (nullptr: absent)
-    for (int v : norm_operands) given.push_back(v >= 0 ? dense(next++) : nullptr);
+    // The norm's operands by slot (nullptr: absent); batch norm's in place (its running
+    // statistics are updated), the others as dense copies where needed.
+    std::vector<float*> given;
+    for (int v : norm_operands)
+      given.push_back(v < 0     ? nullptr
+                      : segment ? const_cast<float*>(dense(next++))
+                                : in.at(next++).data<float>());
     if (segment) {
       std::vector<const float*> data;
       for (const EpilogueSpec& spec : post.specs)
@@ -563,7 +568,7 @@ std::vector<Step> lower_gemm_norm(const Graph& g, const Group& grp, std::string&
                                  given.size() > 1 ? given[1] : nullptr, post, problem.n,
                                  [&](size_t k) { return data[k]; });
     } else {
-      p.running_mean = const_cast<float*>(given[0]), p.running_var = const_cast<float*>(given[1]);
+      p.running_mean = given[0], p.running_var = given[1];
       p.bn_gamma = given[2], p.bn_beta = given[3];
     }
     const gemm::GemmConfig cfg =
