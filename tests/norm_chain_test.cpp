@@ -8,6 +8,7 @@
 // compiled CUDA against the CPU reference.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,7 +22,12 @@
 #include "support/test_util.h"
 
 #if TT_CUDA
+#include <cmath>
+
+#include "core/cuda/runtime.h"
+#include "core/cuda/stream.h"
 #include "ops/cuda/fused/pattern.h"
+#include "ops/cuda/norm/norm_passes.h"
 #endif
 
 namespace tt::test {
@@ -230,6 +236,102 @@ struct GpuCase {
   std::vector<Tensor> inputs;
   const char* kernel;  // the group's kernel line in explain()
 };
+
+// The chain launcher under every candidate config (every kernel kind: subwarp, block,
+// cluster, pipe, stream, split) against the formula on the host in double: the straight-line
+// shapes (silu + bias before the affine; add-mul after a row norm), chains that take the
+// switching path, RMS, and the second output.
+struct ChainCase {
+  const char* what;
+  int64_t rows, n, groups;
+  bool rms, pre;
+  // Builds the prologue and epilogue on the given operands: col [n], res [rows, n].
+  std::function<void(gemm::Epilogue&, gemm::Epilogue&, const float*, const float*, int64_t)> chains;
+};
+
+TEST(NormChainCuda, LauncherMatchesTheFormulaUnderEveryConfig) {
+  TT_REQUIRE_CUDA();
+  namespace norm = ops::cuda::norm;
+  const ChainCase cases[] = {
+      {"silu+bias | affine (model 3)", 32, 4096, 64, false, false,
+       [](gemm::Epilogue& p, gemm::Epilogue& e, const float* c, const float*, int64_t) {
+         p.silu().add_column(c);
+         e.mul_column(c).add_column(c);
+       }},
+      {"none | add-mul (model 1)", 16, 8192, 1, false, false,
+       [](gemm::Epilogue&, gemm::Epilogue& e, const float*, const float* r, int64_t n) {
+         e.add_residual(r, n).mul_residual(r, n);
+       }},
+      {"residual, scale | affine, gelu, with pre", 24, 1024, 1, false, true,
+       [](gemm::Epilogue& p, gemm::Epilogue& e, const float* c, const float* r, int64_t n) {
+         p.add_residual(r, n).mul_column(c).scale(0.5f);
+         e.mul_column(c).add_column(c).gelu();
+       }},
+      {"rms: bias | weight, relu", 8, 65536, 1, true, true,
+       [](gemm::Epilogue& p, gemm::Epilogue& e, const float* c, const float*, int64_t) {
+         p.add_column(c);
+         e.mul_column(c).relu();
+       }},
+      {"group norm of 96: leaky_relu | add_row", 40, 768, 8, false, false,
+       [](gemm::Epilogue& p, gemm::Epilogue& e, const float*, const float* r, int64_t) {
+         p.leaky_relu(0.1f);
+         e.add_row(r);
+       }},
+  };
+  const Device gpu = Device::cuda(0);
+  for (const ChainCase& c : cases) {
+    const Tensor x = Tensor::randn({c.rows, c.n}, 1) * 2.0 + 0.5;
+    const Tensor col = Tensor::randn({c.n}, 2), res = Tensor::randn({c.rows, c.n}, 3);
+    const std::vector<float> xh = x.to_vector<float>();
+    // The host chains read the host tensors (gemm::apply runs on host pointers).
+    gemm::Epilogue hp, he, dp, de;
+    c.chains(hp, he, col.data<float>(), res.data<float>(), c.n);
+    const Tensor dx = x.to(gpu), dcol = col.to(gpu), dres = res.to(gpu);
+    c.chains(dp, de, dcol.data<float>(), dres.data<float>(), c.n);
+    const int64_t length = c.n / c.groups;
+    std::vector<double> want(xh.size()), want_pre(xh.size());
+    for (int64_t s = 0; s < c.rows * c.groups; ++s) {
+      const int64_t row = s / c.groups, col0 = (s % c.groups) * length;
+      double sum = 0, sq = 0;
+      std::vector<float> v(length);
+      for (int64_t i = 0; i < length; ++i) {
+        v[i] = gemm::apply(hp, xh[s * length + i], row, col0 + i);
+        want_pre[s * length + i] = v[i];
+        sum += v[i];
+        sq += double(v[i]) * v[i];
+      }
+      const double mean = sum / length, var = sq / length - mean * mean;
+      const double center = c.rms ? 0.0 : mean;
+      const double rstd = 1.0 / std::sqrt((c.rms ? sq / length : var) + 1e-5);
+      for (int64_t i = 0; i < length; ++i)
+        want[s * length + i] =
+            gemm::apply(he, static_cast<float>((v[i] - center) * rstd), row, col0 + i);
+    }
+    norm::SegmentChainArgs a;
+    Tensor out = Tensor::empty({c.rows, c.n}, DType::F32, gpu);
+    Tensor pre = Tensor::empty({c.rows, c.n}, DType::F32, gpu);
+    a.x = dx.data<float>(), a.out = out.data<float>(), a.pre = c.pre ? pre.data<float>() : nullptr;
+    a.rows = c.rows, a.n = c.n, a.groups = c.groups, a.prologue = dp, a.epilogue = de;
+    a.rms = c.rms, a.eps = 1e-5f;
+    const std::vector<norm::SegmentConfig> configs =
+        norm::SegmentConfig::candidates(norm::chain_problem(a));
+    ASSERT_FALSE(configs.empty()) << c.what;
+    for (const norm::SegmentConfig& cfg : configs) {
+      norm::launch_segment_chain(cfg, a, tt::cuda::stream(0));
+      tt::cuda::synchronize(0);
+      const auto check = [&](const Tensor& got_t, const std::vector<double>& ref,
+                             const char* which) {
+        const std::vector<float> got = got_t.to(Device::cpu()).to_vector<float>();
+        double num = 0, den = 0;
+        for (size_t i = 0; i < got.size(); ++i)
+          num += (got[i] - ref[i]) * (got[i] - ref[i]), den += ref[i] * ref[i];
+        EXPECT_LE(std::sqrt(num / den), 1e-5) << c.what << " " << which << " " << cfg.str();
+      };
+      check(out, want, "out");
+      if (c.pre) check(pre, want_pre, "pre");
+    }
+  }
+}
 
 TEST(NormChainCuda, CompiledMatchesTheCpuReference) {
   TT_REQUIRE_CUDA();
