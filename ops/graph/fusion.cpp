@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 
 #include "ops/graph/lower.h"
@@ -257,9 +258,25 @@ class Finder {
     if (c < 0 || group_of_[c] >= 0) return false;
     const Node& cn = g_.nodes[c];
     if (!elementwise(g_, cn) || g_.values[cn.outputs[0]].sizes != g_.values[v].sizes) return false;
-    if (cn.kind == OpKind::kBinary && cn.inputs[0] == cn.inputs[1]) return false;
     if (cn.inputs[0] != v && (cn.inputs.size() < 2 || cn.inputs[1] != v)) return false;
-    return epilogue_step(cn, v);
+    return chain_step_of(cn, v);
+  }
+
+  // An operand the norm's chain reads as the lowering does: a column vector or residual
+  // with unit strides, a constant factor, or a division by a constant power of two
+  // (x / c == x * (1 / c) only then); others stay out, so that a norm group never claims
+  // a node its lowering would leave to the eager path.
+  bool chain_operand(const Node& n, int v) const {
+    if (n.kind != OpKind::kBinary) return true;
+    const int other = n.inputs[0] == v ? n.inputs[1] : n.inputs[0];
+    const Value& e = g_.values[other];
+    // Vectors and residuals are read with unit strides.
+    if (!is_scalar(e)) return e.sizes == g_.values[v].sizes ? contiguous(e) : e.strides.back() == 1;
+    if (e.kind != ValueKind::kConstant) return false;
+    if (static_cast<BinaryOp>(n.sub) != BinaryOp::Div) return true;
+    const double c = e.tensor.item();
+    int exponent = 0;
+    return std::isfinite(c) && c != 0.0 && std::frexp(c, &exponent) == 0.5;
   }
 
   // The elementwise steps after a segment norm (its epilogue chain), each reading the
@@ -361,7 +378,7 @@ class Finder {
   // Whether node n is a GEMM-epilogue step with running value v.
   bool chain_step_of(const Node& n, int v) const {
     if (n.kind == OpKind::kBinary && n.inputs[0] == n.inputs[1]) return false;
-    return epilogue_step(n, v);
+    return epilogue_step(n, v) && chain_operand(n, v);
   }
 
   // Adds the sole consumers of the group's output while they qualify.
