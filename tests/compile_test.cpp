@@ -404,7 +404,7 @@ struct RandomGraph {
 };
 
 TEST(CompileRandomGraphs, CpuReplayIsBitIdenticalToEager) {
-  int compiled_graphs = 0;
+  int compiled_graphs = 0, norm_groups = 0;
   for (uint64_t seed = 0; seed < 2000; ++seed) {
     const RandomGraph r = RandomGraph::draw(seed);
     auto m = std::make_shared<FnModule>([&r](const std::vector<Tensor>& in) { return r(in); });
@@ -419,8 +419,32 @@ TEST(CompileRandomGraphs, CpuReplayIsBitIdenticalToEager) {
     }
     ASSERT_EQ(compiled->recordings(), 1u) << seed;
     ++compiled_graphs;
+    // The fusion decisions on the same graph (backend-neutral): each node in one group at
+    // most; a norm group's second output is read by none of its nodes and by no node that
+    // runs before the group (at its last node).
+    const graph::Graph& g = compiled->program()->graph;
+    std::vector<int> owner(g.nodes.size(), -1);
+    for (const graph::Group& grp : graph::find_groups(g)) {
+      for (int n : grp.nodes) {
+        ASSERT_EQ(owner[n], -1) << "seed " << seed << ": node " << n << " in two groups";
+        owner[n] = grp.nodes.front();
+      }
+      norm_groups += grp.kind == graph::Group::Kind::kNorm;
+      if (grp.pre < 0) continue;
+      for (size_t i = 0; i < g.nodes.size(); ++i) {
+        for (int v : g.nodes[i].inputs) {
+          if (v < 0 || graph::root_of(g, v) != grp.pre) continue;
+          const bool the_norm =
+              owner[i] == grp.nodes.front() && (g.nodes[i].kind == ops::OpKind::kLayerNorm ||
+                                                g.nodes[i].kind == ops::OpKind::kRmsNorm);
+          ASSERT_TRUE(static_cast<int>(i) > grp.nodes.back() || the_norm)
+              << "seed " << seed << ": node " << i << " reads the norm group's input";
+        }
+      }
+    }
   }
   EXPECT_EQ(compiled_graphs, 2000);
+  EXPECT_GT(norm_groups, 0);
 }
 
 TEST(CompileRandomGraphs, CudaFusedMatchesTheCpuReference) {

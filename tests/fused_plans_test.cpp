@@ -184,7 +184,7 @@ TEST(FusedPlans, EachOpRunsTheStagesItsConfigAllows) {
       // A row norm needs a whole row: always a pass, never a schedule.
       {f::gemm_instance_norm_add_mul_plan(kLtChunks, inst),
        "gemm_instance_norm_add_mul chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
-       "segment_norm[identity,add_mul,groups=1] gemm_out -> out",
+       "segment_norm[none | add_residual,mul_residual,groups=1] gemm_out -> out",
        mn},
       // 64 groups of 64 channels: two per 128-wide tile, so the own config is one kernel;
       // 16 groups of 256 do not fit it.
@@ -194,21 +194,21 @@ TEST(FusedPlans, EachOpRunsTheStagesItsConfigAllows) {
        0},
       {f::gemm_swish_bias_group_norm_plan(own128(), swish_args(m, n, 16)),
        "gemm_swish_bias_group_norm chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
-       "segment_norm[swish_bias,affine,groups=16] gemm_out -> out",
+       "segment_norm[silu,add_column | mul_column,add_column,groups=16] gemm_out -> out",
        mn},
       // cuBLASLt in row chunks or with a tail split: the pass runs in place in out; a
       // tail as long as the rows is no split.
       {f::gemm_swish_bias_group_norm_plan(kLtChunks, swish_args(m, n, 64)),
        "gemm_swish_bias_group_norm chunk=4096 tail=0\ngemm[add_column] -> out\n"
-       "segment_norm[swish_bias,affine,groups=64] out -> out",
+       "segment_norm[silu,add_column | mul_column,add_column,groups=64] out -> out",
        0},
       {f::gemm_swish_bias_group_norm_plan(kLtTail, swish_args(m, n, 64)),
        "gemm_swish_bias_group_norm chunk=0 tail=64\ngemm[add_column] -> out\n"
-       "segment_norm[swish_bias,affine,groups=64] out -> out",
+       "segment_norm[silu,add_column | mul_column,add_column,groups=64] out -> out",
        0},
       {f::gemm_swish_bias_group_norm_plan(kLtTail, swish_args(64, n, 64)),
        "gemm_swish_bias_group_norm chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
-       "segment_norm[swish_bias,affine,groups=64] gemm_out -> out",
+       "segment_norm[silu,add_column | mul_column,add_column,groups=64] gemm_out -> out",
        64 * n},
       // Training: the own kernel's epilogue writes the partials, one per 128-row band;
       // with cuBLASLt a statistics pass does.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 
 #include "ops/graph/lower.h"
@@ -95,6 +96,7 @@ class Finder {
         try_norm(gi);
       }
     }
+    for (size_t i = 0; i < g_.nodes.size(); ++i) try_norm_alone(static_cast<int>(i));
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
       const int n = static_cast<int>(i);
       if (group_of_[n] >= 0 || !elementwise(g_, g_.nodes[n])) continue;
@@ -220,6 +222,10 @@ class Finder {
         // Channels are the GEMM's columns only for the [M, N] output itself.
         if (read != o || ov.sizes.size() != 2) return;
         break;
+      case OpKind::kLayerNorm:
+      case OpKind::kRmsNorm:
+        if (read != o || !row_norm(n)) return;
+        break;
       case OpKind::kInstanceNorm: {
         // Per-channel affine does not follow the rows; segments must lie inside rows.
         if (n.inputs[1] >= 0 || n.inputs[2] >= 0) return;
@@ -233,40 +239,146 @@ class Finder {
     }
     groups_[gi].kind = Group::Kind::kGemmNorm;
     add_to(gi, c);
-    try_add_mul(gi, n);
+    if (n.kind != OpKind::kBatchNorm) grow_after_norm(gi, ov.sizes.back());
   }
 
-  // ((norm + y) * y) after a norm of one segment per row without affine.
-  void try_add_mul(int gi, const Node& norm) {
-    if (norm.kind == OpKind::kBatchNorm) return;
-    if (norm.kind == OpKind::kGroupNorm) {
-      if (norm.inputs[1] >= 0 || norm.inputs[2] >= 0 || norm.attrs.ints.at(0) != 1) return;
-    } else {  // instance_norm (no affine, try_norm saw to it): one segment per row
-      const Shape& in = g_.values[norm.inputs[0]].sizes;
-      const int64_t cols = g_.values[g_.nodes[groups_[gi].nodes.front()].outputs[0]].sizes.back();
-      if (shape_numel(Shape(in.begin() + 2, in.end())) != cols) return;
-    }
+  // A layer_norm or rms_norm over its input's last dim alone, of a contiguous float32
+  // input.
+  bool row_norm(const Node& n) const {
+    if ((n.kind != OpKind::kLayerNorm && n.kind != OpKind::kRmsNorm) || !all_float32(g_, n))
+      return false;
+    const Value& in = g_.values[n.inputs[0]];
+    return !in.sizes.empty() && contiguous(in) && n.attrs.ints.size() == 1 &&
+           n.attrs.ints[0] == in.sizes.back();
+  }
+
+  // Whether v is the input of the (one-node) step c with the output's shape, the step one
+  // a GEMM epilogue expresses with v as its running value.
+  bool chain_step(int c, int v) const {
+    if (c < 0 || group_of_[c] >= 0) return false;
+    const Node& cn = g_.nodes[c];
+    if (!elementwise(g_, cn) || g_.values[cn.outputs[0]].sizes != g_.values[v].sizes) return false;
+    if (cn.inputs[0] != v && (cn.inputs.size() < 2 || cn.inputs[1] != v)) return false;
+    return chain_step_of(cn, v);
+  }
+
+  // An operand the norm's chain reads as the lowering does: a column vector or residual
+  // with unit strides, a constant factor, or a division by a constant power of two
+  // (x / c == x * (1 / c) only then); others stay out, so that a norm group never claims
+  // a node its lowering would leave to the eager path.
+  bool chain_operand(const Node& n, int v) const {
+    if (n.kind != OpKind::kBinary) return true;
+    const int other = n.inputs[0] == v ? n.inputs[1] : n.inputs[0];
+    const Value& e = g_.values[other];
+    // Vectors and residuals are read with unit strides.
+    if (!is_scalar(e)) return e.sizes == g_.values[v].sizes ? contiguous(e) : e.strides.back() == 1;
+    if (e.kind != ValueKind::kConstant) return false;
+    if (static_cast<BinaryOp>(n.sub) != BinaryOp::Div) return true;
+    const double c = e.tensor.item();
+    int exponent = 0;
+    return std::isfinite(c) && c != 0.0 && std::frexp(c, &exponent) == 0.5;
+  }
+
+  // The elementwise steps after a segment norm (its epilogue chain), each reading the
+  // previous one's output index for index as the [M, n] matrix the norm's segments tile.
+  // At most six: the norm's affine takes two of a chain's eight steps. A step reading
+  // `avoid` (the group's second output) is not taken: the group would read what it writes.
+  void grow_after_norm(int gi, int64_t n, int avoid = -1) {
     int read = -1;
-    const int a = sole_consumer_reshaped(groups_[gi].output, read);
-    if (a < 0 || group_of_[a] >= 0) return;
-    const Node& an = g_.nodes[a];
-    if (an.kind != OpKind::kBinary || static_cast<BinaryOp>(an.sub) != BinaryOp::Add ||
-        (an.inputs[0] != read && an.inputs[1] != read) || an.inputs[0] == an.inputs[1])
-      return;
-    const int y = an.inputs[0] == read ? an.inputs[1] : an.inputs[0];
-    const int sum = an.outputs[0];
-    const Value& yv = g_.values[y];
-    if (yv.sizes != g_.values[sum].sizes || g_.values[read].sizes != yv.sizes || !contiguous(yv) ||
-        yv.dtype != DType::F32)
-      return;
-    const int m = sole_consumer(sum);
-    if (m < 0 || group_of_[m] >= 0) return;
-    const Node& mn = g_.nodes[m];
-    if (mn.kind != OpKind::kBinary || static_cast<BinaryOp>(mn.sub) != BinaryOp::Mul ||
-        !((mn.inputs[0] == sum && mn.inputs[1] == y) || (mn.inputs[1] == sum && mn.inputs[0] == y)))
-      return;
-    add_to(gi, a);
-    add_to(gi, m);
+    int c = sole_consumer_reshaped(groups_[gi].output, read);
+    int v = c >= 0 ? read : groups_[gi].output;
+    for (int steps = 0; steps < 6; ++steps) {
+      const Value& rv = g_.values[v];
+      if (rv.sizes.empty() || rv.sizes.back() != n || !contiguous(rv)) return;
+      int sig = -1, mul = -1;
+      if (c < 0 && v == groups_[gi].output && silu_pair(v, sig, mul)) {
+        add_to(gi, sig);
+        add_to(gi, mul);
+      } else if (chain_step(c, v) && !reads(g_.nodes[c], avoid)) {
+        add_to(gi, c);
+      } else {
+        return;
+      }
+      v = groups_[gi].output;
+      c = sole_consumer(v);
+    }
+  }
+
+  // A row norm with its prologue and epilogue chains (fusion.h, kNorm).
+  void try_norm_alone(int c) {
+    if (group_of_[c] >= 0 || !row_norm(g_.nodes[c])) return;
+    const Node& norm = g_.nodes[c];
+    const int h = norm.inputs[0];
+    if (root_of(g_, h) != h) return;  // read through a view: no producer to fold
+    // The prologue, backwards from the norm's input: each step's running value is the
+    // output of the step before, read by it alone.
+    std::vector<int> pro;
+    int v = h;
+    while (pro.size() < static_cast<size_t>(kMaxChainSteps)) {
+      const int p = producer(v);
+      if (p < 0 || group_of_[p] >= 0) break;
+      const Node& pn = g_.nodes[p];
+      if (!elementwise(g_, pn) || g_.values[pn.outputs[0]].sizes != g_.values[h].sizes) break;
+      if (v != h && (uses_[v].count != 1 || uses_[v].via_view || uses_[v].output)) break;
+      int main = -1;
+      for (int k = 0; k < static_cast<int>(pn.inputs.size()) && main < 0; ++k) {
+        const int in = pn.inputs[k];
+        if (in >= 0 && g_.values[in].sizes == g_.values[h].sizes && chain_step_of(pn, in))
+          main = in;
+      }
+      if (main < 0) break;
+      pro.push_back(p);
+      v = main;
+    }
+    const int gi = new_group(Group::Kind::kNorm, c);
+    std::vector<int> nodes(pro.rbegin(), pro.rend());
+    for (int p : nodes) group_of_[p] = gi;
+    nodes.push_back(c);
+    groups_[gi].nodes = nodes;
+    grow_after_norm(gi, g_.values[h].sizes.back(), pro.empty() ? -1 : h);
+    const int last = groups_[gi].nodes.back();
+    const Uses& hu = uses_[h];
+    if (!pro.empty() && (hu.count > 1 || hu.output)) {
+      // h is written as well; its other readers must run after the group (it runs at its
+      // last node) and none of the group's steps may read it.
+      bool later = true;
+      for (size_t i = 0; i < g_.nodes.size(); ++i) {
+        const int node = static_cast<int>(i);
+        if (node == c) continue;
+        for (int in : g_.nodes[i].inputs)
+          if (in >= 0 && root_of(g_, in) == h && (group_of_[node] == gi || node < last))
+            later = false;
+      }
+      if (!later) {  // the prologue stays out
+        for (int p : pro) group_of_[p] = -1;
+        groups_[gi].nodes.erase(groups_[gi].nodes.begin(),
+                                groups_[gi].nodes.begin() + static_cast<int64_t>(pro.size()));
+      } else {
+        groups_[gi].pre = h;
+      }
+    }
+  }
+
+  static constexpr int kMaxChainSteps = 8;
+
+  bool reads(const Node& n, int v) const {
+    for (int in : n.inputs)
+      if (v >= 0 && in >= 0 && root_of(g_, in) == v) return true;
+    return false;
+  }
+
+  // The node whose output is v, or -1.
+  int producer(int v) const {
+    for (size_t i = 0; i < g_.nodes.size(); ++i)
+      for (int o : g_.nodes[i].outputs)
+        if (o == v) return static_cast<int>(i);
+    return -1;
+  }
+
+  // Whether node n is a GEMM-epilogue step with running value v.
+  bool chain_step_of(const Node& n, int v) const {
+    if (n.kind == OpKind::kBinary && n.inputs[0] == n.inputs[1]) return false;
+    return epilogue_step(n, v) && chain_operand(n, v);
   }
 
   // Adds the sole consumers of the group's output while they qualify.
@@ -370,6 +482,8 @@ const char* kind_name(Group::Kind k) {
       return "gemm+norm";
     case Group::Kind::kAttention:
       return "attention";
+    case Group::Kind::kNorm:
+      return "norm";
   }
   return "?";
 }
@@ -381,7 +495,8 @@ std::vector<Group> find_groups(const Graph& g) { return Finder(g).run(); }
 std::string group_str(const Graph& g, const Group& group) {
   std::string names;
   for (int n : group.nodes) names += (names.empty() ? "" : " -> ") + node_op_name(g.nodes[n]);
-  return fmt::format("{}: {}", kind_name(group.kind), names);
+  return fmt::format("{}: {}{}", kind_name(group.kind), names,
+                     group.pre >= 0 ? ", writing the norm's input too" : "");
 }
 
 void compile_program(Program& p, bool fuse) {

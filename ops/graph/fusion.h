@@ -11,10 +11,18 @@
 //   kGemmNorm      a kGemmEpilogue group followed by one norm over the GEMM's rows or
 //                  columns (group_norm of the [M, N] output; instance_norm of a
 //                  contiguous reshape of it without affine, whose segments lie inside
-//                  rows; batch_norm of the [M, N] output), and after a row norm without
-//                  affine ((v + y) * y) with y of the output's shape: the structures
-//                  of fused/pattern.h, lowered into a plan of the fused family.
-//                  sigmoid(v) * v, with v read by those two alone, is one silu step.
+//                  rows; layer_norm and rms_norm over the output's last dim; batch_norm of
+//                  the [M, N] output), and after a segment norm the elementwise steps a GEMM
+//                  epilogue expresses (read index for index as [M, N], e.g. model 1's
+//                  ((v + y) * y)): the structures of fused/pattern.h, lowered into a plan
+//                  of the fused family. sigmoid(v) * v, with v read by those two alone, is
+//                  one silu step.
+//   kNorm          a layer_norm or rms_norm over the last dim (not after a GEMM group)
+//                  with the chain of epilogue-like steps that computes its input (its
+//                  prologue: each intermediate read once, by the next) and the one after
+//                  it (its epilogue); when the norm's input is read elsewhere too (the
+//                  residual stream: h = x + a; y = layer_norm(h); ... h + f(y)), the group
+//                  writes it as a second output, `pre`.
 //   kAttention     matmul(q, k^T) [* or / a scalar] -> softmax(-1) -> matmul(., v),
 //                  rewritten into scaled_dot_product_attention, with the head merge
 //                  after it (a copy of a permutation of its output) when there is one.
@@ -31,9 +39,16 @@
 namespace tt::graph {
 
 struct Group {
-  enum class Kind { kPointwise, kGemmEpilogue, kGemmNorm, kAttention } kind = Kind::kPointwise;
+  enum class Kind {
+    kPointwise,
+    kGemmEpilogue,
+    kGemmNorm,
+    kAttention,
+    kNorm
+  } kind = Kind::kPointwise;
   std::vector<int> nodes;  // in graph order
   int output = -1;         // the value the group writes (its last node's output)
+  int pre = -1;            // kNorm: the norm's input, written too (read outside the group)
 };
 
 // Groups of at least two nodes, each node in at most one group.

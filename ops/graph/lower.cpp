@@ -243,13 +243,11 @@ bool epilogue_spec(const Graph& g, const Node& n, int main, EpilogueSpec& spec) 
   return false;
 }
 
-// The epilogue of the bias and the first `count` specs; `data` gives each operand's
-// pointer (fake ones for the support query).
+// `e` with the first `count` specs appended; `data` gives each operand's pointer (fake
+// ones for the support query).
 template <typename DataOf>
-gemm::Epilogue make_epilogue(const float* bias, const std::vector<EpilogueSpec>& specs,
-                             size_t count, int64_t n, DataOf data) {
-  gemm::Epilogue e;
-  e.add_column(bias);
+gemm::Epilogue append_steps(gemm::Epilogue e, const std::vector<EpilogueSpec>& specs, size_t count,
+                            int64_t n, DataOf data) {
   for (size_t k = 0; k < count; ++k) {
     const EpilogueSpec& s = specs[k];
     switch (s.op) {
@@ -288,6 +286,15 @@ gemm::Epilogue make_epilogue(const float* bias, const std::vector<EpilogueSpec>&
     }
   }
   return e;
+}
+
+// The epilogue of the bias and the first `count` specs.
+template <typename DataOf>
+gemm::Epilogue make_epilogue(const float* bias, const std::vector<EpilogueSpec>& specs,
+                             size_t count, int64_t n, DataOf data) {
+  gemm::Epilogue e;
+  e.add_column(bias);
+  return append_steps(e, specs, count, n, data);
 }
 
 // The epilogue specs of grp.nodes[from, to) reading the running value `main`, each with
@@ -398,19 +405,55 @@ std::vector<Step> lower_gemm(const Graph& g, const Group& grp, std::string& why)
   return {s};
 }
 
-// A linear, its epilogue steps, a norm and (after a row norm) ((v + y) * y), as the plan
-// of its structure (fused/pattern.h). The GEMM's config and the passes' are looked up
-// when it runs, under the structure's names.
+bool is_norm(OpKind k) {
+  return k == OpKind::kInstanceNorm || k == OpKind::kGroupNorm || k == OpKind::kLayerNorm ||
+         k == OpKind::kRmsNorm || k == OpKind::kBatchNorm;
+}
+
+size_t norm_index(const Graph& g, const Group& grp) {
+  size_t at = 0;
+  while (at < grp.nodes.size() && !is_norm(g.nodes[grp.nodes[at]].kind)) ++at;
+  return at;
+}
+
+// The specs of the steps after the norm at grp.nodes[norm_at] (its epilogue chain), which
+// read its output (the first maybe through a view); false when one is no epilogue step.
+bool post_norm_specs(const Graph& g, const Group& grp, size_t norm_at, Specs& post,
+                     std::string& why) {
+  if (norm_at + 1 >= grp.nodes.size()) return true;
+  const int out = g.nodes[grp.nodes[norm_at]].outputs[0];
+  int main = out;
+  for (int in : g.nodes[grp.nodes[norm_at + 1]].inputs)
+    if (in >= 0 && root_of(g, in) == out) main = in;
+  post = epilogue_specs(g, grp.nodes, norm_at + 1, grp.nodes.size(), main);
+  if (post.ends.empty() || post.ends.back() != grp.nodes.size()) {
+    why = "a step after the norm is no epilogue step";
+    return false;
+  }
+  return true;
+}
+
+// The norm's epilogue chain: its affine (either part may be absent), then the steps after
+// it.
+template <typename DataOf>
+gemm::Epilogue norm_epilogue(const float* gamma, const float* beta, const Specs& post, int64_t n,
+                             DataOf data) {
+  gemm::Epilogue e;
+  e.mul_column(gamma).add_column(beta);
+  return append_steps(e, post.specs, post.specs.size(), n, data);
+}
+
+const float* any_if(int v) { return v >= 0 ? kAnyOperand : nullptr; }
+
+// A linear, its epilogue steps, a norm and the steps after it, as the plan of its structure
+// (fused/pattern.h). The GEMM's config and the passes' are looked up when it runs, under
+// the structure's names.
 std::vector<Step> lower_gemm_norm(const Graph& g, const Group& grp, std::string& why) {
   namespace fused = ops::cuda::fused;
   const Node& lin = g.nodes[grp.nodes.front()];
   const int x = lin.inputs[0], w = lin.inputs[1], b = lin.inputs[2];
   const int64_t n_out = g.values[w].sizes.at(0);
-  size_t norm_at = 1;
-  while (norm_at < grp.nodes.size() && g.nodes[grp.nodes[norm_at]].kind != OpKind::kInstanceNorm &&
-         g.nodes[grp.nodes[norm_at]].kind != OpKind::kGroupNorm &&
-         g.nodes[grp.nodes[norm_at]].kind != OpKind::kBatchNorm)
-    ++norm_at;
+  const size_t norm_at = norm_index(g, grp);
   const Specs found = epilogue_specs(g, grp.nodes, 1, norm_at, lin.outputs[0]);
   if (found.specs.size() > 0 ? found.ends.back() != norm_at : norm_at != 1) {
     why = "a step before the norm is no GEMM epilogue step";
@@ -421,12 +464,14 @@ std::vector<Step> lower_gemm_norm(const Graph& g, const Group& grp, std::string&
     why = "more steps before the norm than an epilogue holds";
     return {};
   }
+  Specs post;
+  if (!post_norm_specs(g, grp, norm_at, post, why)) return {};
   const Node& norm = g.nodes[grp.nodes[norm_at]];
-  const bool add_mul = norm_at + 1 < grp.nodes.size();
   fused::FusedPattern f;
   f.steps = make_epilogue(b >= 0 ? kAnyOperand : nullptr, specs, specs.size(), n_out,
                           [&](size_t) { return kAnyOperand; });
-  // The values the step reads, in order: x, w, [b], the steps' operands, then the norm's.
+  // The values the step reads, in order: x, w, [b], the steps' operands, the norm's, then
+  // those of the steps after it.
   Step s;
   s.kind = Step::Kind::kFused;
   s.reads = {x, w};
@@ -445,6 +490,13 @@ std::vector<Step> lower_gemm_norm(const Graph& g, const Group& grp, std::string&
       f.groups = norm.attrs.ints.at(0);
       f.eps = static_cast<float>(norm.attrs.reals.at(0));
       take(norm.inputs[1]), take(norm.inputs[2]);
+      break;
+    case OpKind::kLayerNorm:
+    case OpKind::kRmsNorm:
+      f.norm = fused::NormKind::kSegment;
+      f.rms = norm.kind == OpKind::kRmsNorm;
+      f.eps = static_cast<float>(norm.attrs.reals.at(0));
+      take(norm.inputs[1]), take(f.rms ? -1 : norm.inputs[2]);
       break;
     case OpKind::kInstanceNorm: {
       f.norm = fused::NormKind::kSegment;
@@ -469,13 +521,13 @@ std::vector<Step> lower_gemm_norm(const Graph& g, const Group& grp, std::string&
       break;
     }
   }
-  if (add_mul) {
-    const Node& a = g.nodes[grp.nodes[norm_at + 1]];
-    // The other operand than the norm's output (read maybe through a view).
-    const int y = root_of(g, a.inputs[0]) == norm.outputs[0] ? a.inputs[1] : a.inputs[0];
-    f.norm_epilogue = fused::SegmentEpilogue::kAddMul;
-    take(y);
-  }
+  const bool segment = f.norm == fused::NormKind::kSegment;
+  if (segment)
+    f.epilogue = norm_epilogue(norm_operands.size() > 0 ? any_if(norm_operands[0]) : nullptr,
+                               norm_operands.size() > 1 ? any_if(norm_operands[1]) : nullptr, post,
+                               n_out, [&](size_t) { return kAnyOperand; });
+  for (const EpilogueSpec& spec : post.specs)
+    if (spec.operand >= 0) s.reads.push_back(spec.operand);
   const fused::FusedStages stages = f.stages();
   const bool bias = b >= 0;
   const Shape shape = g.values[grp.output].sizes;
@@ -501,15 +553,23 @@ std::vector<Step> lower_gemm_norm(const Graph& g, const Group& grp, std::string&
     }
     p.steps = e;
     next = norm_first;
-    const auto operand = [&](size_t slot) -> float* {
-      return norm_operands.at(slot) >= 0 ? in.at(next++).data<float>() : nullptr;
-    };
-    if (f.norm == fused::NormKind::kSegment) {
-      if (norm_operands.size() >= 2) p.gamma = operand(0), p.beta = operand(1);
-      if (f.norm_epilogue == fused::SegmentEpilogue::kAddMul) p.y = dense(next++);
+    // The norm's operands by slot (nullptr: absent); batch norm's in place (its running
+    // statistics are updated), the others as dense copies where needed.
+    std::vector<float*> given;
+    for (int v : norm_operands)
+      given.push_back(v < 0     ? nullptr
+                      : segment ? const_cast<float*>(dense(next++))
+                                : in.at(next++).data<float>());
+    if (segment) {
+      std::vector<const float*> data;
+      for (const EpilogueSpec& spec : post.specs)
+        data.push_back(spec.operand >= 0 ? dense(next++) : nullptr);
+      p.epilogue = norm_epilogue(given.size() > 0 ? given[0] : nullptr,
+                                 given.size() > 1 ? given[1] : nullptr, post, problem.n,
+                                 [&](size_t k) { return data[k]; });
     } else {
-      p.running_mean = operand(0), p.running_var = operand(1);
-      p.bn_gamma = operand(2), p.bn_beta = operand(3);
+      p.running_mean = given[0], p.running_var = given[1];
+      p.bn_gamma = given[2], p.bn_beta = given[3];
     }
     const gemm::GemmConfig cfg =
         gemm::choose_gemm(stages.gemm, problem, device, stages.gemm.groups_in_key ? f.groups : 0);
@@ -522,6 +582,97 @@ std::vector<Step> lower_gemm_norm(const Graph& g, const Group& grp, std::string&
     return std::vector<Tensor>{out};
   };
   s.description = fmt::format("fused plan {}", stages.gemm.name);
+  return {s};
+}
+
+// A layer_norm or rms_norm with its prologue and epilogue chains (fusion.h, kNorm), as
+// the plan of one segment-norm stage without a GEMM; the norm's input is written too
+// when the group has `pre`.
+std::vector<Step> lower_norm(const Graph& g, const Group& grp, std::string& why) {
+  namespace fused = ops::cuda::fused;
+  const size_t norm_at = norm_index(g, grp);
+  const Node& norm = g.nodes[grp.nodes[norm_at]];
+  const int h = norm.inputs[0];
+  const int64_t n = g.values[h].sizes.back();
+  int x = h;  // the value the kernel reads: the prologue's running value at its start
+  Specs pro;
+  if (norm_at > 0) {
+    const Node& first = g.nodes[grp.nodes.front()];
+    x = -1;
+    for (int in : first.inputs) {
+      EpilogueSpec spec;
+      if (in >= 0 && g.values[in].sizes == g.values[h].sizes && epilogue_spec(g, first, in, spec)) {
+        x = in;
+        break;
+      }
+    }
+    if (x >= 0) pro = epilogue_specs(g, grp.nodes, 0, norm_at, x);
+    if (x < 0 || pro.ends.empty() || pro.ends.back() != norm_at) {
+      why = "a step before the norm is no epilogue step";
+      return {};
+    }
+  }
+  Specs post;
+  if (!post_norm_specs(g, grp, norm_at, post, why)) return {};
+  const bool rms = norm.kind == OpKind::kRmsNorm;
+  const int gamma = norm.inputs[1], beta = rms ? -1 : norm.inputs[2];
+  Step s;
+  s.kind = Step::Kind::kFused;
+  s.reads = {x};
+  for (const EpilogueSpec& spec : pro.specs)
+    if (spec.operand >= 0) s.reads.push_back(spec.operand);
+  for (int v : {gamma, beta})
+    if (v >= 0) s.reads.push_back(v);
+  for (const EpilogueSpec& spec : post.specs)
+    if (spec.operand >= 0) s.reads.push_back(spec.operand);
+  fused::FusedPattern f;
+  f.gemm = false;
+  f.norm = fused::NormKind::kSegment;
+  f.rms = rms;
+  f.eps = static_cast<float>(norm.attrs.reals.at(0));
+  const auto any = [](size_t) { return kAnyOperand; };
+  f.prologue = append_steps(gemm::Epilogue(), pro.specs, pro.specs.size(), n, any);
+  f.epilogue = norm_epilogue(any_if(gamma), any_if(beta), post, n, any);
+  const fused::FusedStages stages = f.stages();
+  const Shape shape = g.values[grp.output].sizes, pre_shape = g.values[h].sizes;
+  const bool pre = grp.pre >= 0;
+  const int device = g.values[x].device.index;
+  s.writes = {grp.output};
+  if (pre) s.writes.push_back(grp.pre);
+  s.run = [=](const std::vector<Tensor>& in) {
+    tt::cuda::DeviceGuard guard(device);
+    std::vector<Tensor> keep;  // dense copies, alive until the plan is queued
+    const auto dense = [&](size_t i) {
+      keep.push_back(gemm::dense(in.at(i)));
+      return keep.back().data<float>();
+    };
+    const float* xd = dense(0);
+    size_t next = 1;
+    const auto operands = [&](const Specs& sp) {
+      std::vector<const float*> data;
+      for (const EpilogueSpec& spec : sp.specs)
+        data.push_back(spec.operand >= 0 ? dense(next++) : nullptr);
+      return data;
+    };
+    const std::vector<const float*> pro_data = operands(pro);
+    const float* gp = gamma >= 0 ? dense(next++) : nullptr;
+    const float* bp = beta >= 0 ? dense(next++) : nullptr;
+    const std::vector<const float*> post_data = operands(post);
+    fused::FusedPattern p = f;
+    p.prologue = append_steps(gemm::Epilogue(), pro.specs, pro.specs.size(), n,
+                              [&](size_t k) { return pro_data[k]; });
+    p.epilogue = norm_epilogue(gp, bp, post, n, [&](size_t k) { return post_data[k]; });
+    std::vector<Tensor> outs{Tensor::empty(shape, DType::F32, in[0].device())};
+    if (pre) outs.push_back(Tensor::empty(pre_shape, DType::F32, in[0].device()));
+    const gemm::PassConfigs passes = fused::tuned_passes(stages, device);
+    fused::run_planned(fused::build_norm_plan(p, stages.gemm.name, xd, outs[0].data<float>(),
+                                              pre ? outs[1].data<float>() : nullptr,
+                                              outs[0].numel() / n, n, &passes),
+                       in[0].device());
+    return outs;
+  };
+  s.description =
+      fmt::format("fused plan {}{}", stages.gemm.name, pre ? ", writing the norm's input too" : "");
   return {s};
 }
 
@@ -581,6 +732,8 @@ std::vector<Step> lower_group(const Graph& g, const Group& group, std::string& w
       return lower_gemm_norm(g, group, why);
     case Group::Kind::kAttention:
       return lower_attention(g, group);
+    case Group::Kind::kNorm:
+      return lower_norm(g, group, why);
   }
   return {};
 }

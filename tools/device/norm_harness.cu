@@ -30,6 +30,26 @@ using namespace tt::ops::cuda::norm;
 
 namespace {
 
+// The fused plans' two passes as chains of the segment-norm launcher (norm_passes.h).
+void launch_row_norm_add_mul(const SegmentConfig& cfg, const float* Y, const float* y, float* out,
+                             int64_t rows, int64_t cols, float eps, cudaStream_t stream) {
+  SegmentChainArgs a;
+  a.x = Y, a.out = out, a.rows = rows, a.n = cols, a.eps = eps;
+  a.epilogue.add_residual(y, cols).mul_residual(y, cols);
+  launch_segment_chain(cfg, a, stream);
+}
+
+void launch_swish_bias_group_norm(const SegmentConfig& cfg, const float* Y, const float* bias,
+                                  const float* gamma, const float* beta, float* out, int64_t rows,
+                                  int64_t channels, int64_t groups, float eps,
+                                  cudaStream_t stream) {
+  SegmentChainArgs a;
+  a.x = Y, a.out = out, a.rows = rows, a.n = channels, a.groups = groups, a.eps = eps;
+  a.prologue.silu().add_column(bias);
+  a.epilogue.mul_column(gamma).add_column(beta);
+  launch_segment_chain(cfg, a, stream);
+}
+
 constexpr double kTol = 1e-5;
 int g_failures = 0;
 double g_copy_gbs = 0;  // measured device copy bandwidth, GB/s (read + write)

@@ -69,8 +69,11 @@ norm::SegmentConfig g_pass = norm::SegmentConfig::default_for({kM * kGroups, kN 
 norm::SegmentConfig g_pass_best = g_pass;
 
 void pass(const Model3& d, const float* y, float* out, int64_t rows, cudaStream_t s) {
-  norm::launch_swish_bias_group_norm(g_pass, y, d.bias.p, d.gamma.p, d.beta.p, out, rows, kN,
-                                     kGroups, kEps, s);
+  norm::SegmentChainArgs a;
+  a.x = y, a.out = out, a.rows = rows, a.n = kN, a.groups = kGroups, a.eps = kEps;
+  a.prologue.silu().add_column(d.bias.p);
+  a.epilogue.mul_column(d.gamma.p).add_column(d.beta.p);
+  norm::launch_segment_chain(g_pass, a, s);
 }
 
 enum class Mode { kGemm, kSerial, kSide, kSideHigh };

@@ -27,11 +27,31 @@ gemm::Epilogue without_last(const gemm::Epilogue& e, int drop) {
   return r;
 }
 
-// The segment pass's prologue functors take a trailing silu + column bias (model 3's
-// swish(v) + bias[c]); every other step stays in the GEMM's epilogue.
-bool swish_bias_prologue(const FusedPattern& f) {
-  return f.norm_epilogue == SegmentEpilogue::kAffine &&
-         ends_with(f.steps, {gemm::EpilogueOp::kSilu, gemm::EpilogueOp::kAddColumn});
+// The steps a = steps followed by b (the steps before a norm's statistics).
+gemm::Epilogue joined(const gemm::Epilogue& a, const gemm::Epilogue& b, const char* op) {
+  TT_CHECK(a.count + b.count <= gemm::Epilogue::kMaxSteps,
+           "{}: {} steps before the norm, more than the {} a chain holds", op, a.count + b.count,
+           gemm::Epilogue::kMaxSteps);
+  gemm::Epilogue r = a;
+  for (int i = 0; i < b.count; ++i) r.steps[r.count++] = b.steps[i];
+  return r;
+}
+
+// How many leading steps the GEMM applies when a pass follows: its scale and bias
+// (mul_column, add_column), which every implementation applies (cuBLASLt's BIAS epilogue
+// included); the pass, memory-bound, applies the rest in its prologue at no cost, and
+// the GEMM keeps the fixed-function epilogues that the other steps would exclude.
+int gemm_share(const gemm::Epilogue& e) {
+  int i = 0;
+  if (i < e.count && e.steps[i].op == gemm::EpilogueOp::kMulColumn) ++i;
+  if (i < e.count && e.steps[i].op == gemm::EpilogueOp::kAddColumn) ++i;
+  return i;
+}
+
+gemm::Epilogue steps_from(const gemm::Epilogue& e, int first) {
+  gemm::Epilogue r;
+  for (int i = first; i < e.count; ++i) r.steps[r.count++] = e.steps[i];
+  return r;
 }
 
 // Batch norm's statistics are of z = v * scale[c] when the steps end with a per-column
@@ -52,14 +72,15 @@ Plan segment_plan(const FusedPattern& f, const gemm::GemmStage& offers, Plan p) 
   const int64_t n = p.n;
   TT_CHECK(f.groups > 0 && n % f.groups == 0, "{}: {} channels do not split into {} groups", p.op,
            n, f.groups);
-  TT_CHECK(f.norm_epilogue != SegmentEpilogue::kAddMul || f.groups == 1,
-           "{}: the norm's add-mul output needs one segment per row, not {}", p.op, f.groups);
-  if (f.norm_epilogue == SegmentEpilogue::kAffine && !p.gemm.stats_pass) {
+  const gemm::Epilogue all = joined(f.steps, f.prologue, p.op);
+  const float* gamma = nullptr;
+  const float* beta = nullptr;
+  if (!f.rms && is_affine(f.epilogue, &gamma, &beta) && !p.gemm.stats_pass) {
     // The whole chain in the GEMM's epilogue (stats_pass, tc's choice, keeps the
     // statistics out of it: in the cooperative tensor-core kernels the epilogue's norm
     // stalls the tensor cores longer than the pass takes).
-    gemm::Epilogue one = f.steps;
-    one.group_norm(n / f.groups, f.gamma, f.beta, f.eps);
+    gemm::Epilogue one = all;
+    one.group_norm(n / f.groups, gamma, beta, f.eps);
     if (gemm::epilogue_supported(p.gemm, {p.m, n, p.k}, one)) {
       p.add(gemm_stage(one, Slot::kOut));
       return p;
@@ -67,14 +88,12 @@ Plan segment_plan(const FusedPattern& f, const gemm::GemmStage& offers, Plan p) 
   }
   if (offers.chunks || offers.tails) p.schedule = schedule_of(p.gemm, p.m, offers);
   const Slot y = in_parts(p.schedule) ? Slot::kOut : Slot::kGemmOut;
-  const bool swish = swish_bias_prologue(f);
-  p.add(gemm_stage(swish ? without_last(f.steps, 2) : f.steps, y));
-  Stage norm = segment_norm_stage(y, Slot::kOut, f.groups,
-                                  swish ? SegmentPrologue::kSwishBias : SegmentPrologue::kIdentity,
-                                  f.norm_epilogue, f.eps);
-  if (swish) norm.bias = f.steps.steps[f.steps.count - 1].data;
-  norm.gamma = f.gamma, norm.beta = f.beta, norm.y = f.y;
-  p.add(norm);
+  const int share = gemm_share(all);
+  gemm::Epilogue head = all;
+  head.count = share;
+  p.add(gemm_stage(head, y));
+  p.add(segment_norm_stage(y, Slot::kOut, f.groups, steps_from(all, share), f.epilogue, f.rms,
+                           f.eps));
   return p;
 }
 
@@ -140,16 +159,40 @@ Plan batch_norm_plan(const FusedPattern& f, const gemm::GemmStage& offers, Plan 
 
 }  // namespace
 
+namespace {
+
+bool is_add_mul(const gemm::Epilogue& e) {
+  return e.count == 2 && e.steps[0].op == gemm::EpilogueOp::kAddResidual &&
+         e.steps[1].op == gemm::EpilogueOp::kMulResidual;
+}
+
+}  // namespace
+
+bool is_affine(const gemm::Epilogue& e, const float** gamma, const float** beta) {
+  if (e.kind != gemm::EpilogueKind::kPointwise) return false;
+  int i = 0;
+  const float* g = nullptr;
+  const float* b = nullptr;
+  if (i < e.count && e.steps[i].op == gemm::EpilogueOp::kMulColumn) g = e.steps[i++].data;
+  if (i < e.count && e.steps[i].op == gemm::EpilogueOp::kAddColumn) b = e.steps[i++].data;
+  if (i != e.count) return false;
+  if (gamma) *gamma = g;
+  if (beta) *beta = b;
+  return true;
+}
+
 std::string FusedPattern::name() const {
-  gemm::Epilogue shown = steps;
+  gemm::Epilogue shown = gemm ? joined(steps, prologue, "a fused pattern") : prologue;
   shown.kind = gemm::EpilogueKind::kPointwise;
-  const std::string gemm_part = fmt::format("gemm[{}]", shown.str());
+  const std::string gemm_part = fmt::format("{}[{}]", gemm ? "gemm" : "chain", shown.str());
   switch (norm) {
     case NormKind::kNone:
       return gemm_part;
     case NormKind::kSegment:
-      return gemm_part + (norm_epilogue == SegmentEpilogue::kAffine ? ">segment_norm[affine]"
-                                                                    : ">segment_norm[add_mul]");
+      return fmt::format("{}>{}[{}]", gemm_part, rms ? "rms_norm" : "segment_norm",
+                         is_affine(epilogue)    ? "affine"
+                         : is_add_mul(epilogue) ? "add_mul"
+                                                : epilogue.str());
     case NormKind::kBatchTrain:
       return gemm_part + ">batch_norm[train]";
     case NormKind::kBatchEval:
@@ -171,7 +214,7 @@ gemm::GemmStage stage_options(const FusedPattern& f) {
       g.relu = f.steps.count == 2 && ends_with(f.steps, {gemm::EpilogueOp::kRelu}) && g.bias;
       break;
     case NormKind::kSegment:
-      if (f.norm_epilogue == SegmentEpilogue::kAffine) {
+      if (!f.rms && is_affine(f.epilogue)) {
         // Whether a tile holds whole groups decides whether the group is one kernel, so
         // the problem key has groups=G; the pass may run in row chunks or a tail split.
         g.chunks = g.tails = g.groups_in_key = g.stats_pass = true;
@@ -206,6 +249,7 @@ Plan build_plan(const FusedPattern& f, const char* op, const gemm::GemmConfig& c
                 const float* w, float* out, int64_t m, int64_t n, int64_t k,
                 const gemm::PassConfigs* passes) {
   Plan p = plan_for(op, cfg, x, w, out, m, n, k, passes);
+  TT_CHECK(f.gemm, "{}: a norm without a GEMM is built by build_norm_plan", op);
   switch (f.norm) {
     case NormKind::kNone:
       p.add(gemm_stage(f.steps, Slot::kOut));
@@ -216,6 +260,21 @@ Plan build_plan(const FusedPattern& f, const char* op, const gemm::GemmConfig& c
     case NormKind::kBatchEval:
       return batch_norm_plan(f, stage_options(f), p);
   }
+  return p;
+}
+
+Plan build_norm_plan(const FusedPattern& f, const char* op, const float* x, float* out, float* pre,
+                     int64_t m, int64_t n, const gemm::PassConfigs* passes) {
+  TT_CHECK(!f.gemm && f.norm == NormKind::kSegment,
+           "{}: build_norm_plan builds a segment norm without a GEMM", op);
+  TT_CHECK(f.groups > 0 && n % f.groups == 0, "{}: {} channels do not split into {} groups", op, n,
+           f.groups);
+  Plan p = plan_for(op, gemm::GemmConfig{}, x, nullptr, out, m, n, 0, passes);
+  p.pre = pre;
+  Stage st =
+      segment_norm_stage(Slot::kIn, Slot::kOut, f.groups, f.prologue, f.epilogue, f.rms, f.eps);
+  if (pre) st.pre = Slot::kPre;
+  p.add(st);
   return p;
 }
 

@@ -45,7 +45,7 @@ int64_t parts_of(const Plan& p) {
 // order: [gemm_out | affine | part_mean | part_m2], each starting on a 16-byte boundary
 // so that vector loads stay possible.
 struct Buffers {
-  float* at[6] = {};  // indexed by Slot
+  float* at[8] = {};  // indexed by Slot
   int64_t floats = 0;
   float* operator[](Slot s) const { return at[static_cast<int>(s)]; }
 };
@@ -53,6 +53,9 @@ struct Buffers {
 Buffers layout(const Plan& p, float* base) {
   Buffers b;
   b.at[static_cast<int>(Slot::kOut)] = p.out;
+  // The input is only read (kIn is never a stage's out).
+  b.at[static_cast<int>(Slot::kIn)] = const_cast<float*>(p.x);
+  b.at[static_cast<int>(Slot::kPre)] = p.pre;
   const auto take = [&](Slot s, int64_t count) {
     b.at[static_cast<int>(s)] = base ? base + b.floats : nullptr;
     b.floats += (count + 3) / 4 * 4;
@@ -87,32 +90,14 @@ void run_gemm_rows(const Plan& p, const Stage& st, const Buffers& b, const GemmC
   gemm::run_gemm(cfg, {p.x + r0 * p.k, p.w, b[st.out] + r0 * p.n, rows, p.n, p.k}, e, device, s);
 }
 
-void run_segment_norm(const Plan& p, const Stage& st, const float* in, float* out, int64_t r0,
-                      int64_t rows, cudaStream_t s) {
-  if (st.prologue == SegmentPrologue::kIdentity && st.norm_epilogue == SegmentEpilogue::kAddMul) {
-    const float* y = st.y + r0 * p.n;
-    const norm::SegmentProblem sp{rows, p.n, norm::vec_align({in, y, out})};
-    norm::launch_row_norm_add_mul(segment_config(p, sp), in, y, out, rows, p.n, st.eps, s);
-    return;
-  }
-  const int64_t length = p.n / st.groups;
-  if (st.prologue == SegmentPrologue::kSwishBias && st.norm_epilogue == SegmentEpilogue::kAffine) {
-    const norm::SegmentProblem sp{rows * st.groups, length,
-                                  norm::vec_align({in, st.bias, st.gamma, st.beta, out})};
-    norm::launch_swish_bias_group_norm(segment_config(p, sp), in, st.bias, st.gamma, st.beta, out,
-                                       rows, p.n, st.groups, st.eps, s);
-    return;
-  }
-  if (st.prologue == SegmentPrologue::kIdentity && st.norm_epilogue == SegmentEpilogue::kAffine) {
-    const norm::SegmentProblem sp{rows * st.groups, length, norm::vec_align({in, out})};
-    norm::SegmentNormArgs a;
-    a.x = in, a.out = out, a.segments = rows * st.groups, a.length = length;
-    a.groups = st.groups, a.channels_per_group = length, a.inner = 1;
-    a.gamma = st.gamma, a.beta = st.beta, a.eps = st.eps;
-    norm::launch_segment_norm(segment_config(p, sp), a, s);
-    return;
-  }
-  TT_FAIL("{}: the segment norm has no kernel for this prologue and epilogue", p.op);
+void run_segment_norm(const Plan& p, const Stage& st, const Buffers& b, const float* in, float* out,
+                      int64_t r0, int64_t rows, cudaStream_t s) {
+  norm::SegmentChainArgs a;
+  a.x = in, a.out = out, a.pre = st.pre != Slot::kNone ? b[st.pre] + r0 * p.n : nullptr;
+  a.rows = rows, a.n = p.n, a.groups = st.groups;
+  a.prologue = st.prologue.at_rows(r0), a.epilogue = st.norm_epilogue.at_rows(r0);
+  a.rms = st.rms, a.eps = st.eps;
+  norm::launch_segment_chain(segment_config(p, norm::chain_problem(a)), a, s);
 }
 
 // A pass stage over rows [r0, r0 + rows) on stream s (all rows for the global ones).
@@ -122,7 +107,7 @@ void run_pass(const Plan& p, const Stage& st, const Buffers& b, int64_t r0, int6
   float* out = st.out != Slot::kNone ? b[st.out] + r0 * p.n : nullptr;
   switch (st.kind) {
     case StageKind::kSegmentNorm:
-      run_segment_norm(p, st, in, out, r0, rows, s);
+      run_segment_norm(p, st, b, in, out, r0, rows, s);
       return;
     case StageKind::kColumnStats: {
       const int64_t part0 = r0 / p.part_rows;
@@ -166,11 +151,11 @@ Stage gemm_stage(const gemm::Epilogue& e, Slot out) {
   return s;
 }
 
-Stage segment_norm_stage(Slot in, Slot out, int64_t groups, SegmentPrologue pro,
-                         SegmentEpilogue epi, float eps) {
+Stage segment_norm_stage(Slot in, Slot out, int64_t groups, const gemm::Epilogue& prologue,
+                         const gemm::Epilogue& epilogue, bool rms, float eps) {
   Stage s;
   s.kind = StageKind::kSegmentNorm, s.in = in, s.out = out, s.groups = groups;
-  s.prologue = pro, s.norm_epilogue = epi, s.eps = eps;
+  s.prologue = prologue, s.norm_epilogue = epilogue, s.rms = rms, s.eps = eps;
   return s;
 }
 
@@ -221,7 +206,8 @@ Plan plan_for(const char* op, const GemmConfig& cfg, const float* x, const float
 int64_t Plan::scratch_floats() const { return layout(*this, nullptr).floats; }
 
 std::string Plan::str() const {
-  static const char* const kSlots[] = {"-", "out", "gemm_out", "affine", "part_mean", "part_m2"};
+  static const char* const kSlots[] = {"-",         "out",     "gemm_out", "affine",
+                                       "part_mean", "part_m2", "in",       "pre"};
   const auto slot = [](Slot s) { return kSlots[static_cast<int>(s)]; };
   std::string text =
       fmt::format("{} chunk={} tail={}", op, schedule.chunk_rows, schedule.tail_rows);
@@ -233,10 +219,10 @@ std::string Plan::str() const {
                             st.append_affine != Slot::kNone ? ",column_affine" : "", slot(st.out));
         break;
       case StageKind::kSegmentNorm:
-        text += fmt::format("segment_norm[{},{},groups={}] {} -> {}",
-                            st.prologue == SegmentPrologue::kSwishBias ? "swish_bias" : "identity",
-                            st.norm_epilogue == SegmentEpilogue::kAddMul ? "add_mul" : "affine",
-                            st.groups, slot(st.in), slot(st.out));
+        text += fmt::format("{}[{} | {},groups={}] {} -> {}{}",
+                            st.rms ? "rms_norm" : "segment_norm", st.prologue.str(),
+                            st.norm_epilogue.str(), st.groups, slot(st.in), slot(st.out),
+                            st.pre != Slot::kNone ? fmt::format(",{}", slot(st.pre)) : "");
         break;
       case StageKind::kColumnStats:
         text += fmt::format("column_stats {} -> part_mean,part_m2", slot(st.in));
@@ -277,7 +263,11 @@ class Sink {
 void walk(const Plan& p, Sink& sink) {
   size_t g = 0;
   while (g < p.stages.size() && p.stages[g].kind != StageKind::kGemm) ++g;
-  TT_CHECK(g < p.stages.size(), "{}: a plan needs a GEMM stage", p.op);
+  if (g == p.stages.size()) {  // no GEMM: the stages in order, over all rows
+    if (p.m > 0)
+      for (size_t i = 0; i < p.stages.size(); ++i) sink.pass(i, 0, p.m, Lane::kMain);
+    return;
+  }
   size_t local_end = g + 1;
   while (local_end < p.stages.size() && !global_stage(p.stages[local_end].kind)) ++local_end;
   for (size_t i = 0; i < g; ++i) sink.pass(i, 0, p.m, Lane::kMain);

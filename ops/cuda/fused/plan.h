@@ -1,5 +1,5 @@
 // A fused op as data: a Plan is the list of stages the op runs (a GEMM stage with its
-// epilogue chain, norm passes with their prologue/epilogue functors, the batch-norm
+// epilogue chain, norm passes with their prologue and epilogue chains, the batch-norm
 // statistics steps) and the schedule options (row chunks, a tail split) under which
 // the GEMM and the passes that only need its rows overlap. One generic executor,
 // run_plan(), runs any plan; one builder makes every plan from the group's structure
@@ -15,11 +15,15 @@
 // scratch, laid out by the executor (each piece 16-byte aligned).
 //
 // From a recorded graph of plain ops (ops/graph/fusion.h, kGemmNorm): a linear node
-// starts a GEMM stage; the elementwise steps after it fold into its Epilogue; a norm over
-// the GEMM's rows becomes a kSegmentNorm stage (a trailing silu + bias its prologue, the
-// affine or ((v + y) * y) its epilogue), or folds into the GEMM's tile stage when
-// epilogue_supported says so; a batch norm becomes kColumnStats (or the GEMM's column
-// statistics) + kFinalize + kChannelAffine. See DESIGN.md, "Fused ops are plans".
+// starts a GEMM stage; the elementwise steps after it fold into its Epilogue as far as its
+// config applies them; a norm over the GEMM's rows (group, instance, layer or RMS norm)
+// becomes a kSegmentNorm stage whose prologue chain takes the steps the GEMM leaves and
+// whose epilogue chain is the affine and the steps after the norm (both of the GEMM
+// epilogue's vocabulary), or folds into the GEMM's tile stage when epilogue_supported says
+// so; a batch norm becomes kColumnStats (or the GEMM's column statistics) + kFinalize +
+// kChannelAffine. A plan may also hold no GEMM (fusion.h, kNorm: a norm with its pointwise
+// prologue and epilogue): its stages then run in order over all rows, reading kIn. See
+// DESIGN.md, "Fused ops are plans".
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -35,22 +39,18 @@
 
 namespace tt::ops::cuda::fused {
 
-// Where a stage reads or writes. kGemmOut is a scratch piece of [m, n].
-enum class Slot : uint8_t { kNone, kOut, kGemmOut, kAffine, kPartMean, kPartM2 };
+// Where a stage reads or writes. kGemmOut is a scratch piece of [m, n]; kIn is the plan's
+// input x (a plan without a GEMM), kPre its second output.
+enum class Slot : uint8_t { kNone, kOut, kGemmOut, kAffine, kPartMean, kPartM2, kIn, kPre };
 
 enum class StageKind : uint8_t {
   kGemm,           // C = X W^T with `epilogue`, into `out`
-  kSegmentNorm,    // segment norm over each row's groups: in -> out (may be the same)
+  kSegmentNorm,    // segment norm over each row's groups: in -> out (may be the same), pre
   kColumnStats,    // column mean/M2 per band of rows: in -> kPartMean/kPartM2
   kChannelAffine,  // out = (in * pre - shift) * mul + add with kAffine
   kEvalAffine,     // kAffine from running statistics (batch norm eval)
   kFinalize,       // kPartMean/kPartM2 -> kAffine and the running statistics
 };
-
-// The segment norm's functors (norm/norm_functors.cuh): what is done to each value
-// before the statistics, and how a normalised value becomes the output.
-enum class SegmentPrologue : uint8_t { kIdentity, kSwishBias };  // swish(v) + bias[c]
-enum class SegmentEpilogue : uint8_t { kAffine, kAddMul };       // v*g+b / (v + y) * y
 
 // The batch-norm parameters the statistics stages read.
 struct BatchNormParams {
@@ -72,14 +72,14 @@ struct Stage {
   // (its data exists only once the scratch is laid out).
   gemm::Epilogue epilogue;
   Slot append_affine = Slot::kNone;
-  // kSegmentNorm
-  SegmentPrologue prologue = SegmentPrologue::kIdentity;
-  SegmentEpilogue norm_epilogue = SegmentEpilogue::kAffine;
-  int64_t groups = 1;            // segments per row
-  const float* bias = nullptr;   // kSwishBias
-  const float* gamma = nullptr;  // kAffine, nullptr = 1
-  const float* beta = nullptr;   // kAffine, nullptr = 0
-  const float* y = nullptr;      // kAddMul: [m, n]
+  // kSegmentNorm: the chains on each value before the statistics and on each normalised
+  // value (steps only, at (row, col) of [m, n]: norm::launch_segment_chain); `pre`, when
+  // named, receives the prologue's result.
+  gemm::Epilogue prologue;
+  gemm::Epilogue norm_epilogue;
+  Slot pre = Slot::kNone;
+  int64_t groups = 1;  // segments per row
+  bool rms = false;    // rms_norm: no mean subtracted
   float eps = 1e-5f;
   // kEvalAffine, kFinalize
   BatchNormParams bn;
@@ -111,6 +111,7 @@ struct Plan {
   const float* x = nullptr;
   const float* w = nullptr;
   float* out = nullptr;
+  float* pre = nullptr;  // kPre: a second output [m, n] (a plan without a GEMM)
   int64_t m = 0, n = 0, k = 0;
   std::vector<Stage> stages;
   Schedule schedule;
@@ -142,8 +143,8 @@ std::vector<std::string> plan_launches(const Plan& plan);
 
 // The stage constructors the plans use.
 Stage gemm_stage(const gemm::Epilogue& e, Slot out);
-Stage segment_norm_stage(Slot in, Slot out, int64_t groups, SegmentPrologue pro,
-                         SegmentEpilogue epi, float eps);
+Stage segment_norm_stage(Slot in, Slot out, int64_t groups, const gemm::Epilogue& prologue,
+                         const gemm::Epilogue& epilogue, bool rms, float eps);
 Stage column_stats_stage(Slot in);
 Stage channel_affine_stage(Slot in, Slot out);
 Stage eval_affine_stage(const BatchNormParams& bn);

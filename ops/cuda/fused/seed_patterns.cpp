@@ -14,12 +14,14 @@ fused::FusedPattern bias_relu(const float* bias) {
   return f;
 }
 
-fused::FusedPattern instance_norm_add_mul(const float* b, const float* y, float eps) {
+fused::FusedPattern instance_norm_add_mul(const float* b, const float* y, int64_t n, float eps) {
   fused::FusedPattern f;
   f.steps.add_column(b);
   f.norm = fused::NormKind::kSegment;
-  f.norm_epilogue = fused::SegmentEpilogue::kAddMul;
-  f.y = y, f.eps = eps;
+  // Any operand when y is not given yet (a scratch-size query): the structure is the same.
+  const float* yy = y ? y : fused::kAnyOperand;
+  f.epilogue.add_residual(yy, n).mul_residual(yy, n);
+  f.eps = eps;
   return f;
 }
 
@@ -29,7 +31,8 @@ fused::FusedPattern swish_bias_group_norm(const gemm::GemmSwishBiasGroupNormArgs
       .silu()
       .add_column(a.bias ? a.bias : fused::kAnyOperand);
   f.norm = fused::NormKind::kSegment;
-  f.groups = a.groups, f.gamma = a.gamma, f.beta = a.beta, f.eps = a.eps;
+  f.epilogue.mul_column(a.gamma).add_column(a.beta);
+  f.groups = a.groups, f.eps = a.eps;
   return f;
 }
 
@@ -60,7 +63,7 @@ gemm::GemmSwishBiasGroupNormArgs shape_only(int64_t m, int64_t n, int64_t k, int
 
 const fused::FusedStages fused::kGemmBiasRelu = bias_relu(fused::kAnyOperand).stages();
 const fused::FusedStages fused::kGemmInstanceNormAddMul =
-    instance_norm_add_mul(fused::kAnyOperand, fused::kAnyOperand, 1e-5f).stages();
+    instance_norm_add_mul(fused::kAnyOperand, fused::kAnyOperand, 0, 1e-5f).stages();
 const fused::FusedStages fused::kGemmSwishBiasGroupNorm =
     swish_bias_group_norm(shape_only(0, 0, 0, 1)).stages();
 const fused::FusedStages fused::kGemmScaleBatchNormTrain =
@@ -76,7 +79,7 @@ fused::Plan fused::gemm_bias_relu_plan(const gemm::GemmConfig& cfg,
 
 fused::Plan fused::gemm_instance_norm_add_mul_plan(const gemm::GemmConfig& cfg,
                                                    const gemm::GemmInstanceNormAddMulArgs& a) {
-  return build_plan(instance_norm_add_mul(a.b ? a.b : fused::kAnyOperand, a.y, a.eps),
+  return build_plan(instance_norm_add_mul(a.b ? a.b : fused::kAnyOperand, a.y, a.n, a.eps),
                     "gemm_instance_norm_add_mul", cfg, a.x, a.w, a.out, a.m, a.n, a.k, a.passes);
 }
 

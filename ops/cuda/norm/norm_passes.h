@@ -1,7 +1,7 @@
 // Raw-pointer launchers of the normalisation kernels: the building blocks behind
-// tt::ops::cuda::{instance_norm, group_norm, batch_norm} and the memory-bound passes
-// that follow a GEMM in the fused ops (row norm with add and mul; swish, bias and
-// group norm; column statistics and a channel affine for batch norm).
+// tt::ops::cuda::{instance_norm, group_norm, layer_norm, batch_norm} and the memory-bound
+// passes of the fused plans (a segment norm with prologue and epilogue chains; column
+// statistics and a channel affine for batch norm).
 //
 // Every launcher takes a plain config struct (the tunable knobs), a problem, raw
 // float32 device pointers and a stream. The configs are points of a small compiled
@@ -24,6 +24,8 @@
 #include <initializer_list>
 #include <string>
 #include <vector>
+
+#include "ops/cuda/gemm/epilogue.h"
 
 namespace tt::ops::cuda::norm {
 
@@ -101,18 +103,34 @@ struct SegmentNormArgs {
 };
 void launch_segment_norm(const SegmentConfig& cfg, const SegmentNormArgs& a, cudaStream_t stream);
 
-// The row norm, add and mul pass. Y = x W^T + b [rows, cols] and y [rows, cols]:
-//   out = ((Y - mean_row) * rstd_row + y) * y     (one read of Y and y, one write)
-// Problem: {rows, cols}.
-void launch_row_norm_add_mul(const SegmentConfig& cfg, const float* Y, const float* y, float* out,
-                             int64_t rows, int64_t cols, float eps, cudaStream_t stream);
-
-// The swish, bias and group norm pass. Y = x W^T + b [rows, channels]:
-//   z = swish(Y) + bias[c];  out = GroupNorm(groups, gamma, beta)(z)   (one read, one write)
-// Problem: {rows * groups, channels / groups}.
-void launch_swish_bias_group_norm(const SegmentConfig& cfg, const float* Y, const float* bias,
-                                  const float* gamma, const float* beta, float* out, int64_t rows,
-                                  int64_t channels, int64_t groups, float eps, cudaStream_t stream);
+// The chain segment norm behind the fused plans' norm stages (ops/cuda/fused/plan.h): x
+// [rows, n] in `groups` segments of n / groups per row (GroupNorm's groups; 1 for a row
+// norm such as layer_norm or rms_norm); each element passes through `prologue` before
+// the statistics (the stored value is the result: the pre-norm value, also written to
+// `pre` when given) and the normalised value through `epilogue` before it is stored in
+// `out`. The chains are steps of the GEMM epilogue's vocabulary (gemm/epilogue.h: add_column,
+// mul_column, add_row, add_residual, silu, gelu, scale, ...), evaluated at (row, col) of the
+// [rows, n] matrix (row-indexed operands from row prologue.row0 / epilogue.row0 on), so
+// the affine is mul_column(gamma), add_column(beta) and ((v + y) * y) is
+// add_residual(y, n), mul_residual(y, n). `rms`: no mean is subtracted, the normaliser is
+// rsqrt(mean(v^2) + eps) (rms_norm). One read of x (and of the chains' operands), one
+// write of out (and of pre). Problem: {rows * groups, n / groups, chain_align(a)}.
+struct SegmentChainArgs {
+  const float* x = nullptr;
+  float* out = nullptr;
+  float* pre = nullptr;  // optional [rows, n]
+  int64_t rows = 0;
+  int64_t n = 0;
+  int64_t groups = 1;
+  gemm::Epilogue prologue;  // steps only (kPointwise)
+  gemm::Epilogue epilogue;  // steps only (kPointwise)
+  bool rms = false;
+  float eps = 1e-5f;
+};
+// The vector width every pointer of the launch allows (x, out, pre, the steps' operands).
+int chain_align(const SegmentChainArgs& a);
+SegmentProblem chain_problem(const SegmentChainArgs& a);
+void launch_segment_chain(const SegmentConfig& cfg, const SegmentChainArgs& a, cudaStream_t stream);
 
 // ---------------------------------------------------------------------------
 // Batch norm over the columns of Y [rows, cols] (BatchNorm1d on [N, C], after a GEMM).

@@ -35,8 +35,8 @@
 
 #include "core/cuda/check.h"
 #include "core/error.h"
-#include "ops/cuda/norm/norm_passes.h"
 #include "ops/cuda/norm/norm_common.cuh"
+#include "ops/cuda/norm/norm_passes.h"
 #include "ops/cuda/norm/norm_variants.h"
 
 namespace tt::ops::cuda::norm {
@@ -51,6 +51,8 @@ struct SegmentLaunch {
   float eps;
   float* seg_mean;  // optional
   float* seg_m2;    // optional
+  // RMS norm: no mean is subtracted; the epilogue gets center 0 and rsqrt(mean(v^2) + eps).
+  bool rms = false;
 };
 
 namespace detail {
@@ -111,6 +113,19 @@ __device__ __forceinline__ void subtract_shift(float (&v)[kItems][kVec],
       for (int e = 0; e < kVec; ++e) v[k][e] -= shift;
     }
   }
+}
+
+// What the epilogue subtracts and multiplies by: (mean, rsqrt(var + eps)) of the shifted
+// data, or for an RMS norm (whose data is not shifted) (0, rsqrt(mean(v^2) + eps)), the
+// mean of squares as var + mean^2: two non-negative terms, so nothing cancels.
+struct Normaliser {
+  float center;
+  float rstd;
+};
+__device__ __forceinline__ Normaliser normaliser(float mean, float m2, float n, float eps,
+                                                 bool rms) {
+  if (rms) return {0.f, rsqrtf(m2 / n + mean * mean + eps)};
+  return {mean, rsqrtf(m2 / n + eps)};
 }
 
 // Loads the share, then applies the prologue (after all loads are issued, so that
@@ -198,8 +213,8 @@ __device__ __forceinline__ void merge_cluster_stats(cooperative_groups::cluster_
 // Each subgroup of kLanes threads normalises kSegs segments (the block's segments
 // `first + j * subgroups`, j < kSegs). All their loads are issued before the first
 // reduction: a short segment gives a thread only kItems vectors, too few bytes in
-// flight to cover memory latency on their own (64-float groups of gemm_swish_bias_group_norm ran at 2.9
-// TB/s with one segment per subgroup).
+// flight to cover memory latency on their own (64-float groups of gemm_swish_bias_group_norm ran
+// at 2.9 TB/s with one segment per subgroup).
 template <int kThreads, int kLanes, int kVec, int kItems, int kSegs, class Pro, class Epi>
 __global__ void __launch_bounds__(kThreads)
     segment_norm_subwarp_kernel(const SegmentLaunch<Pro, Epi> a) {
@@ -223,16 +238,17 @@ __global__ void __launch_bounds__(kThreads)
     const int64_t seg = live ? want : a.segments - 1;
     detail::apply_prologue(v[j], sh, a.pro.bind(seg));
     // Lane 0 of the subgroup holds the segment's first value.
-    const float shift = __shfl_sync(0xffffffffu, v[j][0][0], 0, kLanes);
+    const float first = __shfl_sync(0xffffffffu, v[j][0][0], 0, kLanes);
+    const float shift = a.rms ? 0.f : first;
     detail::subtract_shift(v[j], sh, shift);
     const float n = static_cast<float>(L);
     const float mean = group_sum<kLanes>(detail::thread_sum(v[j]), 0xffffffffu) / n;
     const float m2 = group_sum<kLanes>(detail::thread_sqdev(v[j], mean, sh), 0xffffffffu);
-    const float rstd = rsqrtf(m2 / n + a.eps);
+    const detail::Normaliser nm = detail::normaliser(mean, m2, n, a.eps, a.rms);
     if (!live) continue;
     if (t == 0 && a.seg_mean) a.seg_mean[seg] = shift + mean;
     if (t == 0 && a.seg_m2) a.seg_m2[seg] = m2;
-    if (a.epi.stores()) detail::store_tile(v[j], sh, a.epi.bind(seg), mean, rstd);
+    if (a.epi.stores()) detail::store_tile(v[j], sh, a.epi.bind(seg), nm.center, nm.rstd);
   }
 }
 
@@ -256,7 +272,7 @@ __global__ void __launch_bounds__(kThreads)
   const detail::Share<kThreads, kVec, kItems> sh(begin, L, t);
   const float* xs = a.x + seg * L;
   const auto pro = a.pro.bind(seg);
-  const float shift = detail::segment_shift(xs, pro);
+  const float shift = a.rms ? 0.f : detail::segment_shift(xs, pro);
   float v[kItems][kVec];
   detail::load_tile(v, xs, sh, pro, shift);
   const int64_t n_cta = L - begin < 0 ? 0 : (L - begin < kCap ? L - begin : kCap);
@@ -278,12 +294,12 @@ __global__ void __launch_bounds__(kThreads)
     mean = merged[0];
     m2 = merged[1];
   }
-  const float rstd = rsqrtf(m2 / static_cast<float>(L) + a.eps);
+  const detail::Normaliser nm = detail::normaliser(mean, m2, static_cast<float>(L), a.eps, a.rms);
   if (rank == 0 && t == 0) {
     if (a.seg_mean) a.seg_mean[seg] = shift + mean;
     if (a.seg_m2) a.seg_m2[seg] = m2;
   }
-  if (a.epi.stores()) detail::store_tile(v, sh, a.epi.bind(seg), mean, rstd);
+  if (a.epi.stores()) detail::store_tile(v, sh, a.epi.bind(seg), nm.center, nm.rstd);
   if constexpr (kCluster > 1) cg::this_cluster().barrier_wait();
 }
 
@@ -338,13 +354,14 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t L = a.length;
   const float* xs = a.x + seg * L;
   const auto pro = a.pro.bind(seg);
-  const float shift = detail::segment_shift(xs, pro);
+  const float shift = a.rms ? 0.f : detail::segment_shift(xs, pro);
 
   // Pass 1: the whole segment's statistics.
   double dn, dm, dm2;
   detail::stream_block_stats<kThreads, kVec, kItems>(xs, 0, L, pro, shift, dn, dm, dm2, scratch);
   const float mean = static_cast<float>(dm);
-  const float rstd = rsqrtf(static_cast<float>(dm2 / dn) + a.eps);
+  const float rstd = rsqrtf(static_cast<float>(a.rms ? dm2 / dn + dm * dm : dm2 / dn) + a.eps);
+  const float center = a.rms ? 0.f : mean;
   if (t == 0) {
     if (a.seg_mean) a.seg_mean[seg] = shift + mean;
     if (a.seg_m2) a.seg_m2[seg] = static_cast<float>(dm2);
@@ -352,7 +369,7 @@ __global__ void __launch_bounds__(kThreads)
   if (!a.epi.stores()) return;
 
   // Pass 2: read again, normalise, store.
-  detail::stream_normalize<kThreads, kVec, kItems>(xs, 0, L, pro, shift, a.epi.bind(seg), mean,
+  detail::stream_normalize<kThreads, kVec, kItems>(xs, 0, L, pro, shift, a.epi.bind(seg), center,
                                                    rstd);
 }
 
@@ -376,7 +393,7 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t end = std::min<int64_t>(L, begin + part);
   const float* xs = a.x + seg * L;
   const auto pro = a.pro.bind(seg);
-  const float shift = detail::segment_shift(xs, pro);
+  const float shift = a.rms ? 0.f : detail::segment_shift(xs, pro);
 
   // Pass 1 (HBM): this CTA's part's statistics.
   double dn, dm, dm2;
@@ -398,7 +415,8 @@ __global__ void __launch_bounds__(kThreads)
   cluster.barrier_arrive();
   __syncthreads();
   const float mean = merged[0];
-  const float rstd = rsqrtf(merged[1] / static_cast<float>(L) + a.eps);
+  const detail::Normaliser nm =
+      detail::normaliser(mean, merged[1], static_cast<float>(L), a.eps, a.rms);
   if (rank == 0 && t == 0) {
     if (a.seg_mean) a.seg_mean[seg] = shift + mean;
     if (a.seg_m2) a.seg_m2[seg] = merged[1];
@@ -406,7 +424,7 @@ __global__ void __launch_bounds__(kThreads)
   if (a.epi.stores()) {
     // Pass 2 (L2): read the part again, normalise, store.
     detail::stream_normalize<kThreads, kVec, kItems>(xs, begin, end, pro, shift, a.epi.bind(seg),
-                                                     mean, rstd);
+                                                     nm.center, nm.rstd);
   }
   cluster.barrier_wait();
 }
@@ -508,7 +526,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int b = it % kBuffers;
     const float* xs = a.x + seg * L;
     const auto pro = a.pro.bind(seg);
-    const float shift = detail::segment_shift(xs, pro);
+    const float shift = a.rms ? 0.f : detail::segment_shift(xs, pro);
     if (bytes) detail::mbar_wait(&bars[b], (parity >> b) & 1u);
     parity ^= 1u << b;
 
@@ -547,12 +565,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     __syncthreads();
     const float mean = merged[slot][0];
     const float m2 = merged[slot][1];
-    const float rstd = rsqrtf(m2 / static_cast<float>(L) + a.eps);
+    const detail::Normaliser nm = detail::normaliser(mean, m2, static_cast<float>(L), a.eps, a.rms);
     if (rank == 0 && t == 0) {
       if (a.seg_mean) a.seg_mean[seg] = shift + mean;
       if (a.seg_m2) a.seg_m2[seg] = m2;
     }
-    if (a.epi.stores()) detail::store_tile(v, sh, a.epi.bind(seg), mean, rstd);
+    if (a.epi.stores()) detail::store_tile(v, sh, a.epi.bind(seg), nm.center, nm.rstd);
   }
   cluster.sync();  // no CTA leaves while another may still read its `mine`
 }
