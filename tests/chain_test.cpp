@@ -12,15 +12,22 @@
 #include <string>
 #include <vector>
 
-#include "core/cuda/stream.h"
 #include "core/tensor.h"
+#include "support/test_util.h"
+
+#if TT_CUDA
+#include "core/cuda/stream.h"
 #include "ops/cuda/pointwise/chain.h"
 #include "ops/cuda/pointwise/chain_nvrtc.h"
 #include "ops/cuda/pointwise/chain_source.h"
-#include "support/test_util.h"
+#endif
 
 namespace tt::test {
 namespace {
+
+#if !TT_CUDA
+TEST(ChainSource, NeedsTheCudaBuild) { GTEST_SKIP() << "built without CUDA (TT_CUDA=OFF)"; }
+#else
 
 namespace chain = ops::cuda::chain;
 namespace pw = ops::pointwise;
@@ -101,8 +108,8 @@ std::vector<chain::Chain> every_op_chains(int64_t rows, int64_t cols, bool trans
       out.push_back(c);
       c.step_count = 0;
     }
-    c.steps[c.step_count++] = binary(static_cast<pw::BinaryOp>(op), (op + 1) % c.operand_count,
-                                     op % 2 == 1);
+    c.steps[c.step_count++] =
+        binary(static_cast<pw::BinaryOp>(op), (op + 1) % c.operand_count, op % 2 == 1);
   }
   out.push_back(c);
   return out;
@@ -165,8 +172,28 @@ TEST(ChainSource, TheCacheLivesBesideTheTuningDatabase) {
   }
 }
 
+// A chain the generated kernel cannot run goes to the interpreter, and the reason is
+// what explain() shows for its group.
+TEST(ChainSource, AChainTheGeneratorRefusesRunsOnTheInterpreterWithTheReason) {
+  chain::Chain c = base_chain(8, 8);
+  c.operand_count = 1;
+  c.operands[0].layout = chain::Layout::kStrided;
+  c.operands[0].strides[0] = -8;
+  c.operands[0].strides[1] = 1;
+  c.step_count = 1;
+  c.steps[0] = unary(pw::UnaryOp::Relu);
+  chain::set_chain_kernel(chain::ChainKernel::kGenerated);
+  const chain::PreparedChain p = chain::prepare_chain(c, {}, 0);
+  EXPECT_EQ(p.generated, nullptr);
+  EXPECT_EQ(p.how,
+            "interpreter: the generated kernel cannot run it (operand 0 has a negative stride)");
+  chain::set_chain_kernel(chain::ChainKernel::kInterpreter);
+  EXPECT_EQ(chain::prepare_chain(c, {}, 0).how, "interpreter (chosen)");
+  chain::set_chain_kernel(chain::ChainKernel::kGenerated);
+}
+
 // The chain on the host, element by element, with the same functors.
-std::vector<float> host_chain(const chain::Chain& c, const std::vector<std::vector<float>>& in) {
+std::vector<float> host_chain(const chain::Chain& c, const std::vector<std::vector<float> >& in) {
   const int64_t rows = c.sizes[0], cols = c.sizes[1];
   std::vector<float> out(static_cast<size_t>(rows * cols));
   for (int64_t r = 0; r < rows; ++r) {
@@ -226,7 +253,7 @@ TEST(ChainKernel, BothKernelsMatchTheFunctorsOnTheHostForEveryOp) {
   const Device gpu = Device::cuda(0);
   for (const auto& [rows, cols] : {std::pair<int64_t, int64_t>{96, 128}, {37, 45}}) {
     std::vector<Tensor> dev;
-    std::vector<std::vector<float>> host;
+    std::vector<std::vector<float> > host;
     const Shape shapes[5] = {{rows, cols}, {cols}, {1}, {rows}, {cols, rows}};
     for (int k = 0; k < 5; ++k) {
       const Tensor t = Tensor::randn(shapes[k], 10 + k + rows);
@@ -237,7 +264,8 @@ TEST(ChainKernel, BothKernelsMatchTheFunctorsOnTheHostForEveryOp) {
       for (chain::Chain c : every_op_chains(rows, cols, transposed)) {
         for (int k = 0; k < c.operand_count; ++k) c.operands[k].data = dev[k].data<float>();
         const std::vector<float> want = host_chain(c, host);
-        for (const auto kernel : {chain::ChainKernel::kGenerated, chain::ChainKernel::kInterpreter}) {
+        for (const auto kernel :
+             {chain::ChainKernel::kGenerated, chain::ChainKernel::kInterpreter}) {
           chain::set_chain_kernel(kernel);
           chain::ChainConfig cfg;
           cfg.items = 2;
@@ -271,6 +299,8 @@ TEST(ChainKernel, ASecondPrepareIsServedFromMemory) {
   EXPECT_EQ(a.generated, b.generated);
   EXPECT_EQ(b.how, "nvrtc in memory");
 }
+
+#endif  // TT_CUDA
 
 }  // namespace
 }  // namespace tt::test

@@ -83,8 +83,8 @@ bool silu_at(const Graph& g, const std::vector<int>& nodes, size_t i, int main) 
 // which holds value `start_value` of the graph.
 struct ChainPlan {
   chain::Chain c;
-  std::vector<int> operands;  // value id per chain operand (kTemp for the intermediate)
-  chain::ChainConfig config;  // chosen once, when the group is lowered
+  std::vector<int> operands;    // value id per chain operand (kTemp for the intermediate)
+  chain::ChainConfig config;    // chosen once, when the group is lowered
   chain::PreparedChain kernel;  // likewise: the generated kernel, or why the interpreter
 };
 

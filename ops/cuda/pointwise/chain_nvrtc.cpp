@@ -122,7 +122,8 @@ std::string nvrtc_version() {
 std::string kernel_cache_name(const std::string& source, const std::string& arch) {
   uint64_t h = 0xcbf29ce484222325ull;
   h = fnv1a(h, source);
-  for (const SourceHeader& header : generated_headers()) h = fnv1a(fnv1a(h, header.name), *header.text);
+  for (const SourceHeader& header : generated_headers())
+    h = fnv1a(fnv1a(h, header.name), *header.text);
   for (const std::string& o : nvrtc_options(arch)) h = fnv1a(h, o);
   return fmt::format("chain-{:016x}-{}-nvrtc{}.cubin", h, arch, nvrtc_version());
 }
@@ -148,8 +149,27 @@ LoadedKernel load_generated(const std::string& source, int device) {
   Entry& entry = loaded[key];
   const std::string arch = nvrtc_arch(device);
   const fs::path file = fs::path(kernel_cache_dir()) / kernel_cache_name(source, arch);
+  // The library loads into whichever device is current; the caller's guard picks it.
+  const auto load = [&](const std::string& cubin, cudaKernel_t& kernel) {
+    int previous = 0;
+    cudaGetDevice(&previous);
+    cudaSetDevice(device);
+    cudaError_t e =
+        cudaLibraryLoadData(&entry.lib, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+    if (e == cudaSuccess) {
+      e = cudaLibraryGetKernel(&kernel, entry.lib, kGeneratedKernelName);
+      entry.why = e == cudaSuccess ? "" : load_error(e, "cudaLibraryGetKernel");
+    } else {
+      entry.why = load_error(e, "cudaLibraryLoadData");
+    }
+    cudaSetDevice(previous);
+    if (e != cudaSuccess) cudaGetLastError();  // no error left for the next launch's check
+    return e == cudaSuccess;
+  };
+  cudaKernel_t kernel = nullptr;
   std::string cubin;
-  if (read_file(file, cubin)) {
+  // A cache file that does not load (truncated, another driver's) is compiled again.
+  if (read_file(file, cubin) && load(cubin, kernel)) {
     result.how = "from the disk cache";
   } else {
     const auto t0 = std::chrono::steady_clock::now();
@@ -157,32 +177,18 @@ LoadedKernel load_generated(const std::string& source, int device) {
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!compiled.ok) {
-      entry.why = fmt::format("NVRTC could not compile it for {}: {}", arch, compiled.log);
+      // The log's head is enough for explain(); the whole log can run to pages.
+      entry.why =
+          fmt::format("NVRTC could not compile it for {}: {}", arch, compiled.log.substr(0, 400));
       result.why = entry.why;
       return result;
     }
-    cubin = std::move(compiled.cubin);
-    write_file(file, cubin);
+    if (!load(compiled.cubin, kernel)) {
+      result.why = entry.why;
+      return result;
+    }
+    write_file(file, compiled.cubin);
     result.how = fmt::format("compiled in {:.0f} ms", ms);
-  }
-  // The library loads into whichever device is current; the caller's guard picks it.
-  int previous = 0;
-  cudaGetDevice(&previous);
-  cudaSetDevice(device);
-  cudaError_t e = cudaLibraryLoadData(&entry.lib, cubin.data(), nullptr, nullptr, 0, nullptr,
-                                      nullptr, 0);
-  cudaKernel_t kernel = nullptr;
-  if (e == cudaSuccess) {
-    e = cudaLibraryGetKernel(&kernel, entry.lib, kGeneratedKernelName);
-    if (e != cudaSuccess) entry.why = load_error(e, "cudaLibraryGetKernel");
-  } else {
-    entry.why = load_error(e, "cudaLibraryLoadData");
-  }
-  cudaSetDevice(previous);
-  if (e != cudaSuccess) {
-    cudaGetLastError();  // leave no sticky-looking error for the next launch check
-    result.why = entry.why;
-    return result;
   }
   entry.fn = reinterpret_cast<const void*>(kernel);
   result.fn = entry.fn;

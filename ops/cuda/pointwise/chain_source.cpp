@@ -149,7 +149,8 @@ std::string tiled_source(const Chain& c) {
     s += fmt::format("  const I base{} = {};\n", k, expr.empty() ? "0u" : "(I)(" + expr + ")");
   }
   for (int k = 0; k < c.operand_count; ++k) {
-    if (c.operands[k].layout == Layout::kScalar) s += fmt::format("  const float s{0} = __ldg(a{0});\n", k);
+    if (c.operands[k].layout == Layout::kScalar)
+      s += fmt::format("  const float s{0} = __ldg(a{0});\n", k);
     if (!transposed(c, c.operands[k])) continue;
     // Threads along x read along the output's rows, where this operand is contiguous.
     s += fmt::format("  __shared__ float t{}[{}][{}];\n", k, kTile, kTile + 1);
@@ -240,7 +241,8 @@ std::string linear_source(const Chain& c, const ChainConfig& cfg) {
           k, at);
     } else {
       s += fmt::format("    {{ const I o = {};\n", at);
-      for (int j = 0; j < vec; ++j) s += fmt::format("      r{}[u][{}] = __ldg(a{} + o + {}u);\n", k, j, k, j * step);
+      for (int j = 0; j < vec; ++j)
+        s += fmt::format("      r{}[u][{}] = __ldg(a{} + o + {}u);\n", k, j, k, j * step);
       s += "    }\n";
     }
   }
@@ -395,12 +397,13 @@ GeneratedLaunch generated_launch(const Chain& c, const ChainConfig& cfg) {
     l.block[0] = kTile;
     l.block[1] = kTileRows;
     l.grid[0] = static_cast<unsigned>((c.sizes[r - 1] + kTile - 1) / kTile);
-    l.grid[1] = static_cast<unsigned>(std::min<int64_t>((c.sizes[r - 2] + kTile - 1) / kTile, 1 << 30));
+    l.grid[1] =
+        static_cast<unsigned>(std::min<int64_t>((c.sizes[r - 2] + kTile - 1) / kTile, 1 << 30));
     l.grid[2] = static_cast<unsigned>(std::min<int64_t>(outer, 1 << 30));
     return l;
   }
-  const int64_t per_block = static_cast<int64_t>(cfg.threads) * (cfg.vec == 4 ? 4 : 1) *
-                            std::max(1, cfg.items);
+  const int64_t per_block =
+      static_cast<int64_t>(cfg.threads) * (cfg.vec == 4 ? 4 : 1) * std::max(1, cfg.items);
   l.block[0] = static_cast<unsigned>(cfg.threads);
   l.grid[0] = static_cast<unsigned>(
       std::min<int64_t>((numel_of(c) + per_block - 1) / per_block, (int64_t{1} << 31) - 1));
