@@ -71,19 +71,9 @@ chain::Chain base_chain(int64_t rows, int64_t cols) {
   return c;
 }
 
-chain::Step unary(pw::UnaryOp op) {
-  chain::Step s;
-  s.op = static_cast<uint8_t>(op);
-  s.params = params_of(op);
-  return s;
-}
+chain::Step unary(pw::UnaryOp op) { return chain::Step::of(op, params_of(op)); }
 chain::Step binary(pw::BinaryOp op, int operand, bool operand_first) {
-  chain::Step s;
-  s.binary = true;
-  s.op = static_cast<uint8_t>(op);
-  s.operand = static_cast<int8_t>(operand);
-  s.operand_first = operand_first;
-  return s;
+  return chain::Step::of(op, operand, operand_first);
 }
 
 // Chains that together hold every op, binary ops reading every layout on both sides.

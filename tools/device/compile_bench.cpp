@@ -58,20 +58,6 @@ double wall_ms(const std::function<void()>& fn) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-chain::Step unary(pw::UnaryOp op) {
-  chain::Step s;
-  s.op = static_cast<uint8_t>(op);
-  return s;
-}
-chain::Step binary(pw::BinaryOp op, int operand, bool operand_first = false) {
-  chain::Step s;
-  s.binary = true;
-  s.op = static_cast<uint8_t>(op);
-  s.operand = static_cast<int8_t>(operand);
-  s.operand_first = operand_first;
-  return s;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -202,18 +188,22 @@ int main(int argc, char** argv) {
     kernels[0].name = "[mul,add,gelu]";
     kernels[0].bytes = 2 * full + 4.0 * cols;
     operand(c, x, chain::Layout::kFlat);
-    c.steps[c.step_count++] = binary(pw::BinaryOp::Mul, operand(c, half, chain::Layout::kScalar));
-    c.steps[c.step_count++] = binary(pw::BinaryOp::Add, operand(c, b, chain::Layout::kRow));
-    c.steps[c.step_count++] = unary(pw::UnaryOp::GeluErf);
+    c.steps[c.step_count++] =
+        chain::Step::of(pw::BinaryOp::Mul, operand(c, half, chain::Layout::kScalar));
+    c.steps[c.step_count++] =
+        chain::Step::of(pw::BinaryOp::Add, operand(c, b, chain::Layout::kRow));
+    c.steps[c.step_count++] = chain::Step::of(pw::UnaryOp::GeluErf);
   }
   {
     chain::Chain& c = kernels[1].c;  // sigmoid(z) * (x + y) - 1, x + y given
     kernels[1].name = "[sigmoid,mul,sub]";
     kernels[1].bytes = 3 * full;
     operand(c, z, chain::Layout::kFlat);
-    c.steps[c.step_count++] = unary(pw::UnaryOp::Sigmoid);
-    c.steps[c.step_count++] = binary(pw::BinaryOp::Mul, operand(c, xy, chain::Layout::kFlat), true);
-    c.steps[c.step_count++] = binary(pw::BinaryOp::Sub, operand(c, one, chain::Layout::kScalar));
+    c.steps[c.step_count++] = chain::Step::of(pw::UnaryOp::Sigmoid);
+    c.steps[c.step_count++] =
+        chain::Step::of(pw::BinaryOp::Mul, operand(c, xy, chain::Layout::kFlat), true);
+    c.steps[c.step_count++] =
+        chain::Step::of(pw::BinaryOp::Sub, operand(c, one, chain::Layout::kScalar));
   }
   {
     chain::Chain& c = kernels[2].c;  // relu(x^T + b) * 2
@@ -222,19 +212,23 @@ int main(int argc, char** argv) {
     const int t = operand(c, x, chain::Layout::kStrided);
     c.operands[t].strides[0] = 1;
     c.operands[t].strides[1] = rows;
-    c.steps[c.step_count++] = binary(pw::BinaryOp::Add, operand(c, b, chain::Layout::kRow));
-    c.steps[c.step_count++] = unary(pw::UnaryOp::Relu);
-    c.steps[c.step_count++] = binary(pw::BinaryOp::Mul, operand(c, two, chain::Layout::kScalar));
+    c.steps[c.step_count++] =
+        chain::Step::of(pw::BinaryOp::Add, operand(c, b, chain::Layout::kRow));
+    c.steps[c.step_count++] = chain::Step::of(pw::UnaryOp::Relu);
+    c.steps[c.step_count++] =
+        chain::Step::of(pw::BinaryOp::Mul, operand(c, two, chain::Layout::kScalar));
   }
   {
     chain::Chain& c = kernels[3].c;  // tanh(gelu_tanh(x) * y) + z
     kernels[3].name = "[gelu_tanh,mul,tanh,add]";
     kernels[3].bytes = 4 * full;
     operand(c, x, chain::Layout::kFlat);
-    c.steps[c.step_count++] = unary(pw::UnaryOp::GeluTanh);
-    c.steps[c.step_count++] = binary(pw::BinaryOp::Mul, operand(c, y, chain::Layout::kFlat));
-    c.steps[c.step_count++] = unary(pw::UnaryOp::Tanh);
-    c.steps[c.step_count++] = binary(pw::BinaryOp::Add, operand(c, z, chain::Layout::kFlat));
+    c.steps[c.step_count++] = chain::Step::of(pw::UnaryOp::GeluTanh);
+    c.steps[c.step_count++] =
+        chain::Step::of(pw::BinaryOp::Mul, operand(c, y, chain::Layout::kFlat));
+    c.steps[c.step_count++] = chain::Step::of(pw::UnaryOp::Tanh);
+    c.steps[c.step_count++] =
+        chain::Step::of(pw::BinaryOp::Add, operand(c, z, chain::Layout::kFlat));
   }
   std::printf("\nchain kernels alone (vec 4), %% of copy for the kernel's own bytes:\n");
   std::printf("%-26s %9s", "kernel", "interp");

@@ -41,6 +41,21 @@ struct Step {
   int8_t operand = -1;
   bool operand_first = false;
   pointwise::UnaryParams params;
+
+  static Step of(pointwise::UnaryOp op, pointwise::UnaryParams p = {}) {
+    Step s;
+    s.op = static_cast<uint8_t>(op);
+    s.params = p;
+    return s;
+  }
+  static Step of(pointwise::BinaryOp op, int operand, bool operand_first = false) {
+    Step s;
+    s.binary = true;
+    s.op = static_cast<uint8_t>(op);
+    s.operand = static_cast<int8_t>(operand);
+    s.operand_first = operand_first;
+    return s;
+  }
 };
 
 struct Chain {
