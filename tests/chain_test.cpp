@@ -184,42 +184,49 @@ TEST(ChainSource, AChainTheGeneratorRefusesRunsOnTheInterpreterWithTheReason) {
 
 // The chain on the host, element by element, with the same functors.
 std::vector<float> host_chain(const chain::Chain& c, const std::vector<std::vector<float> >& in) {
-  const int64_t rows = c.sizes[0], cols = c.sizes[1];
-  std::vector<float> out(static_cast<size_t>(rows * cols));
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t j = 0; j < cols; ++j) {
-      const auto operand = [&](int k) {
-        const chain::Operand& o = c.operands[k];
-        switch (o.layout) {
-          case chain::Layout::kFlat:
-            return in[k][r * cols + j];
-          case chain::Layout::kRow:
-            return in[k][j];
-          case chain::Layout::kScalar:
-            return in[k][0];
-          case chain::Layout::kStrided:
-            return in[k][r * o.strides[0] + j * o.strides[1]];
-        }
-        return 0.f;
-      };
-      float v = operand(c.first);
-      for (int s = 0; s < c.step_count; ++s) {
-        const chain::Step& st = c.steps[s];
-        if (!st.binary) {
-          v = pw::with_functor(static_cast<pw::UnaryOp>(st.op), [&](auto* fn) {
-            using Fn = std::remove_pointer_t<decltype(fn)>;
-            return static_cast<float>(Fn{st.params}(v));
-          });
-        } else {
-          const float w = operand(st.operand);
-          v = pw::with_functor(static_cast<pw::BinaryOp>(st.op), [&](auto* fn) {
-            using Fn = std::remove_pointer_t<decltype(fn)>;
-            return static_cast<float>(st.operand_first ? Fn{}(w, v) : Fn{}(v, w));
-          });
+  int64_t n = 1;
+  for (int d = 0; d < c.rank; ++d) n *= c.sizes[d];
+  std::vector<float> out(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t idx[chain::kMaxRank] = {};
+    for (int64_t d = c.rank - 1, rest = i; d >= 0; --d) {
+      idx[d] = rest % c.sizes[d];
+      rest /= c.sizes[d];
+    }
+    const auto operand = [&](int k) {
+      const chain::Operand& o = c.operands[k];
+      switch (o.layout) {
+        case chain::Layout::kFlat:
+          return in[k][i];
+        case chain::Layout::kRow:
+          return in[k][idx[c.rank - 1]];
+        case chain::Layout::kScalar:
+          return in[k][0];
+        case chain::Layout::kStrided: {
+          int64_t off = 0;
+          for (int d = 0; d < c.rank; ++d) off += idx[d] * o.strides[d];
+          return in[k][off];
         }
       }
-      out[static_cast<size_t>(r * cols + j)] = v;
+      return 0.f;
+    };
+    float v = operand(c.first);
+    for (int s = 0; s < c.step_count; ++s) {
+      const chain::Step& st = c.steps[s];
+      if (!st.binary) {
+        v = pw::with_functor(static_cast<pw::UnaryOp>(st.op), [&](auto* fn) {
+          using Fn = std::remove_pointer_t<decltype(fn)>;
+          return static_cast<float>(Fn{st.params}(v));
+        });
+      } else {
+        const float w = operand(st.operand);
+        v = pw::with_functor(static_cast<pw::BinaryOp>(st.op), [&](auto* fn) {
+          using Fn = std::remove_pointer_t<decltype(fn)>;
+          return static_cast<float>(st.operand_first ? Fn{}(w, v) : Fn{}(v, w));
+        });
+      }
     }
+    out[static_cast<size_t>(i)] = v;
   }
   return out;
 }
@@ -271,6 +278,64 @@ TEST(ChainKernel, BothKernelsMatchTheFunctorsOnTheHostForEveryOp) {
     }
   }
   chain::set_chain_kernel(chain::ChainKernel::kGenerated);
+}
+
+// Rank 3: the tiled form's outer dim (a batch of transposes, x.transpose(1, 2)), a
+// broadcast over the middle dim read 16 bytes at a time, a column broadcast; and an
+// operand 4 bytes off 16-byte alignment, which the vec-4 generated kernel cannot load:
+// that launch runs on the interpreter, with the same result.
+TEST(ChainKernel, Rank3LayoutsAndAMisalignedOperand) {
+  TT_REQUIRE_CUDA();
+  const Device gpu = Device::cuda(0);
+  const int64_t B = 3, R = 20, C = 36;
+  const Tensor x = Tensor::randn({B, R, C}, 1), xt = Tensor::randn({B, C, R}, 2);
+  const Tensor mid = Tensor::randn({B, 1, C}, 3), col = Tensor::randn({R, 1}, 4);
+  const std::vector<std::vector<float> > host = {x.to_vector<float>(), mid.to_vector<float>(),
+                                                 col.to_vector<float>(), xt.to_vector<float>()};
+  const std::vector<Tensor> dev = {x.to(gpu), mid.to(gpu), col.to(gpu), xt.to(gpu)};
+  chain::Chain c;
+  c.rank = 3;
+  c.sizes[0] = B, c.sizes[1] = R, c.sizes[2] = C;
+  c.operand_count = 3;
+  c.operands[0].layout = chain::Layout::kFlat;
+  c.operands[1].layout = chain::Layout::kStrided;  // [B, 1, C]
+  c.operands[1].strides[0] = C, c.operands[1].strides[1] = 0, c.operands[1].strides[2] = 1;
+  c.operands[2].layout = chain::Layout::kStrided;  // [R, 1]
+  c.operands[2].strides[0] = 0, c.operands[2].strides[1] = 1, c.operands[2].strides[2] = 0;
+  c.operands[3].layout = chain::Layout::kStrided;  // [B, C, R] transposed
+  c.operands[3].strides[0] = C * R, c.operands[3].strides[1] = 1, c.operands[3].strides[2] = R;
+  c.steps[c.step_count++] = binary(pw::BinaryOp::Mul, 1, false);
+  c.steps[c.step_count++] = unary(pw::UnaryOp::Tanh);
+  c.steps[c.step_count++] = binary(pw::BinaryOp::Sub, 2, true);
+  for (int k = 0; k < 4; ++k) c.operands[k].data = dev[k].data<float>();
+  chain::set_chain_kernel(chain::ChainKernel::kGenerated);
+  for (const bool transposed : {false, true}) {
+    if (transposed) {
+      c.operand_count = 4;
+      c.steps[c.step_count++] = binary(pw::BinaryOp::Add, 3, false);
+    }
+    const chain::PreparedChain p = chain::prepare_chain(c, {}, 0);
+    ASSERT_NE(p.generated, nullptr) << p.how;
+    EXPECT_EQ(chain::generated_tiled(c), transposed);
+    EXPECT_EQ(p.vec4, !transposed);
+    Tensor out = Tensor::full({B, R, C}, 12345.0, DType::F32, gpu);
+    chain::run_chain(c, out.data<float>(), out.numel(), {}, 0, tt::cuda::stream(0), &p);
+    expect_close(out.to_vector<float>(), host_chain(c, host), c.str() + " " + p.how);
+  }
+  // Operand 0 read from one float into a larger buffer: 4 bytes past 16-byte alignment.
+  const Tensor shifted = Tensor::randn({B * R * C + 1}, 5);
+  const Tensor shifted_gpu = shifted.to(gpu);
+  std::vector<std::vector<float> > moved = host;
+  const std::vector<float> all = shifted.to_vector<float>();
+  moved[0].assign(all.begin() + 1, all.end());
+  c.operands[0].data = shifted_gpu.data<float>() + 1;
+  c.operand_count = 3;
+  c.step_count = 3;
+  const chain::PreparedChain p = chain::prepare_chain(c, {}, 0);
+  ASSERT_TRUE(p.vec4) << p.how;
+  Tensor out = Tensor::full({B, R, C}, 12345.0, DType::F32, gpu);
+  chain::run_chain(c, out.data<float>(), out.numel(), {}, 0, tt::cuda::stream(0), &p);
+  expect_close(out.to_vector<float>(), host_chain(c, moved), "misaligned operand 0");
 }
 
 // A second load of the same source is the in-memory entry; a fresh process reads the
