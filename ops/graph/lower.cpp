@@ -83,9 +83,20 @@ bool silu_at(const Graph& g, const std::vector<int>& nodes, size_t i, int main) 
 // which holds value `start_value` of the graph.
 struct ChainPlan {
   chain::Chain c;
-  std::vector<int> operands;  // value id per chain operand (kTemp for the intermediate)
-  chain::ChainConfig config;  // chosen once, when the group is lowered
+  std::vector<int> operands;    // value id per chain operand (kTemp for the intermediate)
+  chain::ChainConfig config;    // chosen once, when the group is lowered
+  chain::PreparedChain kernel;  // likewise: the generated kernel, or why the interpreter
 };
+
+void choose_chain_kernel(ChainPlan& plan, int64_t numel, int device) {
+  plan.config = chain::choose_config(plan.c, numel, device);
+  plan.kernel = chain::prepare_chain(plan.c, plan.config, device);
+}
+
+std::string chain_description(const ChainPlan& plan) {
+  return fmt::format("pointwise chain [{}] threads={},vec={},items={} {}", plan.c.str(),
+                     plan.config.threads, plan.config.vec, plan.config.items, plan.kernel.how);
+}
 
 bool build_chain(const Graph& g, const std::vector<int>& nodes, int start, int start_value,
                  ChainPlan& plan, std::string& why) {
@@ -156,7 +167,7 @@ Tensor run_chain_plan(const ChainPlan& plan, const Shape& out_shape, const std::
   Tensor out = Tensor::empty(out_shape, DType::F32, device);
   tt::cuda::DeviceGuard guard(device.index);
   chain::run_chain(c, out.data<float>(), out.numel(), plan.config, device.index,
-                   tt::cuda::stream(device.index));
+                   tt::cuda::stream(device.index), &plan.kernel);
   return out;
 }
 
@@ -165,7 +176,7 @@ std::vector<Step> lower_pointwise(const Graph& g, const Group& grp, std::string&
   const int start = g.nodes[grp.nodes.front()].inputs[0];
   if (!build_chain(g, grp.nodes, start, start, *plan, why)) return {};
   const Value& out = g.values[grp.output];
-  plan->config = chain::choose_config(plan->c, shape_numel(out.sizes), out.device.index);
+  choose_chain_kernel(*plan, shape_numel(out.sizes), out.device.index);
   Step s;
   s.kind = Step::Kind::kFused;
   s.reads = plan->operands;
@@ -174,8 +185,7 @@ std::vector<Step> lower_pointwise(const Graph& g, const Group& grp, std::string&
   s.run = [plan, shape](const std::vector<Tensor>& in) {
     return std::vector<Tensor>{run_chain_plan(*plan, shape, in, 0, Tensor())};
   };
-  s.description = fmt::format("pointwise chain [{}] threads={},vec={}", plan->c.str(),
-                              plan->config.threads, plan->config.vec);
+  s.description = chain_description(*plan);
   return {s};
 }
 
@@ -353,7 +363,7 @@ std::vector<Step> lower_gemm(const Graph& g, const Group& grp, std::string& why)
   auto plan = std::make_shared<ChainPlan>();
   if (!rest.empty()) {
     if (!build_chain(g, rest, kTemp, gemm_value, *plan, why)) return {};
-    plan->config = chain::choose_config(plan->c, shape_numel(g.values[grp.output].sizes), device);
+    choose_chain_kernel(*plan, shape_numel(g.values[grp.output].sizes), device);
   }
   // When the whole group is one GEMM, its config is looked up when it runs under the
   // group's structural name (fused/pattern.h), so a group tuned there (a fused op of the
@@ -401,7 +411,8 @@ std::vector<Step> lower_gemm(const Graph& g, const Group& grp, std::string& why)
   s.description = fmt::format("linear with epilogue [{}] on {}", shown.str(),
                               config ? config->str() : std::string("the tuned config"));
   if (stage) s.description += fmt::format(" (tuned as {})", stage->name);
-  if (!plan->operands.empty()) s.description += fmt::format(", then chain [{}]", plan->c.str());
+  if (!plan->operands.empty())
+    s.description += fmt::format(", then chain [{}] ({})", plan->c.str(), plan->kernel.how);
   return {s};
 }
 

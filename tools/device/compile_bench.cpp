@@ -1,11 +1,21 @@
-// Device benchmark of tt::compile's pointwise chains: each case's forward compiled (one
-// chain kernel) against the same forward eager (one kernel per op), and against the
-// copy bandwidth measured in the same run (a device-to-device copy, read + write). The
-// floor of a case is the bytes it must move (each input read once, the output written
-// once) at that bandwidth; "% copy" is floor / compiled time.
+// Device benchmark of tt::compile's pointwise chains: each case's forward compiled with
+// the generated chain kernel (NVRTC) and with the interpreter, against the same forward
+// eager (one kernel per op), and against the copy bandwidth measured in the same run (a
+// device-to-device copy, read + write). The floor of a case is the bytes it must move
+// (each input read once, the output written once) at that bandwidth; "% copy" is floor /
+// time. Then each case's chain kernel alone (the chain as lowering builds it, through
+// run_chain) over the chain config's axes (threads x items, vec 4), against its own
+// bytes, so the default config rests on numbers.
 //
-// Usage: compile_bench [--reps N]
+// Usage: compile_bench [--reps N] [--case K] [--no-sweep] [--load-only]
+//   --case K: only the K-th case (0-based), for a profiler;
+//   --load-only: each case's first compiled call (record, lower, the kernel compiled or
+//   read from the disk cache), timed on the host and nothing else: run it in a second
+//   process to time the cached load.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -15,6 +25,7 @@
 #include "core/cuda/stream.h"
 #include "core/cuda/timing.h"
 #include "core/tensor.h"
+#include "ops/cuda/pointwise/chain.h"
 #include "ops/graph/compile.h"
 #include "ops/ops.h"
 #include "tests/support/fn_module.h"
@@ -23,6 +34,8 @@ namespace {
 
 using tt::Tensor;
 using Forward = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+namespace chain = tt::ops::cuda::chain;
+namespace pw = tt::ops::pointwise;
 
 using tt::test::FnModule;
 
@@ -33,23 +46,35 @@ struct Case {
   double bytes;
 };
 
+// The first "kernel: " line of an explain() report.
+std::string first_kernel(const std::string& report) {
+  const size_t k = report.find("kernel: ");
+  return k == std::string::npos ? "(none)" : report.substr(k + 8, report.find('\n', k) - k - 8);
+}
+
+double wall_ms(const std::function<void()>& fn) {
+  const auto t0 = std::chrono::steady_clock::now();
+  fn();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int reps = 20;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--reps") == 0) reps = std::atoi(argv[i + 1]);
+  int reps = 20, only = -1;
+  bool sweep = true, load_only = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::atoi(argv[++i]);
+    if (std::strcmp(argv[i], "--case") == 0 && i + 1 < argc) only = std::atoi(argv[++i]);
+    if (std::strcmp(argv[i], "--no-sweep") == 0) sweep = false;
+    if (std::strcmp(argv[i], "--load-only") == 0) load_only = true;
+  }
   const tt::Device gpu = tt::Device::cuda(0);
   tt::cuda::TimingOptions timing;
   timing.reps = reps;
 
   const int64_t rows = 8192, cols = 8192;  // 256 MiB per float32 tensor
   const double full = 4.0 * rows * cols;
-  const Tensor src = Tensor::rand({rows, cols}, 1, gpu);
-  Tensor dst = Tensor::empty({rows, cols}, tt::DType::F32, gpu);
-  const tt::cuda::TimingStats copy = tt::cuda::time_gpu([&] { dst.copy_(src); }, gpu.index, timing);
-  const double copy_gbs = 2 * full / (copy.median_ms * 1e6);
-
   const Tensor x = Tensor::randn({rows, cols}, 2, gpu), y = Tensor::randn({rows, cols}, 3, gpu);
   const Tensor z = Tensor::randn({rows, cols}, 4, gpu), b = Tensor::randn({cols}, 5, gpu);
   std::vector<Case> cases = {
@@ -78,29 +103,166 @@ int main(int argc, char** argv) {
        },
        4 * full},
   };
+  const auto wanted = [&](size_t ci) { return only < 0 || static_cast<size_t>(only) == ci; };
 
+  if (load_only) {
+    // The cache is whatever an earlier process left: "from the disk cache" when warm.
+    for (size_t ci = 0; ci < cases.size(); ++ci) {
+      if (!wanted(ci)) continue;
+      const Case& c = cases[ci];
+      auto compiled = tt::compile(std::make_shared<FnModule>(c.forward));
+      const double ms = wall_ms([&] {
+        (*compiled)(c.inputs);
+        tt::cuda::synchronize(gpu.index);
+      });
+      std::printf("%-30s first call %8.1f ms  %s\n", c.name, ms,
+                  first_kernel(compiled->explain()).c_str());
+    }
+    return 0;
+  }
+
+  Tensor dst = Tensor::empty({rows, cols}, tt::DType::F32, gpu);
+  const tt::cuda::TimingStats copy = tt::cuda::time_gpu([&] { dst.copy_(x); }, gpu.index, timing);
+  const double copy_gbs = 2 * full / (copy.median_ms * 1e6);
   std::printf("Device: %s; copy %.0f GB/s (read + write of 256 MiB)\n",
               tt::cuda::device_info(gpu.index).name.c_str(), copy_gbs);
-  std::printf("%-30s %10s %10s %10s %8s  %s\n", "case", "eager ms", "compiled", "floor ms",
-              "% copy", "kernel");
-  for (const Case& c : cases) {
-    auto module = std::make_shared<FnModule>(c.forward);
-    auto compiled = tt::compile(module);
+  std::printf("%-28s %8s %8s %8s %8s %7s %7s %9s  %s\n", "case", "eager", "interp", "nvrtc",
+              "floor", "%interp", "%nvrtc", "1st call", "kernel (nvrtc)");
+  for (size_t ci = 0; ci < cases.size(); ++ci) {
+    if (!wanted(ci)) continue;
+    const Case& c = cases[ci];
     const Tensor want = c.forward(c.inputs)[0];
-    const Tensor got = (*compiled)(c.inputs)[0];  // records
-    const Tensor replay = (*compiled)(c.inputs)[0];
-    const double diff = tt::ops::amax(tt::ops::abs(replay - want)).item();
-    (void)got;
-    const auto eager = tt::cuda::time_gpu([&] { c.forward(c.inputs); }, gpu.index, timing);
-    const auto fused = tt::cuda::time_gpu([&] { (*compiled)(c.inputs); }, gpu.index, timing);
+    double ms[2] = {0, 0}, diff[2] = {0, 0}, first_ms = 0;
+    std::string kernel;
+    for (int path = 0; path < 2; ++path) {
+      chain::set_chain_kernel(path == 0 ? chain::ChainKernel::kInterpreter
+                                        : chain::ChainKernel::kGenerated);
+      auto compiled = tt::compile(std::make_shared<FnModule>(c.forward));
+      const double first = wall_ms([&] {
+        (*compiled)(c.inputs);  // records, lowers (the NVRTC compile), runs
+        tt::cuda::synchronize(gpu.index);
+      });
+      const Tensor replay = (*compiled)(c.inputs)[0];
+      diff[path] = tt::ops::amax(tt::ops::abs(replay - want)).item();
+      ms[path] = tt::cuda::time_gpu([&] { (*compiled)(c.inputs); }, gpu.index, timing).median_ms;
+      if (path == 1) {
+        first_ms = first;
+        kernel = first_kernel(compiled->explain());
+      }
+    }
+    chain::set_chain_kernel(chain::ChainKernel::kGenerated);
+    const double eager =
+        tt::cuda::time_gpu([&] { c.forward(c.inputs); }, gpu.index, timing).median_ms;
     const double floor_ms = c.bytes / (copy_gbs * 1e6);
-    const std::string report = compiled->explain();
-    const size_t k = report.find("kernel: ");
-    const std::string kernel =
-        k == std::string::npos ? "(none)" : report.substr(k + 8, report.find('\n', k) - k - 8);
-    std::printf("%-30s %10.3f %10.3f %10.3f %7.1f%%  %s (max |diff| %.2g)\n", c.name,
-                eager.median_ms, fused.median_ms, floor_ms, 100 * floor_ms / fused.median_ms,
-                kernel.c_str(), diff);
+    std::printf(
+        "%-28s %8.3f %8.3f %8.3f %8.3f %6.1f%% %6.1f%% %7.0fms  %s (max |diff| %.2g, %.2g)\n",
+        c.name, eager, ms[0], ms[1], floor_ms, 100 * floor_ms / ms[0], 100 * floor_ms / ms[1],
+        first_ms, kernel.c_str(), diff[0], diff[1]);
+  }
+  if (!sweep) return 0;
+
+  // Each case's chain kernel alone, as lowering builds it (operand order, layouts).
+  const Tensor half = Tensor::full({1}, 0.5, tt::DType::F32, gpu);
+  const Tensor one = Tensor::full({1}, 1.0, tt::DType::F32, gpu);
+  const Tensor two = Tensor::full({1}, 2.0, tt::DType::F32, gpu);
+  const Tensor xy = x + y;
+  struct Kernel {
+    const char* name;
+    chain::Chain c;
+    double bytes;
+  };
+  std::vector<Kernel> kernels(4);
+  for (Kernel& k : kernels) {
+    k.c.rank = 2;
+    k.c.sizes[0] = rows;
+    k.c.sizes[1] = cols;
+  }
+  const auto operand = [](chain::Chain& c, const Tensor& t, chain::Layout l) {
+    chain::Operand& o = c.operands[c.operand_count++];
+    o.data = t.data<float>();
+    o.layout = l;
+    return c.operand_count - 1;
+  };
+  {
+    chain::Chain& c = kernels[0].c;  // gelu(x * 0.5 + b)
+    kernels[0].name = "[mul,add,gelu]";
+    kernels[0].bytes = 2 * full + 4.0 * cols;
+    operand(c, x, chain::Layout::kFlat);
+    c.steps[c.step_count++] =
+        chain::Step::of(pw::BinaryOp::Mul, operand(c, half, chain::Layout::kScalar));
+    c.steps[c.step_count++] =
+        chain::Step::of(pw::BinaryOp::Add, operand(c, b, chain::Layout::kRow));
+    c.steps[c.step_count++] = chain::Step::of(pw::UnaryOp::GeluErf);
+  }
+  {
+    chain::Chain& c = kernels[1].c;  // sigmoid(z) * (x + y) - 1, x + y given
+    kernels[1].name = "[sigmoid,mul,sub]";
+    kernels[1].bytes = 3 * full;
+    operand(c, z, chain::Layout::kFlat);
+    c.steps[c.step_count++] = chain::Step::of(pw::UnaryOp::Sigmoid);
+    c.steps[c.step_count++] =
+        chain::Step::of(pw::BinaryOp::Mul, operand(c, xy, chain::Layout::kFlat), true);
+    c.steps[c.step_count++] =
+        chain::Step::of(pw::BinaryOp::Sub, operand(c, one, chain::Layout::kScalar));
+  }
+  {
+    chain::Chain& c = kernels[2].c;  // relu(x^T + b) * 2
+    kernels[2].name = "[add,relu,mul] x^T";
+    kernels[2].bytes = 2 * full + 4.0 * cols;
+    const int t = operand(c, x, chain::Layout::kStrided);
+    c.operands[t].strides[0] = 1;
+    c.operands[t].strides[1] = rows;
+    c.steps[c.step_count++] =
+        chain::Step::of(pw::BinaryOp::Add, operand(c, b, chain::Layout::kRow));
+    c.steps[c.step_count++] = chain::Step::of(pw::UnaryOp::Relu);
+    c.steps[c.step_count++] =
+        chain::Step::of(pw::BinaryOp::Mul, operand(c, two, chain::Layout::kScalar));
+  }
+  {
+    chain::Chain& c = kernels[3].c;  // tanh(gelu_tanh(x) * y) + z
+    kernels[3].name = "[gelu_tanh,mul,tanh,add]";
+    kernels[3].bytes = 4 * full;
+    operand(c, x, chain::Layout::kFlat);
+    c.steps[c.step_count++] = chain::Step::of(pw::UnaryOp::GeluTanh);
+    c.steps[c.step_count++] =
+        chain::Step::of(pw::BinaryOp::Mul, operand(c, y, chain::Layout::kFlat));
+    c.steps[c.step_count++] = chain::Step::of(pw::UnaryOp::Tanh);
+    c.steps[c.step_count++] =
+        chain::Step::of(pw::BinaryOp::Add, operand(c, z, chain::Layout::kFlat));
+  }
+  std::printf("\nchain kernels alone (vec 4), %% of copy for the kernel's own bytes:\n");
+  std::printf("%-26s %9s", "kernel", "interp");
+  const int threads_axis[] = {128, 256, 512}, items_axis[] = {1, 2, 4};
+  for (int t : threads_axis)
+    for (int it : items_axis) std::printf(" %4dx%-4d", t, it);
+  std::printf("\n");
+  for (size_t ki = 0; ki < kernels.size(); ++ki) {
+    if (!wanted(ki)) continue;
+    const Kernel& k = kernels[ki];
+    const double floor_ms = k.bytes / (copy_gbs * 1e6);
+    const auto pct = [&](const chain::ChainConfig& cfg, const chain::PreparedChain* p) {
+      const double ms = tt::cuda::time_gpu(
+                            [&] {
+                              chain::run_chain(k.c, dst.data<float>(), dst.numel(), cfg, gpu.index,
+                                               tt::cuda::stream(gpu.index), p);
+                            },
+                            gpu.index, timing)
+                            .median_ms;
+      return 100 * floor_ms / ms;
+    };
+    std::printf("%-26s %8.1f%%", k.name, pct(chain::ChainConfig{}, nullptr));
+    std::string how;
+    for (int t : threads_axis) {
+      for (int it : items_axis) {
+        chain::ChainConfig cfg;
+        cfg.threads = t;
+        cfg.items = it;
+        const chain::PreparedChain p = chain::prepare_chain(k.c, cfg, gpu.index);
+        how = p.how;
+        std::printf(" %8.1f%%", p.generated ? pct(cfg, &p) : 0.0);
+      }
+    }
+    std::printf("  %s\n", how.c_str());
   }
   return 0;
 }

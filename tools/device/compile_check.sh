@@ -3,7 +3,8 @@
 # compute-sanitizer), the chain kernel's bandwidth, and the transformer block compiled
 # against eager and PyTorch (eager, torch.compile, SDPA) in strict, tf32 and accurate.
 # Usage: tools/device/compile_check.sh [STAGE...]  (build test sanitize chain block compare
-# seeds tune); seeds: the five seeds as compiled plain-op forwards against their
+# seeds tune); chain: chain_test, compile_bench (both chain kernels, a second process's
+# cached load), compile_test's CUDA cases on the interpreter, PyTorch's same chains; seeds: the five seeds as compiled plain-op forwards against their
 # hand-fused forwards (seeds_compiled_bench) and, with SEEDS_TORCH=1, PyTorch's eager and
 # torch.compile in float32 and TF32 (bench_precision.py); tune: `tt tune` (compiled) from
 # an empty database on TUNE_MODELS (default: model 3 and the transformer block), then a
@@ -30,7 +31,7 @@ if want build; then
     -DTT_CUDA_ARCHITECTURES=90a -DTT_BUILD_TESTS=ON -DTT_BUILD_BENCHMARKS=OFF \
     -DCMAKE_INSTALL_PREFIX=/tmp/tt-inst
   run build build.log cmake --build "$build" -j 16 --target tt compile_test compile_bench \
-    seeds_compiled_bench \
+    seeds_compiled_bench chain_test \
     ${EXTRA_TARGETS:-} -- -k 0 || tail -40 "$LOGS/build.log"
   run install install.log cmake --install "$build"
   run example example.log bash -c "cmake -S examples/transformer_block -B /tmp/tb -G Ninja \
@@ -54,8 +55,20 @@ if want sanitize; then
   done
 fi
 if want chain; then
+  # A fresh kernel cache (HOME), so the first process compiles every chain with NVRTC and
+  # the second (--load-only) reads them back from disk.
+  export HOME=/tmp/home_chain && rm -rf "$HOME" && mkdir -p "$HOME"
+  run chain-test chain_test.log "$build/tests/chain_test"
+  grep -E "tests ran|PASSED|FAILED" "$LOGS/chain_test.log" | tail -3
   run chain chain.log "$build/tools/compile_bench" --reps 20
   cat "$LOGS/chain.log"
+  run chain-load chain_load.log "$build/tools/compile_bench" --load-only
+  cat "$LOGS/chain_load.log"
+  run chain-interp compile_test_interp.log env TT_CHAIN_KERNEL=interpreter \
+    "$build/tests/compile_test" --gtest_filter='*Cuda*:*Random*'
+  grep -E "PASSED|FAILED" "$LOGS/compile_test_interp.log" | tail -3
+  run chain-torch chain_torch.log python3 tools/device/chain_torch.py --reps 20
+  cat "$LOGS/chain_torch.log"
 fi
 if want block; then
   for mode in strict tf32 accurate; do

@@ -4,6 +4,7 @@
 
 #include "core/cuda/check.h"
 #include "core/error.h"
+#include "ops/cuda/pointwise/chain_source.h"
 
 namespace tt::ops::cuda::chain {
 namespace {
@@ -113,6 +114,25 @@ bool can_vectorize(const Chain& c, const float* out, int64_t n) {
   return true;
 }
 
+// The prepared generated kernel, when the pointers suit its 16-byte accesses.
+bool launch_generated(const Chain& c, float* out, const PreparedChain& p, cudaStream_t stream) {
+  if (p.vec4) {
+    if (!aligned16(out)) return false;
+    for (int k = 0; k < c.operand_count; ++k)
+      if (generated_vector_load(c, k) && !aligned16(c.operands[k].data)) return false;
+  }
+  const float* data[kMaxOperands];
+  void* args[kMaxOperands + 1];
+  for (int k = 0; k < c.operand_count; ++k) {
+    data[k] = c.operands[k].data;
+    args[k] = &data[k];
+  }
+  args[c.operand_count] = &out;
+  TT_CUDA_CHECK(cudaLaunchKernel(p.generated, dim3(p.grid[0], p.grid[1], p.grid[2]),
+                                 dim3(p.block[0], p.block[1], p.block[2]), args, 0, stream));
+  return true;
+}
+
 }  // namespace
 
 std::string Chain::str() const {
@@ -126,12 +146,15 @@ std::string Chain::str() const {
 }
 
 void run_chain(const Chain& c, float* out, int64_t numel, const ChainConfig& cfg, int device,
-               cudaStream_t stream) {
+               cudaStream_t stream, const PreparedChain* prepared) {
   TT_CHECK(c.rank >= 1 && c.rank <= kMaxRank && c.step_count <= kMaxSteps &&
                c.operand_count <= kMaxOperands,
            "chain: rank {}, {} steps or {} operands are past the kernel's limits", c.rank,
            c.step_count, c.operand_count);
   if (numel == 0) return;
+  if (prepared != nullptr && prepared->generated != nullptr &&
+      launch_generated(c, out, *prepared, stream))
+    return;
   int sms = 0;
   TT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const int threads = cfg.threads;

@@ -1,8 +1,12 @@
 // The pointwise family's chain kernel: a chain of unary and binary ops of
 // ops/pointwise_functors.h evaluated per element in registers, one read of each operand
-// and one write of the result. The chain is data (the fused pointwise groups of
-// tt::compile, ops/graph/fusion.h, lower into it), so one compiled kernel serves every
-// chain and nothing is compiled at run time.
+// and one write of the result. The fused pointwise groups of tt::compile
+// (ops/graph/fusion.h) lower into a Chain. Two kernels run one: a kernel generated for
+// the chain and compiled with NVRTC (chain_source.h, chain_nvrtc.h; cached in memory and
+// on disk), prepared once when the group is lowered, and the interpreter compiled into
+// the library (one kernel for every chain, the chain as data), which runs where NVRTC
+// could not build one (the reason is in explain()) or an operand is misaligned for the
+// generated kernel's 16-byte loads. docs/architecture.md says why both.
 //
 // The value starts as operand `first`; each step applies its op to it, a binary step
 // with one more operand (on the left when operand_first, as in `c - v`). Operands
@@ -37,6 +41,21 @@ struct Step {
   int8_t operand = -1;
   bool operand_first = false;
   pointwise::UnaryParams params;
+
+  static Step of(pointwise::UnaryOp op, pointwise::UnaryParams p = {}) {
+    Step s;
+    s.op = static_cast<uint8_t>(op);
+    s.params = p;
+    return s;
+  }
+  static Step of(pointwise::BinaryOp op, int operand, bool operand_first = false) {
+    Step s;
+    s.binary = true;
+    s.op = static_cast<uint8_t>(op);
+    s.operand = static_cast<int8_t>(operand);
+    s.operand_first = operand_first;
+    return s;
+  }
 };
 
 struct Chain {
@@ -53,15 +72,34 @@ struct Chain {
 // The chain kernel's tunable axes (chain_space.cpp declares them as a descriptor).
 struct ChainConfig {
   int threads = 256;
-  int vec = 4;  // elements per thread per pass, when the layouts and alignment allow
+  int vec = 4;    // elements per thread per pass, when the layouts and alignment allow
+  int items = 1;  // vectors per thread (the generated kernel; the interpreter ignores it)
 };
 
 // The config for this chain over numel elements on `device`: the tuning database's entry
 // for kernel "pointwise.chain" and the chain's problem key, else the default.
 ChainConfig choose_config(const Chain& c, int64_t numel, int device);
 
-// out (contiguous, the chain's shape, numel elements) = the chain.
+// Which kernel the chains prepared from now on run: the generated one (where NVRTC
+// builds it) or the interpreter. TT_CHAIN_KERNEL=interpreter in the environment sets the
+// start value; benchmarks and tests switch it to time and check both.
+enum class ChainKernel { kGenerated, kInterpreter };
+void set_chain_kernel(ChainKernel k);
+ChainKernel chain_kernel();
+
+// A chain's kernel, prepared once when its group is lowered.
+struct PreparedChain {
+  const void* generated = nullptr;  // null: the interpreter runs the chain
+  bool vec4 = false;                // the generated kernel loads 16 bytes: aligned operands
+  unsigned grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1};
+  std::string how;  // for explain(): "nvrtc, compiled in 85 ms", "interpreter: <why>"
+};
+PreparedChain prepare_chain(const Chain& c, const ChainConfig& cfg, int device);
+
+// out (contiguous, the chain's shape, numel elements) = the chain: the prepared
+// generated kernel when there is one and the pointers suit it, else the interpreter.
 void run_chain(const Chain& c, float* out, int64_t numel, const ChainConfig& cfg, int device,
-               cudaStream_t stream);
+               cudaStream_t stream, const PreparedChain* prepared = nullptr);
 
 }  // namespace tt::ops::cuda::chain

@@ -1,5 +1,6 @@
 // The chain kernel's launch config as an autotune::Descriptor (threads {128, 256, 512},
-// vec {1, 4}: elements per thread per pass, 4 only where every row is whole vectors)
+// vec {1, 4}: elements per thread per pass, 4 only where every row is whole vectors;
+// items {1, 2, 4}: vectors per thread, the generated kernel's loads in flight)
 // and its choice: the database's entry for kernel "pointwise.chain" and the chain's
 // problem key, else the default (256 threads, vec 4 where allowed). The key
 // names the chain ("chain=mul.add.gelu,numel=N,rank=R,row=C,operands=flat.scalar.row"),
@@ -22,7 +23,8 @@ using autotune::Descriptor;
 const Descriptor<ChainConfig>& descriptor() {
   static const auto d = Descriptor<ChainConfig>("chain config")
                             .field("threads", &ChainConfig::threads, {128, 256, 512})
-                            .field("vec", &ChainConfig::vec, {1, 4});
+                            .field("vec", &ChainConfig::vec, {1, 4})
+                            .field("items", &ChainConfig::items, {1, 2, 4});
   return d;
 }
 
