@@ -74,14 +74,33 @@ void run_wgmma(KernelArgs a, int64_t T, int64_t BH) {
 }
 
 template <int E, int BN, int WG, int ST, int MB = 1, int DIAG = 0,
-          bool QR = (E * BN <= 64 * 64 && MB == 1)>
+          bool QR = (E * BN <= 64 * 64 && MB == 1), int LD = 0>
 void run_ws(KernelArgs a, int64_t T, int64_t BH) {
   using Tr = WsTraits<E, BN, WG, ST, MB>;
-  const auto k = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, DIAG, QR>;
+  const auto k = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, LD, DIAG, QR>;
   a.scale = float(a.p.scale * kLog2e);
+  AttnTmaMaps maps{};
+  if (LD > 0 && !attention_tma_maps(a.p, a.k, vt_buffer(), vt_keys(a), BN, maps)) {
+    std::fprintf(stderr, "no tensor map\n");
+    std::exit(1);
+  }
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes));
-  k<<<dim3(unsigned((T + Tr::kBM - 1) / Tr::kBM), unsigned(BH)), Tr::kThreads, Tr::kSmemBytes>>>(
-      a, vt_buffer(), vt_keys(a));
+  constexpr int kCluster = LD == 2 ? 2 : 1;
+  const int64_t mt = (T + Tr::kBM - 1) / Tr::kBM;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = kCluster;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t lc{};
+  lc.gridDim = dim3(unsigned((mt + kCluster - 1) / kCluster * kCluster), unsigned(BH));
+  lc.blockDim = dim3(Tr::kThreads);
+  lc.dynamicSmemBytes = Tr::kSmemBytes;
+  lc.attrs = &cluster;
+  lc.numAttrs = kCluster > 1 ? 1 : 0;
+  CK(cudaLaunchKernelEx(&lc, k, static_cast<const KernelArgs&>(a),
+                        static_cast<const float*>(vt_buffer()), vt_keys(a),
+                        static_cast<const AttnTmaMaps&>(maps)));
   CK(cudaGetLastError());
 }
 
@@ -130,11 +149,25 @@ std::vector<Variant> variants() {
     diag("diag wg2 bn64 softmax only", run_ws<64, 64, 2, 4, 1, kDiagNoLoads | kDiagNoMma>);
     diag("diag wg1 x2 mma only", run_ws<64, 64, 1, 2, 2, kDiagNoSoftmax | kDiagNoLoads>);
     diag("diag wg1 x2 loads only", run_ws<64, 64, 1, 2, 2, kDiagNoSoftmax | kDiagNoMma>);
+    // K/Vt by TMA (pipe 2) and multicast in 2-CTA clusters (pipe 3).
+    both(v, "wg p2 wg2 bn64 st4", "wg p2 wg2 bn64 alone", run_ws<64, 64, 2, 4, 1, 0, true, 1>,
+         false);
+    both(v, "wg p3 wg2 bn64 st4", "wg p3 wg2 bn64 alone", run_ws<64, 64, 2, 4, 1, 0, true, 2>,
+         false);
+    both(v, "wg p3 wg1 bn64 st2 x2", "wg p3 wg1 bn64 x2 alone",
+         run_ws<64, 64, 1, 2, 2, 0, false, 2>, false);
+    diag("diag p2 wg2 loads only", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax | kDiagNoMma, true, 1>);
+    diag("diag p3 wg2 loads only", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax | kDiagNoMma, true, 2>);
+    diag("diag p3 wg2 no softmax", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax, true, 2>);
     both(v, "wg acc p0 wg2 bn64", "wg acc p0 wg2 bn64 alone", run_wgmma<64, 64, 2, true>, true);
   } else {
     both(v, "wg p0 wg2 bn64", "wg p0 wg2 bn64 alone", run_wgmma<128, 64, 2, false>, false);
     both(v, "wg p1 wg1 bn64 st3", "wg p1 wg1 bn64 alone", run_ws<128, 64, 1, 3>, false);
     both(v, "wg p1 wg2 bn64 st2", "wg p1 wg2 bn64 alone", run_ws<128, 64, 2, 2>, false);
+    both(v, "wg p3 wg1 bn64 st3", "wg p3 wg1 bn64 alone", run_ws<128, 64, 1, 3, 1, 0, false, 2>,
+         false);
+    both(v, "wg p3 wg2 bn64 st2", "wg p3 wg2 bn64 alone", run_ws<128, 64, 2, 2, 1, 0, false, 2>,
+         false);
   }
   return v;
 }

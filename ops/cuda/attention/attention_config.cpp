@@ -12,6 +12,7 @@
 #include "autotune/space_cache.h"
 #include "ops/cuda/attention/attention.h"
 #include "ops/cuda/attention/attention_simt2.h"
+#include "ops/cuda/attention/attention_tma.h"
 #include "ops/cuda/attention/attention_variants.h"
 
 namespace tt::ops::cuda::attention {
@@ -50,6 +51,15 @@ std::vector<AttnConfig> compiled_table() {
     t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 1});
   if (kWgmmaPipe1Offered) {
     TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
+  }
+#undef TT_X
+  // pipe 2 and 3 (TMA), the union over head dims likewise.
+#define TT_X(E, WG, BN, ST, MB, PIPE)                                                       \
+  if (std::find(t.begin(), t.end(),                                                         \
+                AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE}) == t.end()) \
+    t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE});
+  if (kWgmmaPipe1Offered) {
+    TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
   }
 #undef TT_X
   return t;
@@ -94,7 +104,7 @@ const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
         .field("bn", &AttnConfig::block_n,
                distinct(t, {Impl::kMma, Impl::kWgmma, Impl::kSimt2}, &AttnConfig::block_n),
                {"mma", "wgmma", "simt2"})
-        .field("pipe", &AttnConfig::pipe, {0, 1}, {"wgmma"})
+        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3}, {"wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
   return d;
@@ -124,9 +134,17 @@ int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n) {
   return 0;  // no such variant
 }
 
+bool wgmma_tma_variant(int64_t e, int warps, int block_n, int pipe) {
+#define TT_X(E, WG, BN, ST, MB, PIPE) \
+  if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) return true;
+  TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
+#undef TT_X
+  return false;
+}
+
 int64_t smem_bytes(const AttnConfig& c, const AttentionProblem& p) {
   if (c.impl == Impl::kWgmma) {
-    return c.pipe == 1 ? wgmma_ws_smem_bytes(p.E, c.warps, c.block_n)
+    return c.pipe >= 1 ? wgmma_ws_smem_bytes(p.E, c.warps, c.block_n)
                        : wgmma_smem_bytes(p.E, c.warps, c.block_n, false);
   }
   if (c.impl == Impl::kMma) return int64_t{2} * 2 * c.block_n * (p.E + 4) * 4;
@@ -246,7 +264,7 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
     }
     rules.push_back({"the wgmma tiles (Q, two stages of K and Vt) must fit 227 KB of shared memory",
                      [p, acc](const AttnConfig& c) {
-                       return c.pipe == 1 ||
+                       return c.pipe >= 1 ||
                               wgmma_smem_bytes(p.E, c.warps, c.block_n, acc) <= 232448;
                      },
                      {"wgmma"}});
@@ -262,6 +280,18 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
          "(ops/cuda/attention/attention_variants.h)",
          [p, acc](const AttnConfig& c) {
            return c.pipe == 0 || (!acc && wgmma_ws_smem_bytes(p.E, c.warps, c.block_n) > 0);
+         },
+         {"wgmma"}});
+    // pipe 2 and 3 load K by TMA: offered where K's layout has a tensor map (else the
+    // launcher would run pipe 1's kernel under their name).
+    const bool mappable = k_tma_mappable(p);
+    rules.push_back(
+        {"wgmma pipe=2 and 3 (TMA) run the variants of their head dim "
+         "(ops/cuda/attention/attention_variants.h) where K's strides have a tensor map "
+         "(ops/cuda/attention/attention_tma.h)",
+         [p, mappable](const AttnConfig& c) {
+           return c.pipe <= 1 ||
+                  (mappable && wgmma_tma_variant(p.E, c.warps, c.block_n, c.pipe));
          },
          {"wgmma"}});
   }

@@ -14,6 +14,40 @@
 
 namespace tt::ops::cuda::attention {
 
+namespace {
+
+// The warp-specialized kernel (pipe 1, 2 and 3: LD 0, 1, 2), one block per 64 * WG query
+// rows and (batch, head); LD 2 in clusters of two blocks (the grid rounded up to pairs).
+template <int E, int BN, int WG, int ST, int MB, int LD>
+void launch_ws(const AttentionProblem& p, const KernelArgs& args, const float* vt, int64_t sp,
+               const AttnTmaMaps& maps, cudaStream_t stream) {
+  static_assert(WsTraits<E, BN, WG, ST, MB>::kSmemBytes ==
+                    (64 * WG * E + ST * 2 * BN * E) * 4 + 2 * ST * 8 + 1024,
+                "wgmma_ws_smem_bytes");
+  constexpr int kCluster = LD == 2 ? 2 : 1;
+  const int smem = WsTraits<E, BN, WG, ST, MB>::kSmemBytes;
+  const auto kernel = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, LD>;
+  TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  const int64_t m_tiles = (p.L + 64 * WG - 1) / (64 * WG);
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = kCluster;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t lc{};
+  lc.gridDim = dim3(static_cast<unsigned>((m_tiles + kCluster - 1) / kCluster * kCluster),
+                    static_cast<unsigned>(p.batch_count()));
+  lc.blockDim = dim3(128 * (WG + 1));
+  lc.dynamicSmemBytes = static_cast<size_t>(smem);
+  lc.stream = stream;
+  lc.attrs = &cluster;
+  lc.numAttrs = kCluster > 1 ? 1 : 0;
+  TT_CUDA_CHECK(cudaLaunchKernelEx(&lc, kernel, args, vt, sp, maps));
+  TT_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
 void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
                   cudaStream_t stream) {
   TT_CHECK(a.precision != Precision::strict,
@@ -42,27 +76,25 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
     attention_vt_kernel<<<grid, 256, 0, stream>>>(args, vt_ptr, lo_ptr, sp);
     TT_CUDA_CHECK_LAUNCH();
   }
-  if (c.pipe == 1) {
-    TT_CHECK(!acc, "attention: wgmma pipe=1 runs in tf32 mode only");
-    const size_t smem = static_cast<size_t>(wgmma_ws_smem_bytes(p.E, c.warps, c.block_n));
-#define TT_X(E_, WG_, BN_, ST_, MB_)                                                        \
-  if (p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {                                \
-    static_assert(WsTraits<E_, BN_, WG_, ST_, MB_>::kSmemBytes ==                           \
-                      (64 * WG_ * E_ + ST_ * 2 * BN_ * E_) * 4 + 2 * ST_ * 8 + 1024,        \
-                  "wgmma_ws_smem_bytes");                                                   \
-    const auto kernel = attention_wgmma_ws_kernel<E_, BN_, WG_, ST_, MB_>;                  \
-    TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, \
-                                       static_cast<int>(smem)));                            \
-    const dim3 grid(static_cast<unsigned>((p.L + 64 * WG_ - 1) / (64 * WG_)),               \
-                    static_cast<unsigned>(batches));                                        \
-    kernel<<<grid, 128 * (WG_ + 1), smem, stream>>>(args, vt_ptr, sp);                      \
-    TT_CUDA_CHECK_LAUNCH();                                                                 \
-    return;                                                                                 \
+  if (c.pipe >= 1) {
+    TT_CHECK(!acc, "attention: wgmma pipe={} runs in tf32 mode only", c.pipe);
+    // pipe 2 and 3 read K through a tensor map; a layout that has none (a broadcast or
+    // a fourth batch dim: attention_tma.h) runs the same variant on cp.async (pipe 1).
+    AttnTmaMaps maps{};
+    int ld = c.pipe - 1;
+    if (ld > 0 && !attention_tma_maps(p, a.k, vt_ptr, sp, c.block_n, maps)) ld = 0;
+#define TT_X(E_, WG_, BN_, ST_, MB_, PIPE_)                                   \
+  if (ld == PIPE_ - 1 && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) { \
+    launch_ws<E_, BN_, WG_, ST_, MB_, PIPE_ - 1>(p, args, vt_ptr, sp, maps, stream);  \
+    return;                                                                   \
   }
-    TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
+#define TT_X_CP(E_, WG_, BN_, ST_, MB_) TT_X(E_, WG_, BN_, ST_, MB_, 1)
+    TT_ATTN_WGMMA_WS_VARIANTS(TT_X_CP)
+    TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
+#undef TT_X_CP
 #undef TT_X
-    TT_FAIL("attention: no wgmma pipe=1 variant for head dim {} with warps={} bn={}", p.E, c.warps,
-            c.block_n);
+    TT_FAIL("attention: no wgmma pipe={} variant for head dim {} with warps={} bn={}", c.pipe, p.E,
+            c.warps, c.block_n);
   }
   const size_t smem = static_cast<size_t>(wgmma_smem_bytes(p.E, c.warps, c.block_n, acc));
 #define TT_X(E_, WG_, BN_, ACC_)                                                            \

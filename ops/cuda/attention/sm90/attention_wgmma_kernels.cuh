@@ -23,11 +23,15 @@
 // only tiles that cross it are masked; heaviest causal query tiles first.
 #pragma once
 
+#include <cuda.h>  // CUtensorMap
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cuda/ptx>
 
 #include "ops/cuda/attention/attention_kernels.cuh"
+#include "ops/cuda/attention/attention_tma.h"
 #include "ops/cuda/gemm/sm90/wgmma_tf32.cuh"
 #include "ops/cuda/gemm/sm90/wgmma_util.cuh"
 
@@ -514,6 +518,90 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
       : "memory");
 }
 
+// ---- pipe 2 and 3: K and Vt by TMA, pipe 3 multicast across a 2-CTA cluster ----
+
+// The tensor maps of the TMA pipelines: K as [batch dims..., S, E] (five dims: E, S, then
+// up to three batch dims innermost first, size 1 where the problem has fewer), a box of
+// one 128-byte swizzle panel (32 floats) by BN keys; Vt as [batches * Ev, sp], a box of
+// 32 keys by Ev rows. Either box lands in the swizzled panel layout swz() describes.
+struct AttnTmaMaps {
+  CUtensorMap k;
+  CUtensorMap vt;
+};
+
+// Through the runtime's entry-point query (as tc_gemm.cu), so nothing links libcuda.
+inline PFN_cuTensorMapEncodeTiled_v12000 attention_encode_tiled() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      f = nullptr;
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  }();
+  return fn;
+}
+
+// False where K's layout has no tensor map (k_tma_mappable) or the driver refuses one:
+// the launcher then runs the cp.async pipeline of the same variant.
+inline bool attention_tma_maps(const AttentionProblem& p, const float* k, const float* vt,
+                               int64_t sp, int bn, AttnTmaMaps& m) {
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = attention_encode_tiled();
+  if (encode == nullptr || !k_tma_mappable(p)) return false;
+  cuuint64_t dims[5] = {cuuint64_t(p.E), cuuint64_t(p.S), 1, 1, 1};
+  cuuint64_t strides[4];
+  strides[0] = cuuint64_t(p.S > 1 ? p.k.row : p.E) * 4;
+  // A size-1 dim's stride is never used; any legal value does.
+  const cuuint64_t span = strides[0] * cuuint64_t(p.S);
+  for (int i = 0; i < 3; ++i) {
+    const int d = p.batch_rank - 1 - i;
+    const bool real = d >= 0 && p.batch[d] > 1;
+    dims[2 + i] = real ? cuuint64_t(p.batch[d]) : 1;
+    strides[1 + i] = real ? cuuint64_t(p.k.batch[d]) * 4 : span;
+  }
+  const cuuint32_t kbox[5] = {32, cuuint32_t(bn), 1, 1, 1};
+  const cuuint32_t elem[5] = {1, 1, 1, 1, 1};
+  if (encode(&m.k, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 5, const_cast<float*>(k), dims, strides, kbox,
+             elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+    return false;
+  }
+  const cuuint64_t vdims[2] = {cuuint64_t(sp), cuuint64_t(p.batch_count() * p.Ev)};
+  const cuuint64_t vstrides[1] = {cuuint64_t(sp) * 4};
+  const cuuint32_t vbox[2] = {32, cuuint32_t(p.Ev)};
+  return encode(&m.vt, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(vt), vdims,
+                vstrides, vbox, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// K's map coordinates of batch `b` (row-major over the merged batch dims, innermost
+// first as the map's dims 2-4).
+__device__ __forceinline__ void k_batch_coords(const AttentionProblem& p, int64_t b,
+                                               int32_t (&c)[5]) {
+#pragma unroll
+  for (int i = 0; i < 3; ++i) {
+    const int d = p.batch_rank - 1 - i;
+    c[2 + i] = 0;
+    if (d >= 0) {
+      c[2 + i] = static_cast<int32_t>(b % p.batch[d]);
+      b /= p.batch[d];
+    }
+  }
+}
+
+// Arrives on the barrier at `bar`'s place in CTA `rank` of the cluster (release at CTA
+// scope, as tc_gemm_kernel.cuh's: a cluster-wide fence per tile costs).
+__device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t rank) {
+  asm volatile(
+      "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
+      " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
+      "r"(rank)
+      : "memory");
+}
+
 // Diagnostics of the pipe=1 kernel (DIAG bits; the kernel bench alone instantiates them,
 // their output is meaningless): where its time goes, by leaving a part out.
 constexpr int kDiagNoSoftmax = 1;  // no mask or softmax: P is S as it stands
@@ -541,22 +629,33 @@ struct WsTraits {
   static_assert(STAGES >= 2, "a ring of one stage would deadlock");
 };
 
-// tf32. One producer warpgroup fills a STAGES-deep ring of K and Vt tiles by cp.async,
-// each stage's full barrier completing as the copies land; the consumer warpgroups run
-// free of each other (no block barrier in the loop), each giving a stage back (empty)
-// once its P V has read it. Inside a consumer (FlashAttention-3's intra-warpgroup
-// pipelining): tile t's S and tile t - 1's P V are issued together, and the P V runs
-// under tile t's softmax. Only the P V is in flight while the softmax reads S's
-// registers: an S of the next tile in flight as well (the first version of this kernel)
-// had ptxas serialise every wgmma (C7514) and needed a third register array.
-template <int E, int BN, int WG, int STAGES, int MINB = 1, int DIAG = 0,
+// tf32. One producer warpgroup fills a STAGES-deep ring of K and Vt tiles, each stage's
+// full barrier completing as the copies land; the consumer warpgroups run free of each
+// other (no block barrier in the loop), each giving a stage back (empty) once its P V
+// has read it. Inside a consumer (FlashAttention-3's intra-warpgroup pipelining): tile
+// t's S and tile t - 1's P V are issued together, and the P V runs under tile t's
+// softmax. Only the P V is in flight while the softmax reads S's registers: an S of the
+// next tile in flight as well (the first version of this kernel) had ptxas serialise
+// every wgmma (C7514) and needed a third register array.
+// LD, how the producer loads: 0 (pipe 1) cp.async by its 128 threads; 1 (pipe 2) TMA
+// from one thread (`maps`), no copy instructions on the other 127; 2 (pipe 3) TMA in a
+// cluster of two CTAs that take neighbouring query tiles of one (batch, head): CTA 0
+// loads each K tile, CTA 1 each Vt tile, both multicast into the pair (each K/Vt byte
+// leaves L2 once per pair instead of once per CTA). A pair walks the same key tiles in
+// step: its lighter (causal) CTA waits for and gives back the tiles only its partner
+// uses, and each stage comes back to a producer once the consumers of both CTAs are
+// done with it (the empty barriers count both CTAs' warps).
+template <int E, int BN, int WG, int STAGES, int MINB = 1, int LD = 0, int DIAG = 0,
           bool QR = (E * BN <= 64 * 64 && MINB == 1)>
 __global__ void __launch_bounds__(128 * (WG + 1), MINB)
-    attention_wgmma_ws_kernel(const __grid_constant__ KernelArgs a, const float* vt, int64_t sp) {
+    attention_wgmma_ws_kernel(const __grid_constant__ KernelArgs a, const float* vt, int64_t sp,
+                              const __grid_constant__ AttnTmaMaps maps) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using T = WsTraits<E, BN, WG, STAGES, MINB>;
+  namespace ptx = ::cuda::ptx;
   constexpr int BM = T::kBM;
   constexpr int NT = BN / 8, SR = BN / 2, OR = E / 2;
+  constexpr int CL = LD == 2 ? 2 : 1;  // CTAs per cluster
   const AttentionProblem& p = a.p;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = align_1024(smem_raw);
@@ -573,34 +672,93 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
   const int64_t m0 = mt * BM;
   const int64_t b = blockIdx.y;
   const BatchBase base = batch_base(a, b);
-  const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
-  const int tiles = static_cast<int>((keys + BN - 1) / BN);
+  const auto tiles_of = [&](int64_t first_row) {
+    const int64_t keys = p.causal ? min_i64(p.S, first_row + BM) : p.S;
+    return static_cast<int>((keys + BN - 1) / BN);
+  };
+  // The key tiles the pair walks (causal: its first CTA's query tile is the later one)
+  // and those this CTA computes (none for a query tile past L that only pads the pair).
+  const int rank = CL == 2 ? static_cast<int>(blockIdx.x & 1) : 0;
+  const int ctiles = tiles_of(m0 + (p.causal ? int64_t{rank} * BM : 0));
+  const int tiles = CL == 2 && m0 >= p.L ? 0 : tiles_of(m0);
 
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], 128);
-      mbar_init(&empty[s], 4 * WG);
+      // cp.async: one arrival per producer thread; TMA: the issuing thread's expect_tx.
+      mbar_init(&full[s], LD == 0 ? 128 : 1);
+      mbar_init(&empty[s], 4 * WG * CL);
     }
+    if constexpr (LD != 0) ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
   if constexpr (!QR) {
     load_q<E, BM, false>(qs, a, base.q, m0, tid, T::kThreads);
     fence_proxy_async();
   }
-  __syncthreads();
+  // The pair's barriers are initialised before either CTA multicasts or arrives on them.
+  if constexpr (CL == 2) {
+    ptx::barrier_cluster_arrive(ptx::sem_release);
+    ptx::barrier_cluster_wait();
+  } else {
+    __syncthreads();
+  }
 
   if (tid >= 128 * WG) {
     // The producer warpgroup.
     sm90::detail::setmaxnreg_dec<T::kProducerRegs>();
-    const float* vtb = vt + b * E * sp;
-    for (int tile = 0; tile < ((DIAG & kDiagNoLoads) ? 0 : tiles); ++tile) {
-      const int s = tile % STAGES;
-      if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
-      float* ks = stage_k(s);
-      load_kv<E, BN>(ks, ks + BN * E, nullptr, p, base.k, vtb, nullptr, sp, int64_t{tile} * BN,
-                     tid - 128 * WG, 128);
-      mbar_arrive_cp_async(&full[s]);
+    if constexpr (LD == 0) {
+      const float* vtb = vt + b * E * sp;
+      for (int tile = 0; tile < ((DIAG & kDiagNoLoads) ? 0 : tiles); ++tile) {
+        const int s = tile % STAGES;
+        if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
+        float* ks = stage_k(s);
+        load_kv<E, BN>(ks, ks + BN * E, nullptr, p, base.k, vtb, nullptr, sp, int64_t{tile} * BN,
+                       tid - 128 * WG, 128);
+        mbar_arrive_cp_async(&full[s]);
+      }
+      cp_async_wait<0>();
+    } else if (tid == 128 * WG) {
+      int32_t kc[5];
+      k_batch_coords(p, b, kc);
+      const int32_t vrow = static_cast<int32_t>(b * E);
+      for (int tile = 0; tile < ((DIAG & kDiagNoLoads) ? 0 : ctiles); ++tile) {
+        const int s = tile % STAGES;
+        if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
+        // The whole stage: in a pair, half of it comes from the partner's multicast.
+        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                       &full[s], T::kStageBytes);
+        float* ks = stage_k(s);
+        const int32_t n0 = tile * BN;
+        if (CL == 1 || rank == 0) {
+          // K's rows past S arrive as zeros (the map's out-of-bounds fill).
+#pragma unroll
+          for (int q = 0; q < E / 32; ++q) {
+            kc[0] = 32 * q;
+            kc[1] = n0;
+            if constexpr (CL == 1) {
+              ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, ks + q * BN * 32,
+                                        &maps.k, kc, &full[s]);
+            } else {
+              ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, ks + q * BN * 32,
+                                        &maps.k, kc, &full[s], uint16_t(3));
+            }
+          }
+        }
+        if (CL == 1 || rank == 1) {
+#pragma unroll
+          for (int q = 0; q < BN / 32; ++q) {
+            const int32_t vc[2] = {n0 + 32 * q, vrow};
+            float* vs = ks + BN * E + q * E * 32;
+            if constexpr (CL == 1) {
+              ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, vs, &maps.vt, vc,
+                                        &full[s]);
+            } else {
+              ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, vs, &maps.vt, vc,
+                                        &full[s], uint16_t(3));
+            }
+          }
+        }
+      }
     }
-    cp_async_wait<0>();
     // The producer ends here; setmaxnreg wants each role one branch of an if/else.
   } else {
     sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
@@ -629,6 +787,12 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
       }
       wgmma_commit();
     };
+    // The tile's stage has landed (cp.async wrote it through the generic proxy, which
+    // wgmma's async proxy reads after a fence; TMA wrote it through the async proxy).
+    const auto wait_full = [&](int tile) {
+      if constexpr (!(DIAG & kDiagNoLoads)) mbar_wait(&full[tile % STAGES], (tile / STAGES) & 1);
+      if constexpr (LD == 0) fence_proxy_async();
+    };
 
     float o[OR];
 #pragma unroll
@@ -646,10 +810,17 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
       }
       wgmma_commit();
     };
-    // Gives stage s back to the producer (each warp once: the barrier counts 4 per consumer).
+    // Gives stage s back to the producer(s) (each warp once per CTA of the cluster).
     const auto release = [&](int s) {
       __syncwarp();
-      if (lane == 0) mbar_arrive(&empty[s]);
+      if (lane == 0) {
+        if constexpr (CL == 1) {
+          mbar_arrive(&empty[s]);
+        } else {
+          mbar_arrive_cluster(&empty[s], 0);
+          mbar_arrive_cluster(&empty[s], 1);
+        }
+      }
     };
 
     float sc[SR];
@@ -657,8 +828,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     // Tile 0: S and its softmax (O is still zero: its factor is moot); its P V waits for the
     // loop, under tile 1's softmax.
     if (tiles > 0) {
-      if constexpr (!(DIAG & kDiagNoLoads)) mbar_wait(&full[0], 0);
-      fence_proxy_async();
+      wait_full(0);
       issue_s(sc, 0);
       wgmma_wait<0>();
       fence_regs(sc);
@@ -670,8 +840,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     }
     for (int tile = 1; tile < tiles; ++tile) {
       const int s = tile % STAGES;
-      if constexpr (!(DIAG & kDiagNoLoads)) mbar_wait(&full[s], (tile / STAGES) & 1);
-      fence_proxy_async();
+      wait_full(tile);
       issue_s(sc, s);
       issue_pv(pa, (tile - 1) % STAGES);
       // S has landed (the P V committed after it runs on under this tile's softmax).
@@ -694,12 +863,28 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     if (tiles > 0) issue_pv(pa, (tiles - 1) % STAGES);
     wgmma_wait<0>();
     fence_regs(o);
+    if constexpr (CL == 2) {
+      // The partner's producer refills these stages too: the last tile's goes back, and
+      // the tiles only the partner computes are waited for (their bytes land here) and
+      // given back.
+      if (tiles > 0) release((tiles - 1) % STAGES);
+      for (int tile = tiles; tile < ((DIAG & kDiagNoLoads) ? 0 : ctiles); ++tile) {
+        wait_full(tile);
+        release(tile % STAGES);
+      }
+    }
     store_rows(o, rows, p, base.out);
+  }
+  // Neither CTA of a pair exits while its partner may still arrive on its barriers.
+  if constexpr (CL == 2) {
+    ptx::barrier_cluster_arrive(ptx::sem_release);
+    ptx::barrier_cluster_wait();
   }
 #else
   (void)a;
   (void)vt;
   (void)sp;
+  (void)maps;
 #endif
 }
 
