@@ -544,7 +544,7 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
   EXPECT_GT(expect_variants_match_float64(cases, variants, 500), 0u);
 }
 
-// pipe 2 and 3 forced where K has no tensor map (one K for every head: a batch stride of
+// pipe 2-4 forced where K has no tensor map (one K for every head: a batch stride of
 // 0): the launcher runs the same variant on cp.async (pipe 1), and the result holds.
 TEST(AttentionCuda, TmaPipesRunWhereKHasNoTensorMap) {
   TT_REQUIRE_CUDA();
@@ -563,21 +563,21 @@ TEST(AttentionCuda, TmaPipesRunWhereKHasNoTensorMap) {
   for (bool causal : {false, true}) {
     const std::vector<double> w = float64_attention(q, k, v, Tensor(), causal).to_vector<double>();
     size_t ran = 0;
-#define TT_X(E, WG, BN, ST, MB, PIPE)                                                           \
-  if (E == 64) {                                                                                \
-    PrecisionGuard guard(Precision::tf32);                                                      \
-    const at::AttnConfig cfg{at::Impl::kWgmma, 4 * WG, 4, BN, PIPE};                            \
-    autotune::ScopedConfigOverride force("attention", cfg.to_config());                         \
-    const std::vector<double> g =                                                               \
-        ops::scaled_dot_product_attention(qg, kg, vg, Tensor(), 0.0, causal)                   \
-            .cpu()                                                                              \
-            .to_vector<double>();                                                               \
-    EXPECT_LE(rel_err(g, w), 2e-3) << cfg.to_config().str() << (causal ? " causal" : "");      \
-    ++ran;                                                                                      \
+#define TT_X(E, WG, BN, ST, MB, PIPE)                                                     \
+  if (E == 64) {                                                                          \
+    PrecisionGuard guard(Precision::tf32);                                                \
+    const at::AttnConfig cfg{at::Impl::kWgmma, 4 * WG, 4, BN, PIPE};                      \
+    autotune::ScopedConfigOverride force("attention", cfg.to_config());                   \
+    const std::vector<double> g =                                                         \
+        ops::scaled_dot_product_attention(qg, kg, vg, Tensor(), 0.0, causal)              \
+            .cpu()                                                                        \
+            .to_vector<double>();                                                         \
+    EXPECT_LE(rel_err(g, w), 2e-3) << cfg.to_config().str() << (causal ? " causal" : ""); \
+    ++ran;                                                                                \
   }
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
 #undef TT_X
-    EXPECT_EQ(ran, 3u);
+    EXPECT_EQ(ran, 4u);
   }
 }
 
@@ -665,10 +665,11 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
       if (c.str().find("impl=wgmma") != std::string::npos) wgmma128 += c.str() + ";";
     }
     // Head dim 128: 64-key tiles only; pipe=1 (when offered) with one or two consumer
-    // warpgroups (two with a ring of two stages), pipe=3 (TMA multicast) likewise.
+    // warpgroups (two with a ring of two stages), pipe=3 (TMA multicast) likewise, pipe=4
+    // (V transposed in the kernel) with one.
     EXPECT_EQ(wgmma128, at::kWgmmaPipe1Offered
                             ? "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=4,bn=64,pipe=1;"
-                              "impl=wgmma,warps=4,bn=64,pipe=3;"
+                              "impl=wgmma,warps=4,bn=64,pipe=3;impl=wgmma,warps=4,bn=64,pipe=4;"
                               "impl=wgmma,warps=8,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=1;"
                               "impl=wgmma,warps=8,bn=64,pipe=3;"
                             : "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;")
@@ -678,16 +679,17 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     const auto pipes = [&](const ops::AttentionProblem& prob) {
       std::string out;
       for (const autotune::Config& c : at::space(prob, true, Precision::tf32, hopper).enumerate()) {
-        for (const char* pipe : {"pipe=2", "pipe=3"}) {
+        for (const char* pipe : {"pipe=2", "pipe=3", "pipe=4"}) {
           if (c.str().find(pipe) != std::string::npos) out += c.str() + ";";
         }
       }
       return out;
     };
-    EXPECT_TRUE(at::k_tma_mappable(p));
+    EXPECT_TRUE(at::kv_tma_mappable(p, p.k));
     EXPECT_EQ(pipes(p), at::kWgmmaPipe1Offered ? "impl=wgmma,warps=4,bn=64,pipe=3;"
                                                  "impl=wgmma,warps=8,bn=64,pipe=2;"
                                                  "impl=wgmma,warps=8,bn=64,pipe=3;"
+                                                 "impl=wgmma,warps=8,bn=64,pipe=4;"
                                                : "")
         << pipes(p);
     ops::AttentionProblem heads = p;  // [2, 100, 3, 2, 64] read in place
@@ -698,14 +700,18 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
       st->batch[1] = 64;
       st->row = 3 * 2 * 64;
     }
-    EXPECT_TRUE(at::k_tma_mappable(heads));
+    EXPECT_TRUE(at::tma_mappable(heads, 4));
     ops::AttentionProblem shared_k = heads;  // one K for every head
     shared_k.k.batch[1] = 0;
-    EXPECT_FALSE(at::k_tma_mappable(shared_k));
+    EXPECT_FALSE(at::kv_tma_mappable(shared_k, shared_k.k));
     EXPECT_EQ(pipes(shared_k), "");
+    ops::AttentionProblem shared_v = heads;  // one V for every head: pipe 4 only declines
+    shared_v.v.batch[1] = 0;
+    EXPECT_TRUE(at::tma_mappable(shared_v, 3));
+    EXPECT_FALSE(at::tma_mappable(shared_v, 4));
     ops::AttentionProblem rank4 = p;
     rank4.batch_rank = 4;
-    EXPECT_FALSE(at::k_tma_mappable(rank4));
+    EXPECT_FALSE(at::kv_tma_mappable(rank4, rank4.k));
   }
   ops::AttentionProblem odd = p;
   odd.E = odd.Ev = 40;

@@ -35,8 +35,9 @@
 //            warpgroup, an mbarrier ring; each consumer runs tile t - 1's P V under
 //            tile t's softmax; tf32), pipe 2 the same with K/Vt by TMA from one
 //            producer thread, pipe 3 in clusters of two blocks (neighbouring query tiles
-//            of one head) that multicast each K/Vt tile into both. Compute capability
-//            9.0 only.
+//            of one head) that multicast each K/Vt tile into both, pipe 4 as 3 with V's
+//            raw tile multicast and transposed by the producer's spare warps (no
+//            pre-pass). Compute capability 9.0 only.
 //
 // Kernel name and problem key in the tuning database:
 //   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool,align=16B,precision=P
@@ -88,7 +89,8 @@ struct AttnConfig {
                      // simt2: per thread (2 * warps * rows per block)
   int block_n = 64;  // mma, wgmma, simt2: keys per tile
   int pipe = 0;      // wgmma: 0 block-synchronous double buffer, 1 warp-specialized
-                     // (cp.async), 2 the same by TMA, 3 TMA multicast in 2-CTA clusters
+                     // (cp.async), 2 the same by TMA, 3 TMA multicast in 2-CTA clusters,
+                     // 4 as 3 with V transposed in the kernel (no pre-pass)
 
   autotune::Config to_config() const;
   static AttnConfig from_config(const autotune::Config& c);
@@ -146,9 +148,10 @@ inline int64_t wgmma_smem_bytes(int64_t e, int warps, int block_n, bool accurate
 }
 // pipe=1: Q, the variant's ring of K and Vt tiles (attention_variants.h), its barriers.
 int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n);
-// Whether pipe 2 or 3 (K and Vt by TMA; 3: in 2-CTA clusters, multicast) has a variant of
-// this shape (attention_variants.h: TT_ATTN_WGMMA_TMA_VARIANTS).
-bool wgmma_tma_variant(int64_t e, int warps, int block_n, int pipe);
+// pipe 2-4 (K and Vt by TMA; 3: in 2-CTA clusters, multicast; 4: V transposed in the
+// kernel): the variant's shared memory, 0 where the table has no such variant
+// (attention_variants.h: TT_ATTN_WGMMA_TMA_VARIANTS).
+int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe);
 void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
                   cudaStream_t stream);
 

@@ -54,8 +54,8 @@ std::vector<AttnConfig> compiled_table() {
   }
 #undef TT_X
   // pipe 2 and 3 (TMA), the union over head dims likewise.
-#define TT_X(E, WG, BN, ST, MB, PIPE)                                                       \
-  if (std::find(t.begin(), t.end(),                                                         \
+#define TT_X(E, WG, BN, ST, MB, PIPE)                                                      \
+  if (std::find(t.begin(), t.end(),                                                        \
                 AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE}) == t.end()) \
     t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE});
   if (kWgmmaPipe1Offered) {
@@ -104,7 +104,7 @@ const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
         .field("bn", &AttnConfig::block_n,
                distinct(t, {Impl::kMma, Impl::kWgmma, Impl::kSimt2}, &AttnConfig::block_n),
                {"mma", "wgmma", "simt2"})
-        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3}, {"wgmma"})
+        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4}, {"wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
   return d;
@@ -134,17 +134,21 @@ int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n) {
   return 0;  // no such variant
 }
 
-bool wgmma_tma_variant(int64_t e, int warps, int block_n, int pipe) {
-#define TT_X(E, WG, BN, ST, MB, PIPE) \
-  if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) return true;
+int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe) {
+#define TT_X(E, WG, BN, ST, MB, PIPE)                                                         \
+  if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                           \
+    const int parts = PIPE == 4 ? 3 : 2; /* K, Vt (, V's raw tile) */                         \
+    return (int64_t{64} * WG * E + int64_t{ST} * parts * BN * E) * 4 + parts * ST * 8 + 1024; \
+  }
   TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
 #undef TT_X
-  return false;
+  return 0;  // no such variant
 }
 
 int64_t smem_bytes(const AttnConfig& c, const AttentionProblem& p) {
   if (c.impl == Impl::kWgmma) {
-    return c.pipe >= 1 ? wgmma_ws_smem_bytes(p.E, c.warps, c.block_n)
+    if (c.pipe >= 2) return wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe);
+    return c.pipe == 1 ? wgmma_ws_smem_bytes(p.E, c.warps, c.block_n)
                        : wgmma_smem_bytes(p.E, c.warps, c.block_n, false);
   }
   if (c.impl == Impl::kMma) return int64_t{2} * 2 * c.block_n * (p.E + 4) * 4;
@@ -282,16 +286,15 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
            return c.pipe == 0 || (!acc && wgmma_ws_smem_bytes(p.E, c.warps, c.block_n) > 0);
          },
          {"wgmma"}});
-    // pipe 2 and 3 load K by TMA: offered where K's layout has a tensor map (else the
-    // launcher would run pipe 1's kernel under their name).
-    const bool mappable = k_tma_mappable(p);
+    // pipe 2-4 load K (4: and V) by TMA: offered where those layouts have tensor maps
+    // (else the launcher would run pipe 1's kernel under their name).
     rules.push_back(
-        {"wgmma pipe=2 and 3 (TMA) run the variants of their head dim "
-         "(ops/cuda/attention/attention_variants.h) where K's strides have a tensor map "
-         "(ops/cuda/attention/attention_tma.h)",
-         [p, mappable](const AttnConfig& c) {
-           return c.pipe <= 1 ||
-                  (mappable && wgmma_tma_variant(p.E, c.warps, c.block_n, c.pipe));
+        {"wgmma pipe=2, 3 and 4 (TMA) run the variants of their head dim "
+         "(ops/cuda/attention/attention_variants.h) where K's (pipe 4: and V's) strides have "
+         "a tensor map (ops/cuda/attention/attention_tma.h)",
+         [p](const AttnConfig& c) {
+           return c.pipe <= 1 || (tma_mappable(p, c.pipe) &&
+                                  wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe) > 0);
          },
          {"wgmma"}});
   }

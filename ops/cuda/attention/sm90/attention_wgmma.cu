@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/tensor.h"
 #include "ops/cuda/attention/attention.h"
+#include "ops/cuda/attention/attention_tma.h"
 #include "ops/cuda/attention/attention_variants.h"
 #include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
 
@@ -16,17 +17,19 @@ namespace tt::ops::cuda::attention {
 
 namespace {
 
-// The warp-specialized kernel (pipe 1, 2 and 3: LD 0, 1, 2), one block per 64 * WG query
-// rows and (batch, head); LD 2 in clusters of two blocks (the grid rounded up to pairs).
-template <int E, int BN, int WG, int ST, int MB, int LD>
+// The warp-specialized kernel (pipe 1, 2, 3 and 4: LD 0, 1, 2, 2 with VT), one block per
+// 64 * WG query rows and (batch, head); LD 2 in clusters of two blocks (the grid rounded
+// up to pairs).
+template <int E, int BN, int WG, int ST, int MB, int LD, bool VT>
 void launch_ws(const AttentionProblem& p, const KernelArgs& args, const float* vt, int64_t sp,
                const AttnTmaMaps& maps, cudaStream_t stream) {
-  static_assert(WsTraits<E, BN, WG, ST, MB>::kSmemBytes ==
-                    (64 * WG * E + ST * 2 * BN * E) * 4 + 2 * ST * 8 + 1024,
+  // The host's formula (attention_config.cpp: wgmma_ws_smem_bytes) is the kernel's own.
+  static_assert(WsTraits<E, BN, WG, ST, MB, VT>::kSmemBytes ==
+                    (64 * WG * E + ST * (VT ? 3 : 2) * BN * E) * 4 + (VT ? 3 : 2) * ST * 8 + 1024,
                 "wgmma_ws_smem_bytes");
   constexpr int kCluster = LD == 2 ? 2 : 1;
-  const int smem = WsTraits<E, BN, WG, ST, MB>::kSmemBytes;
-  const auto kernel = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, LD>;
+  const int smem = WsTraits<E, BN, WG, ST, MB, VT>::kSmemBytes;
+  const auto kernel = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, LD, VT>;
   TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const int64_t m_tiles = (p.L + 64 * WG - 1) / (64 * WG);
   cudaLaunchAttribute cluster{};
@@ -61,13 +64,19 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   TT_CUDA_CHECK(cudaGetDevice(&device));
   const double scale = acc ? p.scale : p.scale * 1.4426950408889634;
   const KernelArgs args{p, a.q, a.k, a.v, a.mask, a.out, static_cast<float>(scale)};
+  TT_CHECK(c.pipe == 0 || !acc, "attention: wgmma pipe={} runs in tf32 mode only", c.pipe);
+  // pipe 2-4 read K (4: and V) through tensor maps; a layout that has none (a broadcast
+  // or a fourth batch dim: attention_tma.h) runs the same variant on cp.async (pipe 1).
+  // pipe 4 transposes V in the kernel: no pre-pass.
+  const bool tma = c.pipe >= 2 && tma_mappable(p, c.pipe);
+  const int pipe = c.pipe >= 2 && !tma ? 1 : c.pipe;
   // Vt (and its lo) lives until this function returns; the caching allocator hands its
   // block to later work on the same stream only, which runs after the kernel.
   const int64_t vt_floats = batches * p.Ev * sp;
   Tensor vt;
   float* vt_ptr = nullptr;
   float* lo_ptr = nullptr;
-  if (sp > 0) {
+  if (sp > 0 && pipe != 4) {
     vt = Tensor::empty({vt_floats * (acc ? 2 : 1)}, DType::F32, Device::cuda(device));
     vt_ptr = static_cast<float*>(vt.data_ptr());
     lo_ptr = acc ? vt_ptr + vt_floats : nullptr;
@@ -76,16 +85,21 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
     attention_vt_kernel<<<grid, 256, 0, stream>>>(args, vt_ptr, lo_ptr, sp);
     TT_CUDA_CHECK_LAUNCH();
   }
-  if (c.pipe >= 1) {
-    TT_CHECK(!acc, "attention: wgmma pipe={} runs in tf32 mode only", c.pipe);
-    // pipe 2 and 3 read K through a tensor map; a layout that has none (a broadcast or
-    // a fourth batch dim: attention_tma.h) runs the same variant on cp.async (pipe 1).
+  if (pipe >= 1) {
     AttnTmaMaps maps{};
-    int ld = c.pipe - 1;
-    if (ld > 0 && !attention_tma_maps(p, a.k, vt_ptr, sp, c.block_n, maps)) ld = 0;
+    if (pipe >= 2) {
+      TT_CHECK(attention_tma_maps(p, a.k, a.v, vt_ptr, sp, c.block_n, pipe == 4, maps),
+               "attention: cuTensorMapEncodeTiled refused the K/V maps of wgmma pipe={} (head "
+               "dim {}, bn={}), or the driver has none",
+               pipe, p.E, c.block_n);
+    }
 #define TT_X(E_, WG_, BN_, ST_, MB_, PIPE_)                                   \
-  if (ld == PIPE_ - 1 && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) { \
-    launch_ws<E_, BN_, WG_, ST_, MB_, PIPE_ - 1>(p, args, vt_ptr, sp, maps, stream);  \
+  if (pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) { \
+    launch_ws<E_, BN_, WG_, ST_, MB_,                                         \
+              PIPE_ == 1   ? 0                                                \
+              : PIPE_ == 2 ? 1                                                \
+                           : 2,                                               \
+              PIPE_ == 4>(p, args, vt_ptr, sp, maps, stream);                 \
     return;                                                                   \
   }
 #define TT_X_CP(E_, WG_, BN_, ST_, MB_) TT_X(E_, WG_, BN_, ST_, MB_, 1)

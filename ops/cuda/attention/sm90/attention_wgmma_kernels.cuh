@@ -23,7 +23,7 @@
 // only tiles that cross it are masked; heaviest causal query tiles first.
 #pragma once
 
-#include <cuda.h>  // CUtensorMap
+#include <cuda.h>          // CUtensorMap
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 #include <cuda_runtime.h>
 
@@ -527,6 +527,7 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
 struct AttnTmaMaps {
   CUtensorMap k;
   CUtensorMap vt;
+  CUtensorMap v;  // VT: V as K, a box of E x BN unswizzled
 };
 
 // Through the runtime's entry-point query (as tc_gemm.cu), so nothing links libcuda.
@@ -544,37 +545,51 @@ inline PFN_cuTensorMapEncodeTiled_v12000 attention_encode_tiled() {
   return fn;
 }
 
-// False where K's layout has no tensor map (k_tma_mappable) or the driver refuses one:
-// the launcher then runs the cp.async pipeline of the same variant.
-inline bool attention_tma_maps(const AttentionProblem& p, const float* k, const float* vt,
-                               int64_t sp, int bn, AttnTmaMaps& m) {
-  const PFN_cuTensorMapEncodeTiled_v12000 encode = attention_encode_tiled();
-  if (encode == nullptr || !k_tma_mappable(p)) return false;
+// An operand of the problem's layout (K or V: [batch dims..., S, E]) as a 5-dim map
+// (E, S, then the batch dims innermost first, size 1 where the problem has fewer).
+inline bool attention_kv_map(const AttentionProblem& p, const AttnStrides& st, const float* ptr,
+                             const cuuint32_t (&box)[5], CUtensorMapSwizzle swizzle,
+                             CUtensorMap& m) {
   cuuint64_t dims[5] = {cuuint64_t(p.E), cuuint64_t(p.S), 1, 1, 1};
   cuuint64_t strides[4];
-  strides[0] = cuuint64_t(p.S > 1 ? p.k.row : p.E) * 4;
+  strides[0] = cuuint64_t(p.S > 1 ? st.row : p.E) * 4;
   // A size-1 dim's stride is never used; any legal value does.
   const cuuint64_t span = strides[0] * cuuint64_t(p.S);
   for (int i = 0; i < 3; ++i) {
     const int d = p.batch_rank - 1 - i;
     const bool real = d >= 0 && p.batch[d] > 1;
     dims[2 + i] = real ? cuuint64_t(p.batch[d]) : 1;
-    strides[1 + i] = real ? cuuint64_t(p.k.batch[d]) * 4 : span;
+    strides[1 + i] = real ? cuuint64_t(st.batch[d]) * 4 : span;
   }
-  const cuuint32_t kbox[5] = {32, cuuint32_t(bn), 1, 1, 1};
   const cuuint32_t elem[5] = {1, 1, 1, 1, 1};
-  if (encode(&m.k, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 5, const_cast<float*>(k), dims, strides, kbox,
-             elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-    return false;
+  return attention_encode_tiled()(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 5, const_cast<float*>(ptr),
+                                  dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// False where K's layout (VT: V's too) has no tensor map (kv_tma_mappable) or the
+// driver refuses one: the launcher then runs the cp.async pipeline of the same variant.
+// vt: the pre-pass's Vt (unused with VT).
+inline bool attention_tma_maps(const AttentionProblem& p, const float* k, const float* v,
+                               const float* vt, int64_t sp, int bn, bool in_kernel_vt,
+                               AttnTmaMaps& m) {
+  if (attention_encode_tiled() == nullptr || !kv_tma_mappable(p, p.k)) return false;
+  const cuuint32_t kbox[5] = {32, cuuint32_t(bn), 1, 1, 1};
+  if (!attention_kv_map(p, p.k, k, kbox, CU_TENSOR_MAP_SWIZZLE_128B, m.k)) return false;
+  if (in_kernel_vt) {
+    const cuuint32_t vbox[5] = {cuuint32_t(p.E), cuuint32_t(bn), 1, 1, 1};
+    return p.Ev == p.E && kv_tma_mappable(p, p.v) &&
+           attention_kv_map(p, p.v, v, vbox, CU_TENSOR_MAP_SWIZZLE_NONE, m.v);
   }
   const cuuint64_t vdims[2] = {cuuint64_t(sp), cuuint64_t(p.batch_count() * p.Ev)};
   const cuuint64_t vstrides[1] = {cuuint64_t(sp) * 4};
   const cuuint32_t vbox[2] = {32, cuuint32_t(p.Ev)};
-  return encode(&m.vt, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(vt), vdims,
-                vstrides, vbox, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+  const cuuint32_t elem[2] = {1, 1};
+  return attention_encode_tiled()(&m.vt, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(vt),
+                                  vdims, vstrides, vbox, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 // K's map coordinates of batch `b` (row-major over the merged batch dims, innermost
@@ -610,7 +625,9 @@ constexpr int kDiagNoMma = 4;      // no wgmma (S stays zero)
 
 // MINB: blocks per SM (two: one block's prologue and epilogue run under the other's
 // main loop; registers and shared memory are halved).
-template <int E, int BN, int WG, int STAGES, int MINB = 1>
+// VT: V's raw tile (by TMA, [BN keys][E], unswizzled) staged beside K and Vt, which
+// the producer's warps 1-3 transpose into Vt (no pre-pass).
+template <int E, int BN, int WG, int STAGES, int MINB = 1, bool VT = false>
 struct WsTraits {
   static constexpr int kBM = 64 * WG;
   static constexpr int kThreads = 128 * (WG + 1);  // the consumers, then the producer
@@ -620,9 +637,9 @@ struct WsTraits {
   static constexpr int kConsumerRegs = (kConsumerRegsRaw > 240 ? 240 : kConsumerRegsRaw) / 8 * 8;
   static constexpr int kQBytes = kBM * E * 4;
   static constexpr int kKBytes = BN * E * 4;
-  static constexpr int kStageBytes = 2 * kKBytes;  // K, then Vt
+  static constexpr int kStageBytes = (VT ? 3 : 2) * kKBytes;  // K, Vt (, V's raw tile)
   static constexpr int kBarOffset = kQBytes + STAGES * kStageBytes;
-  static constexpr int kSmemBytes = kBarOffset + 2 * STAGES * 8 + 1024;
+  static constexpr int kSmemBytes = kBarOffset + (VT ? 3 : 2) * STAGES * 8 + 1024;
   static_assert(kSmemBytes * MINB <= 232448, "shared memory over the 227 KB of an SM");
   // A consumer waits for tile t having given back tile t - 2's stage (t - 1's goes
   // back after its P V, inside iteration t): two stages run without deadlock.
@@ -645,13 +662,18 @@ struct WsTraits {
 // step: its lighter (causal) CTA waits for and gives back the tiles only its partner
 // uses, and each stage comes back to a producer once the consumers of both CTAs are
 // done with it (the empty barriers count both CTAs' warps).
-template <int E, int BN, int WG, int STAGES, int MINB = 1, int LD = 0, int DIAG = 0,
-          bool QR = (E * BN <= 64 * 64 && MINB == 1)>
+// VT (pipe 4, with LD 2): no pre-pass; V's raw tile comes by TMA (CTA 1 of the pair
+// multicasts it) into the stage's third part, and the producer's warps 1-3 transpose it
+// into Vt there (keys in Vt's order, rounded to TF32), fence it for the async proxy and
+// arrive on the stage's full barrier beside the TMA's bytes.
+template <int E, int BN, int WG, int STAGES, int MINB = 1, int LD = 0, bool VT = false,
+          int DIAG = 0, bool QR = (E * BN <= 64 * 64 && MINB == 1)>
 __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     attention_wgmma_ws_kernel(const __grid_constant__ KernelArgs a, const float* vt, int64_t sp,
                               const __grid_constant__ AttnTmaMaps maps) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = WsTraits<E, BN, WG, STAGES, MINB>;
+  using T = WsTraits<E, BN, WG, STAGES, MINB, VT>;
+  static_assert(!VT || LD != 0, "the in-kernel V transpose reads V's tile by TMA");
   namespace ptx = ::cuda::ptx;
   constexpr int BM = T::kBM;
   constexpr int NT = BN / 8, SR = BN / 2, OR = E / 2;
@@ -663,6 +685,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
   const uint32_t q_addr = smem_u32(qs);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
   uint64_t* empty = full + STAGES;
+  [[maybe_unused]] uint64_t* vload = empty + STAGES;  // VT: V's raw tile has landed
   const auto stage_k = [&](int s) {
     return reinterpret_cast<float*>(smem + T::kQBytes + s * T::kStageBytes);
   };
@@ -684,9 +707,11 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
 
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      // cp.async: one arrival per producer thread; TMA: the issuing thread's expect_tx.
-      mbar_init(&full[s], LD == 0 ? 128 : 1);
+      // cp.async: one arrival per producer thread; TMA: the issuing thread's expect_tx
+      // (VT: and one per transposing warp).
+      mbar_init(&full[s], LD == 0 ? 128 : VT ? 4 : 1);
       mbar_init(&empty[s], 4 * WG * CL);
+      if constexpr (VT) mbar_init(&vload[s], 1);
     }
     if constexpr (LD != 0) ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
@@ -725,7 +750,11 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
         if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
         // The whole stage: in a pair, half of it comes from the partner's multicast.
         ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                       &full[s], T::kStageBytes);
+                                       &full[s], VT ? T::kKBytes : 2 * T::kKBytes);
+        if constexpr (VT) {
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &vload[s], T::kKBytes);
+        }
         float* ks = stage_k(s);
         const int32_t n0 = tile * BN;
         if (CL == 1 || rank == 0) {
@@ -743,7 +772,21 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
             }
           }
         }
-        if (CL == 1 || rank == 1) {
+        if constexpr (VT) {
+          if (CL == 1 || rank == 1) {
+            // V's rows past S arrive as zeros: Vt's keys past S are zeros, as the pre-pass's.
+            kc[0] = 0;
+            kc[1] = n0;
+            float* vraw = ks + 2 * BN * E;
+            if constexpr (CL == 1) {
+              ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, vraw, &maps.v, kc,
+                                        &vload[s]);
+            } else {
+              ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, vraw, &maps.v, kc,
+                                        &vload[s], uint16_t(3));
+            }
+          }
+        } else if (CL == 1 || rank == 1) {
 #pragma unroll
           for (int q = 0; q < BN / 32; ++q) {
             const int32_t vc[2] = {n0 + 32 * q, vrow};
@@ -757,6 +800,29 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
             }
           }
         }
+      }
+    } else if (VT && tid >= 128 * WG + 32) {
+      // Warps 1-3: V's raw tile [BN][E] into Vt's place, Vt[e][j'] = V[key(j')][e] with
+      // key(j') the 0,2,4,6,1,3,5,7 order of each 8 (the pre-pass's), rounded to TF32.
+      // A warp reads 32 consecutive e of one key row (no bank conflict) and writes 16
+      // bytes per lane into 32 rows whose swizzle spreads each 8 over all banks.
+      const int ttid = tid - 128 * WG - 32;
+      for (int tile = 0; tile < ((DIAG & kDiagNoLoads) ? 0 : ctiles); ++tile) {
+        const int s = tile % STAGES;
+        mbar_wait(&vload[s], (tile / STAGES) & 1);
+        const float* vraw = stage_k(s) + 2 * BN * E;
+        float* vs = stage_k(s) + BN * E;
+#pragma unroll 2
+        for (int i = ttid; i < E * BN / 4; i += 96) {
+          const int e = i % E, c4 = i / E;
+          const float* col = vraw + ((c4 / 2) * 8 + (c4 & 1)) * E + e;
+          *reinterpret_cast<float4*>(vs + swz(e, c4, E)) = make_float4(
+              tf32_rna(col[0]), tf32_rna(col[2 * E]), tf32_rna(col[4 * E]), tf32_rna(col[6 * E]));
+        }
+        // The consumers' wgmma reads Vt through the async proxy.
+        fence_proxy_async();
+        __syncwarp();
+        if (tid % 32 == 0) mbar_arrive(&full[s]);
       }
     }
     // The producer ends here; setmaxnreg wants each role one branch of an if/else.
