@@ -588,7 +588,7 @@ TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
   }
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
 #undef TT_X
-    EXPECT_EQ(refused, 5u);
+    EXPECT_EQ(refused, 6u);
   }
 }
 
@@ -676,12 +676,14 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
       if (c.str().find("impl=wgmma") != std::string::npos) wgmma128 += c.str() + ";";
     }
     // Head dim 128: 64-key tiles only; pipe=1 (when offered) with one or two consumer
-    // warpgroups (two with a ring of two stages), pipe=2 and 3 (TMA, multicast) likewise.
+    // warpgroups (two with a ring of two stages), pipe=2 and 3 (TMA, multicast) likewise,
+    // pipe=5 (ping-pong) with two.
     EXPECT_EQ(wgmma128, at::kWgmmaPipe1Offered
                             ? "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=4,bn=64,pipe=1;"
                               "impl=wgmma,warps=4,bn=64,pipe=2;impl=wgmma,warps=4,bn=64,pipe=3;"
                               "impl=wgmma,warps=8,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=1;"
                               "impl=wgmma,warps=8,bn=64,pipe=2;impl=wgmma,warps=8,bn=64,pipe=3;"
+                              "impl=wgmma,warps=8,bn=64,pipe=5;"
                             : "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;")
         << wgmma128;
     // pipe 2 and 3 read K through a tensor map: not where a batch dim of K is broadcast
@@ -689,7 +691,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     const auto pipes = [&](const ops::AttentionProblem& prob) {
       std::string out;
       for (const autotune::Config& c : at::space(prob, true, Precision::tf32, hopper).enumerate()) {
-        for (const char* pipe : {"pipe=2", "pipe=3", "pipe=4"}) {
+        for (const char* pipe : {"pipe=2", "pipe=3", "pipe=4", "pipe=5"}) {
           if (c.str().find(pipe) != std::string::npos) out += c.str() + ";";
         }
       }
@@ -701,6 +703,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
                                                  "impl=wgmma,warps=8,bn=64,pipe=2;"
                                                  "impl=wgmma,warps=8,bn=64,pipe=3;"
                                                  "impl=wgmma,warps=8,bn=64,pipe=4;"
+                                                 "impl=wgmma,warps=8,bn=64,pipe=5;"
                                                : "")
         << pipes(p);
     ops::AttentionProblem heads = p;  // [2, 100, 3, 2, 64] read in place

@@ -74,10 +74,10 @@ void run_wgmma(KernelArgs a, int64_t T, int64_t BH) {
 }
 
 template <int E, int BN, int WG, int ST, int MB = 1, int DIAG = 0,
-          bool QR = (E * BN <= 64 * 64 && MB == 1), int LD = 0, bool VT = false>
+          bool QR = (E * BN <= 64 * 64 && MB == 1), int LD = 0, bool VT = false, bool PP = false>
 void run_ws(KernelArgs a, int64_t T, int64_t BH) {
   using Tr = WsTraits<E, BN, WG, ST, MB, VT>;
-  const auto k = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, LD, VT, DIAG, QR>;
+  const auto k = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP, DIAG, QR>;
   a.scale = float(a.p.scale * kLog2e);
   AttnTmaMaps maps{};
   if (LD > 0 && !attention_tma_maps(a.p, a.k, a.v, vt_buffer(), vt_keys(a), BN, VT, maps)) {
@@ -147,6 +147,8 @@ std::vector<Variant> variants() {
          false);
     both(v, "wg p2 wg1 bn64 st2 x2", "wg p2 wg1 bn64 x2 alone",
          run_ws<64, 64, 1, 2, 2, 0, false, 1>, false);
+    both(v, "wg p5 wg2 bn64 st4", "wg p5 wg2 bn64 alone",
+         run_ws<64, 64, 2, 4, 1, 0, true, 1, false, true>, false);
     // V transposed by the producer (pipe 4): no pre-pass, so "alone" is the op's kernel.
     v.push_back({"wg p4 wg2 bn64 st4", run_ws<64, 64, 2, 4, 1, 0, true, 2, true>});
     diag("diag p2 wg2 loads only", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax | kDiagNoMma, true, 1>);
@@ -165,6 +167,8 @@ std::vector<Variant> variants() {
          false);
     both(v, "wg p2 wg2 bn64 st2", "wg p2 wg2 bn64 alone", run_ws<128, 64, 2, 2, 1, 0, false, 1>,
          false);
+    both(v, "wg p5 wg2 bn64 st2", "wg p5 wg2 bn64 alone",
+         run_ws<128, 64, 2, 2, 1, 0, false, 1, false, true>, false);
   }
   return v;
 }

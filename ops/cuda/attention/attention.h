@@ -37,7 +37,8 @@
 //            producer thread, pipe 3 in clusters of two blocks (neighbouring query tiles
 //            of one head) that multicast each K/Vt tile into both, pipe 4 as 3 with V's
 //            raw tile multicast and transposed by the producer's spare warps (no
-//            pre-pass). Compute capability 9.0 only.
+//            pre-pass), pipe 5 as 2 with the two consumers taking turns to issue
+//            (ping-pong). Compute capability 9.0 only.
 //
 // Kernel name and problem key in the tuning database:
 //   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool,align=16B,precision=P
@@ -90,7 +91,8 @@ struct AttnConfig {
   int block_n = 64;  // mma, wgmma, simt2: keys per tile
   int pipe = 0;      // wgmma: 0 block-synchronous double buffer, 1 warp-specialized
                      // (cp.async), 2 the same by TMA, 3 TMA multicast in 2-CTA clusters,
-                     // 4 as 3 with V transposed in the kernel (no pre-pass)
+                     // 4 as 3 with V transposed in the kernel (no pre-pass), 5 as 2 with the
+                     // consumers in ping-pong
 
   autotune::Config to_config() const;
   static AttnConfig from_config(const autotune::Config& c);

@@ -104,7 +104,7 @@ const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
         .field("bn", &AttnConfig::block_n,
                distinct(t, {Impl::kMma, Impl::kWgmma, Impl::kSimt2}, &AttnConfig::block_n),
                {"mma", "wgmma", "simt2"})
-        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4}, {"wgmma"})
+        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5}, {"wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
   return d;
@@ -192,18 +192,23 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     // TMA from one producer thread (pipe 2) beat cp.async (pipe 1) at head dim 64, 0.179
     // vs 0.238 ms at B8 H16 T1024 (causal 0.146 vs 0.179, T4096 0.584 vs 0.842); the
     // multicast pairs (pipe 3) ran 0.196, V transposed in the kernel (pipe 4) 0.226 with
-    // no pre-pass (the op's pipe 2 0.207). At head dim 128 pipe 3 with one consumer beat
-    // pipe 0 (0.386 vs 0.436 full, 0.295 vs 0.326 causal).
+    // no pre-pass (the op's pipe 2 0.207). At head dim 128 pipe 2 with one consumer beat
+    // pipe 3 and pipe 0 (kernels alone 0.358 vs 0.383 vs 0.436 full, 0.266 vs 0.293 vs
+    // 0.324 causal).
     if (precision == Precision::tf32 && kWgmmaPipe1Offered && tma_mappable(p, 2)) {
       if (p.E == 64) return {Impl::kWgmma, 8, rows, 64, 2};
-      if (p.E == 128) return {Impl::kWgmma, 4, rows, 64, 3};
+      if (p.E == 128) return {Impl::kWgmma, 4, rows, 64, 2};
     }
     if (precision == Precision::tf32 && p.E == 64 && kWgmmaPipe1Offered) {
       return {Impl::kWgmma, 8, rows, 64, 1};
     }
     return {Impl::kWgmma, 8, rows, precision == Precision::tf32 && p.E == 64 ? 128 : 64, 0};
   }
-  if (mma_ok && precision != Precision::strict) {
+  // accurate at head dim 128 (no wgmma kernel there): the strict kernel, IEEE FMA, beat
+  // the 3xTF32 mma kernel on the H100 (tools/device/attention_harness.cpp, 2026-11-26:
+  // 1.767 vs 1.972 ms full, 1.121 vs 1.300 causal at B8 H16 T1024) with less error.
+  const bool accurate_on_fma = precision == Precision::accurate && p.E == 128 && tiled_ok;
+  if (mma_ok && precision != Precision::strict && !accurate_on_fma) {
     // The H100 sweeps (tools/device/attention_harness.cpp, attention_kernel_bench.cu at
     // B8 H16 T1024 and B2 H16 T4096): tf32 takes 4 warps and 64-key tiles at head dim
     // 64, 8 warps at 128 (causal: 4 warps, 32 keys); accurate (split S) 32-key tiles,

@@ -17,10 +17,13 @@ namespace tt::ops::cuda::attention {
 
 namespace {
 
-// The warp-specialized kernel (pipe 1, 2, 3 and 4: LD 0, 1, 2, 2 with VT), one block per
+// The warp-specialized kernel (pipe 1-5: LD 0, 1, 2, 2 with VT, 1 with PP), one block per
 // 64 * WG query rows and (batch, head); LD 2 in clusters of two blocks (the grid rounded
 // up to pairs).
-template <int E, int BN, int WG, int ST, int MB, int LD, bool VT>
+// The kernel's LD of a pipe (1: cp.async; 2 and 5: TMA; 3 and 4: TMA multicast).
+constexpr int ws_loader(int pipe) { return pipe == 1 ? 0 : pipe == 2 || pipe == 5 ? 1 : 2; }
+
+template <int E, int BN, int WG, int ST, int MB, int LD, bool VT, bool PP>
 void launch_ws(const AttentionProblem& p, const KernelArgs& args, const float* vt, int64_t sp,
                const AttnTmaMaps& maps, cudaStream_t stream) {
   // The host's formula (attention_config.cpp: wgmma_ws_smem_bytes) is the kernel's own.
@@ -29,7 +32,7 @@ void launch_ws(const AttentionProblem& p, const KernelArgs& args, const float* v
                 "wgmma_ws_smem_bytes");
   constexpr int kCluster = LD == 2 ? 2 : 1;
   const int smem = WsTraits<E, BN, WG, ST, MB, VT>::kSmemBytes;
-  const auto kernel = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, LD, VT>;
+  const auto kernel = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP>;
   TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const int64_t m_tiles = (p.L + 64 * WG - 1) / (64 * WG);
   cudaLaunchAttribute cluster{};
@@ -93,14 +96,11 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
                "dim {}, bn={}), or the driver has none",
                pipe, p.E, c.block_n);
     }
-#define TT_X(E_, WG_, BN_, ST_, MB_, PIPE_)                                   \
-  if (pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) { \
-    launch_ws<E_, BN_, WG_, ST_, MB_,                                         \
-              PIPE_ == 1   ? 0                                                \
-              : PIPE_ == 2 ? 1                                                \
-                           : 2,                                               \
-              PIPE_ == 4>(p, args, vt_ptr, sp, maps, stream);                 \
-    return;                                                                   \
+#define TT_X(E_, WG_, BN_, ST_, MB_, PIPE_)                                                        \
+  if (pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {                      \
+    launch_ws<E_, BN_, WG_, ST_, MB_, ws_loader(PIPE_), PIPE_ == 4, PIPE_ == 5>(p, args, vt_ptr,   \
+                                                                                sp, maps, stream); \
+    return;                                                                                        \
   }
 #define TT_X_CP(E_, WG_, BN_, ST_, MB_) TT_X(E_, WG_, BN_, ST_, MB_, 1)
     TT_ATTN_WGMMA_WS_VARIANTS(TT_X_CP)

@@ -666,14 +666,18 @@ struct WsTraits {
 // multicasts it) into the stage's third part, and the producer's warps 1-3 transpose it
 // into Vt there (keys in Vt's order, rounded to TF32), fence it for the async proxy and
 // arrive on the stage's full barrier beside the TMA's bytes.
+// PP (pipe 5, with LD 1 and two consumers): FlashAttention-3's ping-pong on top: the
+// consumers take turns to issue their wgmma (two named barriers), so one's softmax runs
+// under the other's products.
 template <int E, int BN, int WG, int STAGES, int MINB = 1, int LD = 0, bool VT = false,
-          int DIAG = 0, bool QR = (E * BN <= 64 * 64 && MINB == 1)>
+          bool PP = false, int DIAG = 0, bool QR = (E * BN <= 64 * 64 && MINB == 1)>
 __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     attention_wgmma_ws_kernel(const __grid_constant__ KernelArgs a, const float* vt, int64_t sp,
                               const __grid_constant__ AttnTmaMaps maps) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using T = WsTraits<E, BN, WG, STAGES, MINB, VT>;
   static_assert(!VT || LD != 0, "the in-kernel V transpose reads V's tile by TMA");
+  static_assert(!PP || WG == 2, "the ping-pong takes two consumer warpgroups");
   namespace ptx = ::cuda::ptx;
   constexpr int BM = T::kBM;
   constexpr int NT = BN / 8, SR = BN / 2, OR = E / 2;
@@ -889,13 +893,31 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
       }
     };
 
+    // PP: consumer w issues after barrier 1 + w completes (its partner's arrival), then
+    // arrives on its partner's. Both issue tiles + 1 times (tile 0's S, each loop
+    // iteration, the last P V); consumer 1 opens with an arrival so consumer 0 goes
+    // first, and leaves out its last one, so that no arrival is left pending at exit.
+    const auto turn_wait = [&] {
+      if constexpr (PP) asm volatile("bar.sync %0, 256;\n" ::"r"(1 + wg) : "memory");
+    };
+    const auto turn_pass = [&](bool last) {
+      if constexpr (PP) {
+        if (!(last && wg == 1)) asm volatile("bar.arrive %0, 256;\n" ::"r"(2 - wg) : "memory");
+      }
+    };
+    if constexpr (PP) {
+      if (wg == 1 && tiles > 0) asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+    }
+
     float sc[SR];
     uint32_t pa[NT][4], unused[1][4];
     // Tile 0: S and its softmax (O is still zero: its factor is moot); its P V waits for the
     // loop, under tile 1's softmax.
     if (tiles > 0) {
       wait_full(0);
+      turn_wait();
       issue_s(sc, 0);
+      turn_pass(false);
       wgmma_wait<0>();
       fence_regs(sc);
       if constexpr (!(DIAG & kDiagNoSoftmax)) {
@@ -907,8 +929,10 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     for (int tile = 1; tile < tiles; ++tile) {
       const int s = tile % STAGES;
       wait_full(tile);
+      turn_wait();
       issue_s(sc, s);
       issue_pv(pa, (tile - 1) % STAGES);
+      turn_pass(false);
       // S has landed (the P V committed after it runs on under this tile's softmax).
       wgmma_wait<1>();
       fence_regs(sc);
@@ -926,7 +950,11 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
       scale_rows(o, alpha);
       p_fragments<false>(sc, pa, unused);
     }
-    if (tiles > 0) issue_pv(pa, (tiles - 1) % STAGES);
+    if (tiles > 0) {
+      turn_wait();
+      issue_pv(pa, (tiles - 1) % STAGES);
+      turn_pass(true);
+    }
     wgmma_wait<0>();
     fence_regs(o);
     if constexpr (CL == 2) {
