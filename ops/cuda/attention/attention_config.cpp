@@ -188,17 +188,18 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     // 0's best (128-key tiles) by 4-10% (B8 H16 T1024 0.267 vs 0.289 ms, causal 0.207
     // vs 0.230, B2 H16 T4096 0.878 vs 0.916); at head dim 128 its two-stage ring lost to
     // pipe 0 (kernels alone 0.550 vs 0.440 ms). Accurate: pipe 0, 64-key tiles.
-    // 2026-11-26, kernels alone (tools/device/attention_kernel_bench.cu, H100): K and Vt by
-    // TMA from one producer thread (pipe 2) beat cp.async (pipe 1) at head dim 64, 0.179
-    // vs 0.238 ms at B8 H16 T1024 (causal 0.146 vs 0.179, T4096 0.584 vs 0.842); the
-    // multicast pairs (pipe 3) ran 0.196, V transposed in the kernel (pipe 4) 0.226 with
-    // no pre-pass (the op's pipe 2 0.207). At head dim 128 pipe 2 with one consumer beat
-    // pipe 3 and pipe 0 (kernels alone 0.358 vs 0.383 vs 0.436 full, 0.266 vs 0.293 vs
-    // 0.324 causal).
+    // H100 sweeps of 2026-11-26 (tools/device/attention_check.sh, through the op): K and
+    // Vt by TMA from one producer thread (pipe 2) beat cp.async (pipe 1), and the
+    // consumers in ping-pong on top (pipe 5) beat pipe 2 at head dim 64: B8 H16 T1024
+    // 0.196 vs 0.205 vs 0.263 ms, causal 0.166 vs 0.172 vs 0.208, B2 H16 T4096 0.549 vs
+    // 0.617 vs 0.884. The multicast pairs (pipe 3: 0.223) and V transposed in the kernel
+    // (pipe 4: 0.224, no pre-pass) lost. Head dim 128: pipe 2 with one consumer, 0.408
+    // vs pipe 5's 0.414 and pipe 0's 0.485 (causal 0.317, 0.321, 0.375).
     if (precision == Precision::tf32 && kWgmmaPipe1Offered && tma_mappable(p, 2)) {
-      if (p.E == 64) return {Impl::kWgmma, 8, rows, 64, 2};
+      if (p.E == 64) return {Impl::kWgmma, 8, rows, 64, 5};
       if (p.E == 128) return {Impl::kWgmma, 4, rows, 64, 2};
     }
+    // Where K has no tensor map (attention_tma.h): the cp.async pipelines.
     if (precision == Precision::tf32 && p.E == 64 && kWgmmaPipe1Offered) {
       return {Impl::kWgmma, 8, rows, 64, 1};
     }
