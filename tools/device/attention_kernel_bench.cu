@@ -76,31 +76,14 @@ void run_wgmma(KernelArgs a, int64_t T, int64_t BH) {
 template <int E, int BN, int WG, int ST, int MB = 1, int DIAG = 0,
           bool QR = (E * BN <= 64 * 64 && MB == 1), int LD = 0, bool VT = false, bool PP = false>
 void run_ws(KernelArgs a, int64_t T, int64_t BH) {
-  using Tr = WsTraits<E, BN, WG, ST, MB, VT>;
-  const auto k = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP, DIAG, QR>;
   a.scale = float(a.p.scale * kLog2e);
   AttnTmaMaps maps{};
   if (LD > 0 && !attention_tma_maps(a.p, a.k, a.v, vt_buffer(), vt_keys(a), BN, VT, maps)) {
     std::fprintf(stderr, "no tensor map\n");
     std::exit(1);
   }
-  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes));
-  constexpr int kCluster = LD == 2 ? 2 : 1;
-  const int64_t mt = (T + Tr::kBM - 1) / Tr::kBM;
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = kCluster;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  cudaLaunchConfig_t lc{};
-  lc.gridDim = dim3(unsigned((mt + kCluster - 1) / kCluster * kCluster), unsigned(BH));
-  lc.blockDim = dim3(Tr::kThreads);
-  lc.dynamicSmemBytes = Tr::kSmemBytes;
-  lc.attrs = &cluster;
-  lc.numAttrs = kCluster > 1 ? 1 : 0;
-  CK(cudaLaunchKernelEx(&lc, k, static_cast<const KernelArgs&>(a),
-                        static_cast<const float*>(vt_buffer()), vt_keys(a),
-                        static_cast<const AttnTmaMaps&>(maps)));
+  CK((launch_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP, DIAG, QR>(a, vt_buffer(), vt_keys(a), maps,
+                                                                nullptr)));
   CK(cudaGetLastError());
 }
 

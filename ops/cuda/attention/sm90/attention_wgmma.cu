@@ -17,38 +17,18 @@ namespace tt::ops::cuda::attention {
 
 namespace {
 
-// The warp-specialized kernel (pipe 1-5: LD 0, 1, 2, 2 with VT, 1 with PP), one block per
-// 64 * WG query rows and (batch, head); LD 2 in clusters of two blocks (the grid rounded
-// up to pairs).
-// The kernel's LD of a pipe (1: cp.async; 2 and 5: TMA; 3 and 4: TMA multicast).
+// The warp-specialized kernel's LD of a pipe (1: cp.async; 2 and 5: TMA; 3 and 4: TMA
+// multicast; 4 adds VT, 5 PP).
 constexpr int ws_loader(int pipe) { return pipe == 1 ? 0 : pipe == 2 || pipe == 5 ? 1 : 2; }
 
 template <int E, int BN, int WG, int ST, int MB, int LD, bool VT, bool PP>
-void launch_ws(const AttentionProblem& p, const KernelArgs& args, const float* vt, int64_t sp,
-               const AttnTmaMaps& maps, cudaStream_t stream) {
+void launch_ws(const KernelArgs& args, const float* vt, int64_t sp, const AttnTmaMaps& maps,
+               cudaStream_t stream) {
   // The host's formula (attention_config.cpp: wgmma_ws_smem_bytes) is the kernel's own.
   static_assert(WsTraits<E, BN, WG, ST, MB, VT>::kSmemBytes ==
                     (64 * WG * E + ST * (VT ? 3 : 2) * BN * E) * 4 + (VT ? 3 : 2) * ST * 8 + 1024,
                 "wgmma_ws_smem_bytes");
-  constexpr int kCluster = LD == 2 ? 2 : 1;
-  const int smem = WsTraits<E, BN, WG, ST, MB, VT>::kSmemBytes;
-  const auto kernel = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP>;
-  TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  const int64_t m_tiles = (p.L + 64 * WG - 1) / (64 * WG);
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = kCluster;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  cudaLaunchConfig_t lc{};
-  lc.gridDim = dim3(static_cast<unsigned>((m_tiles + kCluster - 1) / kCluster * kCluster),
-                    static_cast<unsigned>(p.batch_count()));
-  lc.blockDim = dim3(128 * (WG + 1));
-  lc.dynamicSmemBytes = static_cast<size_t>(smem);
-  lc.stream = stream;
-  lc.attrs = &cluster;
-  lc.numAttrs = kCluster > 1 ? 1 : 0;
-  TT_CUDA_CHECK(cudaLaunchKernelEx(&lc, kernel, args, vt, sp, maps));
+  TT_CUDA_CHECK((launch_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP>(args, vt, sp, maps, stream)));
   TT_CUDA_CHECK_LAUNCH();
 }
 
@@ -96,11 +76,11 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
                "dim {}, bn={}), or the driver has none",
                pipe, p.E, c.block_n);
     }
-#define TT_X(E_, WG_, BN_, ST_, MB_, PIPE_)                                                        \
-  if (pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {                      \
-    launch_ws<E_, BN_, WG_, ST_, MB_, ws_loader(PIPE_), PIPE_ == 4, PIPE_ == 5>(p, args, vt_ptr,   \
-                                                                                sp, maps, stream); \
-    return;                                                                                        \
+#define TT_X(E_, WG_, BN_, ST_, MB_, PIPE_)                                                       \
+  if (pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {                     \
+    launch_ws<E_, BN_, WG_, ST_, MB_, ws_loader(PIPE_), PIPE_ == 4, PIPE_ == 5>(args, vt_ptr, sp, \
+                                                                                maps, stream);    \
+    return;                                                                                       \
   }
 #define TT_X_CP(E_, WG_, BN_, ST_, MB_) TT_X(E_, WG_, BN_, ST_, MB_, 1)
     TT_ATTN_WGMMA_WS_VARIANTS(TT_X_CP)

@@ -14,13 +14,14 @@
 // A wants k-indices t and t+4), with no shuffle.
 //
 // Per block: 1-2 consumer warpgroups of 64 query rows each; Q (scaled by scale *
-// log2 e, rounded to TF32) in shared memory for the whole run (pipe 1 at head dim 64:
-// in registers, as wgmma A fragments); K and Vt tiles of BN keys by cp.async into a
-// ring (pipe 0: double-buffered, block-synchronous; pipe 1: filled by a producer
-// warpgroup through mbarriers), in the 128-byte swizzled K-major layout wgmma's
-// descriptors read; online softmax in base 2 on the accumulators (row statistics across
-// the 4 threads of a quad). Tiles wholly above a causal diagonal are never loaded, and
-// only tiles that cross it are masked; heaviest causal query tiles first.
+// log2 e, rounded to TF32) in shared memory for the whole run (pipe 1-5 at head dim 64:
+// in registers, as wgmma A fragments); K and Vt tiles of BN keys into a ring (pipe 0:
+// cp.async, double-buffered, block-synchronous; pipe 1-5: filled by a producer warpgroup
+// through mbarriers, by cp.async (1) or TMA (2-5; attention_wgmma_ws_kernel says how
+// each differs)), in the 128-byte swizzled K-major layout wgmma's descriptors read; online softmax
+// in base 2 on the accumulators (row statistics across the 4 threads of a quad). Tiles wholly above
+// a causal diagonal are never loaded, and only tiles that cross it are masked; heaviest causal
+// query tiles first.
 #pragma once
 
 #include <cuda.h>          // CUtensorMap
@@ -607,16 +608,6 @@ __device__ __forceinline__ void k_batch_coords(const AttentionProblem& p, int64_
   }
 }
 
-// Arrives on the barrier at `bar`'s place in CTA `rank` of the cluster (release at CTA
-// scope, as tc_gemm_kernel.cuh's: a cluster-wide fence per tile costs).
-__device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t rank) {
-  asm volatile(
-      "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
-      " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
-      "r"(rank)
-      : "memory");
-}
-
 // Diagnostics of the pipe=1 kernel (DIAG bits; the kernel bench alone instantiates them,
 // their output is meaningless): where its time goes, by leaving a part out.
 constexpr int kDiagNoSoftmax = 1;  // no mask or softmax: P is S as it stands
@@ -746,6 +737,16 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
       }
       cp_async_wait<0>();
     } else if (tid == 128 * WG) {
+      // A box into this CTA's shared memory, or into the same place of both CTAs of a pair.
+      const auto tma_load = [&](float* dst, const CUtensorMap* map, const auto& coords,
+                                uint64_t* bar) {
+        if constexpr (CL == 1) {
+          ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, dst, map, coords, bar);
+        } else {
+          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, dst, map, coords, bar,
+                                    uint16_t(3));
+        }
+      };
       int32_t kc[5];
       k_batch_coords(p, b, kc);
       const int32_t vrow = static_cast<int32_t>(b * E);
@@ -767,13 +768,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
           for (int q = 0; q < E / 32; ++q) {
             kc[0] = 32 * q;
             kc[1] = n0;
-            if constexpr (CL == 1) {
-              ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, ks + q * BN * 32,
-                                        &maps.k, kc, &full[s]);
-            } else {
-              ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, ks + q * BN * 32,
-                                        &maps.k, kc, &full[s], uint16_t(3));
-            }
+            tma_load(ks + q * BN * 32, &maps.k, kc, &full[s]);
           }
         }
         if constexpr (VT) {
@@ -781,27 +776,13 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
             // V's rows past S arrive as zeros: Vt's keys past S are zeros, as the pre-pass's.
             kc[0] = 0;
             kc[1] = n0;
-            float* vraw = ks + 2 * BN * E;
-            if constexpr (CL == 1) {
-              ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, vraw, &maps.v, kc,
-                                        &vload[s]);
-            } else {
-              ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, vraw, &maps.v, kc,
-                                        &vload[s], uint16_t(3));
-            }
+            tma_load(ks + 2 * BN * E, &maps.v, kc, &vload[s]);
           }
         } else if (CL == 1 || rank == 1) {
 #pragma unroll
           for (int q = 0; q < BN / 32; ++q) {
             const int32_t vc[2] = {n0 + 32 * q, vrow};
-            float* vs = ks + BN * E + q * E * 32;
-            if constexpr (CL == 1) {
-              ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, vs, &maps.vt, vc,
-                                        &full[s]);
-            } else {
-              ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, vs, &maps.vt, vc,
-                                        &full[s], uint16_t(3));
-            }
+            tma_load(ks + BN * E + q * E * 32, &maps.vt, vc, &full[s]);
           }
         }
       }
@@ -887,8 +868,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
         if constexpr (CL == 1) {
           mbar_arrive(&empty[s]);
         } else {
-          mbar_arrive_cluster(&empty[s], 0);
-          mbar_arrive_cluster(&empty[s], 1);
+          sm90::detail::arrive_remote(&empty[s], 0);
+          sm90::detail::arrive_remote(&empty[s], 1);
         }
       }
     };
@@ -980,6 +961,36 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
   (void)sp;
   (void)maps;
 #endif
+}
+
+// Launches the warp-specialized kernel (the op's launcher and the kernel bench): one
+// block per 64 * WG query rows and (batch, head), in clusters of two for LD 2 (the grid
+// rounded up to pairs), its shared-memory limit raised first.
+template <int E, int BN, int WG, int ST, int MB, int LD, bool VT, bool PP, int DIAG = 0,
+          bool QR = (E * BN <= 64 * 64 && MB == 1)>
+cudaError_t launch_ws_kernel(const KernelArgs& a, const float* vt, int64_t sp,
+                             const AttnTmaMaps& maps, cudaStream_t stream) {
+  using Tr = WsTraits<E, BN, WG, ST, MB, VT>;
+  const auto kernel = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP, DIAG, QR>;
+  const cudaError_t e =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
+  if (e != cudaSuccess) return e;
+  constexpr int kCluster = LD == 2 ? 2 : 1;
+  const int64_t m_tiles = (a.p.L + Tr::kBM - 1) / Tr::kBM;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = kCluster;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t lc{};
+  lc.gridDim = dim3(static_cast<unsigned>((m_tiles + kCluster - 1) / kCluster * kCluster),
+                    static_cast<unsigned>(a.p.batch_count()));
+  lc.blockDim = dim3(Tr::kThreads);
+  lc.dynamicSmemBytes = static_cast<size_t>(Tr::kSmemBytes);
+  lc.stream = stream;
+  lc.attrs = &cluster;
+  lc.numAttrs = kCluster > 1 ? 1 : 0;
+  return cudaLaunchKernelEx(&lc, kernel, a, vt, sp, maps);
 }
 
 }  // namespace
