@@ -20,6 +20,7 @@
 #include "support/test_util.h"
 #if TT_CUDA
 #include "ops/cuda/attention/attention.h"
+#include "ops/cuda/attention/attention_tma.h"
 #include "ops/cuda/attention/attention_variants.h"
 #endif
 
@@ -534,7 +535,61 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
     TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
   }
 #undef TT_X
+#define TT_X(E, WG, BN, ST, MB, PIPE) \
+  variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
+  if (at::kWgmmaPipe1Offered) {
+    TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
+  }
+#undef TT_X
   EXPECT_GT(expect_variants_match_float64(cases, variants, 500), 0u);
+}
+
+// Where K has no tensor map (one K for every head: a batch stride of 0) the space
+// offers no TMA pipe (forcing one is refused with the rule's sentence) and the op's
+// default runs right.
+TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
+  TT_REQUIRE_CUDA();
+  const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(0);
+  if (!at::kWgmmaCompiled || lim.cc_major != 9 || lim.cc_minor != 0 || !at::kWgmmaPipe1Offered) {
+    GTEST_SKIP() << "the wgmma kernels need compute capability 9.0 and this build's sm_90a code";
+  }
+  const Tensor q = Tensor::randn({2, 3, 150, 64}, 900);
+  const Tensor k1 = Tensor::randn({2, 1, 140, 64}, 901);
+  const Tensor k = k1.expand({2, 3, 140, 64});
+  const Tensor v = Tensor::randn({2, 3, 140, 64}, 902);
+  const Device gpu = Device::cuda(0);
+  // Expanded on the GPU, so the stride 0 reaches the kernels.
+  const Tensor qg = q.to(gpu), kg = k1.to(gpu).expand({2, 3, 140, 64}), vg = v.to(gpu);
+  ASSERT_EQ(kg.strides()[1], 0);
+  PrecisionGuard guard(Precision::tf32);
+  for (bool causal : {false, true}) {
+    const std::vector<double> w = float64_attention(q, k, v, Tensor(), causal).to_vector<double>();
+    const auto run = [&] {
+      return ops::scaled_dot_product_attention(qg, kg, vg, Tensor(), 0.0, causal)
+          .cpu()
+          .to_vector<double>();
+    };
+    EXPECT_LE(rel_err(run(), w), 2e-3) << (causal ? "causal" : "full");
+    size_t refused = 0;
+#define TT_X(E, WG, BN, ST, MB, PIPE)                                                    \
+  if (E == 64) {                                                                         \
+    const at::AttnConfig cfg{at::Impl::kWgmma, 4 * WG, 4, BN, PIPE};                     \
+    autotune::ScopedConfigOverride force("attention", cfg.to_config());                  \
+    try {                                                                                \
+      run();                                                                             \
+      ADD_FAILURE() << cfg.to_config().str() << " ran where K has no tensor map";        \
+    } catch (const Error& e) {                                                           \
+      EXPECT_NE(std::string(e.what()).find("where K's (pipe 4: and V's) strides have a " \
+                                           "tensor map"),                                \
+                std::string::npos)                                                       \
+          << e.what();                                                                   \
+      ++refused;                                                                         \
+    }                                                                                    \
+  }
+    TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
+#undef TT_X
+    EXPECT_EQ(refused, 6u);
+  }
 }
 
 // simt2 (the strict SGEMM-style flash kernel): every compiled variant, forced in turn,
@@ -621,12 +676,56 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
       if (c.str().find("impl=wgmma") != std::string::npos) wgmma128 += c.str() + ";";
     }
     // Head dim 128: 64-key tiles only; pipe=1 (when offered) with one or two consumer
-    // warpgroups (two with a ring of two stages).
+    // warpgroups (two with a ring of two stages), pipe=2 and 3 (TMA, multicast) likewise,
+    // pipe=5 (ping-pong) with two.
     EXPECT_EQ(wgmma128, at::kWgmmaPipe1Offered
                             ? "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=4,bn=64,pipe=1;"
+                              "impl=wgmma,warps=4,bn=64,pipe=2;impl=wgmma,warps=4,bn=64,pipe=3;"
                               "impl=wgmma,warps=8,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=1;"
+                              "impl=wgmma,warps=8,bn=64,pipe=2;impl=wgmma,warps=8,bn=64,pipe=3;"
+                              "impl=wgmma,warps=8,bn=64,pipe=5;"
                             : "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;")
         << wgmma128;
+    // pipe 2 and 3 read K through a tensor map: not where a batch dim of K is broadcast
+    // (stride 0) or K has four batch dims; the heads of a [B, T, 3, H, E] projection map.
+    const auto pipes = [&](const ops::AttentionProblem& prob) {
+      std::string out;
+      for (const autotune::Config& c : at::space(prob, true, Precision::tf32, hopper).enumerate()) {
+        for (const char* pipe : {"pipe=2", "pipe=3", "pipe=4", "pipe=5"}) {
+          if (c.str().find(pipe) != std::string::npos) out += c.str() + ";";
+        }
+      }
+      return out;
+    };
+    EXPECT_TRUE(at::kv_tma_mappable(p, p.k));
+    EXPECT_EQ(pipes(p), at::kWgmmaPipe1Offered ? "impl=wgmma,warps=4,bn=64,pipe=2;"
+                                                 "impl=wgmma,warps=4,bn=64,pipe=3;"
+                                                 "impl=wgmma,warps=8,bn=64,pipe=2;"
+                                                 "impl=wgmma,warps=8,bn=64,pipe=3;"
+                                                 "impl=wgmma,warps=8,bn=64,pipe=4;"
+                                                 "impl=wgmma,warps=8,bn=64,pipe=5;"
+                                               : "")
+        << pipes(p);
+    ops::AttentionProblem heads = p;  // [2, 100, 3, 2, 64] read in place
+    heads.batch_rank = 2;
+    heads.batch[0] = heads.batch[1] = 2;
+    for (ops::AttnStrides* st : {&heads.q, &heads.k, &heads.v}) {
+      st->batch[0] = 100 * 3 * 2 * 64;
+      st->batch[1] = 64;
+      st->row = 3 * 2 * 64;
+    }
+    EXPECT_TRUE(at::tma_mappable(heads, 4));
+    ops::AttentionProblem shared_k = heads;  // one K for every head
+    shared_k.k.batch[1] = 0;
+    EXPECT_FALSE(at::kv_tma_mappable(shared_k, shared_k.k));
+    EXPECT_EQ(pipes(shared_k), "");
+    ops::AttentionProblem shared_v = heads;  // one V for every head: pipe 4 only declines
+    shared_v.v.batch[1] = 0;
+    EXPECT_TRUE(at::tma_mappable(shared_v, 3));
+    EXPECT_FALSE(at::tma_mappable(shared_v, 4));
+    ops::AttentionProblem rank4 = p;
+    rank4.batch_rank = 4;
+    EXPECT_FALSE(at::kv_tma_mappable(rank4, rank4.k));
   }
   ops::AttentionProblem odd = p;
   odd.E = odd.Ev = 40;

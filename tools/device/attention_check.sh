@@ -10,7 +10,8 @@
 # SANITIZE_LIMIT (seconds per tool, default 120) and SANITIZE_FILTER (a gtest filter,
 # default AttentionCuda.*) narrow the sanitizer stage; STEP_LIMIT
 # (seconds, default 600) ends any other step that hangs (a deadlocked kernel);
-# KERNEL_BENCH=1 adds the kernels-alone bench (tools/device/attention_kernel_bench.cu).
+# KERNEL_BENCH=1 adds the kernels-alone bench (tools/device/attention_kernel_bench.cu);
+# HARNESS=0 and PYTORCH=0 leave out the op's timing and PyTorch's.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/attention-out}
@@ -39,8 +40,8 @@ for tool in ${SANITIZE_TOOLS-memcheck racecheck synccheck}; do
     --error-exitcode 9 "$build/tests/attention_test" --gtest_filter="${SANITIZE_FILTER:-AttentionCuda.*}"
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|hazard" "$OUT/sanitize_$tool.log" | head -5
 done
-run harness harness.log "$build/tools/attention_harness" $quick
-run pytorch pytorch.log python3 tools/device/bench_attention.py $quick
+[ "${HARNESS:-1}" = 1 ] && run harness harness.log "$build/tools/attention_harness" $quick
+[ "${PYTORCH:-1}" = 1 ] && run pytorch pytorch.log python3 tools/device/bench_attention.py $quick
 # KERNEL_BENCH=1: the kernels alone, variants and accurate-mode schemes side by side
 # (tools/device/attention_kernel_bench.cu; one nvcc call, about a minute).
 if [ "${KERNEL_BENCH:-0}" = 1 ]; then
@@ -55,11 +56,12 @@ if [ "${KERNEL_BENCH:-0}" = 1 ]; then
   grep -h "^KB" "$OUT/kernel_bench.log" | cut -d, -f2- |
     awk -F, '{printf "%-26s %-26s %9s %7s %9s\n", $1, $2, $3, $4, $5}'
 fi
-grep -h "^GPU" "$OUT/harness.log" "$OUT/pytorch.log"
+grep -hs "^GPU" "$OUT/harness.log" "$OUT/pytorch.log" || true
 printf '%s\n' "${summary[@]}"
 echo "==== configs (ms) ===="
-grep -h "^CONFIG" "$OUT/harness.log" | cut -d, -f2- |
+{ grep -hs "^CONFIG" "$OUT/harness.log" || true; } | cut -d, -f2- |
   awk -F, '{printf "%-9s %-26s %-30s %s\n", $1, $2, $3, $4}' | head -80
 echo "==== table: shape | impl | ms | TFLOP/s | rel L2 vs float64 | config ===="
-grep -h "^RESULT" "$OUT/harness.log" "$OUT/pytorch.log" | cut -d, -f2- | sort -s -t, -k1,1 |
+{ grep -hs "^RESULT" "$OUT/harness.log" "$OUT/pytorch.log" || true; } | cut -d, -f2- |
+  sort -s -t, -k1,1 |
   awk -F, '{printf "%-26s %-20s %9s %7s %9s  %s\n", $1, $2, $3, $4, $5, $6}'

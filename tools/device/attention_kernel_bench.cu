@@ -74,14 +74,16 @@ void run_wgmma(KernelArgs a, int64_t T, int64_t BH) {
 }
 
 template <int E, int BN, int WG, int ST, int MB = 1, int DIAG = 0,
-          bool QR = (E * BN <= 64 * 64 && MB == 1)>
+          bool QR = (E * BN <= 64 * 64 && MB == 1), int LD = 0, bool VT = false, bool PP = false>
 void run_ws(KernelArgs a, int64_t T, int64_t BH) {
-  using Tr = WsTraits<E, BN, WG, ST, MB>;
-  const auto k = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, DIAG, QR>;
   a.scale = float(a.p.scale * kLog2e);
-  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes));
-  k<<<dim3(unsigned((T + Tr::kBM - 1) / Tr::kBM), unsigned(BH)), Tr::kThreads, Tr::kSmemBytes>>>(
-      a, vt_buffer(), vt_keys(a));
+  AttnTmaMaps maps{};
+  if (LD > 0 && !attention_tma_maps(a.p, a.k, a.v, vt_buffer(), vt_keys(a), BN, VT, maps)) {
+    std::fprintf(stderr, "no tensor map\n");
+    std::exit(1);
+  }
+  CK((launch_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP, DIAG, QR>(a, vt_buffer(), vt_keys(a), maps,
+                                                                nullptr)));
   CK(cudaGetLastError());
 }
 
@@ -115,26 +117,41 @@ std::vector<Variant> variants() {
   if constexpr (E == 64) {
     both(v, "wg p0 wg2 bn128", "wg p0 wg2 bn128 alone", run_wgmma<64, 128, 2, false>, false);
     both(v, "wg p1 wg2 bn64 st4", "wg p1 wg2 bn64 alone", run_ws<64, 64, 2, 4>, false);
-    both(v, "wg p1 wg2 bn64 smem Q", "wg p1 wg2 bn64 smem Q alone",
-         run_ws<64, 64, 2, 4, 1, 0, false>, false);
-    both(v, "wg p1 wg1 bn64 st2 x2", "wg p1 wg1 bn64 st2 x2 alone", run_ws<64, 64, 1, 2, 2>, false);
-    // Where the time goes (output meaningless, unchecked): wg2 bn64 with a part left out.
+    // Where the time goes (output meaningless, unchecked): a kernel with a part left out.
     const auto diag = [&v](const char* name, auto run) {
       v.push_back({name, run, [](KernelArgs a) { run_vt(a, false); }, false});
     };
-    diag("diag wg2 bn64 no softmax", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax>);
-    diag("diag wg2 bn64 no loads", run_ws<64, 64, 2, 4, 1, kDiagNoLoads>);
-    diag("diag wg2 bn64 no mma", run_ws<64, 64, 2, 4, 1, kDiagNoMma>);
     diag("diag wg2 bn64 mma only", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax | kDiagNoLoads>);
-    diag("diag wg2 bn64 loads only", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax | kDiagNoMma>);
     diag("diag wg2 bn64 softmax only", run_ws<64, 64, 2, 4, 1, kDiagNoLoads | kDiagNoMma>);
-    diag("diag wg1 x2 mma only", run_ws<64, 64, 1, 2, 2, kDiagNoSoftmax | kDiagNoLoads>);
-    diag("diag wg1 x2 loads only", run_ws<64, 64, 1, 2, 2, kDiagNoSoftmax | kDiagNoMma>);
+    // K/Vt by TMA (pipe 2) and multicast in 2-CTA clusters (pipe 3).
+    both(v, "wg p2 wg2 bn64 st4", "wg p2 wg2 bn64 alone", run_ws<64, 64, 2, 4, 1, 0, true, 1>,
+         false);
+    both(v, "wg p3 wg2 bn64 st4", "wg p3 wg2 bn64 alone", run_ws<64, 64, 2, 4, 1, 0, true, 2>,
+         false);
+    both(v, "wg p2 wg1 bn64 st2 x2", "wg p2 wg1 bn64 x2 alone",
+         run_ws<64, 64, 1, 2, 2, 0, false, 1>, false);
+    both(v, "wg p5 wg2 bn64 st4", "wg p5 wg2 bn64 alone",
+         run_ws<64, 64, 2, 4, 1, 0, true, 1, false, true>, false);
+    // V transposed by the producer (pipe 4): no pre-pass, so "alone" is the op's kernel.
+    v.push_back({"wg p4 wg2 bn64 st4", run_ws<64, 64, 2, 4, 1, 0, true, 2, true>});
+    diag("diag p2 wg2 loads only", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax | kDiagNoMma, true, 1>);
+    diag("diag p2 wg2 no softmax", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax, true, 1>);
+    diag("diag p2 wg2 no mma", run_ws<64, 64, 2, 4, 1, kDiagNoMma, true, 1>);
     both(v, "wg acc p0 wg2 bn64", "wg acc p0 wg2 bn64 alone", run_wgmma<64, 64, 2, true>, true);
   } else {
     both(v, "wg p0 wg2 bn64", "wg p0 wg2 bn64 alone", run_wgmma<128, 64, 2, false>, false);
     both(v, "wg p1 wg1 bn64 st3", "wg p1 wg1 bn64 alone", run_ws<128, 64, 1, 3>, false);
     both(v, "wg p1 wg2 bn64 st2", "wg p1 wg2 bn64 alone", run_ws<128, 64, 2, 2>, false);
+    both(v, "wg p3 wg1 bn64 st3", "wg p3 wg1 bn64 alone", run_ws<128, 64, 1, 3, 1, 0, false, 2>,
+         false);
+    both(v, "wg p3 wg2 bn64 st2", "wg p3 wg2 bn64 alone", run_ws<128, 64, 2, 2, 1, 0, false, 2>,
+         false);
+    both(v, "wg p2 wg1 bn64 st3", "wg p2 wg1 bn64 alone", run_ws<128, 64, 1, 3, 1, 0, false, 1>,
+         false);
+    both(v, "wg p2 wg2 bn64 st2", "wg p2 wg2 bn64 alone", run_ws<128, 64, 2, 2, 1, 0, false, 1>,
+         false);
+    both(v, "wg p5 wg2 bn64 st2", "wg p5 wg2 bn64 alone",
+         run_ws<128, 64, 2, 2, 1, 0, false, 1, false, true>, false);
   }
   return v;
 }

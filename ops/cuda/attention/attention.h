@@ -33,7 +33,12 @@
 //            cp.async into swizzled shared memory; pipe 0 block-synchronous (tf32 at head
 //            dims 64/128, accurate at 64), pipe 1 warp-specialized (a producer
 //            warpgroup, an mbarrier ring; each consumer runs tile t - 1's P V under
-//            tile t's softmax; tf32). Compute capability 9.0 only.
+//            tile t's softmax; tf32), pipe 2 the same with K/Vt by TMA from one
+//            producer thread, pipe 3 in clusters of two blocks (neighbouring query tiles
+//            of one head) that multicast each K/Vt tile into both, pipe 4 as 3 with V's
+//            raw tile multicast and transposed by the producer's spare warps (no
+//            pre-pass), pipe 5 as 2 with the two consumers taking turns to issue
+//            (ping-pong). Compute capability 9.0 only.
 //
 // Kernel name and problem key in the tuning database:
 //   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool,align=16B,precision=P
@@ -85,6 +90,9 @@ struct AttnConfig {
                      // simt2: per thread (2 * warps * rows per block)
   int block_n = 64;  // mma, wgmma, simt2: keys per tile
   int pipe = 0;      // wgmma: 0 block-synchronous double buffer, 1 warp-specialized
+                     // (cp.async), 2 the same by TMA, 3 TMA multicast in 2-CTA clusters,
+                     // 4 as 3 with V transposed in the kernel (no pre-pass), 5 as 2 with the
+                     // consumers in ping-pong
 
   autotune::Config to_config() const;
   static AttnConfig from_config(const autotune::Config& c);
@@ -142,6 +150,10 @@ inline int64_t wgmma_smem_bytes(int64_t e, int warps, int block_n, bool accurate
 }
 // pipe=1: Q, the variant's ring of K and Vt tiles (attention_variants.h), its barriers.
 int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n);
+// pipe 2-4 (K and Vt by TMA; 3: in 2-CTA clusters, multicast; 4: V transposed in the
+// kernel): the variant's shared memory, 0 where the table has no such variant
+// (attention_variants.h: TT_ATTN_WGMMA_TMA_VARIANTS).
+int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe);
 void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
                   cudaStream_t stream);
 

@@ -12,6 +12,7 @@
 #include "autotune/space_cache.h"
 #include "ops/cuda/attention/attention.h"
 #include "ops/cuda/attention/attention_simt2.h"
+#include "ops/cuda/attention/attention_tma.h"
 #include "ops/cuda/attention/attention_variants.h"
 
 namespace tt::ops::cuda::attention {
@@ -50,6 +51,15 @@ std::vector<AttnConfig> compiled_table() {
     t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 1});
   if (kWgmmaPipe1Offered) {
     TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
+  }
+#undef TT_X
+  // pipe 2 and 3 (TMA), the union over head dims likewise.
+#define TT_X(E, WG, BN, ST, MB, PIPE)                                                      \
+  if (std::find(t.begin(), t.end(),                                                        \
+                AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE}) == t.end()) \
+    t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE});
+  if (kWgmmaPipe1Offered) {
+    TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
   }
 #undef TT_X
   return t;
@@ -94,7 +104,7 @@ const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
         .field("bn", &AttnConfig::block_n,
                distinct(t, {Impl::kMma, Impl::kWgmma, Impl::kSimt2}, &AttnConfig::block_n),
                {"mma", "wgmma", "simt2"})
-        .field("pipe", &AttnConfig::pipe, {0, 1}, {"wgmma"})
+        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5}, {"wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
   return d;
@@ -124,8 +134,20 @@ int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n) {
   return 0;  // no such variant
 }
 
+int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe) {
+#define TT_X(E, WG, BN, ST, MB, PIPE)                                                         \
+  if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                           \
+    const int parts = PIPE == 4 ? 3 : 2; /* K, Vt (, V's raw tile) */                         \
+    return (int64_t{64} * WG * E + int64_t{ST} * parts * BN * E) * 4 + parts * ST * 8 + 1024; \
+  }
+  TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
+#undef TT_X
+  return 0;  // no such variant
+}
+
 int64_t smem_bytes(const AttnConfig& c, const AttentionProblem& p) {
   if (c.impl == Impl::kWgmma) {
+    if (c.pipe >= 2) return wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe);
     return c.pipe == 1 ? wgmma_ws_smem_bytes(p.E, c.warps, c.block_n)
                        : wgmma_smem_bytes(p.E, c.warps, c.block_n, false);
   }
@@ -166,12 +188,28 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     // 0's best (128-key tiles) by 4-10% (B8 H16 T1024 0.267 vs 0.289 ms, causal 0.207
     // vs 0.230, B2 H16 T4096 0.878 vs 0.916); at head dim 128 its two-stage ring lost to
     // pipe 0 (kernels alone 0.550 vs 0.440 ms). Accurate: pipe 0, 64-key tiles.
+    // H100 sweeps of 2026-11-26 (tools/device/attention_check.sh, through the op): K and
+    // Vt by TMA from one producer thread (pipe 2) beat cp.async (pipe 1), and the
+    // consumers in ping-pong on top (pipe 5) beat pipe 2 at head dim 64: B8 H16 T1024
+    // 0.196 vs 0.205 vs 0.263 ms, causal 0.166 vs 0.172 vs 0.208, B2 H16 T4096 0.549 vs
+    // 0.617 vs 0.884. The multicast pairs (pipe 3: 0.223) and V transposed in the kernel
+    // (pipe 4: 0.224, no pre-pass) lost. Head dim 128: pipe 2 with one consumer, 0.408
+    // vs pipe 5's 0.414 and pipe 0's 0.485 (causal 0.317, 0.321, 0.375).
+    if (precision == Precision::tf32 && kWgmmaPipe1Offered && tma_mappable(p, 2)) {
+      if (p.E == 64) return {Impl::kWgmma, 8, rows, 64, 5};
+      if (p.E == 128) return {Impl::kWgmma, 4, rows, 64, 2};
+    }
+    // Where K has no tensor map (attention_tma.h): the cp.async pipelines.
     if (precision == Precision::tf32 && p.E == 64 && kWgmmaPipe1Offered) {
       return {Impl::kWgmma, 8, rows, 64, 1};
     }
     return {Impl::kWgmma, 8, rows, precision == Precision::tf32 && p.E == 64 ? 128 : 64, 0};
   }
-  if (mma_ok && precision != Precision::strict) {
+  // accurate at head dim 128 (no wgmma kernel there): the strict kernel, IEEE FMA, beat
+  // the 3xTF32 mma kernel on the H100 (tools/device/attention_harness.cpp, 2026-11-26:
+  // 1.767 vs 1.972 ms full, 1.121 vs 1.300 causal at B8 H16 T1024) with less error.
+  const bool accurate_on_fma = precision == Precision::accurate && p.E == 128 && tiled_ok;
+  if (mma_ok && precision != Precision::strict && !accurate_on_fma) {
     // The H100 sweeps (tools/device/attention_harness.cpp, attention_kernel_bench.cu at
     // B8 H16 T1024 and B2 H16 T4096): tf32 takes 4 warps and 64-key tiles at head dim
     // 64, 8 warps at 128 (causal: 4 warps, 32 keys); accurate (split S) 32-key tiles,
@@ -246,7 +284,7 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
     }
     rules.push_back({"the wgmma tiles (Q, two stages of K and Vt) must fit 227 KB of shared memory",
                      [p, acc](const AttnConfig& c) {
-                       return c.pipe == 1 ||
+                       return c.pipe >= 1 ||
                               wgmma_smem_bytes(p.E, c.warps, c.block_n, acc) <= 232448;
                      },
                      {"wgmma"}});
@@ -262,6 +300,17 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
          "(ops/cuda/attention/attention_variants.h)",
          [p, acc](const AttnConfig& c) {
            return c.pipe == 0 || (!acc && wgmma_ws_smem_bytes(p.E, c.warps, c.block_n) > 0);
+         },
+         {"wgmma"}});
+    // pipe 2-4 load K (4: and V) by TMA: offered where those layouts have tensor maps
+    // (else the launcher would run pipe 1's kernel under their name).
+    rules.push_back(
+        {"wgmma pipe=2, 3 and 4 (TMA) run the variants of their head dim "
+         "(ops/cuda/attention/attention_variants.h) where K's (pipe 4: and V's) strides have "
+         "a tensor map (ops/cuda/attention/attention_tma.h)",
+         [p](const AttnConfig& c) {
+           return c.pipe <= 1 || (tma_mappable(p, c.pipe) &&
+                                  wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe) > 0);
          },
          {"wgmma"}});
   }

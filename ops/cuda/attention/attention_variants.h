@@ -77,3 +77,25 @@
   X(64, 2, 64, 4, 1)                 \
   X(128, 1, 64, 3, 1)                \
   X(128, 2, 64, 2, 1)
+
+// wgmma pipe 2, 3 and 4 (tf32): X(E, WG, BN, STAGES, MINB, PIPE), the warp-specialized
+// kernel with K and Vt by TMA from one producer thread (pipe 2), in clusters of two
+// blocks that multicast each tile into both (pipe 3: each CTA loads half the stage), and
+// the same with V's raw tile multicast and transposed by the producer in shared memory
+// (pipe 4: no pre-pass; a third part per stage), and pipe 2 with the two consumers
+// taking turns to issue their products (pipe 5: FlashAttention-3's ping-pong). Each
+// (E, WG, BN) is also a pipe 1
+// variant above: the launcher runs that one where K or V has no tensor map
+// (attention_tma.h).
+#define TT_ATTN_WGMMA_TMA_VARIANTS(X) \
+  X(64, 2, 64, 4, 1, 2)               \
+  X(64, 1, 64, 2, 2, 2)               \
+  X(128, 1, 64, 3, 1, 2)              \
+  X(128, 2, 64, 2, 1, 2)              \
+  X(64, 2, 64, 4, 1, 3)               \
+  X(64, 1, 64, 2, 2, 3)               \
+  X(128, 1, 64, 3, 1, 3)              \
+  X(128, 2, 64, 2, 1, 3)              \
+  X(64, 2, 64, 4, 1, 4)               \
+  X(64, 2, 64, 4, 1, 5)               \
+  X(128, 2, 64, 2, 1, 5)

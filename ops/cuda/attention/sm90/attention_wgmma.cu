@@ -9,10 +9,30 @@
 #include "core/error.h"
 #include "core/tensor.h"
 #include "ops/cuda/attention/attention.h"
+#include "ops/cuda/attention/attention_tma.h"
 #include "ops/cuda/attention/attention_variants.h"
 #include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
 
 namespace tt::ops::cuda::attention {
+
+namespace {
+
+// The warp-specialized kernel's LD of a pipe (1: cp.async; 2 and 5: TMA; 3 and 4: TMA
+// multicast; 4 adds VT, 5 PP).
+constexpr int ws_loader(int pipe) { return pipe == 1 ? 0 : pipe == 2 || pipe == 5 ? 1 : 2; }
+
+template <int E, int BN, int WG, int ST, int MB, int LD, bool VT, bool PP>
+void launch_ws(const KernelArgs& args, const float* vt, int64_t sp, const AttnTmaMaps& maps,
+               cudaStream_t stream) {
+  // The host's formula (attention_config.cpp: wgmma_ws_smem_bytes) is the kernel's own.
+  static_assert(WsTraits<E, BN, WG, ST, MB, VT>::kSmemBytes ==
+                    (64 * WG * E + ST * (VT ? 3 : 2) * BN * E) * 4 + (VT ? 3 : 2) * ST * 8 + 1024,
+                "wgmma_ws_smem_bytes");
+  TT_CUDA_CHECK((launch_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP>(args, vt, sp, maps, stream)));
+  TT_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
 
 void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
                   cudaStream_t stream) {
@@ -27,13 +47,19 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   TT_CUDA_CHECK(cudaGetDevice(&device));
   const double scale = acc ? p.scale : p.scale * 1.4426950408889634;
   const KernelArgs args{p, a.q, a.k, a.v, a.mask, a.out, static_cast<float>(scale)};
+  TT_CHECK(c.pipe == 0 || !acc, "attention: wgmma pipe={} runs in tf32 mode only", c.pipe);
+  // pipe 2-4 read K (4: and V) through tensor maps; a layout that has none (a broadcast
+  // or a fourth batch dim: attention_tma.h) runs the same variant on cp.async (pipe 1).
+  // pipe 4 transposes V in the kernel: no pre-pass.
+  const bool tma = c.pipe >= 2 && tma_mappable(p, c.pipe);
+  const int pipe = c.pipe >= 2 && !tma ? 1 : c.pipe;
   // Vt (and its lo) lives until this function returns; the caching allocator hands its
   // block to later work on the same stream only, which runs after the kernel.
   const int64_t vt_floats = batches * p.Ev * sp;
   Tensor vt;
   float* vt_ptr = nullptr;
   float* lo_ptr = nullptr;
-  if (sp > 0) {
+  if (sp > 0 && pipe != 4) {
     vt = Tensor::empty({vt_floats * (acc ? 2 : 1)}, DType::F32, Device::cuda(device));
     vt_ptr = static_cast<float*>(vt.data_ptr());
     lo_ptr = acc ? vt_ptr + vt_floats : nullptr;
@@ -42,27 +68,27 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
     attention_vt_kernel<<<grid, 256, 0, stream>>>(args, vt_ptr, lo_ptr, sp);
     TT_CUDA_CHECK_LAUNCH();
   }
-  if (c.pipe == 1) {
-    TT_CHECK(!acc, "attention: wgmma pipe=1 runs in tf32 mode only");
-    const size_t smem = static_cast<size_t>(wgmma_ws_smem_bytes(p.E, c.warps, c.block_n));
-#define TT_X(E_, WG_, BN_, ST_, MB_)                                                        \
-  if (p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {                                \
-    static_assert(WsTraits<E_, BN_, WG_, ST_, MB_>::kSmemBytes ==                           \
-                      (64 * WG_ * E_ + ST_ * 2 * BN_ * E_) * 4 + 2 * ST_ * 8 + 1024,        \
-                  "wgmma_ws_smem_bytes");                                                   \
-    const auto kernel = attention_wgmma_ws_kernel<E_, BN_, WG_, ST_, MB_>;                  \
-    TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, \
-                                       static_cast<int>(smem)));                            \
-    const dim3 grid(static_cast<unsigned>((p.L + 64 * WG_ - 1) / (64 * WG_)),               \
-                    static_cast<unsigned>(batches));                                        \
-    kernel<<<grid, 128 * (WG_ + 1), smem, stream>>>(args, vt_ptr, sp);                      \
-    TT_CUDA_CHECK_LAUNCH();                                                                 \
-    return;                                                                                 \
+  if (pipe >= 1) {
+    AttnTmaMaps maps{};
+    if (pipe >= 2) {
+      TT_CHECK(attention_tma_maps(p, a.k, a.v, vt_ptr, sp, c.block_n, pipe == 4, maps),
+               "attention: cuTensorMapEncodeTiled refused the K/V maps of wgmma pipe={} (head "
+               "dim {}, bn={}), or the driver has none",
+               pipe, p.E, c.block_n);
+    }
+#define TT_X(E_, WG_, BN_, ST_, MB_, PIPE_)                                                       \
+  if (pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {                     \
+    launch_ws<E_, BN_, WG_, ST_, MB_, ws_loader(PIPE_), PIPE_ == 4, PIPE_ == 5>(args, vt_ptr, sp, \
+                                                                                maps, stream);    \
+    return;                                                                                       \
   }
-    TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
+#define TT_X_CP(E_, WG_, BN_, ST_, MB_) TT_X(E_, WG_, BN_, ST_, MB_, 1)
+    TT_ATTN_WGMMA_WS_VARIANTS(TT_X_CP)
+    TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
+#undef TT_X_CP
 #undef TT_X
-    TT_FAIL("attention: no wgmma pipe=1 variant for head dim {} with warps={} bn={}", p.E, c.warps,
-            c.block_n);
+    TT_FAIL("attention: no wgmma pipe={} variant for head dim {} with warps={} bn={}", c.pipe, p.E,
+            c.warps, c.block_n);
   }
   const size_t smem = static_cast<size_t>(wgmma_smem_bytes(p.E, c.warps, c.block_n, acc));
 #define TT_X(E_, WG_, BN_, ACC_)                                                            \

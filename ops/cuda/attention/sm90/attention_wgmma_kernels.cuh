@@ -14,20 +14,25 @@
 // A wants k-indices t and t+4), with no shuffle.
 //
 // Per block: 1-2 consumer warpgroups of 64 query rows each; Q (scaled by scale *
-// log2 e, rounded to TF32) in shared memory for the whole run (pipe 1 at head dim 64:
-// in registers, as wgmma A fragments); K and Vt tiles of BN keys by cp.async into a
-// ring (pipe 0: double-buffered, block-synchronous; pipe 1: filled by a producer
-// warpgroup through mbarriers), in the 128-byte swizzled K-major layout wgmma's
-// descriptors read; online softmax in base 2 on the accumulators (row statistics across
-// the 4 threads of a quad). Tiles wholly above a causal diagonal are never loaded, and
-// only tiles that cross it are masked; heaviest causal query tiles first.
+// log2 e, rounded to TF32) in shared memory for the whole run (pipe 1-5 at head dim 64:
+// in registers, as wgmma A fragments); K and Vt tiles of BN keys into a ring (pipe 0:
+// cp.async, double-buffered, block-synchronous; pipe 1-5: filled by a producer warpgroup
+// through mbarriers, by cp.async (1) or TMA (2-5; attention_wgmma_ws_kernel says how
+// each differs)), in the 128-byte swizzled K-major layout wgmma's descriptors read; online softmax
+// in base 2 on the accumulators (row statistics across the 4 threads of a quad). Tiles wholly above
+// a causal diagonal are never loaded, and only tiles that cross it are masked; heaviest causal
+// query tiles first.
 #pragma once
 
+#include <cuda.h>          // CUtensorMap
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cuda/ptx>
 
 #include "ops/cuda/attention/attention_kernels.cuh"
+#include "ops/cuda/attention/attention_tma.h"
 #include "ops/cuda/gemm/sm90/wgmma_tf32.cuh"
 #include "ops/cuda/gemm/sm90/wgmma_util.cuh"
 
@@ -514,6 +519,95 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
       : "memory");
 }
 
+// ---- pipe 2 and 3: K and Vt by TMA, pipe 3 multicast across a 2-CTA cluster ----
+
+// The tensor maps of the TMA pipelines: K as [batch dims..., S, E] (five dims: E, S, then
+// up to three batch dims innermost first, size 1 where the problem has fewer), a box of
+// one 128-byte swizzle panel (32 floats) by BN keys; Vt as [batches * Ev, sp], a box of
+// 32 keys by Ev rows. Either box lands in the swizzled panel layout swz() describes.
+struct AttnTmaMaps {
+  CUtensorMap k;
+  CUtensorMap vt;
+  CUtensorMap v;  // VT: V as K, a box of E x BN unswizzled
+};
+
+// Through the runtime's entry-point query (as tc_gemm.cu), so nothing links libcuda.
+inline PFN_cuTensorMapEncodeTiled_v12000 attention_encode_tiled() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      f = nullptr;
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  }();
+  return fn;
+}
+
+// An operand of the problem's layout (K or V: [batch dims..., S, E]) as a 5-dim map
+// (E, S, then the batch dims innermost first, size 1 where the problem has fewer).
+inline bool attention_kv_map(const AttentionProblem& p, const AttnStrides& st, const float* ptr,
+                             const cuuint32_t (&box)[5], CUtensorMapSwizzle swizzle,
+                             CUtensorMap& m) {
+  cuuint64_t dims[5] = {cuuint64_t(p.E), cuuint64_t(p.S), 1, 1, 1};
+  cuuint64_t strides[4];
+  strides[0] = cuuint64_t(p.S > 1 ? st.row : p.E) * 4;
+  // A size-1 dim's stride is never used; any legal value does.
+  const cuuint64_t span = strides[0] * cuuint64_t(p.S);
+  for (int i = 0; i < 3; ++i) {
+    const int d = p.batch_rank - 1 - i;
+    const bool real = d >= 0 && p.batch[d] > 1;
+    dims[2 + i] = real ? cuuint64_t(p.batch[d]) : 1;
+    strides[1 + i] = real ? cuuint64_t(st.batch[d]) * 4 : span;
+  }
+  const cuuint32_t elem[5] = {1, 1, 1, 1, 1};
+  return attention_encode_tiled()(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 5, const_cast<float*>(ptr),
+                                  dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// False where K's layout (VT: V's too) has no tensor map (kv_tma_mappable) or the
+// driver refuses one: the launcher then runs the cp.async pipeline of the same variant.
+// vt: the pre-pass's Vt (unused with VT).
+inline bool attention_tma_maps(const AttentionProblem& p, const float* k, const float* v,
+                               const float* vt, int64_t sp, int bn, bool in_kernel_vt,
+                               AttnTmaMaps& m) {
+  if (attention_encode_tiled() == nullptr || !kv_tma_mappable(p, p.k)) return false;
+  const cuuint32_t kbox[5] = {32, cuuint32_t(bn), 1, 1, 1};
+  if (!attention_kv_map(p, p.k, k, kbox, CU_TENSOR_MAP_SWIZZLE_128B, m.k)) return false;
+  if (in_kernel_vt) {
+    const cuuint32_t vbox[5] = {cuuint32_t(p.E), cuuint32_t(bn), 1, 1, 1};
+    return p.Ev == p.E && kv_tma_mappable(p, p.v) &&
+           attention_kv_map(p, p.v, v, vbox, CU_TENSOR_MAP_SWIZZLE_NONE, m.v);
+  }
+  const cuuint64_t vdims[2] = {cuuint64_t(sp), cuuint64_t(p.batch_count() * p.Ev)};
+  const cuuint64_t vstrides[1] = {cuuint64_t(sp) * 4};
+  const cuuint32_t vbox[2] = {32, cuuint32_t(p.Ev)};
+  const cuuint32_t elem[2] = {1, 1};
+  return attention_encode_tiled()(&m.vt, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(vt),
+                                  vdims, vstrides, vbox, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// K's map coordinates of batch `b` (row-major over the merged batch dims, innermost
+// first as the map's dims 2-4).
+__device__ __forceinline__ void k_batch_coords(const AttentionProblem& p, int64_t b,
+                                               int32_t (&c)[5]) {
+#pragma unroll
+  for (int i = 0; i < 3; ++i) {
+    const int d = p.batch_rank - 1 - i;
+    c[2 + i] = 0;
+    if (d >= 0) {
+      c[2 + i] = static_cast<int32_t>(b % p.batch[d]);
+      b /= p.batch[d];
+    }
+  }
+}
+
 // Diagnostics of the pipe=1 kernel (DIAG bits; the kernel bench alone instantiates them,
 // their output is meaningless): where its time goes, by leaving a part out.
 constexpr int kDiagNoSoftmax = 1;  // no mask or softmax: P is S as it stands
@@ -522,7 +616,9 @@ constexpr int kDiagNoMma = 4;      // no wgmma (S stays zero)
 
 // MINB: blocks per SM (two: one block's prologue and epilogue run under the other's
 // main loop; registers and shared memory are halved).
-template <int E, int BN, int WG, int STAGES, int MINB = 1>
+// VT: V's raw tile (by TMA, [BN keys][E], unswizzled) staged beside K and Vt, which
+// the producer's warps 1-3 transpose into Vt (no pre-pass).
+template <int E, int BN, int WG, int STAGES, int MINB = 1, bool VT = false>
 struct WsTraits {
   static constexpr int kBM = 64 * WG;
   static constexpr int kThreads = 128 * (WG + 1);  // the consumers, then the producer
@@ -532,31 +628,51 @@ struct WsTraits {
   static constexpr int kConsumerRegs = (kConsumerRegsRaw > 240 ? 240 : kConsumerRegsRaw) / 8 * 8;
   static constexpr int kQBytes = kBM * E * 4;
   static constexpr int kKBytes = BN * E * 4;
-  static constexpr int kStageBytes = 2 * kKBytes;  // K, then Vt
+  static constexpr int kStageBytes = (VT ? 3 : 2) * kKBytes;  // K, Vt (, V's raw tile)
   static constexpr int kBarOffset = kQBytes + STAGES * kStageBytes;
-  static constexpr int kSmemBytes = kBarOffset + 2 * STAGES * 8 + 1024;
+  static constexpr int kSmemBytes = kBarOffset + (VT ? 3 : 2) * STAGES * 8 + 1024;
   static_assert(kSmemBytes * MINB <= 232448, "shared memory over the 227 KB of an SM");
   // A consumer waits for tile t having given back tile t - 2's stage (t - 1's goes
   // back after its P V, inside iteration t): two stages run without deadlock.
   static_assert(STAGES >= 2, "a ring of one stage would deadlock");
 };
 
-// tf32. One producer warpgroup fills a STAGES-deep ring of K and Vt tiles by cp.async,
-// each stage's full barrier completing as the copies land; the consumer warpgroups run
-// free of each other (no block barrier in the loop), each giving a stage back (empty)
-// once its P V has read it. Inside a consumer (FlashAttention-3's intra-warpgroup
-// pipelining): tile t's S and tile t - 1's P V are issued together, and the P V runs
-// under tile t's softmax. Only the P V is in flight while the softmax reads S's
-// registers: an S of the next tile in flight as well (the first version of this kernel)
-// had ptxas serialise every wgmma (C7514) and needed a third register array.
-template <int E, int BN, int WG, int STAGES, int MINB = 1, int DIAG = 0,
-          bool QR = (E * BN <= 64 * 64 && MINB == 1)>
+// tf32. One producer warpgroup fills a STAGES-deep ring of K and Vt tiles, each stage's
+// full barrier completing as the copies land; the consumer warpgroups run free of each
+// other (no block barrier in the loop), each giving a stage back (empty) once its P V
+// has read it. Inside a consumer (FlashAttention-3's intra-warpgroup pipelining): tile
+// t's S and tile t - 1's P V are issued together, and the P V runs under tile t's
+// softmax. Only the P V is in flight while the softmax reads S's registers: an S of the
+// next tile in flight as well (the first version of this kernel) had ptxas serialise
+// every wgmma (C7514) and needed a third register array.
+// LD, how the producer loads: 0 (pipe 1) cp.async by its 128 threads; 1 (pipe 2) TMA
+// from one thread (`maps`), no copy instructions on the other 127; 2 (pipe 3) TMA in a
+// cluster of two CTAs that take neighbouring query tiles of one (batch, head): CTA 0
+// loads each K tile, CTA 1 each Vt tile, both multicast into the pair (each K/Vt byte
+// leaves L2 once per pair instead of once per CTA). A pair walks the same key tiles in
+// step: its lighter (causal) CTA waits for and gives back the tiles only its partner
+// uses, and each stage comes back to a producer once the consumers of both CTAs are
+// done with it (the empty barriers count both CTAs' warps).
+// VT (pipe 4, with LD 2): no pre-pass; V's raw tile comes by TMA (CTA 1 of the pair
+// multicasts it) into the stage's third part, and the producer's warps 1-3 transpose it
+// into Vt there (keys in Vt's order, rounded to TF32), fence it for the async proxy and
+// arrive on the stage's full barrier beside the TMA's bytes.
+// PP (pipe 5, with LD 1 and two consumers): FlashAttention-3's ping-pong on top: the
+// consumers take turns to issue their wgmma (two named barriers), so one's softmax runs
+// under the other's products.
+template <int E, int BN, int WG, int STAGES, int MINB = 1, int LD = 0, bool VT = false,
+          bool PP = false, int DIAG = 0, bool QR = (E * BN <= 64 * 64 && MINB == 1)>
 __global__ void __launch_bounds__(128 * (WG + 1), MINB)
-    attention_wgmma_ws_kernel(const __grid_constant__ KernelArgs a, const float* vt, int64_t sp) {
+    attention_wgmma_ws_kernel(const __grid_constant__ KernelArgs a, const float* vt, int64_t sp,
+                              const __grid_constant__ AttnTmaMaps maps) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = WsTraits<E, BN, WG, STAGES, MINB>;
+  using T = WsTraits<E, BN, WG, STAGES, MINB, VT>;
+  static_assert(!VT || LD != 0, "the in-kernel V transpose reads V's tile by TMA");
+  static_assert(!PP || WG == 2, "the ping-pong takes two consumer warpgroups");
+  namespace ptx = ::cuda::ptx;
   constexpr int BM = T::kBM;
   constexpr int NT = BN / 8, SR = BN / 2, OR = E / 2;
+  constexpr int CL = LD == 2 ? 2 : 1;  // CTAs per cluster
   const AttentionProblem& p = a.p;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = align_1024(smem_raw);
@@ -564,6 +680,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
   const uint32_t q_addr = smem_u32(qs);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
   uint64_t* empty = full + STAGES;
+  [[maybe_unused]] uint64_t* vload = empty + STAGES;  // VT: V's raw tile has landed
   const auto stage_k = [&](int s) {
     return reinterpret_cast<float*>(smem + T::kQBytes + s * T::kStageBytes);
   };
@@ -573,34 +690,126 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
   const int64_t m0 = mt * BM;
   const int64_t b = blockIdx.y;
   const BatchBase base = batch_base(a, b);
-  const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
-  const int tiles = static_cast<int>((keys + BN - 1) / BN);
+  const auto tiles_of = [&](int64_t first_row) {
+    const int64_t keys = p.causal ? min_i64(p.S, first_row + BM) : p.S;
+    return static_cast<int>((keys + BN - 1) / BN);
+  };
+  // The key tiles the pair walks (causal: its first CTA's query tile is the later one)
+  // and those this CTA computes (none for a query tile past L that only pads the pair).
+  const int rank = CL == 2 ? static_cast<int>(blockIdx.x & 1) : 0;
+  const int ctiles = tiles_of(m0 + (p.causal ? int64_t{rank} * BM : 0));
+  const int tiles = CL == 2 && m0 >= p.L ? 0 : tiles_of(m0);
 
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], 128);
-      mbar_init(&empty[s], 4 * WG);
+      // cp.async: one arrival per producer thread; TMA: the issuing thread's expect_tx
+      // (VT: and one per transposing warp).
+      mbar_init(&full[s], LD == 0 ? 128 : VT ? 4 : 1);
+      mbar_init(&empty[s], 4 * WG * CL);
+      if constexpr (VT) mbar_init(&vload[s], 1);
     }
+    if constexpr (LD != 0) ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
   if constexpr (!QR) {
     load_q<E, BM, false>(qs, a, base.q, m0, tid, T::kThreads);
     fence_proxy_async();
   }
-  __syncthreads();
+  // The pair's barriers are initialised before either CTA multicasts or arrives on them.
+  if constexpr (CL == 2) {
+    ptx::barrier_cluster_arrive(ptx::sem_release);
+    ptx::barrier_cluster_wait();
+  } else {
+    __syncthreads();
+  }
 
   if (tid >= 128 * WG) {
     // The producer warpgroup.
     sm90::detail::setmaxnreg_dec<T::kProducerRegs>();
-    const float* vtb = vt + b * E * sp;
-    for (int tile = 0; tile < ((DIAG & kDiagNoLoads) ? 0 : tiles); ++tile) {
-      const int s = tile % STAGES;
-      if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
-      float* ks = stage_k(s);
-      load_kv<E, BN>(ks, ks + BN * E, nullptr, p, base.k, vtb, nullptr, sp, int64_t{tile} * BN,
-                     tid - 128 * WG, 128);
-      mbar_arrive_cp_async(&full[s]);
+    if constexpr (LD == 0) {
+      const float* vtb = vt + b * E * sp;
+      for (int tile = 0; tile < ((DIAG & kDiagNoLoads) ? 0 : tiles); ++tile) {
+        const int s = tile % STAGES;
+        if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
+        float* ks = stage_k(s);
+        load_kv<E, BN>(ks, ks + BN * E, nullptr, p, base.k, vtb, nullptr, sp, int64_t{tile} * BN,
+                       tid - 128 * WG, 128);
+        mbar_arrive_cp_async(&full[s]);
+      }
+      cp_async_wait<0>();
+    } else if (tid == 128 * WG) {
+      // A box into this CTA's shared memory, or into the same place of both CTAs of a pair.
+      const auto tma_load = [&](float* dst, const CUtensorMap* map, const auto& coords,
+                                uint64_t* bar) {
+        if constexpr (CL == 1) {
+          ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, dst, map, coords, bar);
+        } else {
+          ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, dst, map, coords, bar,
+                                    uint16_t(3));
+        }
+      };
+      int32_t kc[5];
+      k_batch_coords(p, b, kc);
+      const int32_t vrow = static_cast<int32_t>(b * E);
+      for (int tile = 0; tile < ((DIAG & kDiagNoLoads) ? 0 : ctiles); ++tile) {
+        const int s = tile % STAGES;
+        if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
+        // The whole stage: in a pair, half of it comes from the partner's multicast.
+        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                       &full[s], VT ? T::kKBytes : 2 * T::kKBytes);
+        if constexpr (VT) {
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &vload[s], T::kKBytes);
+        }
+        float* ks = stage_k(s);
+        const int32_t n0 = tile * BN;
+        if (CL == 1 || rank == 0) {
+          // K's rows past S arrive as zeros (the map's out-of-bounds fill).
+#pragma unroll
+          for (int q = 0; q < E / 32; ++q) {
+            kc[0] = 32 * q;
+            kc[1] = n0;
+            tma_load(ks + q * BN * 32, &maps.k, kc, &full[s]);
+          }
+        }
+        if constexpr (VT) {
+          if (CL == 1 || rank == 1) {
+            // V's rows past S arrive as zeros: Vt's keys past S are zeros, as the pre-pass's.
+            kc[0] = 0;
+            kc[1] = n0;
+            tma_load(ks + 2 * BN * E, &maps.v, kc, &vload[s]);
+          }
+        } else if (CL == 1 || rank == 1) {
+#pragma unroll
+          for (int q = 0; q < BN / 32; ++q) {
+            const int32_t vc[2] = {n0 + 32 * q, vrow};
+            tma_load(ks + BN * E + q * E * 32, &maps.vt, vc, &full[s]);
+          }
+        }
+      }
+    } else if (VT && tid >= 128 * WG + 32) {
+      // Warps 1-3: V's raw tile [BN][E] into Vt's place, Vt[e][j'] = V[key(j')][e] with
+      // key(j') the 0,2,4,6,1,3,5,7 order of each 8 (the pre-pass's), rounded to TF32.
+      // A warp reads 32 consecutive e of one key row (no bank conflict) and writes 16
+      // bytes per lane into 32 rows whose swizzle spreads each 8 over all banks.
+      const int ttid = tid - 128 * WG - 32;
+      for (int tile = 0; tile < ((DIAG & kDiagNoLoads) ? 0 : ctiles); ++tile) {
+        const int s = tile % STAGES;
+        mbar_wait(&vload[s], (tile / STAGES) & 1);
+        const float* vraw = stage_k(s) + 2 * BN * E;
+        float* vs = stage_k(s) + BN * E;
+#pragma unroll 2
+        for (int i = ttid; i < E * BN / 4; i += 96) {
+          const int e = i % E, c4 = i / E;
+          const float* col = vraw + ((c4 / 2) * 8 + (c4 & 1)) * E + e;
+          *reinterpret_cast<float4*>(vs + swz(e, c4, E)) = make_float4(
+              tf32_rna(col[0]), tf32_rna(col[2 * E]), tf32_rna(col[4 * E]), tf32_rna(col[6 * E]));
+        }
+        // The consumers' wgmma reads Vt through the async proxy.
+        fence_proxy_async();
+        __syncwarp();
+        if (tid % 32 == 0) mbar_arrive(&full[s]);
+      }
     }
-    cp_async_wait<0>();
     // The producer ends here; setmaxnreg wants each role one branch of an if/else.
   } else {
     sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
@@ -629,6 +838,12 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
       }
       wgmma_commit();
     };
+    // The tile's stage has landed (cp.async wrote it through the generic proxy, which
+    // wgmma's async proxy reads after a fence; TMA wrote it through the async proxy).
+    const auto wait_full = [&](int tile) {
+      if constexpr (!(DIAG & kDiagNoLoads)) mbar_wait(&full[tile % STAGES], (tile / STAGES) & 1);
+      if constexpr (LD == 0) fence_proxy_async();
+    };
 
     float o[OR];
 #pragma unroll
@@ -646,20 +861,44 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
       }
       wgmma_commit();
     };
-    // Gives stage s back to the producer (each warp once: the barrier counts 4 per consumer).
+    // Gives stage s back to the producer(s) (each warp once per CTA of the cluster).
     const auto release = [&](int s) {
       __syncwarp();
-      if (lane == 0) mbar_arrive(&empty[s]);
+      if (lane == 0) {
+        if constexpr (CL == 1) {
+          mbar_arrive(&empty[s]);
+        } else {
+          sm90::detail::arrive_remote(&empty[s], 0);
+          sm90::detail::arrive_remote(&empty[s], 1);
+        }
+      }
     };
+
+    // PP: consumer w issues after barrier 1 + w completes (its partner's arrival), then
+    // arrives on its partner's. Both issue tiles + 1 times (tile 0's S, each loop
+    // iteration, the last P V); consumer 1 opens with an arrival so consumer 0 goes
+    // first, and leaves out its last one, so that no arrival is left pending at exit.
+    const auto turn_wait = [&] {
+      if constexpr (PP) asm volatile("bar.sync %0, 256;\n" ::"r"(1 + wg) : "memory");
+    };
+    const auto turn_pass = [&](bool last) {
+      if constexpr (PP) {
+        if (!(last && wg == 1)) asm volatile("bar.arrive %0, 256;\n" ::"r"(2 - wg) : "memory");
+      }
+    };
+    if constexpr (PP) {
+      if (wg == 1 && tiles > 0) asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+    }
 
     float sc[SR];
     uint32_t pa[NT][4], unused[1][4];
     // Tile 0: S and its softmax (O is still zero: its factor is moot); its P V waits for the
     // loop, under tile 1's softmax.
     if (tiles > 0) {
-      if constexpr (!(DIAG & kDiagNoLoads)) mbar_wait(&full[0], 0);
-      fence_proxy_async();
+      wait_full(0);
+      turn_wait();
       issue_s(sc, 0);
+      turn_pass(false);
       wgmma_wait<0>();
       fence_regs(sc);
       if constexpr (!(DIAG & kDiagNoSoftmax)) {
@@ -670,10 +909,11 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     }
     for (int tile = 1; tile < tiles; ++tile) {
       const int s = tile % STAGES;
-      if constexpr (!(DIAG & kDiagNoLoads)) mbar_wait(&full[s], (tile / STAGES) & 1);
-      fence_proxy_async();
+      wait_full(tile);
+      turn_wait();
       issue_s(sc, s);
       issue_pv(pa, (tile - 1) % STAGES);
+      turn_pass(false);
       // S has landed (the P V committed after it runs on under this tile's softmax).
       wgmma_wait<1>();
       fence_regs(sc);
@@ -691,16 +931,66 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
       scale_rows(o, alpha);
       p_fragments<false>(sc, pa, unused);
     }
-    if (tiles > 0) issue_pv(pa, (tiles - 1) % STAGES);
+    if (tiles > 0) {
+      turn_wait();
+      issue_pv(pa, (tiles - 1) % STAGES);
+      turn_pass(true);
+    }
     wgmma_wait<0>();
     fence_regs(o);
+    if constexpr (CL == 2) {
+      // The partner's producer refills these stages too: the last tile's goes back, and
+      // the tiles only the partner computes are waited for (their bytes land here) and
+      // given back.
+      if (tiles > 0) release((tiles - 1) % STAGES);
+      for (int tile = tiles; tile < ((DIAG & kDiagNoLoads) ? 0 : ctiles); ++tile) {
+        wait_full(tile);
+        release(tile % STAGES);
+      }
+    }
     store_rows(o, rows, p, base.out);
+  }
+  // Neither CTA of a pair exits while its partner may still arrive on its barriers.
+  if constexpr (CL == 2) {
+    ptx::barrier_cluster_arrive(ptx::sem_release);
+    ptx::barrier_cluster_wait();
   }
 #else
   (void)a;
   (void)vt;
   (void)sp;
+  (void)maps;
 #endif
+}
+
+// Launches the warp-specialized kernel (the op's launcher and the kernel bench): one
+// block per 64 * WG query rows and (batch, head), in clusters of two for LD 2 (the grid
+// rounded up to pairs), its shared-memory limit raised first.
+template <int E, int BN, int WG, int ST, int MB, int LD, bool VT, bool PP, int DIAG = 0,
+          bool QR = (E * BN <= 64 * 64 && MB == 1)>
+cudaError_t launch_ws_kernel(const KernelArgs& a, const float* vt, int64_t sp,
+                             const AttnTmaMaps& maps, cudaStream_t stream) {
+  using Tr = WsTraits<E, BN, WG, ST, MB, VT>;
+  const auto kernel = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP, DIAG, QR>;
+  const cudaError_t e =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
+  if (e != cudaSuccess) return e;
+  constexpr int kCluster = LD == 2 ? 2 : 1;
+  const int64_t m_tiles = (a.p.L + Tr::kBM - 1) / Tr::kBM;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = kCluster;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t lc{};
+  lc.gridDim = dim3(static_cast<unsigned>((m_tiles + kCluster - 1) / kCluster * kCluster),
+                    static_cast<unsigned>(a.p.batch_count()));
+  lc.blockDim = dim3(Tr::kThreads);
+  lc.dynamicSmemBytes = static_cast<size_t>(Tr::kSmemBytes);
+  lc.stream = stream;
+  lc.attrs = &cluster;
+  lc.numAttrs = kCluster > 1 ? 1 : 0;
+  return cudaLaunchKernelEx(&lc, kernel, a, vt, sp, maps);
 }
 
 }  // namespace

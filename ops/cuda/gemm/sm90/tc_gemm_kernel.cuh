@@ -121,17 +121,6 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-// Arrives on the barrier at `bar`'s place in the shared memory of the cluster's CTA
-// `rank`, with the default release at CTA scope: cuda::ptx's remote arrive is
-// release.cluster, whose cluster-wide fence per k-block doubled the kernel's time.
-__device__ __forceinline__ void arrive_remote(uint64_t* bar, int rank) {
-  asm volatile(
-      "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
-      " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
-      "r"(rank)
-      : "memory");
-}
-
 __device__ __forceinline__ void wait_parity(uint64_t* bar, uint32_t parity) {
   while (!::cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
   }

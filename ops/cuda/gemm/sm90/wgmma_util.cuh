@@ -24,6 +24,17 @@ __device__ __forceinline__ uint32_t smem_u32(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
+// Arrives on the barrier at `bar`'s place in the shared memory of the cluster's CTA
+// `rank`, with the default release at CTA scope: cuda::ptx's remote arrive is
+// release.cluster, whose cluster-wide fence per k-block doubled the GEMM's time.
+__device__ __forceinline__ void arrive_remote(uint64_t* bar, int rank) {
+  asm volatile(
+      "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
+      " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
+      "r"(rank)
+      : "memory");
+}
+
 __device__ __forceinline__ void wgmma_fence() {
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 }

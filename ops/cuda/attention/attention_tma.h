@@ -1,0 +1,30 @@
+// Whether the attention family's TMA pipelines (wgmma pipe 2, 3 and 4,
+// sm90/attention_wgmma_kernels.cuh) can read a problem's K (pipe 4: and V) through a
+// tensor map: head dim contiguous, every stride a positive multiple of 16 bytes, at
+// most three batch dims (a map has five: E, S and the batch dims). A broadcast batch dim
+// (stride 0) or a fourth batch dim keeps the cp.async pipeline (pipe 1). Plain C++: the
+// config's space reads it as the kernels' host side does.
+#pragma once
+
+#include "ops/attention_problem.h"
+
+namespace tt::ops::cuda::attention {
+
+inline constexpr int kTmaMaxBatchRank = 3;
+
+// `st`: the operand's strides (p.k or p.v).
+inline bool kv_tma_mappable(const AttentionProblem& p, const AttnStrides& st) {
+  if (p.batch_rank > kTmaMaxBatchRank || st.col != 1) return false;
+  if (p.S > 1 && (st.row <= 0 || st.row % 4 != 0)) return false;
+  for (int d = 0; d < p.batch_rank; ++d) {
+    if (p.batch[d] > 1 && (st.batch[d] <= 0 || st.batch[d] % 4 != 0)) return false;
+  }
+  return true;
+}
+
+// The TMA pipe's operands have maps: K, and V where the kernel transposes it (pipe 4).
+inline bool tma_mappable(const AttentionProblem& p, int pipe) {
+  return kv_tma_mappable(p, p.k) && (pipe < 4 || kv_tma_mappable(p, p.v));
+}
+
+}  // namespace tt::ops::cuda::attention
