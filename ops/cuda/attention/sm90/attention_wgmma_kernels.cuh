@@ -977,11 +977,7 @@ cudaError_t launch_ws_kernel(const KernelArgs& a, const float* vt, int64_t sp,
   if (e != cudaSuccess) return e;
   constexpr int kCluster = LD == 2 ? 2 : 1;
   const int64_t m_tiles = (a.p.L + Tr::kBM - 1) / Tr::kBM;
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = kCluster;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
+  cudaLaunchAttribute cluster = gemm::sm90::detail::cluster_attribute(kCluster);
   cudaLaunchConfig_t lc{};
   lc.gridDim = dim3(static_cast<unsigned>((m_tiles + kCluster - 1) / kCluster * kCluster),
                     static_cast<unsigned>(a.p.batch_count()));

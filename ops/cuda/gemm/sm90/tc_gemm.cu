@@ -76,11 +76,7 @@ void launch(const TcConfig& cfg, const CUtensorMap& mx, const CUtensorMap& mw,
             const CUtensorMap& mc, const TcParams& p, int sms, cudaStream_t stream) {
   using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM>;
   auto kernel = tc_gemm_kernel<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM>;
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = CM;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
+  cudaLaunchAttribute cluster = detail::cluster_attribute(CM);
   cudaLaunchConfig_t lc{};
   lc.blockDim = dim3(T::kThreads);
   lc.dynamicSmemBytes = T::kSmemBytes;

@@ -10,6 +10,17 @@
 
 namespace tt::ops::cuda::gemm::sm90::detail {
 
+// The launch attribute that groups `x` CTAs along the grid's x into one cluster (the
+// sm90 kernels' TMA multicast pairs); a launch with x = 1 leaves it out of its attributes.
+inline cudaLaunchAttribute cluster_attribute(unsigned x) {
+  cudaLaunchAttribute a{};
+  a.id = cudaLaunchAttributeClusterDimension;
+  a.val.clusterDim.x = x;
+  a.val.clusterDim.y = 1;
+  a.val.clusterDim.z = 1;
+  return a;
+}
+
 // wgmma shared-memory descriptor of a K-major tile with the 128-byte swizzle: rows of
 // 128 bytes, 8-row atoms 1024 bytes apart (stride byte offset); the leading byte
 // offset is unused in this layout. The tile base must be 1024-byte aligned; a k-step
