@@ -84,9 +84,13 @@ bool silu_at(const Graph& g, const std::vector<int>& nodes, size_t i, int main) 
 struct ChainPlan {
   chain::Chain c;
   std::vector<int> operands;    // value id per chain operand (kTemp for the intermediate)
-  chain::ChainConfig config;    // chosen once, when the group is lowered
+  chain::ChainConfig config;    // chosen when the group is lowered
   chain::PreparedChain kernel;  // likewise: the generated kernel, or why the interpreter
 };
+
+bool same_config(const chain::ChainConfig& a, const chain::ChainConfig& b) {
+  return a.threads == b.threads && a.vec == b.vec && a.items == b.items;
+}
 
 void choose_chain_kernel(ChainPlan& plan, int64_t numel, int device) {
   plan.config = chain::choose_config(plan.c, numel, device);
@@ -166,8 +170,15 @@ Tensor run_chain_plan(const ChainPlan& plan, const Shape& out_shape, const std::
   }
   Tensor out = Tensor::empty(out_shape, DType::F32, device);
   tt::cuda::DeviceGuard guard(device.index);
-  chain::run_chain(c, out.data<float>(), out.numel(), plan.config, device.index,
-                   tt::cuda::stream(device.index), &plan.kernel);
+  // The config is looked up again on every run, as every kernel's is, so that `tt tune`
+  // sees the chain and a config it forces (or a database entry saved since) runs; the
+  // kernel prepared at lowering serves as long as the config is the same.
+  const chain::ChainConfig cfg = chain::choose_config(plan.c, out.numel(), device.index);
+  chain::PreparedChain other;
+  if (!same_config(cfg, plan.config)) other = chain::prepare_chain(plan.c, cfg, device.index);
+  chain::run_chain(c, out.data<float>(), out.numel(), cfg, device.index,
+                   tt::cuda::stream(device.index),
+                   same_config(cfg, plan.config) ? &plan.kernel : &other);
   return out;
 }
 
