@@ -2,7 +2,8 @@
 # One device call that proves the merged tree: builds every target (sm_90a, Ninja, -j16),
 # runs the whole ctest suite on the GPU (FULL_LIMIT seconds in all, TEST_TIMEOUT each),
 # then compute-sanitizer memcheck/racecheck/synccheck over the GPU attention tests (the
-# wgmma kernels included) within SANITIZE_LIMIT seconds each. The build dir stays for a
+# wgmma kernels included) within SANITIZE_LIMIT seconds each, and memcheck over the test
+# binaries in MEMCHECK_TESTS. The build dir stays for a
 # second call on the same warm machine (compile_check.sh block seeds). Logs in $OUT; the
 # failing tests' output and a summary table come last.
 set -uo pipefail
@@ -28,5 +29,11 @@ for tool in ${SANITIZE_TOOLS-memcheck racecheck synccheck}; do
     --gtest_filter="${SANITIZE_FILTER:-AttentionCuda.*}"
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|hazard|PASSED|FAILED" \
     "$OUT/sanitize_$tool.log" | head -6
+done
+# MEMCHECK_TESTS: more test binaries (whole) under compute-sanitizer memcheck.
+for t in ${MEMCHECK_TESTS:-}; do
+  run "memcheck.$t" "memcheck_$t.log" timeout "${SANITIZE_LIMIT:-90}" \
+    compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/$t"
+  grep -E "ERROR SUMMARY|PASSED|FAILED" "$OUT/memcheck_$t.log" | head -4
 done
 printf '%s\n' "${summary[@]}"
