@@ -35,10 +35,6 @@
   X(kBatchNorm, "batch_norm")                                   \
   X(kCat, "cat")                                                \
   X(kStack, "stack")                                            \
-  X(kGemmBiasRelu, "gemm_bias_relu")                            \
-  X(kGemmSwishBiasGroupNorm, "gemm_swish_bias_group_norm")      \
-  X(kGemmScaleBatchNorm, "gemm_scale_batch_norm")               \
-  X(kGemmInstanceNormAddMul, "gemm_instance_norm_add_mul")      \
   X(kScaledDotProductAttention, "scaled_dot_product_attention") \
   X(kOther, "other")
 

@@ -35,11 +35,6 @@ void unary(pointwise::UnaryOp op, const pointwise::UnaryParams& params, const Te
            const Tensor& out);
 void binary(pointwise::BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out);
 void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);
-// Out-of-place conveniences for the CPU compositions of the fused ops.
-Tensor add(const Tensor& a, const Tensor& b);
-Tensor mul(const Tensor& a, const Tensor& b);
-Tensor relu(const Tensor& x);
-Tensor swish(const Tensor& x);
 
 // ---- reductions, softmax, rms_norm, bmm (the contract with the CUDA backend) ----
 // dims: sorted, unique, non-negative, non-empty.
@@ -67,19 +62,6 @@ Tensor rms_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
 // a [B, m, k], b [B, k, n], any strides (batch stride 0 for a broadcast batch);
 // out contiguous [B, m, n]; strict float32.
 Tensor bmm(const Tensor& a, const Tensor& b);
-
-// Fused ops: the compositions of the ops above (ops/cpu/fused.cpp), the reference
-// that the CUDA plans (ops/cuda/fused) are checked against.
-Tensor gemm_bias_relu(const Tensor& x, const Tensor& weight, const Tensor& bias);
-Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
-                                  const Tensor& bias, int64_t groups, const Tensor& gn_weight,
-                                  const Tensor& gn_bias, double eps);
-Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
-                             const Tensor& scale, const Tensor& running_mean,
-                             const Tensor& running_var, const Tensor& bn_weight,
-                             const Tensor& bn_bias, bool training, double momentum, double eps);
-Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor& weight,
-                                  const Tensor& b, double eps);
 
 // ---- attention (ops/cpu/attention.cpp) ----
 // The reference of scaled_dot_product_attention: out (contiguous, described by p.out)

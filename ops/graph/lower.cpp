@@ -7,10 +7,10 @@
 
 #include "core/cuda/stream.h"
 #include "ops/cuda/cuda_ops.h"
-#include "ops/cuda/fused/fused_stages.h"
 #include "ops/cuda/fused/pattern.h"
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_tensor.h"
+#include "ops/cuda/norm/norm_space.h"
 #include "ops/cuda/pointwise/chain.h"
 #include "ops/front_end.h"
 #include "ops/ops.h"
@@ -32,6 +32,7 @@ namespace {
 
 namespace chain = ops::cuda::chain;
 namespace gemm = ops::cuda::gemm;
+namespace norm = ops::cuda::norm;
 using ops::OpKind;
 using ops::cuda::fused::kAnyOperand;
 using ops::pointwise::BinaryOp;
@@ -349,8 +350,8 @@ std::vector<Step> lower_gemm(const Graph& g, const Group& grp, std::string& why)
     plan->config = chain::choose_config(plan->c, shape_numel(g.values[grp.output].sizes), device);
   }
   // When the whole group is one GEMM, its config is looked up when it runs under the
-  // group's structural name (fused/pattern.h), so a group tuned there (a fused op of the
-  // same structure, or `tt tune` of this model) runs its winner.
+  // group's structural name (fused/pattern.h), so a group tuned there (by `tt tune` of
+  // any model with a group of the same structure) runs its winner.
   std::optional<gemm::GemmStage> stage;
   if (rest.empty()) {
     ops::cuda::fused::FusedPattern f;
@@ -396,6 +397,39 @@ std::vector<Step> lower_gemm(const Graph& g, const Group& grp, std::string& why)
   if (stage) s.description += fmt::format(" (tuned as {})", stage->name);
   if (!plan->operands.empty()) s.description += fmt::format(", then chain [{}]", plan->c.str());
   return {s};
+}
+
+// The passes' configs from the tuning database (norm_space.h: choose_*) under the
+// group's pass names, per pass problem; a pass the stages do not name keeps its
+// launcher's default.
+gemm::PassConfigs tuned_passes(const ops::cuda::fused::FusedStages& stages, int device) {
+  gemm::PassConfigs passes;
+  if (stages.segment != nullptr) {
+    passes.segment = [name = std::string(stages.segment), device](const norm::SegmentProblem& p) {
+      return norm::choose_segment(name, p, device);
+    };
+  }
+  if (stages.column_stats != nullptr) {
+    passes.column_stats = [name = std::string(stages.column_stats),
+                           device](const norm::ColumnProblem& p) {
+      return norm::choose_column_stats(name, p, device);
+    };
+  }
+  if (stages.affine != nullptr) {
+    passes.affine = [name = std::string(stages.affine), device](const norm::AffineProblem& p) {
+      return norm::choose_affine(name, p, device);
+    };
+  }
+  return passes;
+}
+
+// Runs `plan` on `device`'s stream with a scratch tensor of the size it asks for (the
+// caching allocator frees it after the queued work).
+void run_planned(const ops::cuda::fused::Plan& plan, Device device) {
+  const int64_t floats = plan.scratch_floats();
+  const Tensor work = floats > 0 ? Tensor::empty({floats}, DType::F32, device) : Tensor();
+  ops::cuda::fused::run_plan(plan, work.defined() ? work.data<float>() : nullptr, device.index,
+                             tt::cuda::stream(device.index));
 }
 
 // A linear, its epilogue steps, a norm and (after a row norm) ((v + y) * y), as the plan
@@ -513,12 +547,11 @@ std::vector<Step> lower_gemm_norm(const Graph& g, const Group& grp, std::string&
     }
     const gemm::GemmConfig cfg =
         gemm::choose_gemm(stages.gemm, problem, device, stages.gemm.groups_in_key ? f.groups : 0);
-    const gemm::PassConfigs passes = fused::tuned_passes(stages, device);
+    const gemm::PassConfigs passes = tuned_passes(stages, device);
     Tensor out = Tensor::empty(shape, DType::F32, in[0].device());
-    fused::run_planned(
-        fused::build_plan(p, stages.gemm.name, cfg, xd.data<float>(), wd.data<float>(),
-                          out.data<float>(), problem.m, problem.n, problem.k, &passes),
-        in[0].device());
+    run_planned(fused::build_plan(p, stages.gemm.name, cfg, xd.data<float>(), wd.data<float>(),
+                                  out.data<float>(), problem.m, problem.n, problem.k, &passes),
+                in[0].device());
     return std::vector<Tensor>{out};
   };
   s.description = fmt::format("fused plan {}", stages.gemm.name);

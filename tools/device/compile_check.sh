@@ -3,8 +3,8 @@
 # compute-sanitizer), the chain kernel's bandwidth, and the transformer block compiled
 # against eager and PyTorch (eager, torch.compile, SDPA) in strict, tf32 and accurate.
 # Usage: tools/device/compile_check.sh [STAGE...]  (build test sanitize chain block compare
-# seeds tune); seeds: the five seeds as compiled plain-op forwards against their
-# hand-fused forwards (seeds_compiled_bench) and, with SEEDS_TORCH=1, PyTorch's eager and
+# seeds tune); seeds: the five seeds as compiled plain-op forwards against the same
+# forwards eager (seeds_compiled_bench) and, with SEEDS_TORCH=1, PyTorch's eager and
 # torch.compile in float32 and TF32 (bench_precision.py); tune: `tt tune` (compiled) from
 # an empty database on TUNE_MODELS (default: model 3 and the transformer block), then a
 # second process's first compiled call with that database.
