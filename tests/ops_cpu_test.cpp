@@ -478,16 +478,19 @@ Tensor compiled(const test::FnModule::Fn& fn, const std::vector<Tensor>& in) {
   return (*module)(in)[0];
 }
 
-// x [rows, in], w [out, in] and b [out], uniform in [-1, 1) from seeds seed, seed + 1
-// and seed + 2, and h = x W^T + b in float64.
+// x [rows, in], w [out, in] and b [out] uniform in [-1, 1); a per-column vector v
+// (normal) and a norm's gamma and beta; h = x W^T + b in float64 (from seed on).
 struct LinearCase {
-  Tensor x, w, b;
+  Tensor x, w, b, v, gamma, beta;
   std::vector<double> h;
 };
 LinearCase linear_case(int64_t rows, int64_t in, int64_t out, uint64_t seed) {
   LinearCase c{Tensor::uniform({rows, in}, -1, 1, seed),
                Tensor::uniform({out, in}, -1, 1, seed + 1),
                Tensor::uniform({out}, -1, 1, seed + 2),
+               Tensor::randn({out}, seed + 3),
+               Tensor::uniform({out}, 0.5, 2, seed + 4),
+               Tensor::uniform({out}, -1, 1, seed + 5),
                {}};
   const std::vector<double> bv = values_of(c.b);
   c.h = naive_linear(values_of(c.x), values_of(c.w), &bv, rows, in, out);
@@ -507,31 +510,26 @@ TEST(SeedGroupsCpu, BiasReluMatchesNaive) {
 TEST(SeedGroupsCpu, SwishBiasGroupNormMatchesNaive) {
   const int64_t rows = 6, out = 12, groups = 3;
   const LinearCase l = linear_case(rows, 10, out, 73);
-  const Tensor bias = Tensor::randn({out}, 76);
-  const Tensor gamma = Tensor::uniform({out}, 0.5, 2, 77);
-  const Tensor beta = Tensor::uniform({out}, -1, 1, 78);
-  const std::vector<double> biasv = values_of(bias);
+  const std::vector<double> biasv = values_of(l.v);
   std::vector<double> h = l.h;
   for (size_t i = 0; i < h.size(); ++i) h[i] = h[i] / (1 + std::exp(-h[i])) + biasv[i % out];
   const auto fn = [](const std::vector<Tensor>& t) {
     return std::vector<Tensor>{
         test::seed::swish_bias_group_norm(t[0], t[1], t[2], t[3], groups, t[4], t[5])};
   };
-  expect_close(compiled(fn, {l.x, l.w, l.b, bias, gamma, beta}), {rows, out},
-               naive_group_norm(h, rows, out, 1, groups, 1e-5, values_of(gamma), values_of(beta)));
+  expect_close(
+      compiled(fn, {l.x, l.w, l.b, l.v, l.gamma, l.beta}), {rows, out},
+      naive_group_norm(h, rows, out, 1, groups, 1e-5, values_of(l.gamma), values_of(l.beta)));
 }
 
 TEST(SeedGroupsCpu, ScaleBatchNormTrainAndEval) {
   const int64_t rows = 8, out = 5;
   const LinearCase l = linear_case(rows, 7, out, 80);
-  const Tensor scale = Tensor::randn({out}, 83);
-  const Tensor gamma = Tensor::uniform({out}, 0.5, 2, 84);
-  const Tensor beta = Tensor::uniform({out}, -1, 1, 85);
-  const std::vector<double> sv = values_of(scale);
+  const std::vector<double> sv = values_of(l.v);
   std::vector<double> h = l.h;
   for (size_t i = 0; i < h.size(); ++i) h[i] *= sv[i % out];
   const NaiveBatchNorm ref =
-      naive_batch_norm_train(h, rows, out, 1, 1e-5, values_of(gamma), values_of(beta));
+      naive_batch_norm_train(h, rows, out, 1, 1e-5, values_of(l.gamma), values_of(l.beta));
   const auto forward = [](bool training) {
     return [training](const std::vector<Tensor>& t) {
       return std::vector<Tensor>{
@@ -540,8 +538,8 @@ TEST(SeedGroupsCpu, ScaleBatchNormTrainAndEval) {
   };
   // The replay's running statistics: the recording call updates copies of them.
   const Tensor running_mean = Tensor::zeros({out}), running_var = Tensor::ones({out});
-  expect_close(test::seed::compiled_replay(forward(true), {l.x, l.w, l.b, scale, running_mean,
-                                                           running_var, gamma, beta})[0],
+  expect_close(test::seed::compiled_replay(forward(true), {l.x, l.w, l.b, l.v, running_mean,
+                                                           running_var, l.gamma, l.beta})[0],
                {rows, out}, ref.out);
   std::vector<double> want_mean(out), want_var(out);
   for (int64_t c = 0; c < out; ++c) {
@@ -554,13 +552,13 @@ TEST(SeedGroupsCpu, ScaleBatchNormTrainAndEval) {
   // Eval with the stats just updated: normalises with them and leaves them alone.
   const std::vector<double> rm = values_of(running_mean), rv = values_of(running_var);
   std::vector<double> want_eval(h.size());
-  const std::vector<double> g = values_of(gamma), be = values_of(beta);
+  const std::vector<double> g = values_of(l.gamma), be = values_of(l.beta);
   for (size_t i = 0; i < h.size(); ++i) {
     const size_t c = i % out;
     want_eval[i] = (h[i] - rm[c]) / std::sqrt(rv[c] + 1e-5) * g[c] + be[c];
   }
   expect_close(
-      compiled(forward(false), {l.x, l.w, l.b, scale, running_mean, running_var, gamma, beta}),
+      compiled(forward(false), {l.x, l.w, l.b, l.v, running_mean, running_var, l.gamma, l.beta}),
       {rows, out}, want_eval);
   EXPECT_EQ(values_of(running_mean), rm);
   EXPECT_EQ(values_of(running_var), rv);
