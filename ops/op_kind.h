@@ -7,6 +7,7 @@
 // closure that runs it again (RecordScope::done's replay form).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 // X(enum name, text)
@@ -45,14 +46,11 @@ enum class OpKind : uint8_t { TT_OP_KINDS(TT_OP_KIND_ENUM) };
 #undef TT_OP_KIND_ENUM
 
 inline const char* op_kind_name(OpKind k) {
-  switch (k) {
-#define TT_OP_KIND_NAME(name, text) \
-  case OpKind::name:                \
-    return text;
-    TT_OP_KINDS(TT_OP_KIND_NAME)
-#undef TT_OP_KIND_NAME
-  }
-  return "?";
+#define TT_OP_KIND_TEXT(name, text) text,
+  static constexpr const char* kNames[] = {TT_OP_KINDS(TT_OP_KIND_TEXT)};
+#undef TT_OP_KIND_TEXT
+  const auto i = static_cast<size_t>(k);
+  return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "?";
 }
 
 }  // namespace tt::ops

@@ -15,7 +15,10 @@
 
 namespace tt::ops::cuda {
 
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
+// linear, the norms (layer_norm on the segment-norm launcher: ops/cuda/norm/layer_norm.cu,
+// kernel "layer_norm"), the pointwise family, the reductions: ops/backend_ops.h, declared
+// as the CPU reference declares them, through cuda_ops_reduce.h.
+
 // y = x W^T with the epilogue chain `e` (its data pointers set; `bias`: its first step is
 // the bias, which picks the tuned kernel "linear" rather than "linear_nobias"), on
 // `config` or the tuned config of the problem. tt::compile's GEMM + epilogue groups run
@@ -29,14 +32,5 @@ Tensor linear_epilogue(const Tensor& x, const Tensor& weight, const gemm::Epilog
 std::optional<gemm::GemmConfig> linear_epilogue_config(const Shape& x, const Shape& weight,
                                                        const gemm::Epilogue& e, bool bias,
                                                        int device);
-Tensor instance_norm(const Tensor& x, double eps, const Tensor& weight, const Tensor& bias);
-Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
-                  double eps);
-Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
-                  const Tensor& weight, const Tensor& bias, bool training, double momentum,
-                  double eps);
-// On the segment-norm launcher (ops/cuda/norm/layer_norm.cu, kernel "layer_norm").
-Tensor layer_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
-                  const Tensor& bias, double eps);
 
 }  // namespace tt::ops::cuda

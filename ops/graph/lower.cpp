@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <utility>
 
 #include "core/cuda/stream.h"
 #include "ops/cuda/cuda_ops.h"
@@ -190,26 +191,20 @@ struct EpilogueSpec {
 
 bool epilogue_spec(const Graph& g, const Node& n, int main, EpilogueSpec& spec) {
   if (n.kind == OpKind::kUnary) {
-    switch (static_cast<UnaryOp>(n.sub)) {
-      case UnaryOp::Relu:
-        spec.op = gemm::EpilogueOp::kRelu;
-        return true;
-      case UnaryOp::Silu:
-        spec.op = gemm::EpilogueOp::kSilu;
-        return true;
-      case UnaryOp::GeluErf:
-        spec.op = gemm::EpilogueOp::kGelu;
-        return true;
-      case UnaryOp::GeluTanh:
-        spec.op = gemm::EpilogueOp::kGeluTanh;
-        return true;
-      case UnaryOp::LeakyRelu:
-        spec.op = gemm::EpilogueOp::kLeakyRelu;
-        spec.scalar = static_cast<float>(n.attrs.reals.at(0));
-        return true;
-      default:
-        return false;
+    // The activations an epilogue applies, by the pointwise op they are.
+    static constexpr std::pair<UnaryOp, gemm::EpilogueOp> kActivations[] = {
+        {UnaryOp::Relu, gemm::EpilogueOp::kRelu},
+        {UnaryOp::Silu, gemm::EpilogueOp::kSilu},
+        {UnaryOp::GeluErf, gemm::EpilogueOp::kGelu},
+        {UnaryOp::GeluTanh, gemm::EpilogueOp::kGeluTanh},
+        {UnaryOp::LeakyRelu, gemm::EpilogueOp::kLeakyRelu}};
+    for (const auto& [unary, op] : kActivations) {
+      if (static_cast<UnaryOp>(n.sub) != unary) continue;
+      spec.op = op;
+      if (op == gemm::EpilogueOp::kLeakyRelu) spec.scalar = static_cast<float>(n.attrs.reals.at(0));
+      return true;
     }
+    return false;
   }
   if (n.kind != OpKind::kBinary) return false;
   const auto op = static_cast<BinaryOp>(n.sub);
@@ -253,40 +248,9 @@ gemm::Epilogue make_epilogue(const float* bias, const std::vector<EpilogueSpec>&
   e.add_column(bias);
   for (size_t k = 0; k < count; ++k) {
     const EpilogueSpec& s = specs[k];
-    switch (s.op) {
-      case gemm::EpilogueOp::kAddColumn:
-        e.add_column(data(k));
-        break;
-      case gemm::EpilogueOp::kMulColumn:
-        e.mul_column(data(k));
-        break;
-      case gemm::EpilogueOp::kAddResidual:
-        e.add_residual(data(k), n);
-        break;
-      case gemm::EpilogueOp::kMulResidual:
-        e.mul_residual(data(k), n);
-        break;
-      case gemm::EpilogueOp::kScale:
-        e.scale(s.scalar);
-        break;
-      case gemm::EpilogueOp::kRelu:
-        e.relu();
-        break;
-      case gemm::EpilogueOp::kSilu:
-        e.silu();
-        break;
-      case gemm::EpilogueOp::kGelu:
-        e.gelu();
-        break;
-      case gemm::EpilogueOp::kGeluTanh:
-        e.gelu_tanh();
-        break;
-      case gemm::EpilogueOp::kLeakyRelu:
-        e.leaky_relu(s.scalar);
-        break;
-      default:
-        TT_FAIL("compile: epilogue step {} is not lowered", gemm::to_string(s.op));
-    }
+    const bool residual =
+        s.op == gemm::EpilogueOp::kAddResidual || s.op == gemm::EpilogueOp::kMulResidual;
+    e.push(s.op, s.operand >= 0 ? data(k) : nullptr, s.scalar, residual ? n : 0);
   }
   return e;
 }

@@ -20,16 +20,11 @@ stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(build test sanitize chain block compare)
 want() { [[ " ${stages[*]} " == *" $1 "* ]]; }
 build=${TT_BUILD_DIR:-build-device}
-summary=()
-step() {
-  local name=$1 log=$2
-  shift 2
-  local t0=$SECONDS
-  timeout "${STEP_TIMEOUT:-180}" "$@" >"$LOGS/$log" 2>&1
-  local rc=$?
-  summary+=("$(printf '%-12s rc=%-3s %4ss  %s' "$name" "$rc" $((SECONDS - t0)) "$log")")
-  return $rc
-}
+# step NAME LOG CMD...: run_step.sh's run, its logs in $LOGS (they come back packed).
+LOG_DIR=$LOGS
+STEP_LIMIT=${STEP_TIMEOUT:-180}
+source tools/device/run_step.sh
+step() { run "$@"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader | tee "$LOGS/gpu.txt"
 
 if want build; then
