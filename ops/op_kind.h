@@ -7,6 +7,7 @@
 // closure that runs it again (RecordScope::done's replay form).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 // X(enum name, text)
@@ -35,10 +36,6 @@
   X(kBatchNorm, "batch_norm")                                   \
   X(kCat, "cat")                                                \
   X(kStack, "stack")                                            \
-  X(kGemmBiasRelu, "gemm_bias_relu")                            \
-  X(kGemmSwishBiasGroupNorm, "gemm_swish_bias_group_norm")      \
-  X(kGemmScaleBatchNorm, "gemm_scale_batch_norm")               \
-  X(kGemmInstanceNormAddMul, "gemm_instance_norm_add_mul")      \
   X(kScaledDotProductAttention, "scaled_dot_product_attention") \
   X(kOther, "other")
 
@@ -49,14 +46,11 @@ enum class OpKind : uint8_t { TT_OP_KINDS(TT_OP_KIND_ENUM) };
 #undef TT_OP_KIND_ENUM
 
 inline const char* op_kind_name(OpKind k) {
-  switch (k) {
-#define TT_OP_KIND_NAME(name, text) \
-  case OpKind::name:                \
-    return text;
-    TT_OP_KINDS(TT_OP_KIND_NAME)
-#undef TT_OP_KIND_NAME
-  }
-  return "?";
+#define TT_OP_KIND_TEXT(name, text) text,
+  static constexpr const char* kNames[] = {TT_OP_KINDS(TT_OP_KIND_TEXT)};
+#undef TT_OP_KIND_TEXT
+  const auto i = static_cast<size_t>(k);
+  return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "?";
 }
 
 }  // namespace tt::ops

@@ -1,8 +1,6 @@
 // The op front end: every check a user mistake can fail happens here, with a full
 // sentence naming the op, what was expected and what was got; then the op runs on
-// the inputs' device. The CPU fused ops are deliberately the composition of the
-// unfused CPU ops: that composition is the reference the CUDA fused kernels are
-// verified against.
+// the inputs' device.
 #include "ops/ops.h"
 #include "ops/record.h"
 
@@ -63,12 +61,6 @@ int64_t check_linear_shapes(const char* op, const Tensor& x, const Tensor& weigh
   TT_CHECK(x.size(-1) == weight.size(1), "{}: input has {} features but weight expects {}", op,
            x.size(-1), weight.size(1));
   return weight.size(0);
-}
-
-// The fused seed-model ops take a 2-D batch of rows, as the models do.
-void check_fused_input(const char* op, const Tensor& x) {
-  TT_CHECK(x.dim() == 2, "{}: input must be 2-D [batch, in_features] but has shape {}", op,
-           shape_str(x.sizes()));
 }
 
 std::string output_features(int64_t n) { return fmt::format("weight has {} output features", n); }
@@ -132,7 +124,7 @@ Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const T
 namespace {
 
 // Everything batch_norm needs of its statistics and parameters, given the channel
-// count; shared with the fused model-4 op, which checks the same contract.
+// count.
 void check_batch_norm_args(const char* op, int64_t batch, int64_t values_per_channel,
                            int64_t channels, const std::string& channels_why,
                            const Tensor& running_mean, const Tensor& running_var,
@@ -198,104 +190,6 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
              cpu::batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps),
              cuda::batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps)),
       {x, running_mean, running_var, weight, bias}, {{training ? 1 : 0}, {momentum, eps}, {}});
-}
-
-// ---- fused ops ----
-
-Tensor gemm_bias_relu(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  const RecordScope record(OpKind::kGemmBiasRelu);
-  const char* op = "gemm_bias_relu";
-  const Device device =
-      required_on_one_device(op, {{"input", x}, {"weight", weight}, {"bias", bias}});
-  check_fused_input(op, x);
-  const int64_t out = check_linear_shapes(op, x, weight);
-  check_vector(op, "bias", bias, out, output_features(out));
-  return record.done(TT_RUN(op, device, cpu::gemm_bias_relu(x, weight, bias),
-                            cuda::gemm_bias_relu(x, weight, bias)),
-                     {x, weight, bias});
-}
-
-Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
-                                  const Tensor& bias, int64_t groups, const Tensor& gn_weight,
-                                  const Tensor& gn_bias, double eps) {
-  const RecordScope record(OpKind::kGemmSwishBiasGroupNorm);
-  const char* op = "gemm_swish_bias_group_norm";
-  const Device device = required_on_one_device(op, {{"input", x},
-                                                    {"weight", weight},
-                                                    {"b", b},
-                                                    {"bias", bias},
-                                                    {"gn_weight", gn_weight},
-                                                    {"gn_bias", gn_bias}});
-  check_fused_input(op, x);
-  const int64_t out = check_linear_shapes(op, x, weight);
-  const std::string why = output_features(out);
-  check_vector(op, "b", b, out, why);
-  check_vector(op, "bias", bias, out, why);
-  check_groups(op, groups, out);
-  check_vector(op, "gn_weight", gn_weight, out, why);
-  check_vector(op, "gn_bias", gn_bias, out, why);
-  check_eps(op, eps);
-  return record.done(
-      TT_RUN(op, device,
-             cpu::gemm_swish_bias_group_norm(x, weight, b, bias, groups, gn_weight, gn_bias, eps),
-             cuda::gemm_swish_bias_group_norm(x, weight, b, bias, groups, gn_weight, gn_bias, eps)),
-      {x, weight, b, bias, gn_weight, gn_bias}, {{groups}, {eps}, {}});
-}
-
-Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
-                             const Tensor& scale, const Tensor& running_mean,
-                             const Tensor& running_var, const Tensor& bn_weight,
-                             const Tensor& bn_bias, bool training, double momentum, double eps) {
-  const RecordScope record(OpKind::kGemmScaleBatchNorm);
-  const char* op = "gemm_scale_batch_norm";
-  const Device device = required_on_one_device(op, {{"input", x},
-                                                    {"weight", weight},
-                                                    {"b", b},
-                                                    {"scale", scale},
-                                                    {"running_mean", running_mean},
-                                                    {"running_var", running_var},
-                                                    {"bn_weight", bn_weight},
-                                                    {"bn_bias", bn_bias}});
-  check_fused_input(op, x);
-  const int64_t out = check_linear_shapes(op, x, weight);
-  const std::string why = output_features(out);
-  check_vector(op, "b", b, out, why);
-  check_vector(op, "scale", scale, out, why);
-  check_batch_norm_args(op, x.size(0), 1, out, why, running_mean, running_var, bn_weight, bn_bias,
-                        training, momentum, eps);
-  check_running_writes(op, training, running_mean, running_var,
-                       {{"input", x},
-                        {"weight", weight},
-                        {"b", b},
-                        {"scale", scale},
-                        {"bn_weight", bn_weight},
-                        {"bn_bias", bn_bias}});
-  return record.done(
-      TT_RUN(op, device,
-             cpu::gemm_scale_batch_norm(x, weight, b, scale, running_mean, running_var, bn_weight,
-                                        bn_bias, training, momentum, eps),
-             cuda::gemm_scale_batch_norm(x, weight, b, scale, running_mean, running_var, bn_weight,
-                                         bn_bias, training, momentum, eps)),
-      {x, weight, b, scale, running_mean, running_var, bn_weight, bn_bias},
-      {{training ? 1 : 0}, {momentum, eps}, {}});
-}
-
-Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor& weight,
-                                  const Tensor& b, double eps) {
-  const RecordScope record(OpKind::kGemmInstanceNormAddMul);
-  const char* op = "gemm_instance_norm_add_mul";
-  const Device device =
-      required_on_one_device(op, {{"input", x}, {"y", y}, {"weight", weight}, {"b", b}});
-  check_fused_input(op, x);
-  const int64_t out = check_linear_shapes(op, x, weight);
-  check_vector(op, "b", b, out, output_features(out));
-  const Shape expected_y{x.size(0), out};
-  TT_CHECK(y.sizes() == expected_y, "{}: y has shape {} but must match x W^T, which has shape {}",
-           op, shape_str(y.sizes()), shape_str(expected_y));
-  check_eps(op, eps);
-  return record.done(TT_RUN(op, device, cpu::gemm_instance_norm_add_mul(x, y, weight, b, eps),
-                            cuda::gemm_instance_norm_add_mul(x, y, weight, b, eps)),
-                     {x, y, weight, b}, {{}, {eps}, {}});
 }
 
 }  // namespace tt::ops

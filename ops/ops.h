@@ -228,23 +228,12 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
                   const Tensor& weight, const Tensor& bias, bool training, double momentum = 0.1,
                   double eps = 1e-5);
 
-// ---- fused ops (CPU: the composition of the ops above; CUDA: a plan of stages) ----
-// relu(x W^T + bias)            (KernelBench GemmBiasReLU; the Linear has no bias)
-Tensor gemm_bias_relu(const Tensor& x, const Tensor& weight, const Tensor& bias);
-// group_norm(swish(x W^T + b) + bias)          (KernelBench GemmSwishBiasGroupNorm)
-Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
-                                  const Tensor& bias, int64_t groups, const Tensor& gn_weight,
-                                  const Tensor& gn_bias, double eps = 1e-5);
-// batch_norm((x W^T + b) * scale)              (KernelBench GemmScaleBatchNorm)
-Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
-                             const Tensor& scale, const Tensor& running_mean,
-                             const Tensor& running_var, const Tensor& bn_weight,
-                             const Tensor& bn_bias, bool training, double momentum = 0.1,
-                             double eps = 1e-5);
-// (row_norm(x W^T + b) + y) * y, each row normalised by its own mean and biased
-// variance                                     (KernelBench GemmInstanceNormAddMul)
-Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor& weight,
-                                  const Tensor& b, double eps = 1e-5);
+// ---- fused GEMM groups: written as plain ops, fused by tt::compile ----
+// There is no fused-op entry point: relu(linear(x, w, b)), group_norm(silu(linear(x, w,
+// b)) + bias, ...), batch_norm(linear(x, w, b) * scale, ...) and the like, in a module
+// compiled with tt::compile (ops/graph/compile.h), run on CUDA as one plan of the fused
+// family (a GEMM with the steps in its epilogue, then the norm's passes), tuned under a
+// name derived from their structure.
 
 // ---- attention (issue 19; ops/attention_ops.cpp) ----
 // softmax(q k^T * scale + mask) v, as torch.nn.functional.scaled_dot_product_attention:

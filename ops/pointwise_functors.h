@@ -196,7 +196,7 @@ struct SigmoidFn {
 };
 struct SwishFn {
   UnaryParams p;
-  // sigmoid(x) * x: the product order of gemm_swish_bias_group_norm (its PyTorch
+  // sigmoid(x) * x: the product order of GemmSwishBiasGroupNorm (its PyTorch
   // fixture), kept for swish.
   template <typename T>
   TT_HD T operator()(T x) const {

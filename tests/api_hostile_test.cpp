@@ -205,13 +205,6 @@ TEST(ApiHostile, Ops) {
       only_tt_error(an + " cat " + bn, [&] { ops::cat({a, b}, 1); });
       only_tt_error(an + " batch_norm " + bn,
                     [&] { ops::batch_norm(a, b, b, b, b, true, kNan, -1.0); });
-      only_tt_error(an + " gemm_bias_relu " + bn, [&] { ops::gemm_bias_relu(a, b, b); });
-      only_tt_error(an + " gemm_swish_bias_group_norm " + bn,
-                    [&] { ops::gemm_swish_bias_group_norm(a, b, b, b, -1, b, b, kNan); });
-      only_tt_error(an + " gemm_scale_batch_norm " + bn,
-                    [&] { ops::gemm_scale_batch_norm(a, b, b, b, b, b, b, b, true, kInf, 0.0); });
-      only_tt_error(an + " gemm_instance_norm_add_mul " + bn,
-                    [&] { ops::gemm_instance_norm_add_mul(a, b, b, b, -1.0); });
     }
   }
 }

@@ -1,11 +1,12 @@
 // The GEMM stage of the fused ops on the GPU: every own tiled-GEMM variant and
 // cuBLASLt (each epilogue) against a float64 CPU reference at awkward shapes (M = 1,
 // odd N and K, sizes just above a tile multiple, K smaller than a K step, K = 0,
-// unaligned X), the group-norm and column-statistics epilogues, and the four fused
-// ops, through the op front end and through every plan of the raw forwards, against
-// the CPU reference front end (tt::ops::gemm_* on CPU tensors), model 4 in training
-// and eval mode including the running statistics. Outputs are poisoned with NaN
-// before each launch. Tolerance: relative L2 error 1e-5 (strict float32).
+// unaligned X), the group-norm and column-statistics epilogues, and the four seed
+// groups, compiled (tt::compile of their plain-op forwards, support/seed_forwards.h) and
+// through every plan of their patterns (support/seed_patterns.h) under every config,
+// against the CPU reference (the same forwards on CPU tensors), model 4 in training and
+// eval mode including the running statistics. Outputs are poisoned with NaN before each
+// launch. Tolerance: relative L2 error 1e-5 (strict float32).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,26 +21,23 @@
 #include "ops/ops.h"
 #include "support/gpu_test.h"
 #include "support/host_norms.h"
+#include "support/seed_forwards.h"
 #include "support/test_util.h"
 
 #if TT_CUDA
 #include "core/cuda/stream.h"
-#include "ops/cuda/fused/plans.h"
+#include "ops/cuda/fused/plan.h"
 #include "ops/cuda/gemm/cublaslt_gemm.h"
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_config.h"
 #include "ops/cuda/gemm/gemm_space.h"
 #include "ops/cuda/gemm/tiled_gemm.h"
+#include "support/seed_patterns.h"
 #endif
 
-using tt::Device;
-using tt::DType;
-using tt::Shape;
-using tt::Tensor;
-
+// In tt::test: kStrictTol, kGpu, gpu_stream, float_ptr, nan_gpu (support/gpu_test.h).
+namespace tt::test {
 namespace {
-
-using namespace tt::test;  // kStrictTol, kGpu, gpu_stream, float_ptr, nan_gpu
 
 #if TT_CUDA
 namespace g = tt::ops::cuda::gemm;
@@ -328,7 +326,9 @@ TEST(CudaGemm, ColumnStatisticsEpilogueMatchesFloat64) {
   }
 }
 
-// ---- the fused ops vs the CPU reference front end ----
+// ---- the seed groups vs the CPU reference: compiled, and each plan under every config ----
+
+namespace f = tt::ops::cuda::fused;
 
 struct Linear {
   Tensor x, w, b;  // CPU
@@ -339,10 +339,26 @@ Linear make_linear(int64_t m, int64_t n, int64_t k, uint64_t seed) {
           Tensor::uniform({n}, -bound, bound, seed + 2)};
 }
 Tensor gpu(const Tensor& t) { return t.to(kGpu); }
+std::vector<Tensor> gpu(const std::vector<Tensor>& ts) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : ts) out.push_back(gpu(t));
+  return out;
+}
 using Mnk = std::tuple<int64_t, int64_t, int64_t>;
 
-// Configs that exercise every plan of the raw forwards: cuBLASLt plain and chunked
-// (small chunks so that several run), our own default and each own tile shape.
+// The seed forward compiled on the GPU (its replay: the fused plan under the tuned
+// configs), whose report must show the fused plan or the GEMM with its epilogue.
+std::vector<Tensor> compiled(const FnModule::Fn& fn, const std::vector<Tensor>& in) {
+  std::string explain;
+  std::vector<Tensor> out = seed::compiled_replay(fn, gpu(in), &explain);
+  EXPECT_TRUE(explain.find("fused plan") != std::string::npos ||
+              explain.find("(tuned as gemm[") != std::string::npos)
+      << explain;
+  return out;
+}
+
+// Configs that exercise every plan: cuBLASLt plain and chunked (small chunks so that
+// several run), our own default and each own tile shape.
 std::vector<g::GemmConfig> plans(int64_t m) {
   std::vector<g::GemmConfig> out = {g::GemmConfig::cublaslt(0),
                                     g::GemmConfig::cublaslt(0, std::max<int64_t>(1, m / 3))};
@@ -350,53 +366,59 @@ std::vector<g::GemmConfig> plans(int64_t m) {
   return out;
 }
 
-TEST(CudaGemmFused, GemmBiasReluMatchesCpu) {
+// The pattern's plan under `cfg` on x [m, k], w [n, k] into out [m, n], with a scratch
+// tensor of the size it asks for; returns whether it ran as one kernel.
+bool run_pattern(const f::FusedPattern& p, const g::GemmConfig& cfg, const Tensor& x,
+                 const Tensor& w, const Tensor& out) {
+  const f::Plan plan = seed::plan_of(p, cfg, float_ptr(x), float_ptr(w), float_ptr(out), x.size(0),
+                                     w.size(0), x.size(1));
+  const Tensor work =
+      Tensor::empty({std::max<int64_t>(1, plan.scratch_floats())}, DType::F32, kGpu);
+  f::run_plan(plan, float_ptr(work), 0, gpu_stream());
+  return plan.stages.size() == 1;
+}
+
+TEST(CudaGemmFused, BiasReluMatchesCpu) {
   TT_REQUIRE_CUDA();
   for (const auto& [m, n, k] : std::vector<Mnk>{{1, 1, 1}, {7, 130, 33}, {129, 257, 64}}) {
     const Linear l = make_linear(m, n, k, 100 + m);
-    const Tensor ref = tt::ops::gemm_bias_relu(l.x, l.w, l.b);
-    EXPECT_LE(tt::test::rel_l2(tt::ops::gemm_bias_relu(gpu(l.x), gpu(l.w), gpu(l.b)), ref),
-              kStrictTol);
+    const Tensor ref = seed::bias_relu(l.x, l.w, l.b);
+    const auto fn = [](const std::vector<Tensor>& in) {
+      return std::vector<Tensor>{seed::bias_relu(in[0], in[1], in[2])};
+    };
+    EXPECT_LE(tt::test::rel_l2(compiled(fn, {l.x, l.w, l.b})[0], ref), kStrictTol);
     const Tensor x = gpu(l.x), w = gpu(l.w), b = gpu(l.b);
     for (const g::GemmConfig& cfg : plans(m)) {
       SCOPED_TRACE(cfg.str());
       const Tensor out = nan_gpu({m, n});
-      g::gemm_bias_relu_forward(cfg,
-                                {float_ptr(x), float_ptr(w), float_ptr(b), float_ptr(out), m, n, k},
-                                0, gpu_stream());
+      run_pattern(seed::bias_relu_pattern(float_ptr(b)), cfg, x, w, out);
       EXPECT_LE(tt::test::rel_l2(out, ref), kStrictTol);
     }
   }
 }
 
-TEST(CudaGemmFused, GemmInstanceNormAddMulMatchesCpu) {
+TEST(CudaGemmFused, InstanceNormAddMulMatchesCpu) {
   TT_REQUIRE_CUDA();
   for (const auto& [m, n, k] : std::vector<Mnk>{{1, 8, 3}, {5, 131, 40}, {130, 256, 129}}) {
     const Linear l = make_linear(m, n, k, 200 + m);
     const Tensor y = Tensor::rand({m, n}, 300 + m);
-    const Tensor ref = tt::ops::gemm_instance_norm_add_mul(l.x, y, l.w, l.b, 1e-5);
-    EXPECT_LE(
-        tt::test::rel_l2(
-            tt::ops::gemm_instance_norm_add_mul(gpu(l.x), gpu(y), gpu(l.w), gpu(l.b), 1e-5), ref),
-        kStrictTol);
+    const Tensor ref = seed::instance_norm_add_mul(l.x, y, l.w, l.b);
+    const auto fn = [](const std::vector<Tensor>& in) {
+      return std::vector<Tensor>{seed::instance_norm_add_mul(in[0], in[1], in[2], in[3])};
+    };
+    EXPECT_LE(tt::test::rel_l2(compiled(fn, {l.x, y, l.w, l.b})[0], ref), kStrictTol);
     const Tensor x = gpu(l.x), w = gpu(l.w), b = gpu(l.b), yg = gpu(y);
     for (const g::GemmConfig& cfg : plans(m)) {
       SCOPED_TRACE(cfg.str());
       const Tensor out = nan_gpu({m, n});
-      const Tensor work = Tensor::empty(
-          {std::max<int64_t>(1, g::gemm_instance_norm_add_mul_scratch_floats(cfg, m, n))},
-          DType::F32, kGpu);
-      g::GemmInstanceNormAddMulArgs a;
-      a.x = float_ptr(x), a.y = float_ptr(yg), a.w = float_ptr(w), a.b = float_ptr(b),
-      a.out = float_ptr(out);
-      a.m = m, a.n = n, a.k = k, a.scratch = float_ptr(work);
-      g::gemm_instance_norm_add_mul_forward(cfg, a, 0, gpu_stream());
+      run_pattern(seed::instance_norm_add_mul_pattern(float_ptr(b), float_ptr(yg), 1e-5f, n), cfg,
+                  x, w, out);
       EXPECT_LE(tt::test::rel_l2(out, ref), kStrictTol);
     }
   }
 }
 
-TEST(CudaGemmFused, GemmSwishBiasGroupNormMatchesCpuWithEveryPlan) {
+TEST(CudaGemmFused, SwishBiasGroupNormMatchesCpuWithEveryPlan) {
   TT_REQUIRE_CUDA();
   struct Case {
     int64_t m, n, k, groups;
@@ -410,13 +432,13 @@ TEST(CudaGemmFused, GemmSwishBiasGroupNormMatchesCpuWithEveryPlan) {
     const Linear l = make_linear(c.m, c.n, c.k, 400 + c.m);
     const Tensor bias = Tensor::randn({c.n}, 500), gw = Tensor::uniform({c.n}, 0.5, 1.5, 501);
     const Tensor gb = Tensor::uniform({c.n}, -0.5, 0.5, 502);
-    const Tensor ref =
-        tt::ops::gemm_swish_bias_group_norm(l.x, l.w, l.b, bias, c.groups, gw, gb, 1e-5);
-    EXPECT_LE(tt::test::rel_l2(
-                  tt::ops::gemm_swish_bias_group_norm(gpu(l.x), gpu(l.w), gpu(l.b), gpu(bias),
-                                                      c.groups, gpu(gw), gpu(gb), 1e-5),
-                  ref),
-              kStrictTol);
+    const Tensor ref = seed::swish_bias_group_norm(l.x, l.w, l.b, bias, c.groups, gw, gb);
+    const int64_t groups = c.groups;
+    const auto fn = [groups](const std::vector<Tensor>& in) {
+      return std::vector<Tensor>{
+          seed::swish_bias_group_norm(in[0], in[1], in[2], in[3], groups, in[4], in[5])};
+    };
+    EXPECT_LE(tt::test::rel_l2(compiled(fn, {l.x, l.w, l.b, bias, gw, gb})[0], ref), kStrictTol);
     const Tensor x = gpu(l.x), w = gpu(l.w), b = gpu(l.b), bg = gpu(bias), gwg = gpu(gw),
                  gbg = gpu(gb);
     int fused = 0;
@@ -427,19 +449,11 @@ TEST(CudaGemmFused, GemmSwishBiasGroupNormMatchesCpuWithEveryPlan) {
       configs.push_back(g::GemmConfig::cublaslt(0, 0, tail));
     for (const g::GemmConfig& cfg : configs) {
       SCOPED_TRACE(cfg.str());
-      fused += g::gemm_swish_bias_group_norm_fuses(cfg, c.m, c.n, c.k, c.groups);
       const Tensor out = nan_gpu({c.m, c.n});
-      const Tensor work = Tensor::empty(
-          {std::max<int64_t>(
-              1, g::gemm_swish_bias_group_norm_scratch_floats(cfg, c.m, c.n, c.k, c.groups))},
-          DType::F32, kGpu);
-      g::GemmSwishBiasGroupNormArgs a;
-      a.x = float_ptr(x), a.w = float_ptr(w), a.b = float_ptr(b), a.bias = float_ptr(bg),
-      a.gamma = float_ptr(gwg);
-      a.beta = float_ptr(gbg), a.out = float_ptr(out), a.m = c.m, a.n = c.n, a.k = c.k,
-      a.groups = c.groups;
-      a.scratch = float_ptr(work);
-      g::gemm_swish_bias_group_norm_forward(cfg, a, 0, gpu_stream());
+      fused +=
+          run_pattern(seed::swish_bias_group_norm_pattern(c.groups, float_ptr(b), float_ptr(bg),
+                                                          float_ptr(gwg), float_ptr(gbg)),
+                      cfg, x, w, out);
       EXPECT_LE(tt::test::rel_l2(out, ref), kStrictTol);
     }
     if (c.groups != 5) {
@@ -448,7 +462,7 @@ TEST(CudaGemmFused, GemmSwishBiasGroupNormMatchesCpuWithEveryPlan) {
   }
 }
 
-TEST(CudaGemmFused, GemmScaleBatchNormMatchesCpuInTrainingAndEval) {
+TEST(CudaGemmFused, ScaleBatchNormMatchesCpuInTrainingAndEval) {
   TT_REQUIRE_CUDA();
   for (const auto& [m, n, k] : std::vector<Mnk>{{2, 5, 3}, {300, 130, 65}, {129, 64, 8}}) {
     const Linear l = make_linear(m, n, k, 600 + m);
@@ -459,16 +473,17 @@ TEST(CudaGemmFused, GemmScaleBatchNormMatchesCpuInTrainingAndEval) {
     for (bool training : {true, false}) {
       SCOPED_TRACE(std::string(training ? "train" : "eval") + " m=" + std::to_string(m));
       const Tensor rm_ref = rm0.clone(), rv_ref = rv0.clone();
-      const Tensor ref = tt::ops::gemm_scale_batch_norm(l.x, l.w, l.b, scale, rm_ref, rv_ref, bw,
-                                                        bb, training, 0.1, 1e-5);
+      const Tensor ref =
+          seed::scale_batch_norm(l.x, l.w, l.b, scale, rm_ref, rv_ref, bw, bb, training);
       {
-        const Tensor rm = gpu(rm0).clone(), rv = gpu(rv0).clone();
-        const Tensor out =
-            tt::ops::gemm_scale_batch_norm(gpu(l.x), gpu(l.w), gpu(l.b), gpu(scale), rm, rv,
-                                           gpu(bw), gpu(bb), training, 0.1, 1e-5);
-        EXPECT_LE(tt::test::rel_l2(out, ref), kStrictTol);
-        EXPECT_LE(tt::test::rel_l2(rm, rm_ref), kStrictTol);
-        EXPECT_LE(tt::test::rel_l2(rv, rv_ref), kStrictTol);
+        const auto fn = [training](const std::vector<Tensor>& in) {
+          return std::vector<Tensor>{seed::scale_batch_norm(in[0], in[1], in[2], in[3], in[4],
+                                                            in[5], in[6], in[7], training)};
+        };
+        const std::vector<Tensor> in = gpu({l.x, l.w, l.b, scale, rm0, rv0, bw, bb});
+        EXPECT_LE(tt::test::rel_l2(seed::compiled_replay(fn, in)[0], ref), kStrictTol);
+        EXPECT_LE(tt::test::rel_l2(in[4], rm_ref), kStrictTol);
+        EXPECT_LE(tt::test::rel_l2(in[5], rv_ref), kStrictTol);
       }
       const Tensor x = gpu(l.x), w = gpu(l.w), b = gpu(l.b), sg = gpu(scale), bwg = gpu(bw),
                    bbg = gpu(bb);
@@ -480,16 +495,9 @@ TEST(CudaGemmFused, GemmScaleBatchNormMatchesCpuInTrainingAndEval) {
       for (const g::GemmConfig& cfg : configs) {
         SCOPED_TRACE(cfg.str());
         const Tensor rm = gpu(rm0).clone(), rv = gpu(rv0).clone(), out = nan_gpu({m, n});
-        const Tensor work = Tensor::empty(
-            {std::max<int64_t>(1, g::gemm_scale_batch_norm_scratch_floats(cfg, m, n, training))},
-            DType::F32, kGpu);
-        g::GemmScaleBatchNormArgs a;
-        a.x = float_ptr(x), a.w = float_ptr(w), a.b = float_ptr(b), a.scale = float_ptr(sg),
-        a.running_mean = float_ptr(rm);
-        a.running_var = float_ptr(rv), a.gamma = float_ptr(bwg), a.beta = float_ptr(bbg),
-        a.out = float_ptr(out);
-        a.m = m, a.n = n, a.k = k, a.training = training, a.scratch = float_ptr(work);
-        g::gemm_scale_batch_norm_forward(cfg, a, 0, gpu_stream());
+        const f::BatchNormParams bn{float_ptr(sg), float_ptr(bwg), float_ptr(bbg), float_ptr(rm),
+                                    float_ptr(rv)};
+        run_pattern(seed::scale_batch_norm_pattern(training, float_ptr(b), bn), cfg, x, w, out);
         EXPECT_LE(tt::test::rel_l2(out, ref), kStrictTol);
         EXPECT_LE(tt::test::rel_l2(rm, rm_ref), kStrictTol);
         EXPECT_LE(tt::test::rel_l2(rv, rv_ref), kStrictTol);
@@ -501,3 +509,4 @@ TEST(CudaGemmFused, GemmScaleBatchNormMatchesCpuInTrainingAndEval) {
 #endif  // TT_CUDA
 
 }  // namespace
+}  // namespace tt::test

@@ -1,8 +1,9 @@
-// The GEMM epilogue chain (ops/cuda/gemm/epilogue.h) and the fused ops' plans
+// The GEMM epilogue chain (ops/cuda/gemm/epilogue.h) and the fused family's plans
 // (ops/cuda/fused/), checked on the CPU: apply() on host pointers against formulas
 // written out in double, the builders' limits and messages, the fixed-function form
-// that cuBLASLt and the sm90 kernel express, and which stages each plan runs under a
-// config. Built with CUDA (the plans' code is CUDA-only), run without a GPU.
+// that cuBLASLt and the sm90 kernel express, and which stages the seed groups' plans
+// (built from their patterns, support/seed_patterns.h) run under a config. Built with
+// CUDA (the plans' code is CUDA-only), run without a GPU.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -21,6 +22,7 @@
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_space.h"
 #include "ops/cuda/gemm/tiled_gemm.h"
+#include "support/seed_patterns.h"
 
 namespace tt::ops::cuda::gemm {
 namespace {
@@ -123,14 +125,22 @@ TEST(EpilogueChain, FixedFunctionFormIsScaleBiasActivation) {
   EXPECT_FALSE(as_scale_bias_activation(Epilogue().add_column(&b).column_stats(&part, &part)).ok);
 }
 
-// ---- the plans: which stages each fused op runs under a config ----
+// ---- the plans: which stages each seed group runs under a config ----
 
 namespace f = tt::ops::cuda::fused;
+namespace seed = tt::test::seed;
 
 // Stand-in device pointers: plan construction never dereferences them, but a null
 // vector would add no epilogue step.
 float g_dummy[8];
 float* const kPtr = g_dummy;
+
+// The groups' structural names, which start each plan's text (Plan::str).
+const std::string kRelu = "gemm[add_column,relu]";
+const std::string kInstance = "gemm[add_column]>segment_norm[add_mul]";
+const std::string kSwish = "gemm[add_column,silu,add_column]>segment_norm[affine]";
+const std::string kTrain = "gemm[add_column,mul_column]>batch_norm[train]";
+const std::string kEval = "gemm[add_column,mul_column]>batch_norm[eval]";
 
 // The own 128 x 128 tile (width 4) and cuBLASLt, whole, in row chunks, with a tail split.
 const GemmConfig& own128() {
@@ -143,97 +153,91 @@ const GemmConfig kLt = GemmConfig::cublaslt(0);
 const GemmConfig kLtChunks = GemmConfig::cublaslt(0, 4096);
 const GemmConfig kLtTail = GemmConfig::cublaslt(0, 0, 64);
 
-GemmSwishBiasGroupNormArgs swish_args(int64_t m, int64_t n, int64_t groups) {
-  GemmSwishBiasGroupNormArgs a;
-  a.x = a.w = a.b = a.bias = a.gamma = a.beta = kPtr;
-  a.out = kPtr, a.m = m, a.n = n, a.k = 1024, a.groups = groups;
-  return a;
+f::Plan plan(const f::FusedPattern& p, const GemmConfig& cfg, int64_t m, int64_t n, int64_t k) {
+  return seed::plan_of(p, cfg, kPtr, kPtr, kPtr, m, n, k);
+}
+f::Plan relu_plan(const GemmConfig& cfg, int64_t m, int64_t n) {
+  return plan(seed::bias_relu_pattern(kPtr), cfg, m, n, 1024);
+}
+f::Plan instance_plan(const GemmConfig& cfg, int64_t m, int64_t n) {
+  return plan(seed::instance_norm_add_mul_pattern(kPtr, kPtr), cfg, m, n, 1024);
+}
+f::Plan swish_plan(const GemmConfig& cfg, int64_t m, int64_t n, int64_t groups, int64_t k = 1024) {
+  return plan(seed::swish_bias_group_norm_pattern(groups, kPtr, kPtr, kPtr, kPtr), cfg, m, n, k);
+}
+f::Plan batch_norm_plan(const GemmConfig& cfg, int64_t m, int64_t n, bool training) {
+  const f::BatchNormParams bn{kPtr, kPtr, kPtr, kPtr, kPtr};
+  return plan(seed::scale_batch_norm_pattern(training, kPtr, bn), cfg, m, n, 4096);
+}
+// Whether cfg runs the swish + group norm group as one kernel.
+bool swish_fuses(const GemmConfig& cfg, int64_t m, int64_t n, int64_t k, int64_t groups) {
+  return swish_plan(cfg, m, n, groups, k).stages.size() == 1;
 }
 
-GemmScaleBatchNormArgs batch_norm_args(int64_t m, int64_t n, bool training) {
-  GemmScaleBatchNormArgs a;
-  a.x = a.w = a.b = a.scale = a.gamma = a.beta = kPtr;
-  a.running_mean = a.running_var = a.out = kPtr;
-  a.m = m, a.n = n, a.k = 4096, a.training = training;
-  return a;
-}
-
-// Each op's plan under the configs that change it: its stages (Plan::str) and scratch.
-TEST(FusedPlans, EachOpRunsTheStagesItsConfigAllows) {
+// Each group's plan under the configs that change it: its stages (Plan::str) and scratch.
+TEST(FusedPlans, EachGroupRunsTheStagesItsConfigAllows) {
   const int64_t m = 16384, n = 4096, mn = m * n;
-  GemmBiasReluArgs relu{kPtr, kPtr, kPtr, kPtr, m, n, 1024};
-  GemmInstanceNormAddMulArgs inst;
-  inst.x = inst.y = inst.w = inst.b = inst.out = kPtr, inst.m = m, inst.n = n, inst.k = 1024;
   const int64_t band = norm::ColumnStatsConfig::default_for({m, n, 4}).chunk_rows;
   const int64_t bands = (m + band - 1) / band;
   struct Case {
     f::Plan plan;
-    const char* want;
+    std::string want;
     int64_t scratch;
   };
   const Case cases[] = {
       // Every GEMM implementation runs bias + ReLU itself.
-      {f::gemm_bias_relu_plan(own128(), relu),
-       "gemm_bias_relu chunk=0 tail=0\n"
-       "gemm[add_column,relu] -> out",
-       0},
-      {f::gemm_bias_relu_plan(kLtChunks, relu),
-       "gemm_bias_relu chunk=0 tail=0\n"
-       "gemm[add_column,relu] -> out",
-       0},
+      {relu_plan(own128(), m, n), kRelu + " chunk=0 tail=0\ngemm[add_column,relu] -> out", 0},
+      {relu_plan(kLtChunks, m, n), kRelu + " chunk=0 tail=0\ngemm[add_column,relu] -> out", 0},
       // A row norm needs a whole row: always a pass, never a schedule.
-      {f::gemm_instance_norm_add_mul_plan(kLtChunks, inst),
-       "gemm_instance_norm_add_mul chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
-       "segment_norm[none | add_residual,mul_residual,groups=1] gemm_out -> out",
+      {instance_plan(kLtChunks, m, n),
+       kInstance + " chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
+                   "segment_norm[none | add_residual,mul_residual,groups=1] gemm_out -> out",
        mn},
       // 64 groups of 64 channels: two per 128-wide tile, so the own config is one kernel;
       // 16 groups of 256 do not fit it.
-      {f::gemm_swish_bias_group_norm_plan(own128(), swish_args(m, n, 64)),
-       "gemm_swish_bias_group_norm chunk=0 tail=0\n"
-       "gemm[add_column,silu,add_column,group_norm(64)] -> out",
-       0},
-      {f::gemm_swish_bias_group_norm_plan(own128(), swish_args(m, n, 16)),
-       "gemm_swish_bias_group_norm chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
-       "segment_norm[silu,add_column | mul_column,add_column,groups=16] gemm_out -> out",
+      {swish_plan(own128(), m, n, 64),
+       kSwish + " chunk=0 tail=0\ngemm[add_column,silu,add_column,group_norm(64)] -> out", 0},
+      {swish_plan(own128(), m, n, 16),
+       kSwish + " chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
+                "segment_norm[silu,add_column | mul_column,add_column,groups=16] gemm_out -> out",
        mn},
       // cuBLASLt in row chunks or with a tail split: the pass runs in place in out; a
       // tail as long as the rows is no split.
-      {f::gemm_swish_bias_group_norm_plan(kLtChunks, swish_args(m, n, 64)),
-       "gemm_swish_bias_group_norm chunk=4096 tail=0\ngemm[add_column] -> out\n"
-       "segment_norm[silu,add_column | mul_column,add_column,groups=64] out -> out",
+      {swish_plan(kLtChunks, m, n, 64),
+       kSwish + " chunk=4096 tail=0\ngemm[add_column] -> out\n"
+                "segment_norm[silu,add_column | mul_column,add_column,groups=64] out -> out",
        0},
-      {f::gemm_swish_bias_group_norm_plan(kLtTail, swish_args(m, n, 64)),
-       "gemm_swish_bias_group_norm chunk=0 tail=64\ngemm[add_column] -> out\n"
-       "segment_norm[silu,add_column | mul_column,add_column,groups=64] out -> out",
+      {swish_plan(kLtTail, m, n, 64),
+       kSwish + " chunk=0 tail=64\ngemm[add_column] -> out\n"
+                "segment_norm[silu,add_column | mul_column,add_column,groups=64] out -> out",
        0},
-      {f::gemm_swish_bias_group_norm_plan(kLtTail, swish_args(64, n, 64)),
-       "gemm_swish_bias_group_norm chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
-       "segment_norm[silu,add_column | mul_column,add_column,groups=64] gemm_out -> out",
+      {swish_plan(kLtTail, 64, n, 64),
+       kSwish + " chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
+                "segment_norm[silu,add_column | mul_column,add_column,groups=64] gemm_out -> out",
        64 * n},
       // Training: the own kernel's epilogue writes the partials, one per 128-row band;
       // with cuBLASLt a statistics pass does.
-      {f::gemm_scale_batch_norm_plan(own128(), batch_norm_args(m, n, true)),
-       "gemm_scale_batch_norm chunk=0 tail=0\ngemm[add_column,column_stats] -> gemm_out\n"
-       "finalize part_mean,part_m2 -> affine\nchannel_affine gemm_out -> out",
+      {batch_norm_plan(own128(), m, n, true),
+       kTrain + " chunk=0 tail=0\ngemm[add_column,column_stats] -> gemm_out\n"
+                "finalize part_mean,part_m2 -> affine\nchannel_affine gemm_out -> out",
        mn + 4 * n + 2 * (m / 128) * n},
-      {f::gemm_scale_batch_norm_plan(kLtTail, batch_norm_args(m, n, true)),
-       "gemm_scale_batch_norm chunk=0 tail=64\ngemm[add_column] -> gemm_out\n"
-       "column_stats gemm_out -> part_mean,part_m2\nfinalize part_mean,part_m2 -> affine\n"
-       "channel_affine gemm_out -> out",
+      {batch_norm_plan(kLtTail, m, n, true),
+       kTrain + " chunk=0 tail=64\ngemm[add_column] -> gemm_out\n"
+                "column_stats gemm_out -> part_mean,part_m2\nfinalize part_mean,part_m2 -> "
+                "affine\nchannel_affine gemm_out -> out",
        mn + 4 * n + 2 * bands * n},
       // Eval: the affine in the own kernel's epilogue; cuBLASLt chunks apply it in place;
       // eval offers no tail split.
-      {f::gemm_scale_batch_norm_plan(own128(), batch_norm_args(m, n, false)),
-       "gemm_scale_batch_norm chunk=0 tail=0\neval_affine -> affine\n"
-       "gemm[add_column,column_affine] -> out",
+      {batch_norm_plan(own128(), m, n, false),
+       kEval + " chunk=0 tail=0\neval_affine -> affine\ngemm[add_column,column_affine] -> out",
        4 * n},
-      {f::gemm_scale_batch_norm_plan(kLtChunks, batch_norm_args(m, n, false)),
-       "gemm_scale_batch_norm chunk=4096 tail=0\neval_affine -> affine\n"
-       "gemm[add_column] -> out\nchannel_affine out -> out",
+      {batch_norm_plan(kLtChunks, m, n, false),
+       kEval + " chunk=4096 tail=0\neval_affine -> affine\n"
+               "gemm[add_column] -> out\nchannel_affine out -> out",
        4 * n},
-      {f::gemm_scale_batch_norm_plan(kLtTail, batch_norm_args(m, n, false)),
-       "gemm_scale_batch_norm chunk=0 tail=0\neval_affine -> affine\n"
-       "gemm[add_column] -> gemm_out\nchannel_affine gemm_out -> out",
+      {batch_norm_plan(kLtTail, m, n, false),
+       kEval + " chunk=0 tail=0\neval_affine -> affine\n"
+               "gemm[add_column] -> gemm_out\nchannel_affine gemm_out -> out",
        mn + 4 * n},
   };
   for (const Case& c : cases) {
@@ -249,15 +253,14 @@ TEST(FusedPlans, SchedulesLaunchInTheDocumentedOrder) {
   // on the main stream after its GEMM.
   const GemmConfig tail = GemmConfig::cublaslt(1, 0, 2048);
   EXPECT_EQ(
-      f::plan_launches(f::gemm_swish_bias_group_norm_plan(tail, swish_args(32768, 4096, 64))),
+      f::plan_launches(swish_plan(tail, 32768, 4096, 64)),
       (V{"fork first", "fork second", "first: gemm rows 0+30720 impl=cublaslt,algo=1",
          "second: gemm rows 30720+2048 impl=cublaslt,algo=0", "join first",
          "main: segment_norm rows 0+30720", "join second", "main: segment_norm rows 30720+2048"}));
   // Training's head is a whole number of statistics bands: 300 - 44 rows -> 256.
   const int64_t band = norm::ColumnStatsConfig::default_for({300, 64, 4}).chunk_rows;
   ASSERT_EQ(band, 256);
-  EXPECT_EQ(f::plan_launches(f::gemm_scale_batch_norm_plan(GemmConfig::cublaslt(0, 0, 44),
-                                                           batch_norm_args(300, 64, true))),
+  EXPECT_EQ(f::plan_launches(batch_norm_plan(GemmConfig::cublaslt(0, 0, 44), 300, 64, true)),
             (V{"fork first", "fork second", "first: gemm rows 0+256 impl=cublaslt,algo=0",
                "second: gemm rows 256+44 impl=cublaslt,algo=0", "join first",
                "main: column_stats rows 0+256", "join second", "main: column_stats rows 256+44",
@@ -265,26 +268,24 @@ TEST(FusedPlans, SchedulesLaunchInTheDocumentedOrder) {
   // Row chunks (rounded up to whole bands: 100 -> 256): each chunk's pass on the side
   // stream after its GEMM, the main stream joins at the end.
   EXPECT_EQ(
-      f::plan_launches(f::gemm_scale_batch_norm_plan(GemmConfig::cublaslt(0, 100),
-                                                     batch_norm_args(300, 64, true))),
+      f::plan_launches(batch_norm_plan(GemmConfig::cublaslt(0, 100), 300, 64, true)),
       (V{"main: gemm rows 0+256 impl=cublaslt,algo=0,chunk=100", "fork side",
          "side: column_stats rows 0+256", "main: gemm rows 256+44 impl=cublaslt,algo=0,chunk=100",
          "fork side", "side: column_stats rows 256+44", "join side", "main: finalize rows 0+300",
          "main: channel_affine rows 0+300"}));
   // Eval with the own kernel: the affine first, then one GEMM that applies it.
-  EXPECT_EQ(
-      f::plan_launches(f::gemm_scale_batch_norm_plan(own128(), batch_norm_args(300, 64, false))),
-      (V{"main: eval_affine rows 0+300", "main: gemm rows 0+300 " + own128().str()}));
+  EXPECT_EQ(f::plan_launches(batch_norm_plan(own128(), 300, 64, false)),
+            (V{"main: eval_affine rows 0+300", "main: gemm rows 0+300 " + own128().str()}));
   // No rows: only the stages before the GEMM.
-  EXPECT_EQ(f::plan_launches(f::gemm_scale_batch_norm_plan(kLt, batch_norm_args(0, 64, false))),
+  EXPECT_EQ(f::plan_launches(batch_norm_plan(kLt, 0, 64, false)),
             (V{"main: eval_affine rows 0+0"}));
 }
 
 TEST(FusedPlans, StatisticsBandsSetTheScheduleGrain) {
   const int64_t m = 16384, n = 4096;
-  EXPECT_EQ(f::gemm_scale_batch_norm_plan(own128(), batch_norm_args(m, n, true)).part_rows, 128);
+  EXPECT_EQ(batch_norm_plan(own128(), m, n, true).part_rows, 128);
   const int64_t band = norm::ColumnStatsConfig::default_for({m, n, 4}).chunk_rows;
-  const f::Plan p = f::gemm_scale_batch_norm_plan(kLtChunks, batch_norm_args(m, n, true));
+  const f::Plan p = batch_norm_plan(kLtChunks, m, n, true);
   EXPECT_EQ(p.part_rows, band);
   EXPECT_EQ(p.schedule.row_multiple, band);
 }
@@ -295,44 +296,44 @@ TEST(FusedPlans, StatsPassTakesTheStatisticsOutOfTheTensorCoreEpilogue) {
   if (gemm::tc_variants().empty()) GTEST_SKIP() << "this build has no sm_90a code";
   const int64_t m = 16384, n = 4096;
   GemmConfig tc = gemm::tc_default(true);
-  const f::Plan in_epilogue = f::gemm_scale_batch_norm_plan(tc, batch_norm_args(m, n, true));
+  const f::Plan in_epilogue = batch_norm_plan(tc, m, n, true);
   EXPECT_EQ(in_epilogue.str(),
-            "gemm_scale_batch_norm chunk=0 tail=0\ngemm[add_column,column_stats] -> gemm_out\n"
-            "finalize part_mean,part_m2 -> affine\nchannel_affine gemm_out -> out");
+            kTrain +
+                " chunk=0 tail=0\ngemm[add_column,column_stats] -> gemm_out\n"
+                "finalize part_mean,part_m2 -> affine\nchannel_affine gemm_out -> out");
   EXPECT_EQ(in_epilogue.part_rows, 128);
   tc.stats_pass = 1;
   EXPECT_THAT(tc.str(), testing::EndsWith(",stats_pass=1"));
   EXPECT_EQ(gemm::gemm_descriptor(false, false, true).parse(tc.str()), tc);
-  const f::Plan by_pass = f::gemm_scale_batch_norm_plan(tc, batch_norm_args(m, n, true));
+  const f::Plan by_pass = batch_norm_plan(tc, m, n, true);
   EXPECT_EQ(by_pass.str(),
-            "gemm_scale_batch_norm chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
-            "column_stats gemm_out -> part_mean,part_m2\nfinalize part_mean,part_m2 -> affine\n"
-            "channel_affine gemm_out -> out");
+            kTrain +
+                " chunk=0 tail=0\ngemm[add_column] -> gemm_out\n"
+                "column_stats gemm_out -> part_mean,part_m2\nfinalize part_mean,part_m2 -> "
+                "affine\nchannel_affine gemm_out -> out");
   EXPECT_EQ(by_pass.part_rows, norm::ColumnStatsConfig::default_for({m, n, 4}).chunk_rows);
 }
 
 TEST(FusedPlans, GroupNormFusesOnlyInATileThatHoldsWholeGroups) {
-  EXPECT_TRUE(gemm_swish_bias_group_norm_fuses(own128(), 32768, 4096, 1024, 64));
-  EXPECT_FALSE(gemm_swish_bias_group_norm_fuses(own128(), 32768, 4096, 1024, 16));
-  EXPECT_FALSE(gemm_swish_bias_group_norm_fuses(kLt, 32768, 4096, 1024, 64));
+  EXPECT_TRUE(swish_fuses(own128(), 32768, 4096, 1024, 64));
+  EXPECT_FALSE(swish_fuses(own128(), 32768, 4096, 1024, 16));
+  EXPECT_FALSE(swish_fuses(kLt, 32768, 4096, 1024, 64));
   if (!gemm::tc_variants().empty()) {  // the tensor-core family: power-of-two groups, 8 to BN
     for (bool accurate : {false, true}) {
       const GemmConfig tc = gemm::tc_default(accurate);
-      EXPECT_TRUE(gemm_swish_bias_group_norm_fuses(tc, 32768, 4096, 1024, 64));     // 64 channels
-      EXPECT_TRUE(gemm_swish_bias_group_norm_fuses(tc, 32768, 4096, 1024, 512));    // 8
-      EXPECT_FALSE(gemm_swish_bias_group_norm_fuses(tc, 32768, 4096, 1024, 1024));  // 4
-      EXPECT_FALSE(gemm_swish_bias_group_norm_fuses(tc, 32768, 4800, 1024, 100));   // 48
-      EXPECT_EQ(f::gemm_swish_bias_group_norm_plan(tc, swish_args(32768, 4096, 64)).str(),
-                "gemm_swish_bias_group_norm chunk=0 tail=0\n"
-                "gemm[add_column,silu,add_column,group_norm(64)] -> out");
+      EXPECT_TRUE(swish_fuses(tc, 32768, 4096, 1024, 64));     // 64 channels
+      EXPECT_TRUE(swish_fuses(tc, 32768, 4096, 1024, 512));    // 8
+      EXPECT_FALSE(swish_fuses(tc, 32768, 4096, 1024, 1024));  // 4
+      EXPECT_FALSE(swish_fuses(tc, 32768, 4800, 1024, 100));   // 48
+      EXPECT_EQ(swish_plan(tc, 32768, 4096, 64).str(),
+                kSwish + " chunk=0 tail=0\ngemm[add_column,silu,add_column,group_norm(64)] -> out");
     }
   }
-  EXPECT_THAT([] { f::gemm_swish_bias_group_norm_plan(kLt, swish_args(8, 100, 3)); },
-              testing::ThrowsMessage<tt::Error>(
-                  "gemm_swish_bias_group_norm: 100 channels do not split into 3 groups"));
   EXPECT_THAT(
-      [] { f::gemm_scale_batch_norm_plan(kLt, batch_norm_args(0, 8, true)); },
-      testing::ThrowsMessage<tt::Error>("gemm_scale_batch_norm: training needs at least one row"));
+      [] { swish_plan(kLt, 8, 100, 3); },
+      testing::ThrowsMessage<tt::Error>(kSwish + ": 100 channels do not split into 3 groups"));
+  EXPECT_THAT([] { batch_norm_plan(kLt, 0, 8, true); },
+              testing::ThrowsMessage<tt::Error>(kTrain + ": training needs at least one row"));
 }
 
 // ---- on the GPU: the own tiled kernel runs any chain ----

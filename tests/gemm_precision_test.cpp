@@ -4,9 +4,9 @@
 // keys carry the precision while strict keys stay those of the shipped databases, the
 // accurate fallback sentence, the plan-facing queries, and that the accurate spaces of the
 // seed GEMM stages hold at least 100 valid variants. On a GPU: run_gemm with each impl in
-// each mode, linear and matmul under each precision, and gemm_bias_relu in accurate on
-// the tc family, against the CPU float32 reference at the mode's tolerance
-// (autotune/tolerance.h); tc cases skip without an sm_90 GPU.
+// each mode, linear and matmul under each precision, and the bias + ReLU seed group in
+// accurate on the tc family (its plan, and compiled), against the CPU float32 reference at the
+// mode's tolerance (autotune/tolerance.h); tc cases skip without an sm_90 GPU.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -27,17 +27,20 @@
 #include "autotune/lookup.h"
 #include "core/cuda/device.h"
 #include "core/cuda/stream.h"
-#include "ops/cuda/fused/fused_stages.h"
-#include "ops/cuda/fused/plans.h"
+#include "ops/cuda/fused/plan.h"
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_config.h"
 #include "ops/cuda/gemm/gemm_space.h"
 #include "ops/cuda/gemm/tc_config.h"
+#include "support/fn_module.h"
+#include "support/seed_forwards.h"
+#include "support/seed_patterns.h"
 
 namespace {
 
 namespace g = tt::ops::cuda::gemm;
 namespace fused = tt::ops::cuda::fused;
+namespace seed = tt::test::seed;
 using ::testing::HasSubstr;
 using tt::Precision;
 using tt::PrecisionGuard;
@@ -46,16 +49,19 @@ using tt::autotune::Config;
 using tt::autotune::ParamSpace;
 using tt::cuda::DeviceLimits;
 
-// The seed models' GEMM stages at their full shapes (SEED_MODELS.md).
+// The seed models' GEMM stages (their groups' structural stages) at their full shapes
+// (SEED_MODELS.md).
 struct SeedStage {
-  const g::GemmStage* stage;
+  g::GemmStage stage;
   g::GemmProblem problem;
   int64_t groups;
 };
-const SeedStage kSeedStages[] = {{&fused::kGemmInstanceNormAddMul.gemm, {1024, 8192, 8192, 4}, 0},
-                                 {&fused::kGemmSwishBiasGroupNorm.gemm, {32768, 4096, 1024, 4}, 64},
-                                 {&fused::kGemmScaleBatchNormTrain.gemm, {16384, 4096, 4096, 4}, 0},
-                                 {&fused::kGemmBiasRelu.gemm, {1024, 8192, 8192, 4}, 0}};
+const g::GemmStage kBiasRelu = seed::bias_relu_pattern().stages().gemm;
+const SeedStage kSeedStages[] = {
+    {seed::instance_norm_add_mul_pattern().stages().gemm, {1024, 8192, 8192, 4}, 0},
+    {seed::swish_bias_group_norm_pattern(64).stages().gemm, {32768, 4096, 1024, 4}, 64},
+    {seed::scale_batch_norm_pattern(true).stages().gemm, {16384, 4096, 4096, 4}, 0},
+    {kBiasRelu, {1024, 8192, 8192, 4}, 0}};
 
 bool have_tc() { return !g::tc_variants().empty(); }
 
@@ -165,7 +171,7 @@ TEST(GemmPrecisionConfig, TcValidationNamesTheRule) {
 // ---- spaces per precision ----
 
 TEST(GemmPrecisionSpace, EachPrecisionOffersItsImpls) {
-  const g::GemmStage& stage = fused::kGemmBiasRelu.gemm;
+  const g::GemmStage& stage = kBiasRelu;
   const g::GemmProblem p{1024, 8192, 8192, 4};
   const DeviceLimits hopper = tt::cuda::hopper_limits();
   const ParamSpace strict = g::gemm_space(stage, p, hopper, hopper_options(Precision::strict));
@@ -215,7 +221,7 @@ TEST(GemmPrecisionSpace, EachPrecisionOffersItsImpls) {
 }
 
 TEST(GemmPrecisionSpace, WithoutSm90TheTcCandidatesAreDroppedAndAccurateIsTheStrictPath) {
-  const g::GemmStage& stage = fused::kGemmBiasRelu.gemm;
+  const g::GemmStage& stage = kBiasRelu;
   const g::GemmProblem p{1024, 8192, 8192, 4};
   g::GemmSpaceOptions o = hopper_options(Precision::accurate);
   o.tc_device = false;
@@ -253,17 +259,17 @@ TEST(GemmPrecisionSpace, AccurateSpacesOfTheSeedStagesHoldAtLeast100ValidVariant
   if (!have_tc()) GTEST_SKIP() << "this build has no sm_90a code (TT_SM90_GEMM == 0)";
   size_t total = 0;
   for (const SeedStage& s : kSeedStages) {
-    const ParamSpace space = g::gemm_space(*s.stage, s.problem, tt::cuda::hopper_limits(),
+    const ParamSpace space = g::gemm_space(s.stage, s.problem, tt::cuda::hopper_limits(),
                                            hopper_options(Precision::accurate));
     size_t tc = 0;
     for (const Config& c : space.enumerate()) {
       const g::GemmConfig cfg =
-          g::gemm_descriptor(s.stage->chunks, s.stage->tails, s.stage->stats_pass).from_config(c);
+          g::gemm_descriptor(s.stage.chunks, s.stage.tails, s.stage.stats_pass).from_config(c);
       EXPECT_TRUE(g::valid(cfg, s.problem)) << c.str();
       tc += cfg.impl == g::GemmImpl::kTc;
       ++total;
     }
-    EXPECT_GE(tc, 160u) << s.stage->name;  // 2 accurate rows x 80 run-time combinations
+    EXPECT_GE(tc, 160u) << s.stage.name;  // 2 accurate rows x 80 run-time combinations
   }
   EXPECT_GE(total, 100u);
 }
@@ -277,13 +283,13 @@ TEST(GemmPrecisionKeys, KeysCarryThePrecisionAndStrictKeysAreTheShippedOnes) {
   ASSERT_EQ(db.devices().size(), 1u);
   const auto& kernels = db.devices().begin()->second.kernels;
   for (const SeedStage& s : kSeedStages) {
-    SCOPED_TRACE(s.stage->name);
-    const std::string key = g::gemm_problem_key(*s.stage, s.problem, s.groups);
-    ASSERT_TRUE(kernels.count(s.stage->name));
-    const auto& entries = kernels.at(s.stage->name);
+    SCOPED_TRACE(s.stage.name);
+    const std::string key = g::gemm_problem_key(s.stage, s.problem, s.groups);
+    ASSERT_TRUE(kernels.count(s.stage.name));
+    const auto& entries = kernels.at(s.stage.name);
     ASSERT_TRUE(entries.count(key)) << key;
     // Its config is still a valid strict config of the stage.
-    const ParamSpace space = g::gemm_space(*s.stage, s.problem, DeviceLimits{});
+    const ParamSpace space = g::gemm_space(s.stage, s.problem, DeviceLimits{});
     EXPECT_TRUE(space.is_valid(entries.at(key).config)) << entries.at(key).config.str();
   }
   // Every tf32 and accurate entry the database ships reads as a config of its stage (a
@@ -291,25 +297,25 @@ TEST(GemmPrecisionKeys, KeysCarryThePrecisionAndStrictKeysAreTheShippedOnes) {
   for (Precision precision : {Precision::tf32, Precision::accurate}) {
     PrecisionGuard guard(precision);
     for (const SeedStage& s : kSeedStages) {
-      SCOPED_TRACE(s.stage->name);
-      const std::string key = g::gemm_problem_key(*s.stage, s.problem, s.groups);
-      const auto& entries = kernels.at(s.stage->name);
+      SCOPED_TRACE(s.stage.name);
+      const std::string key = g::gemm_problem_key(s.stage, s.problem, s.groups);
+      const auto& entries = kernels.at(s.stage.name);
       ASSERT_TRUE(entries.count(key)) << key;
       const tt::autotune::Descriptor<g::GemmConfig>& d =
-          g::gemm_descriptor(s.stage->chunks, s.stage->tails, s.stage->stats_pass);
+          g::gemm_descriptor(s.stage.chunks, s.stage.tails, s.stage.stats_pass);
       EXPECT_NO_THROW(d.from_config(entries.at(key).config))
           << key << ": " << entries.at(key).config.str();
     }
   }
-  EXPECT_EQ(g::gemm_problem_key(fused::kGemmBiasRelu.gemm, {1024, 8192, 8192, 4}),
+  EXPECT_EQ(g::gemm_problem_key(kBiasRelu, {1024, 8192, 8192, 4}),
             "m=1024,n=8192,k=8192,align=16B,precision=strict");
   {
     PrecisionGuard guard(Precision::tf32);
-    EXPECT_EQ(g::gemm_problem_key(fused::kGemmBiasRelu.gemm, {1024, 8192, 8192, 4}),
+    EXPECT_EQ(g::gemm_problem_key(kBiasRelu, {1024, 8192, 8192, 4}),
               "m=1024,n=8192,k=8192,align=16B,precision=tf32");
   }
   PrecisionGuard guard(Precision::accurate);
-  EXPECT_EQ(g::gemm_problem_key(fused::kGemmSwishBiasGroupNorm.gemm, {32768, 4096, 1024, 4}, 64),
+  EXPECT_EQ(g::gemm_problem_key(kSeedStages[1].stage, {32768, 4096, 1024, 4}, 64),
             "m=32768,n=4096,k=1024,groups=64,align=16B,precision=accurate");
 }
 
@@ -414,7 +420,7 @@ TEST(GemmPrecisionGpu, RunGemmWithEachImplInEachModeMatchesTheCpuReference) {
   };
   for (const Mnk& s : {Mnk{1, 8, 4}, Mnk{129, 257, 1024}, Mnk{300, 200, 68}}) {
     const Operands o = make_operands(s.m, s.n, s.k, 7 + s.m);
-    const Tensor ref = tt::ops::gemm_bias_relu(o.x, o.w, o.b);  // CPU float32
+    const Tensor ref = seed::bias_relu(o.x, o.w, o.b);  // CPU float32
     const Tensor x = o.x.to(kGpu), w = o.w.to(kGpu), b = o.b.to(kGpu);
     for (const g::GemmConfig& cfg : configs) {
       SCOPED_TRACE(cfg.str() + " m=" + std::to_string(s.m) + " k=" + std::to_string(s.k));
@@ -467,24 +473,33 @@ TEST(GemmPrecisionGpu, LinearAndMatmulHonourEachPrecision) {
   }
 }
 
-TEST(GemmPrecisionGpu, GemmBiasReluInAccurateRunsTheTcFamily) {
+TEST(GemmPrecisionGpu, BiasReluInAccurateRunsTheTcFamily) {
   if (!tc_gpu()) GTEST_SKIP() << "no sm_90 (Hopper) GPU with the tc family";
   const int64_t m = 257, n = 384, k = 2048;
   const Operands o = make_operands(m, n, k, 5);
-  const Tensor ref = tt::ops::gemm_bias_relu(o.x, o.w, o.b);
+  const Tensor ref = seed::bias_relu(o.x, o.w, o.b);
   const Tensor x = o.x.to(kGpu), w = o.w.to(kGpu), b = o.b.to(kGpu);
   const double tol = tt::autotune::verification_tolerance("accurate", k);
-  // The plan with the tc config, and the op in accurate (its untuned default is tc).
+  // The group's plan with the tc config, and the compiled forward in accurate (the
+  // group's untuned default is tc).
   const Tensor out = tt::test::nan_filled({m, n}, kGpu);
-  g::gemm_bias_relu_forward(g::tc_default(true),
-                            {tt::test::float_ptr(x), tt::test::float_ptr(w), tt::test::float_ptr(b),
-                             tt::test::float_ptr(out), m, n, k},
-                            0, tt::cuda::stream(0));
+  fused::run_plan(seed::plan_of(seed::bias_relu_pattern(tt::test::float_ptr(b)),
+                                g::tc_default(true), tt::test::float_ptr(x), tt::test::float_ptr(w),
+                                tt::test::float_ptr(out), m, n, k),
+                  nullptr, 0, tt::cuda::stream(0));
   EXPECT_LE(tt::test::rel_l2(out, ref), tol);
   PrecisionGuard guard(Precision::accurate);
   tt::autotune::ScopedForceDefaults defaults;  // the untuned default, whatever a database holds
-  EXPECT_EQ(g::choose_gemm(fused::kGemmBiasRelu.gemm, {m, n, k, 4}, 0).impl, g::GemmImpl::kTc);
-  EXPECT_LE(tt::test::rel_l2(tt::ops::gemm_bias_relu(x, w, b), ref), tol);
+  EXPECT_EQ(g::choose_gemm(kBiasRelu, {m, n, k, 4}, 0).impl, g::GemmImpl::kTc);
+  tt::autotune::clear_configs_used();
+  const auto fn = [](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{seed::bias_relu(in[0], in[1], in[2])};
+  };
+  EXPECT_LE(tt::test::rel_l2(seed::compiled_replay(fn, {x, w, b})[0], ref), tol);
+  bool tuned_as_group = false;  // the replay looked its GEMM up under the group's name
+  for (const auto& u : tt::autotune::configs_used())
+    tuned_as_group |= u.kernel == std::string(kBiasRelu.name) && u.result.config.impl() == "tc";
+  EXPECT_TRUE(tuned_as_group) << tt::autotune::format_configs_used();
 }
 
 }  // namespace

@@ -13,9 +13,11 @@
 // spaces, the pointwise family's flat and strided layouts, the GEMM family under
 // matmul/bmm): their shapes are cases here, and the configs swept are the spaces' (the
 // launchers' candidates, less what the device cannot run). Every op of ops.h has a
-// row (the seed models' ops and issue 9's: pointwise, matrix products, reductions,
-// softmax, norms, shape ops) and so does each in-place member of Tensor; adding an op
-// adds a row to op_table() (OpTable.CoversEveryOpOfOpsH fails until it has one).
+// row (the seed models' building blocks and issue 9's: pointwise, matrix products,
+// reductions, softmax, norms, shape ops) and so does each in-place member of Tensor;
+// adding an op adds a row to op_table() (OpTable.CoversEveryOpOfOpsH fails until it has
+// one). The seed models' fused GEMM groups, plain-op forwards that tt::compile fuses,
+// have a table of their own at the end (FusedGroupRow), swept compiled.
 // Cases are awkward on purpose: one row, odd sizes, sizes just above a tile or vector
 // width, non-contiguous and misaligned views (made inside `call`, so the same view is
 // taken on each device), broadcasting. The CPU half (case construction, determinism of
@@ -40,6 +42,7 @@
 #include "ops/graph/compile.h"
 #include "ops/ops.h"
 #include "support/fn_module.h"
+#include "support/seed_forwards.h"
 #include "support/test_util.h"
 
 namespace tt::test {
@@ -344,91 +347,6 @@ const std::vector<OpRow>& base_op_table() {
              {"[N, C] eval", inputs({7, 13}, 13, 80), call(false)},
              {"[N, C, L] eval", inputs({5, 4, 3}, 4, 85), call(false)},
              {"just above a chunk, training", inputs({257, 130}, 130, 90), call(true)},
-         };
-       }},
-      {"gemm_bias_relu",
-       [] {
-         const auto call =
-             one([](const auto& in) { return ops::gemm_bias_relu(in[0], in[1], in[2]); });
-         return std::vector<OpCase>{
-             {"one row", {rn({1, 5}, 100), rn({7, 5}, 101), rn({7}, 102)}, call},
-             {"odd sizes", {rn({13, 37}, 103), rn({29, 37}, 104), rn({29}, 105)}, call},
-             {"just above a tile", {rn({129, 64}, 106), rn({130, 64}, 107), rn({130}, 108)}, call},
-             {"non-contiguous input",
-              {rn({37, 13}, 109), rn({29, 37}, 110), rn({29}, 111)},
-              one([](const auto& in) {
-                return ops::gemm_bias_relu(in[0].transpose(0, 1), in[1], in[2]);
-              })},
-         };
-       }},
-      {"gemm_swish_bias_group_norm",
-       [] {
-         const auto call = [](int64_t groups) {
-           return one([groups](const auto& in) {
-             return ops::gemm_swish_bias_group_norm(in[0], in[1], in[2], in[3], groups, in[4],
-                                                    in[5]);
-           });
-         };
-         const auto inputs = [](int64_t m, int64_t n, int64_t k, uint64_t seed) {
-           return std::vector<Tensor>{rn({m, k}, seed),  rn({n, k}, seed + 1), rn({n}, seed + 2),
-                                      rn({n}, seed + 3), rn({n}, seed + 4),    rn({n}, seed + 5)};
-         };
-         return std::vector<OpCase>{
-             {"groups of 16", inputs(16, 80, 64, 120), call(5)},
-             {"odd rows and K, groups of 8", inputs(7, 64, 33, 130), call(8)},
-             {"just above a tile, groups of 32", inputs(129, 128, 40, 140), call(4)},
-             {"one row, one channel per group", inputs(1, 6, 5, 150), call(6)},
-             {"one group", inputs(4, 12, 7, 155), call(1)},
-             {"groups just above a block", inputs(3, 260, 9, 160), call(2)},
-             large(
-                 "groups of 64", [=] { return inputs(33, 4096, 8, 165); }, call(64)),
-         };
-       }},
-      {"gemm_scale_batch_norm",
-       [] {
-         const auto call = [](bool training) {
-           return Call([training](const std::vector<Tensor>& in) {
-             const Tensor out = ops::gemm_scale_batch_norm(in[0], in[1], in[2], in[3], in[4], in[5],
-                                                           in[6], in[7], training);
-             return std::vector<Tensor>{out, in[4], in[5]};  // running stats updated in place
-           });
-         };
-         const auto inputs = [](int64_t m, int64_t n, int64_t k, uint64_t seed) {
-           return std::vector<Tensor>{rn({m, k}, seed),  rn({n, k}, seed + 1), rn({n}, seed + 2),
-                                      rn({n}, seed + 3), rn({n}, seed + 4),    pos({n}, seed + 5),
-                                      rn({n}, seed + 6), rn({n}, seed + 7)};
-         };
-         return std::vector<OpCase>{
-             {"odd sizes, training", inputs(7, 6, 13, 160), call(true)},
-             {"odd sizes, eval", inputs(7, 6, 13, 170), call(false)},
-             {"just above a tile, training", inputs(257, 130, 20, 180), call(true)},
-             {"just above a tile, eval", inputs(129, 72, 40, 190), call(false)},
-             {"two rows, training", inputs(2, 6, 5, 195), call(true)},
-             {"a chunk and a column block just exceeded, eval", inputs(257, 130, 7, 197),
-              call(false)},
-             large(
-                 "wide, training", [=] { return inputs(1000, 4096, 8, 198); }, call(true)),
-             large(
-                 "wide, eval", [=] { return inputs(1000, 4096, 8, 199); }, call(false)),
-         };
-       }},
-      {"gemm_instance_norm_add_mul",
-       [] {
-         const auto call = one([](const auto& in) {
-           return ops::gemm_instance_norm_add_mul(in[0], in[1], in[2], in[3]);
-         });
-         const auto inputs = [](int64_t m, int64_t n, int64_t k, uint64_t seed) {
-           return std::vector<Tensor>{rn({m, k}, seed), rn({m, n}, seed + 1), rn({n, k}, seed + 2),
-                                      rn({n}, seed + 3)};
-         };
-         return std::vector<OpCase>{
-             {"one row", inputs(1, 7, 5, 200), call},
-             {"odd sizes", inputs(13, 29, 37, 210), call},
-             {"just above a tile", inputs(129, 130, 64, 220), call},
-             {"one row of 64", inputs(1, 64, 8, 230), call},
-             {"rows just above 8192", inputs(3, 8200, 8, 240), call},
-             large(
-                 "rows of 8192", [=] { return inputs(16, 8192, 8, 250); }, call),
          };
        }},
       // ---- pointwise (the pointwise family), scalar forms and operators ----
@@ -1412,53 +1330,69 @@ TEST_P(OpTableRow, CpuReferenceIsDeterministic) {
 
 // ---- the GPU half ----
 
+// `run` (the case's call, or its compiled module) on fresh device copies of `inputs`
+// against `want`: first with every tunable kernel at its default config, then under
+// every config of the space of every tunable kernel that run looked up, one kernel at a
+// time, the others at their defaults.
+void expect_close_under_every_config(const Call& run, const std::vector<Tensor>& inputs,
+                                     const std::vector<Tensor>& want, const std::string& what) {
+  const Device gpu = Device::cuda(0);
+  autotune::clear_configs_used();
+  {
+    autotune::ScopedForceDefaults defaults;  // no database: the defaults first
+    std::vector<Tensor> in = copies(inputs, gpu);
+    poison_cache(want, gpu);
+    expect_close(run(in), want, what + " (default configs)");
+  }
+  for (const autotune::UsedConfig& used : autotune::configs_used()) {
+    const autotune::TunableSpace ts = autotune::space_for(used.kernel, used.problem, 0);
+    for (const autotune::Config& config : ts.space->enumerate()) {
+      autotune::ScopedForceDefaults defaults;
+      autotune::ScopedConfigOverride force(used.kernel, config, used.problem);
+      std::vector<Tensor> in = copies(inputs, gpu);
+      poison_cache(want, gpu);
+      expect_close(run(in), want, what + " (" + used.kernel + " " + config.str() + ")");
+    }
+  }
+}
+
 TEST_P(OpTableRow, CudaMatchesCpuUnderEveryConfig) {
   TT_REQUIRE_CUDA();
   const OpRow& row = op_table()[GetParam()];
-  const Device gpu = Device::cuda(0);
   const bool small_only = std::getenv("TT_OP_TABLE_SMALL") != nullptr;
   for (const OpCase& c : row.cases()) {
     if (small_only && c.large) continue;
-    const std::string what = row.op + " / " + c.name;
     const std::vector<Tensor> inputs = inputs_of(c);
-    const std::vector<Tensor> want = c.call(copies(inputs, Device::cpu()));
-    autotune::clear_configs_used();
-    {
-      autotune::ScopedForceDefaults defaults;  // no database: the defaults first
-      std::vector<Tensor> in = copies(inputs, gpu);
-      poison_cache(want, gpu);
-      expect_close(c.call(in), want, what + " (default configs)");
-    }
-    // Every config of every tunable kernel the op launched, one kernel at a time.
-    for (const autotune::UsedConfig& used : autotune::configs_used()) {
-      const autotune::TunableSpace ts = autotune::space_for(used.kernel, used.problem, 0);
-      for (const autotune::Config& config : ts.space->enumerate()) {
-        autotune::ScopedForceDefaults defaults;
-        autotune::ScopedConfigOverride force(used.kernel, config, used.problem);
-        std::vector<Tensor> in = copies(inputs, gpu);
-        poison_cache(want, gpu);
-        expect_close(c.call(in), want, what + " (" + used.kernel + " " + config.str() + ")");
-      }
-    }
+    expect_close_under_every_config(c.call, inputs, c.call(copies(inputs, Device::cpu())),
+                                    row.op + " / " + c.name);
   }
 }
 
 // Every case through tt::compile (its first call records, the second replays): on the
 // CPU the replay is the eager result bit for bit; on CUDA the replay (fused groups where
 // the case has them) agrees with the CPU reference as the op itself must.
+// c compiled on the CPU, called twice (records, then replays op by op): both calls give
+// `want`, the eager result, bit for bit.
+std::shared_ptr<CompiledModule> expect_cpu_replay_is_eager(const OpCase& c,
+                                                           const std::vector<Tensor>& want,
+                                                           const std::string& what) {
+  auto compiled = compile(std::make_shared<FnModule>(c.call));
+  for (int round = 0; round < 2; ++round) {
+    const std::vector<Tensor> got = (*compiled)(copies(c.inputs, Device::cpu()));
+    EXPECT_EQ(got.size(), want.size()) << what;
+    for (size_t j = 0; j < got.size() && j < want.size(); ++j)
+      EXPECT_EQ(max_abs_diff(got[j], want[j]), 0.0) << what << " output " << j;
+  }
+  return compiled;
+}
+
 TEST_P(OpTableRow, CompiledMatchesEager) {
   const OpRow& row = op_table()[GetParam()];
   for (const OpCase& c : row.cases()) {
     if (c.large) continue;
     const std::string what = row.op + " / " + c.name;
     const std::vector<Tensor> want = c.call(copies(c.inputs, Device::cpu()));
-    auto compiled = compile(std::make_shared<FnModule>(c.call));
-    for (int round = 0; round < 2; ++round) {
-      const std::vector<Tensor> got = (*compiled)(copies(c.inputs, Device::cpu()));
-      ASSERT_EQ(got.size(), want.size()) << what;
-      for (size_t j = 0; j < got.size(); ++j)
-        EXPECT_EQ(max_abs_diff(got[j], want[j]), 0.0) << what << " output " << j;
-    }
+    const auto compiled = expect_cpu_replay_is_eager(c, want, what);
     // Every op is captured: only the in-place members (writes into an input) break.
     if (row.op.back() != '_') {
       EXPECT_EQ(compiled->explain().find("graph break"), std::string::npos) << what << ":\n"
@@ -1474,6 +1408,157 @@ TEST_P(OpTableRow, CompiledMatchesEager) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, OpTableRow, ::testing::ValuesIn(row_indices()), row_name);
+
+// ---- the seed models' fused GEMM groups (issue 22) ----
+// The cases of the fused ops that retired into the compiler (gemm_bias_relu and
+// friends), each call now the seed's plain-op forward (support/seed_forwards.h), which
+// tt::compile runs on CUDA as one plan of the fused family. On the CPU the compiled
+// replay is the eager forward bit for bit; on CUDA the compiled replay must run the
+// group fused and agree with the CPU reference under the default configs and under
+// every config of every kernel the replay looked up (the group's GEMM stage and passes,
+// by their structural names), one at a time, as an op's row does.
+
+namespace forwards = tt::test::seed;
+
+const std::vector<OpRow>& fused_group_table() {
+  static const std::vector<OpRow> rows = {
+      {"relu(linear + bias)",
+       [] {
+         const auto call =
+             one([](const auto& in) { return forwards::bias_relu(in[0], in[1], in[2]); });
+         return std::vector<OpCase>{
+             {"one row", {rn({1, 5}, 100), rn({7, 5}, 101), rn({7}, 102)}, call},
+             {"odd sizes", {rn({13, 37}, 103), rn({29, 37}, 104), rn({29}, 105)}, call},
+             {"just above a tile", {rn({129, 64}, 106), rn({130, 64}, 107), rn({130}, 108)}, call},
+             {"non-contiguous input",
+              {rn({37, 13}, 109), rn({29, 37}, 110), rn({29}, 111)},
+              one([](const auto& in) {
+                return forwards::bias_relu(in[0].transpose(0, 1), in[1], in[2]);
+              })},
+         };
+       }},
+      {"group_norm(swish(linear) + bias)",
+       [] {
+         const auto call = [](int64_t groups) {
+           return one([groups](const auto& in) {
+             return forwards::swish_bias_group_norm(in[0], in[1], in[2], in[3], groups, in[4],
+                                                    in[5]);
+           });
+         };
+         const auto inputs = [](int64_t m, int64_t n, int64_t k, uint64_t seed) {
+           return std::vector<Tensor>{rn({m, k}, seed),  rn({n, k}, seed + 1), rn({n}, seed + 2),
+                                      rn({n}, seed + 3), rn({n}, seed + 4),    rn({n}, seed + 5)};
+         };
+         return std::vector<OpCase>{
+             {"groups of 16", inputs(16, 80, 64, 120), call(5)},
+             {"odd rows and K, groups of 8", inputs(7, 64, 33, 130), call(8)},
+             {"just above a tile, groups of 32", inputs(129, 128, 40, 140), call(4)},
+             {"one row, one channel per group", inputs(1, 6, 5, 150), call(6)},
+             {"one group", inputs(4, 12, 7, 155), call(1)},
+             {"groups just above a block", inputs(3, 260, 9, 160), call(2)},
+             large(
+                 "groups of 64", [=] { return inputs(33, 4096, 8, 165); }, call(64)),
+         };
+       }},
+      {"batch_norm(linear * scale)",
+       [] {
+         const auto call = [](bool training) {
+           return Call([training](const std::vector<Tensor>& in) {
+             const Tensor out = forwards::scale_batch_norm(in[0], in[1], in[2], in[3], in[4], in[5],
+                                                           in[6], in[7], training);
+             return std::vector<Tensor>{out, in[4], in[5]};  // running stats updated in place
+           });
+         };
+         const auto inputs = [](int64_t m, int64_t n, int64_t k, uint64_t seed) {
+           return std::vector<Tensor>{rn({m, k}, seed),  rn({n, k}, seed + 1), rn({n}, seed + 2),
+                                      rn({n}, seed + 3), rn({n}, seed + 4),    pos({n}, seed + 5),
+                                      rn({n}, seed + 6), rn({n}, seed + 7)};
+         };
+         return std::vector<OpCase>{
+             {"odd sizes, training", inputs(7, 6, 13, 160), call(true)},
+             {"odd sizes, eval", inputs(7, 6, 13, 170), call(false)},
+             {"just above a tile, training", inputs(257, 130, 20, 180), call(true)},
+             {"just above a tile, eval", inputs(129, 72, 40, 190), call(false)},
+             {"two rows, training", inputs(2, 6, 5, 195), call(true)},
+             {"a chunk and a column block just exceeded, eval", inputs(257, 130, 7, 197),
+              call(false)},
+             large(
+                 "wide, training", [=] { return inputs(1000, 4096, 8, 198); }, call(true)),
+             large(
+                 "wide, eval", [=] { return inputs(1000, 4096, 8, 199); }, call(false)),
+         };
+       }},
+      {"(instance_norm(linear) + y) * y",
+       [] {
+         const auto call = one([](const auto& in) {
+           return forwards::instance_norm_add_mul(in[0], in[1], in[2], in[3]);
+         });
+         const auto inputs = [](int64_t m, int64_t n, int64_t k, uint64_t seed) {
+           return std::vector<Tensor>{rn({m, k}, seed), rn({m, n}, seed + 1), rn({n, k}, seed + 2),
+                                      rn({n}, seed + 3)};
+         };
+         return std::vector<OpCase>{
+             {"one row", inputs(1, 7, 5, 200), call},
+             {"odd sizes", inputs(13, 29, 37, 210), call},
+             {"just above a tile", inputs(129, 130, 64, 220), call},
+             {"one row of 64", inputs(1, 64, 8, 230), call},
+             {"rows just above 8192", inputs(3, 8200, 8, 240), call},
+             large(
+                 "rows of 8192", [=] { return inputs(16, 8192, 8, 250); }, call),
+         };
+       }},
+  };
+  return rows;
+}
+
+class FusedGroupRow : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(FusedGroupRow, CompiledOnCpuIsTheEagerForward) {
+  const OpRow& row = fused_group_table()[GetParam()];
+  for (const OpCase& c : row.cases()) {
+    if (c.large) continue;
+    const std::string what = row.op + " / " + c.name;
+    const auto compiled =
+        expect_cpu_replay_is_eager(c, c.call(copies(c.inputs, Device::cpu())), what);
+    EXPECT_EQ(compiled->explain().find("graph break"), std::string::npos) << what << ":\n"
+                                                                          << compiled->explain();
+  }
+}
+
+TEST_P(FusedGroupRow, CompiledOnCudaMatchesCpuUnderEveryConfig) {
+  TT_REQUIRE_CUDA();
+  const OpRow& row = fused_group_table()[GetParam()];
+  const bool small_only = std::getenv("TT_OP_TABLE_SMALL") != nullptr;
+  for (const OpCase& c : row.cases()) {
+    if (small_only && c.large) continue;
+    const std::string what = row.op + " / " + c.name;
+    const std::vector<Tensor> inputs = inputs_of(c);
+    auto compiled = compile(std::make_shared<FnModule>(c.call));
+    (*compiled)(copies(inputs, Device::cuda(0)));  // records (eagerly) and compiles
+    const std::string report = compiled->explain();
+    EXPECT_TRUE(report.find("fused plan") != std::string::npos ||
+                report.find("(tuned as gemm[") != std::string::npos)
+        << what << ":\n"
+        << report;
+    expect_close_under_every_config([&](const std::vector<Tensor>& in) { return (*compiled)(in); },
+                                    inputs, c.call(copies(inputs, Device::cpu())), what);
+  }
+}
+
+// The instantiations' names, row by row: the seed model each group is.
+const char* const fused_group_names[] = {"GemmBiasReLU", "GemmSwishBiasGroupNorm",
+                                         "GemmScaleBatchNorm", "GemmInstanceNormAddMul"};
+
+std::vector<size_t> fused_group_indices() {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < fused_group_table().size(); ++i) out.push_back(i);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(SeedGroups, FusedGroupRow, ::testing::ValuesIn(fused_group_indices()),
+                         [](const ::testing::TestParamInfo<size_t>& info) {
+                           return std::string(fused_group_names[info.param]);
+                         });
 
 }  // namespace
 }  // namespace tt::test

@@ -1,6 +1,7 @@
 // The CPU reference ops against naive float64 loops written here, hand-computed
 // values and the PyTorch fixtures in tests/data: edge shapes, broadcasting,
-// non-contiguous views, and batch-norm running statistics.
+// non-contiguous views, and batch-norm running statistics; and the seed models' fused
+// groups as compiled plain-op forwards against the same loops.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -12,7 +13,10 @@
 
 #include "core/safetensors.h"
 #include "core/tensor.h"
+#include "ops/graph/compile.h"
 #include "ops/ops.h"
+#include "support/fn_module.h"
+#include "support/seed_forwards.h"
 
 namespace tt {
 namespace {
@@ -464,50 +468,79 @@ TEST(BatchNormCpu, LargeBatchUsesBothThreadsAccurately) {
                1e-5);
 }
 
-// ---- fused ops on the CPU: the composition of the building blocks ----
+// ---- the seed models' fused groups on the CPU: their plain-op forwards compiled ----
+// (support/seed_forwards.h; tt::compile replays them op by op on the CPU.)
 
-TEST(FusedCpu, GemmBiasReluMatchesNaive) {
-  const Tensor x = Tensor::uniform({5, 11}, -1, 1, 70);
-  const Tensor w = Tensor::uniform({9, 11}, -1, 1, 71);
-  const Tensor bias = Tensor::uniform({9}, -1, 1, 72);
-  const std::vector<double> bv = values_of(bias);
-  std::vector<double> want = naive_linear(values_of(x), values_of(w), &bv, 5, 11, 9);
+// fn compiled: the recording call, then the replay, whose result is returned.
+Tensor compiled(const test::FnModule::Fn& fn, const std::vector<Tensor>& in) {
+  auto module = compile(std::make_shared<test::FnModule>(fn));
+  (*module)(in);
+  return (*module)(in)[0];
+}
+
+// x [rows, in], w [out, in] and b [out] uniform in [-1, 1); a per-column vector v
+// (normal) and a norm's gamma and beta; h = x W^T + b in float64 (from seed on).
+struct LinearCase {
+  Tensor x, w, b, v, gamma, beta;
+  std::vector<double> h;
+};
+LinearCase linear_case(int64_t rows, int64_t in, int64_t out, uint64_t seed) {
+  LinearCase c{Tensor::uniform({rows, in}, -1, 1, seed),
+               Tensor::uniform({out, in}, -1, 1, seed + 1),
+               Tensor::uniform({out}, -1, 1, seed + 2),
+               Tensor::randn({out}, seed + 3),
+               Tensor::uniform({out}, 0.5, 2, seed + 4),
+               Tensor::uniform({out}, -1, 1, seed + 5),
+               {}};
+  const std::vector<double> bv = values_of(c.b);
+  c.h = naive_linear(values_of(c.x), values_of(c.w), &bv, rows, in, out);
+  return c;
+}
+
+TEST(SeedGroupsCpu, BiasReluMatchesNaive) {
+  const LinearCase l = linear_case(5, 11, 9, 70);
+  std::vector<double> want = l.h;
   for (double& v : want) v = std::max(v, 0.0);
-  expect_close(ops::gemm_bias_relu(x, w, bias), {5, 9}, want);
+  const auto fn = [](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{test::seed::bias_relu(in[0], in[1], in[2])};
+  };
+  expect_close(compiled(fn, {l.x, l.w, l.b}), {5, 9}, want);
 }
 
-TEST(FusedCpu, GemmSwishBiasGroupNormMatchesNaive) {
-  const int64_t rows = 6, in = 10, out = 12, groups = 3;
-  const Tensor x = Tensor::uniform({rows, in}, -1, 1, 73);
-  const Tensor w = Tensor::uniform({out, in}, -1, 1, 74);
-  const Tensor b = Tensor::uniform({out}, -1, 1, 75);
-  const Tensor bias = Tensor::randn({out}, 76);
-  const Tensor gamma = Tensor::uniform({out}, 0.5, 2, 77);
-  const Tensor beta = Tensor::uniform({out}, -1, 1, 78);
-  const std::vector<double> bv = values_of(b), biasv = values_of(bias);
-  std::vector<double> h = naive_linear(values_of(x), values_of(w), &bv, rows, in, out);
+TEST(SeedGroupsCpu, SwishBiasGroupNormMatchesNaive) {
+  const int64_t rows = 6, out = 12, groups = 3;
+  const LinearCase l = linear_case(rows, 10, out, 73);
+  const std::vector<double> biasv = values_of(l.v);
+  std::vector<double> h = l.h;
   for (size_t i = 0; i < h.size(); ++i) h[i] = h[i] / (1 + std::exp(-h[i])) + biasv[i % out];
-  expect_close(ops::gemm_swish_bias_group_norm(x, w, b, bias, groups, gamma, beta), {rows, out},
-               naive_group_norm(h, rows, out, 1, groups, 1e-5, values_of(gamma), values_of(beta)));
+  const auto fn = [](const std::vector<Tensor>& t) {
+    return std::vector<Tensor>{
+        test::seed::swish_bias_group_norm(t[0], t[1], t[2], t[3], groups, t[4], t[5])};
+  };
+  expect_close(
+      compiled(fn, {l.x, l.w, l.b, l.v, l.gamma, l.beta}), {rows, out},
+      naive_group_norm(h, rows, out, 1, groups, 1e-5, values_of(l.gamma), values_of(l.beta)));
 }
 
-TEST(FusedCpu, GemmScaleBatchNormTrainAndEval) {
-  const int64_t rows = 8, in = 7, out = 5;
-  const Tensor x = Tensor::uniform({rows, in}, -1, 1, 80);
-  const Tensor w = Tensor::uniform({out, in}, -1, 1, 81);
-  const Tensor b = Tensor::uniform({out}, -1, 1, 82);
-  const Tensor scale = Tensor::randn({out}, 83);
-  const Tensor gamma = Tensor::uniform({out}, 0.5, 2, 84);
-  const Tensor beta = Tensor::uniform({out}, -1, 1, 85);
-  const Tensor running_mean = Tensor::zeros({out}), running_var = Tensor::ones({out});
-  const std::vector<double> bv = values_of(b), sv = values_of(scale);
-  std::vector<double> h = naive_linear(values_of(x), values_of(w), &bv, rows, in, out);
+TEST(SeedGroupsCpu, ScaleBatchNormTrainAndEval) {
+  const int64_t rows = 8, out = 5;
+  const LinearCase l = linear_case(rows, 7, out, 80);
+  const std::vector<double> sv = values_of(l.v);
+  std::vector<double> h = l.h;
   for (size_t i = 0; i < h.size(); ++i) h[i] *= sv[i % out];
   const NaiveBatchNorm ref =
-      naive_batch_norm_train(h, rows, out, 1, 1e-5, values_of(gamma), values_of(beta));
-  expect_close(
-      ops::gemm_scale_batch_norm(x, w, b, scale, running_mean, running_var, gamma, beta, true),
-      {rows, out}, ref.out);
+      naive_batch_norm_train(h, rows, out, 1, 1e-5, values_of(l.gamma), values_of(l.beta));
+  const auto forward = [](bool training) {
+    return [training](const std::vector<Tensor>& t) {
+      return std::vector<Tensor>{
+          test::seed::scale_batch_norm(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], training)};
+    };
+  };
+  // The replay's running statistics: the recording call updates copies of them.
+  const Tensor running_mean = Tensor::zeros({out}), running_var = Tensor::ones({out});
+  expect_close(test::seed::compiled_replay(forward(true), {l.x, l.w, l.b, l.v, running_mean,
+                                                           running_var, l.gamma, l.beta})[0],
+               {rows, out}, ref.out);
   std::vector<double> want_mean(out), want_var(out);
   for (int64_t c = 0; c < out; ++c) {
     want_mean[c] = 0.1 * ref.mean[c];
@@ -519,88 +552,29 @@ TEST(FusedCpu, GemmScaleBatchNormTrainAndEval) {
   // Eval with the stats just updated: normalises with them and leaves them alone.
   const std::vector<double> rm = values_of(running_mean), rv = values_of(running_var);
   std::vector<double> want_eval(h.size());
-  const std::vector<double> g = values_of(gamma), be = values_of(beta);
+  const std::vector<double> g = values_of(l.gamma), be = values_of(l.beta);
   for (size_t i = 0; i < h.size(); ++i) {
     const size_t c = i % out;
     want_eval[i] = (h[i] - rm[c]) / std::sqrt(rv[c] + 1e-5) * g[c] + be[c];
   }
   expect_close(
-      ops::gemm_scale_batch_norm(x, w, b, scale, running_mean, running_var, gamma, beta, false),
+      compiled(forward(false), {l.x, l.w, l.b, l.v, running_mean, running_var, l.gamma, l.beta}),
       {rows, out}, want_eval);
   EXPECT_EQ(values_of(running_mean), rm);
   EXPECT_EQ(values_of(running_var), rv);
 }
 
-TEST(FusedCpu, GemmInstanceNormAddMulNormalisesEachRow) {
-  const int64_t rows = 4, in = 6, out = 10;
-  const Tensor x = Tensor::uniform({rows, in}, -1, 1, 90);
-  const Tensor y = Tensor::rand({rows, out}, 91);
-  const Tensor w = Tensor::uniform({out, in}, -1, 1, 92);
-  const Tensor b = Tensor::uniform({out}, -1, 1, 93);
-  const std::vector<double> bv = values_of(b), yv = values_of(y);
-  const std::vector<double> h = naive_linear(values_of(x), values_of(w), &bv, rows, in, out);
-  std::vector<double> want = naive_instance_norm(h, rows, 1, out, 1e-5);
+TEST(SeedGroupsCpu, InstanceNormAddMulNormalisesEachRow) {
+  const int64_t rows = 4, out = 10;
+  const LinearCase l = linear_case(rows, 6, out, 90);
+  const Tensor y = Tensor::rand({rows, out}, 93);
+  const std::vector<double> yv = values_of(y);
+  std::vector<double> want = naive_instance_norm(l.h, rows, 1, out, 1e-5);
   for (size_t i = 0; i < want.size(); ++i) want[i] = (want[i] + yv[i]) * yv[i];
-  expect_close(ops::gemm_instance_norm_add_mul(x, y, w, b), {rows, out}, want);
-}
-
-// The fused CPU ops reproduce PyTorch's float64 output on the seed-model fixtures.
-class FusedFixture : public ::testing::Test {
- protected:
-  static safetensors::File load(const std::string& name) {
-    return safetensors::load(std::string(TT_TEST_DATA_DIR) + "/" + name + ".safetensors");
-  }
-  static void expect_matches(const Tensor& got, const Tensor& want) {
-    EXPECT_EQ(got.sizes(), want.sizes());
-    EXPECT_LE(relative_l2(values_of(got), values_of(want)), 1e-5);
-  }
-};
-
-TEST_F(FusedFixture, GemmBiasRelu) {
-  const auto f = load("gemm_bias_relu_small");
-  const auto& t = f.tensors;
-  expect_matches(ops::gemm_bias_relu(t.at("input.0"), t.at("gemm.weight"), t.at("bias")),
-                 t.at("expected.out"));
-}
-
-TEST_F(FusedFixture, GemmSwishBiasGroupNorm) {
-  const auto f = load("gemm_swish_bias_groupnorm_small");
-  const auto& t = f.tensors;
-  expect_matches(ops::gemm_swish_bias_group_norm(
-                     t.at("input.0"), t.at("matmul.weight"), t.at("matmul.bias"), t.at("bias"), 8,
-                     t.at("group_norm.weight"), t.at("group_norm.bias")),
-                 t.at("expected.out"));
-}
-
-TEST_F(FusedFixture, GemmScaleBatchNormTrain) {
-  const auto f = load("gemm_scale_batchnorm_train_small");
-  const auto& t = f.tensors;
-  const Tensor running_mean = t.at("bn.running_mean").clone();
-  const Tensor running_var = t.at("bn.running_var").clone();
-  expect_matches(ops::gemm_scale_batch_norm(t.at("input.0"), t.at("gemm.weight"), t.at("gemm.bias"),
-                                            t.at("scale"), running_mean, running_var,
-                                            t.at("bn.weight"), t.at("bn.bias"), true),
-                 t.at("expected.out"));
-  expect_matches(running_mean, t.at("expected.bn.running_mean"));
-  expect_matches(running_var, t.at("expected.bn.running_var"));
-}
-
-TEST_F(FusedFixture, GemmScaleBatchNormEval) {
-  const auto f = load("gemm_scale_batchnorm_eval_small");
-  const auto& t = f.tensors;
-  expect_matches(
-      ops::gemm_scale_batch_norm(t.at("input.0"), t.at("gemm.weight"), t.at("gemm.bias"),
-                                 t.at("scale"), t.at("bn.running_mean"), t.at("bn.running_var"),
-                                 t.at("bn.weight"), t.at("bn.bias"), false),
-      t.at("expected.out"));
-}
-
-TEST_F(FusedFixture, GemmInstanceNormAddMul) {
-  const auto f = load("gemm_instnorm_add_mul_small");
-  const auto& t = f.tensors;
-  expect_matches(ops::gemm_instance_norm_add_mul(t.at("input.0"), t.at("input.1"),
-                                                 t.at("bmm.weight"), t.at("bmm.bias")),
-                 t.at("expected.out"));
+  const auto fn = [](const std::vector<Tensor>& t) {
+    return std::vector<Tensor>{test::seed::instance_norm_add_mul(t[0], t[1], t[2], t[3])};
+  };
+  expect_close(compiled(fn, {l.x, y, l.w, l.b}), {rows, out}, want);
 }
 
 }  // namespace

@@ -17,11 +17,12 @@
 
 #if TT_CUDA
 #include "core/cuda/device.h"
-#include "ops/cuda/fused/fused_stages.h"
+#include "ops/cuda/fused/pattern.h"
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_config.h"
 #include "ops/cuda/gemm/gemm_space.h"
 #include "ops/cuda/norm/norm_space.h"
+#include "support/seed_patterns.h"
 
 namespace tt::ops::cuda {
 namespace {
@@ -41,16 +42,24 @@ using tt::cuda::hopper_limits;
 using namespace gemm;
 using namespace norm;
 
-// The GEMM stages of the fused ops.
-const GemmStage& kBiasRelu = fused::kGemmBiasRelu.gemm;
-const GemmStage& kInstanceNormAddMul = fused::kGemmInstanceNormAddMul.gemm;
-const GemmStage& kSwishBiasGroupNorm = fused::kGemmSwishBiasGroupNorm.gemm;
-const GemmStage& kScaleBatchNormTrain = fused::kGemmScaleBatchNormTrain.gemm;
-const GemmStage& kScaleBatchNormEval = fused::kGemmScaleBatchNormEval.gemm;
+// The seed groups' tunable stages (their structural names; support/seed_patterns.h).
+const fused::FusedStages kBiasReluStages = test::seed::bias_relu_pattern().stages();
+const fused::FusedStages kInstanceNormAddMulStages =
+    test::seed::instance_norm_add_mul_pattern().stages();
+const fused::FusedStages kSwishBiasGroupNormStages =
+    test::seed::swish_bias_group_norm_pattern(64).stages();
+const fused::FusedStages kScaleBatchNormTrainStages =
+    test::seed::scale_batch_norm_pattern(true).stages();
+const fused::FusedStages kScaleBatchNormEvalStages =
+    test::seed::scale_batch_norm_pattern(false).stages();
+const GemmStage& kBiasRelu = kBiasReluStages.gemm;
+const GemmStage& kInstanceNormAddMul = kInstanceNormAddMulStages.gemm;
+const GemmStage& kSwishBiasGroupNorm = kSwishBiasGroupNormStages.gemm;
+const GemmStage& kScaleBatchNormTrain = kScaleBatchNormTrainStages.gemm;
+const GemmStage& kScaleBatchNormEval = kScaleBatchNormEvalStages.gemm;
 const GemmStage* const kGemmStages[] = {&kBiasRelu, &kInstanceNormAddMul, &kSwishBiasGroupNorm,
                                         &kScaleBatchNormTrain, &kScaleBatchNormEval};
-// Read at run time: the fused ops' stages are initialised dynamically (plan.h).
-const char* row_norm_add_mul() { return fused::kGemmInstanceNormAddMul.segment; }
+const char* row_norm_add_mul() { return kInstanceNormAddMulStages.segment; }
 
 Config gemm_to_config(const GemmConfig& g, bool chunks, bool tails = false,
                       bool stats_pass = false) {
@@ -92,13 +101,13 @@ TEST(GemmSpace, NamesAndKeys) {
   EXPECT_STREQ(kScaleBatchNormTrain.name, "gemm[add_column,mul_column]>batch_norm[train]");
   EXPECT_STREQ(kScaleBatchNormEval.name, "gemm[add_column,mul_column]>batch_norm[eval]");
   EXPECT_STREQ(row_norm_add_mul(), "gemm[add_column]>segment_norm[add_mul].segment");
-  EXPECT_STREQ(fused::kGemmSwishBiasGroupNorm.segment,
+  EXPECT_STREQ(kSwishBiasGroupNormStages.segment,
                "gemm[add_column,silu,add_column]>segment_norm[affine].segment");
-  EXPECT_STREQ(fused::kGemmScaleBatchNormTrain.column_stats,
+  EXPECT_STREQ(kScaleBatchNormTrainStages.column_stats,
                "gemm[add_column,mul_column]>batch_norm[train].column_stats");
-  EXPECT_STREQ(fused::kGemmScaleBatchNormTrain.affine,
+  EXPECT_STREQ(kScaleBatchNormTrainStages.affine,
                "gemm[add_column,mul_column]>batch_norm[train].affine");
-  EXPECT_STREQ(fused::kGemmScaleBatchNormEval.affine,
+  EXPECT_STREQ(kScaleBatchNormEvalStages.affine,
                "gemm[add_column,mul_column]>batch_norm[eval].affine");
   EXPECT_EQ(gemm_problem_key(kBiasRelu, {1024, 8192, 8192, 4}),
             "m=1024,n=8192,k=8192,align=16B,precision=strict");

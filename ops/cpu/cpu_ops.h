@@ -4,10 +4,12 @@
 // strided view and return new contiguous tensors. Every kernel takes float32, or
 // float64 on the float64 path (ops/ops.h Float64Scope): templates over the scalar,
 // instantiated for both (ops/cpu/scalar.h); the result has the inputs' dtype. The
-// reduction/softmax/norm/bmm signatures are the contract the CUDA backend
-// (ops/cuda/cuda_ops.h, ops/cuda/cuda_ops_reduce.h) shares.
+// linear, norm, reduction, softmax and bmm signatures are the contract the CUDA backend
+// (ops/cuda/cuda_ops.h, ops/cuda/cuda_ops_reduce.h) shares: ops/backend_ops.h, included
+// in both.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "ops/attention_problem.h"
@@ -16,70 +18,17 @@
 
 namespace tt::ops::cpu {
 
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
-Tensor instance_norm(const Tensor& x, double eps, const Tensor& weight, const Tensor& bias);
-Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
-                  double eps);
-Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
-                  const Tensor& weight, const Tensor& bias, bool training, double momentum,
-                  double eps);
-// Over the trailing normalized_numel elements of each row; weight/bias contiguous
-// [normalized_numel] or undefined; biased variance, eps inside the sqrt.
-Tensor layer_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
-                  const Tensor& bias, double eps);
+// linear, the norms, the pointwise family (ops/cpu/pointwise.cpp), the reductions,
+// softmax, rms_norm and bmm: the contract with the CUDA backend, declared once for both.
+#include "ops/backend_ops.h"
 
-// ---- the pointwise family (ops/cpu/pointwise.cpp) ----
-// out = op(inputs), inputs broadcast to out's shape; out may be any non-overlapping
-// strided view (in-place ops pass self) and may alias an input element for element.
-void unary(pointwise::UnaryOp op, const pointwise::UnaryParams& params, const Tensor& x,
-           const Tensor& out);
-void binary(pointwise::BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out);
-void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);
-// Out-of-place conveniences for the CPU compositions of the fused ops.
-Tensor add(const Tensor& a, const Tensor& b);
-Tensor mul(const Tensor& a, const Tensor& b);
-Tensor relu(const Tensor& x);
-Tensor swish(const Tensor& x);
-
-// ---- reductions, softmax, rms_norm, bmm (the contract with the CUDA backend) ----
-// dims: sorted, unique, non-negative, non-empty.
-Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
-Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
-// correction: 1 = unbiased (Bessel), 0 = biased; N - correction <= 0 gives nan/inf.
-Tensor var(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction, bool keepdim);
-Tensor std(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction, bool keepdim);
-Tensor amax(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
-Tensor amin(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
-// int64 result; ties: the first index; NaN counts as the max/min.
-Tensor argmax(const Tensor& x, int64_t dim, bool keepdim);
-Tensor argmin(const Tensor& x, int64_t dim, bool keepdim);
+// ---- the reductions of the CPU alone (dims as in ops/backend_ops.h) ----
 // bool results; x any dtype (nonzero = true).
 Tensor any(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
 Tensor all(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
 // Along dim (non-negative; x of rank >= 1): float32/float64/int64 (the front end
 // converts smaller integers to int64).
 Tensor cumsum(const Tensor& x, int64_t dim);
-Tensor softmax(const Tensor& x, int64_t dim);
-Tensor log_softmax(const Tensor& x, int64_t dim);
-// Over the trailing normalized_numel elements of each row (as layer_norm); weight
-// contiguous [normalized_numel] or undefined.
-Tensor rms_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight, double eps);
-// a [B, m, k], b [B, k, n], any strides (batch stride 0 for a broadcast batch);
-// out contiguous [B, m, n]; strict float32.
-Tensor bmm(const Tensor& a, const Tensor& b);
-
-// Fused ops: the compositions of the ops above (ops/cpu/fused.cpp), the reference
-// that the CUDA plans (ops/cuda/fused) are checked against.
-Tensor gemm_bias_relu(const Tensor& x, const Tensor& weight, const Tensor& bias);
-Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
-                                  const Tensor& bias, int64_t groups, const Tensor& gn_weight,
-                                  const Tensor& gn_bias, double eps);
-Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
-                             const Tensor& scale, const Tensor& running_mean,
-                             const Tensor& running_var, const Tensor& bn_weight,
-                             const Tensor& bn_bias, bool training, double momentum, double eps);
-Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor& weight,
-                                  const Tensor& b, double eps);
 
 // ---- attention (ops/cpu/attention.cpp) ----
 // The reference of scaled_dot_product_attention: out (contiguous, described by p.out)

@@ -103,10 +103,6 @@ void run_typed(const char* op, const Tensor& out, const Tensor& ta, const Tensor
   });
 }
 
-Tensor new_output(const Shape& shape, const Tensor& like) {
-  return Tensor::empty(shape, like.dtype(), Device::cpu());
-}
-
 }  // namespace
 
 void unary(UnaryOp op, const UnaryParams& params, const Tensor& x, const Tensor& out) {
@@ -133,30 +129,6 @@ void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
 
 void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
   run_typed<3, true>("where", out, cond, &a, &b, WhereFn{});
-}
-
-Tensor add(const Tensor& a, const Tensor& b) {
-  Tensor out = new_output(broadcast_shapes("add", a.sizes(), b.sizes()), a);
-  binary(BinaryOp::Add, a, b, out);
-  return out;
-}
-
-Tensor mul(const Tensor& a, const Tensor& b) {
-  Tensor out = new_output(broadcast_shapes("mul", a.sizes(), b.sizes()), a);
-  binary(BinaryOp::Mul, a, b, out);
-  return out;
-}
-
-Tensor relu(const Tensor& x) {
-  Tensor out = new_output(x.sizes(), x);
-  unary(UnaryOp::Relu, {}, x, out);
-  return out;
-}
-
-Tensor swish(const Tensor& x) {
-  Tensor out = new_output(x.sizes(), x);
-  unary(UnaryOp::Swish, {}, x, out);
-  return out;
 }
 
 }  // namespace tt::ops::cpu

@@ -1,7 +1,8 @@
 // CUDA implementations behind the op front end (ops/ops.cpp), which has already
 // checked shapes, dtypes and that every tensor is on the same CUDA device.
-// Building blocks live in ops/cuda/*.cu, the pointwise family in ops/cuda/pointwise/,
-// fused seed-model kernels in ops/cuda/fused/*.cu. Only compiled when TT_CUDA is on.
+// Building blocks live in ops/cuda/*.cu and one folder per kernel family (gemm/, norm/,
+// pointwise/, ...); fused groups of a compiled graph run as plans of ops/cuda/fused
+// (ops/graph/lower.cpp), not through here. Only compiled when TT_CUDA is on.
 #pragma once
 
 #include <optional>
@@ -14,7 +15,10 @@
 
 namespace tt::ops::cuda {
 
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
+// linear, the norms (layer_norm on the segment-norm launcher: ops/cuda/norm/layer_norm.cu,
+// kernel "layer_norm"), the pointwise family, the reductions: ops/backend_ops.h, declared
+// as the CPU reference declares them, through cuda_ops_reduce.h.
+
 // y = x W^T with the epilogue chain `e` (its data pointers set; `bias`: its first step is
 // the bias, which picks the tuned kernel "linear" rather than "linear_nobias"), on
 // `config` or the tuned config of the problem. tt::compile's GEMM + epilogue groups run
@@ -28,25 +32,5 @@ Tensor linear_epilogue(const Tensor& x, const Tensor& weight, const gemm::Epilog
 std::optional<gemm::GemmConfig> linear_epilogue_config(const Shape& x, const Shape& weight,
                                                        const gemm::Epilogue& e, bool bias,
                                                        int device);
-Tensor instance_norm(const Tensor& x, double eps, const Tensor& weight, const Tensor& bias);
-Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
-                  double eps);
-Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
-                  const Tensor& weight, const Tensor& bias, bool training, double momentum,
-                  double eps);
-// On the segment-norm launcher (ops/cuda/norm/layer_norm.cu, kernel "layer_norm").
-Tensor layer_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight,
-                  const Tensor& bias, double eps);
-
-Tensor gemm_bias_relu(const Tensor& x, const Tensor& weight, const Tensor& bias);
-Tensor gemm_swish_bias_group_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
-                                  const Tensor& bias, int64_t groups, const Tensor& gn_weight,
-                                  const Tensor& gn_bias, double eps);
-Tensor gemm_scale_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& b,
-                             const Tensor& scale, const Tensor& running_mean,
-                             const Tensor& running_var, const Tensor& bn_weight,
-                             const Tensor& bn_bias, bool training, double momentum, double eps);
-Tensor gemm_instance_norm_add_mul(const Tensor& x, const Tensor& y, const Tensor& weight,
-                                  const Tensor& b, double eps);
 
 }  // namespace tt::ops::cuda

@@ -1,8 +1,9 @@
-// CUDA implementations of the reductions, softmax, rms_norm and bmm behind the
-// op front end (ops/ops.cpp), with the backend signatures of CONTRACT-ops: the front
-// end has validated the arguments and normalised the dims (non-negative, sorted,
-// unique, non-empty); inputs may be any strided float32 view on one CUDA device;
-// results are new contiguous tensors on that device (int64 for argmax/argmin).
+// CUDA implementations of the reductions, softmax, rms_norm and bmm behind the op front
+// end (ops/ops.cpp), with the signatures the CPU reference shares (ops/backend_ops.h,
+// which declares linear, the norms and the pointwise family too): the front end has validated the
+// arguments and normalised the dims (non-negative, sorted, unique, non-empty); inputs may be any
+// strided float32 view on one CUDA device; results are new contiguous tensors on that device (int64
+// for argmax/argmin).
 //
 // Kernels: the reduction family ops/cuda/reduce/ (reduce.h: kernel names and problem
 // keys; rms_norm too), bmm on cuBLASLt (ops/cuda/gemm/bmm.cu, kernel "bmm"). The
@@ -13,21 +14,11 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "ops/pointwise_functors.h"
 
 namespace tt::ops::cuda {
 
-Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
-Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
-Tensor var(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction, bool keepdim);
-Tensor std(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction, bool keepdim);
-Tensor amax(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
-Tensor amin(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim);
-Tensor argmax(const Tensor& x, int64_t dim, bool keepdim);
-Tensor argmin(const Tensor& x, int64_t dim, bool keepdim);
-Tensor softmax(const Tensor& x, int64_t dim);
-Tensor log_softmax(const Tensor& x, int64_t dim);
-Tensor rms_norm(const Tensor& x, int64_t normalized_numel, const Tensor& weight, double eps);
-Tensor bmm(const Tensor& a, const Tensor& b);
+#include "ops/backend_ops.h"
 
 // Integer and bool reductions (ops/cuda/reduce/int_reduce.cu): sum (int64 result,
 // wrapping), max, min (x's dtype), argmax, argmin (int64; ties: the first index),

@@ -75,16 +75,6 @@ std::vector<Tensor> invoke(const Node& n, const std::vector<Tensor>& in) {
       return {ops::cat(in, i.at(0))};
     case OpKind::kStack:
       return {ops::stack(in, i.at(0))};
-    case OpKind::kGemmBiasRelu:
-      return {ops::gemm_bias_relu(in[0], in[1], in[2])};
-    case OpKind::kGemmSwishBiasGroupNorm:
-      return {ops::gemm_swish_bias_group_norm(in[0], in[1], in[2], in[3], i.at(0), in[4], in[5],
-                                              r.at(0))};
-    case OpKind::kGemmScaleBatchNorm:
-      return {ops::gemm_scale_batch_norm(in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7],
-                                         i.at(0) != 0, r.at(0), r.at(1))};
-    case OpKind::kGemmInstanceNormAddMul:
-      return {ops::gemm_instance_norm_add_mul(in[0], in[1], in[2], in[3], r.at(0))};
     case OpKind::kOther:
       break;
     case OpKind::kScaledDotProductAttention:

@@ -4,13 +4,14 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <utility>
 
 #include "core/cuda/stream.h"
 #include "ops/cuda/cuda_ops.h"
-#include "ops/cuda/fused/fused_stages.h"
 #include "ops/cuda/fused/pattern.h"
 #include "ops/cuda/gemm/gemm.h"
 #include "ops/cuda/gemm/gemm_tensor.h"
+#include "ops/cuda/norm/norm_space.h"
 #include "ops/cuda/pointwise/chain.h"
 #include "ops/front_end.h"
 #include "ops/ops.h"
@@ -32,6 +33,7 @@ namespace {
 
 namespace chain = ops::cuda::chain;
 namespace gemm = ops::cuda::gemm;
+namespace norm = ops::cuda::norm;
 using ops::OpKind;
 using ops::cuda::fused::kAnyOperand;
 using ops::pointwise::BinaryOp;
@@ -210,26 +212,20 @@ struct EpilogueSpec {
 
 bool epilogue_spec(const Graph& g, const Node& n, int main, EpilogueSpec& spec) {
   if (n.kind == OpKind::kUnary) {
-    switch (static_cast<UnaryOp>(n.sub)) {
-      case UnaryOp::Relu:
-        spec.op = gemm::EpilogueOp::kRelu;
-        return true;
-      case UnaryOp::Silu:
-        spec.op = gemm::EpilogueOp::kSilu;
-        return true;
-      case UnaryOp::GeluErf:
-        spec.op = gemm::EpilogueOp::kGelu;
-        return true;
-      case UnaryOp::GeluTanh:
-        spec.op = gemm::EpilogueOp::kGeluTanh;
-        return true;
-      case UnaryOp::LeakyRelu:
-        spec.op = gemm::EpilogueOp::kLeakyRelu;
-        spec.scalar = static_cast<float>(n.attrs.reals.at(0));
-        return true;
-      default:
-        return false;
+    // The activations an epilogue applies, by the pointwise op they are.
+    static constexpr std::pair<UnaryOp, gemm::EpilogueOp> kActivations[] = {
+        {UnaryOp::Relu, gemm::EpilogueOp::kRelu},
+        {UnaryOp::Silu, gemm::EpilogueOp::kSilu},
+        {UnaryOp::GeluErf, gemm::EpilogueOp::kGelu},
+        {UnaryOp::GeluTanh, gemm::EpilogueOp::kGeluTanh},
+        {UnaryOp::LeakyRelu, gemm::EpilogueOp::kLeakyRelu}};
+    for (const auto& [unary, op] : kActivations) {
+      if (static_cast<UnaryOp>(n.sub) != unary) continue;
+      spec.op = op;
+      if (op == gemm::EpilogueOp::kLeakyRelu) spec.scalar = static_cast<float>(n.attrs.reals.at(0));
+      return true;
     }
+    return false;
   }
   if (n.kind != OpKind::kBinary) return false;
   const auto op = static_cast<BinaryOp>(n.sub);
@@ -271,40 +267,9 @@ gemm::Epilogue append_steps(gemm::Epilogue e, const std::vector<EpilogueSpec>& s
                             int64_t n, DataOf data) {
   for (size_t k = 0; k < count; ++k) {
     const EpilogueSpec& s = specs[k];
-    switch (s.op) {
-      case gemm::EpilogueOp::kAddColumn:
-        e.add_column(data(k));
-        break;
-      case gemm::EpilogueOp::kMulColumn:
-        e.mul_column(data(k));
-        break;
-      case gemm::EpilogueOp::kAddResidual:
-        e.add_residual(data(k), n);
-        break;
-      case gemm::EpilogueOp::kMulResidual:
-        e.mul_residual(data(k), n);
-        break;
-      case gemm::EpilogueOp::kScale:
-        e.scale(s.scalar);
-        break;
-      case gemm::EpilogueOp::kRelu:
-        e.relu();
-        break;
-      case gemm::EpilogueOp::kSilu:
-        e.silu();
-        break;
-      case gemm::EpilogueOp::kGelu:
-        e.gelu();
-        break;
-      case gemm::EpilogueOp::kGeluTanh:
-        e.gelu_tanh();
-        break;
-      case gemm::EpilogueOp::kLeakyRelu:
-        e.leaky_relu(s.scalar);
-        break;
-      default:
-        TT_FAIL("compile: epilogue step {} is not lowered", gemm::to_string(s.op));
-    }
+    const bool residual =
+        s.op == gemm::EpilogueOp::kAddResidual || s.op == gemm::EpilogueOp::kMulResidual;
+    e.push(s.op, s.operand >= 0 ? data(k) : nullptr, s.scalar, residual ? n : 0);
   }
   return e;
 }
@@ -377,8 +342,8 @@ std::vector<Step> lower_gemm(const Graph& g, const Group& grp, std::string& why)
     choose_chain_kernel(*plan, shape_numel(g.values[grp.output].sizes), device);
   }
   // When the whole group is one GEMM, its config is looked up when it runs under the
-  // group's structural name (fused/pattern.h), so a group tuned there (a fused op of the
-  // same structure, or `tt tune` of this model) runs its winner.
+  // group's structural name (fused/pattern.h), so a group tuned there (by `tt tune` of
+  // any model with a group of the same structure) runs its winner.
   std::optional<gemm::GemmStage> stage;
   if (rest.empty()) {
     ops::cuda::fused::FusedPattern f;
@@ -425,6 +390,39 @@ std::vector<Step> lower_gemm(const Graph& g, const Group& grp, std::string& why)
   if (!plan->operands.empty())
     s.description += fmt::format(", then chain [{}] ({})", plan->c.str(), plan->kernel.how);
   return {s};
+}
+
+// The passes' configs from the tuning database (norm_space.h: choose_*) under the
+// group's pass names, per pass problem; a pass the stages do not name keeps its
+// launcher's default.
+gemm::PassConfigs tuned_passes(const ops::cuda::fused::FusedStages& stages, int device) {
+  gemm::PassConfigs passes;
+  if (stages.segment != nullptr) {
+    passes.segment = [name = std::string(stages.segment), device](const norm::SegmentProblem& p) {
+      return norm::choose_segment(name, p, device);
+    };
+  }
+  if (stages.column_stats != nullptr) {
+    passes.column_stats = [name = std::string(stages.column_stats),
+                           device](const norm::ColumnProblem& p) {
+      return norm::choose_column_stats(name, p, device);
+    };
+  }
+  if (stages.affine != nullptr) {
+    passes.affine = [name = std::string(stages.affine), device](const norm::AffineProblem& p) {
+      return norm::choose_affine(name, p, device);
+    };
+  }
+  return passes;
+}
+
+// Runs `plan` on `device`'s stream with a scratch tensor of the size it asks for (the
+// caching allocator frees it after the queued work).
+void run_planned(const ops::cuda::fused::Plan& plan, Device device) {
+  const int64_t floats = plan.scratch_floats();
+  const Tensor work = floats > 0 ? Tensor::empty({floats}, DType::F32, device) : Tensor();
+  ops::cuda::fused::run_plan(plan, work.defined() ? work.data<float>() : nullptr, device.index,
+                             tt::cuda::stream(device.index));
 }
 
 bool is_norm(OpKind k) {
@@ -595,12 +593,11 @@ std::vector<Step> lower_gemm_norm(const Graph& g, const Group& grp, std::string&
     }
     const gemm::GemmConfig cfg =
         gemm::choose_gemm(stages.gemm, problem, device, stages.gemm.groups_in_key ? f.groups : 0);
-    const gemm::PassConfigs passes = fused::tuned_passes(stages, device);
+    const gemm::PassConfigs passes = tuned_passes(stages, device);
     Tensor out = Tensor::empty(shape, DType::F32, in[0].device());
-    fused::run_planned(
-        fused::build_plan(p, stages.gemm.name, cfg, xd.data<float>(), wd.data<float>(),
-                          out.data<float>(), problem.m, problem.n, problem.k, &passes),
-        in[0].device());
+    run_planned(fused::build_plan(p, stages.gemm.name, cfg, xd.data<float>(), wd.data<float>(),
+                                  out.data<float>(), problem.m, problem.n, problem.k, &passes),
+                in[0].device());
     return std::vector<Tensor>{out};
   };
   s.description = fmt::format("fused plan {}", stages.gemm.name);
@@ -686,8 +683,8 @@ std::vector<Step> lower_norm(const Graph& g, const Group& grp, std::string& why)
     p.epilogue = norm_epilogue(gp, bp, post, n, [&](size_t k) { return post_data[k]; });
     std::vector<Tensor> outs{Tensor::empty(shape, DType::F32, in[0].device())};
     if (pre) outs.push_back(Tensor::empty(pre_shape, DType::F32, in[0].device()));
-    const gemm::PassConfigs passes = fused::tuned_passes(stages, device);
-    fused::run_planned(fused::build_norm_plan(p, stages.gemm.name, xd, outs[0].data<float>(),
+    const gemm::PassConfigs passes = tuned_passes(stages, device);
+    run_planned(fused::build_norm_plan(p, stages.gemm.name, xd, outs[0].data<float>(),
                                               pre ? outs[1].data<float>() : nullptr,
                                               outs[0].numel() / n, n, &passes),
                        in[0].device());

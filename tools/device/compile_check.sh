@@ -4,8 +4,9 @@
 # against eager and PyTorch (eager, torch.compile, SDPA) in strict, tf32 and accurate.
 # Usage: tools/device/compile_check.sh [STAGE...]  (build test sanitize chain block compare
 # seeds tune); chain: chain_test, compile_bench (both chain kernels, a second process's
-# cached load), compile_test's CUDA cases on the interpreter, PyTorch's same chains; seeds: the five seeds as compiled plain-op forwards against their
-# hand-fused forwards (seeds_compiled_bench) and, with SEEDS_TORCH=1, PyTorch's eager and
+# cached load), compile_test's CUDA cases on the interpreter, PyTorch's same chains;
+# seeds: the five seeds as compiled plain-op forwards against the same forwards eager
+# (seeds_compiled_bench) and, with SEEDS_TORCH=1, PyTorch's eager and
 # torch.compile in float32 and TF32 (bench_precision.py); tune: `tt tune` (compiled) from
 # an empty database on TUNE_MODELS (default: model 3 and the transformer block), then a
 # second process's first compiled call with that database.

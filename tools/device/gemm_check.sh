@@ -27,7 +27,7 @@ if grep -qs "void launch_channel_affine(" ops/cuda/norm/*.cu &&
    grep -qs "void launch_batch_norm_finalize(" ops/cuda/norm/*.cu &&
    grep -qs "void launch_column_stats(" ops/cuda/norm/*.cu; then
   models=1
-  srcs+=(ops/cuda/fused/plan.cu ops/cuda/fused/*_plan.cpp ops/cuda/norm/norm_*.cu ops/cuda/norm/norm_space.cpp)
+  srcs+=(ops/cuda/fused/plan.cu ops/cuda/fused/pattern.cpp ops/cuda/norm/norm_*.cu ops/cuda/norm/norm_space.cpp)
 fi
 flags=(-O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -I. -I"$FMT_INC" -DFMT_HEADER_ONLY
        --expt-relaxed-constexpr -DGEMM_HARNESS_MODELS=$models)

@@ -2,8 +2,10 @@
 // with nvcc alone, without the CMake project): correctness of every own variant, of
 // cuBLASLt and of each epilogue against a float64 CPU reference at awkward and full
 // shapes, then timings (CUDA events, warm-up, median of reps) of cublasSgemm,
-// cuBLASLt and our own kernels at the seed models' full shapes, and of the fused
-// models end to end when the norm passes are compiled in (GEMM_HARNESS_MODELS=1).
+// cuBLASLt and our own kernels at the seed models' full shapes, and of the seed models'
+// fused groups end to end (each a plan built from its pattern, tests/support/
+// seed_patterns.h, as tt::compile builds it) when the norm passes are compiled in
+// (GEMM_HARNESS_MODELS=1).
 // Prints one line per result and a short summary table last.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -15,6 +17,7 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -28,8 +31,9 @@
 #include "tools/device/event_timing.h"
 #include "tools/device/hash_fill.cuh"
 #if GEMM_HARNESS_MODELS
-#include "ops/cuda/fused/plans.h"
+#include "ops/cuda/fused/plan.h"
 #include "ops/cuda/norm/norm_passes.h"
+#include "tests/support/seed_patterns.h"
 #endif
 
 using namespace tt::ops::cuda::gemm;
@@ -476,6 +480,18 @@ void full_shape(const Full& f, cudaStream_t stream, cublasHandle_t blas) {
   for (auto& r : rows_s) r = rng() % m;
   for (auto& e : ent_s) e = (int64_t(rng()) * 7919 + rng()) % (m * n);
   auto z_lin = [&](int64_t i, int64_t j) { return double(hy_lin[i * n + j]) + hb[j]; };
+  namespace seed = tt::test::seed;
+  // The group's plan under cfg (built once, run per call, in dscratch), and whether it is
+  // one kernel.
+  const auto plan_of = [&](const tt::ops::cuda::fused::FusedPattern& p, const GemmConfig& cfg) {
+    const tt::ops::cuda::fused::Plan plan = seed::plan_of(p, cfg, dx.p, dw.p, dout.p, m, n, k);
+    if (static_cast<size_t>(plan.scratch_floats()) > dscratch.n)
+      throw std::runtime_error("the scratch is too small for " + plan.str());
+    return plan;
+  };
+  const auto runner = [&](const tt::ops::cuda::fused::Plan& plan) {
+    return [&, plan] { tt::ops::cuda::fused::run_plan(plan, dscratch.p, 0, stream); };
+  };
   // Per-column batch statistics of (Y + b) * scale for model 4, in float64.
   std::vector<double> cmean(n, 0), cvar(n, 0);
   if (std::string(f.name) == "model4") {
@@ -507,7 +523,8 @@ void full_shape(const Full& f, cudaStream_t stream, cublasHandle_t blas) {
   if (fname == "model3") {
     for (int64_t c : {2048, 4096, 8192}) cfgs.push_back(GemmConfig::cublaslt(0, c));
     for (const GemmConfig& c : own_variants())
-      if (c.vec == 4 && gemm_swish_bias_group_norm_fuses(c, m, n, k, 64) && c != best_cfg)
+      if (c.vec == 4 && c != best_cfg &&
+          plan_of(seed::swish_bias_group_norm_pattern(64), c).stages.size() == 1)
         cfgs.push_back(c);
   }
   if (fname == "model4") {
@@ -518,16 +535,13 @@ void full_shape(const Full& f, cudaStream_t stream, cublasHandle_t blas) {
     const std::string tag = " [" + cfg.str() + "]";
     try {
       if (fname == "model1/5") {
-        auto run5 = [&] {
-          gemm_bias_relu_forward(cfg, {dx.p, dw.p, db.p, dout.p, m, n, k}, 0, stream);
-        };
+        auto run5 = runner(plan_of(seed::bias_relu_pattern(db.p), cfg));
         run5();
         check_rows("MODEL5" + tag, [&](int64_t i, std::vector<double>& r) {
           for (int64_t j = 0; j < n; ++j) r[j] = std::max(z_lin(i, j), 0.0);
         });
-        line("MODEL5 gemm_bias_relu" + tag, time_ms(run5, stream), nullptr);
-        GemmInstanceNormAddMulArgs a1{dx.p, dy.p, dw.p, db.p, dout.p, m, n, k, 1e-5f, dscratch.p};
-        auto run1 = [&] { gemm_instance_norm_add_mul_forward(cfg, a1, 0, stream); };
+        line("MODEL5 bias_relu" + tag, time_ms(run5, stream), nullptr);
+        auto run1 = runner(plan_of(seed::instance_norm_add_mul_pattern(db.p, dy.p, 1e-5f, n), cfg));
         run1();
         check_rows("MODEL1" + tag, [&](int64_t i, std::vector<double>& r) {
           double mu = 0, var = 0;
@@ -540,12 +554,11 @@ void full_shape(const Full& f, cudaStream_t stream, cublasHandle_t blas) {
             r[j] = ((z_lin(i, j) - mu) / std::sqrt(var + eps) + yv) * yv;
           }
         });
-        line("MODEL1 gemm_instance_norm_add_mul" + tag, time_ms(run1, stream), nullptr);
+        line("MODEL1 instance_norm_add_mul" + tag, time_ms(run1, stream), nullptr);
       }
       if (fname == "model3") {
-        GemmSwishBiasGroupNormArgs a3{dx.p, dw.p, db.p, v1.p, v2.p,  v3.p,      dout.p,
-                                      m,    n,    k,    64,   1e-5f, dscratch.p};
-        auto run3 = [&] { gemm_swish_bias_group_norm_forward(cfg, a3, 0, stream); };
+        auto run3 = runner(
+            plan_of(seed::swish_bias_group_norm_pattern(64, db.p, v1.p, v2.p, v3.p, 1e-5f), cfg));
         CK(cudaMemsetAsync(dout.p, 0xff, m * n * 4, stream));
         run3();
         check_rows("MODEL3" + tag, [&](int64_t i, std::vector<double>& r) {
@@ -553,14 +566,13 @@ void full_shape(const Full& f, cudaStream_t stream, cublasHandle_t blas) {
           for (int64_t j = 0; j < n; ++j) z[j] = sigmoid_swish(z_lin(i, j)) + h1[j];
           group_norm_row(z, 64, h2.data(), h3.data(), eps, r.data());
         });
-        line("MODEL3 gemm_swish_bias_group_norm" + tag, time_ms(run3, stream), nullptr);
+        line("MODEL3 swish_bias_group_norm" + tag, time_ms(run3, stream), nullptr);
       }
       if (fname == "model4") {
         for (bool training : {true, false}) {
           to_dev(rm.p, hrm0), to_dev(rv.p, hrv0);
-          GemmScaleBatchNormArgs a4{dx.p,   dw.p, db.p, v4.p, rm.p,     rv.p, v2.p,  v3.p,
-                                    dout.p, m,    n,    k,    training, 0.1f, 1e-5f, dscratch.p};
-          auto run4 = [&] { gemm_scale_batch_norm_forward(cfg, a4, 0, stream); };
+          const tt::ops::cuda::fused::BatchNormParams bn{v4.p, v2.p, v3.p, rm.p, rv.p};
+          auto run4 = runner(plan_of(seed::scale_batch_norm_pattern(training, db.p, bn), cfg));
           CK(cudaMemsetAsync(dout.p, 0xff, m * n * 4, stream));
           run4();
           CK(cudaStreamSynchronize(stream));
@@ -584,7 +596,7 @@ void full_shape(const Full& f, cudaStream_t stream, cublasHandle_t blas) {
           }
           report("MODEL4" + mode + " running_mean" + tag, compare(rref_m, to_host(rm.p, n)));
           report("MODEL4" + mode + " running_var" + tag, compare(rref_v, to_host(rv.p, n)));
-          line("MODEL4 gemm_scale_batch_norm" + mode + tag, time_ms(run4, stream), nullptr);
+          line("MODEL4 scale_batch_norm" + mode + tag, time_ms(run4, stream), nullptr);
         }
       }
     } catch (const std::exception& ex) {

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The kernels one seeds path launches, traced by CUPTI (tools/device/kernel_trace.cpp,
-# preloaded; no nsys needed): for each MODEL in $MODELS and PATH in $PATHS (hand compiled
+# preloaded; no nsys needed): for each MODEL in $MODELS and PATH in $PATHS (compiled
 # eager), one seeds_compiled_bench run of that path alone (--rounds 1) with the tracer,
 # then its per-kernel summary (count x mean = total GPU time) and the GPU's idle time
 # between consecutive launches (any stream), so two paths that should run the same kernels
 # can be compared. Needs a build of seeds_compiled_bench and tt_kernel_trace.
-# Usage: MODELS="GemmScaleBatchNorm" PATHS="hand compiled" tools/device/kernel_trace.sh
+# Usage: MODELS="GemmScaleBatchNorm" PATHS="eager compiled" tools/device/kernel_trace.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${TT_BUILD_DIR:-build-device}
@@ -14,7 +14,7 @@ mkdir -p "$OUT"
 lib="$PWD/$build/tools/libtt_kernel_trace.so"
 [ -f "$lib" ] || { echo "kernel_trace: $lib is not built"; exit 1; }
 for model in ${MODELS:-GemmScaleBatchNorm}; do
-  for path in ${PATHS:-hand compiled}; do
+  for path in ${PATHS:-eager compiled}; do
     csv=/tmp/trace_${model}_$path.csv
     echo "== $model, path $path"
     # The preload goes to the bench alone (env execs it): a tracer in `timeout` would

@@ -1,20 +1,17 @@
 // Device benchmark of issue 22: each seed model (registered as its KernelBench plain-op
-// forward, shared/SEED_MODELS.md) compiled with tt::compile, against its hand-fused
-// forward (the fused op of ops/ops.h over the same parameters) and the plain-op forward eager,
-// with the same weights and inputs, in strict, tf32 and accurate. Both fused paths run
-// plans of the same builder under the same structural tuning names
-// (ops/cuda/fused/pattern.h), so the compiled one should match the hand-fused one.
-// Prints medians (L2 flushed, CUDA events; the paths interleaved over rounds), the
-// compiled/hand-fused ratio and the
-// relative L2 difference between the compiled and hand-fused outputs, and the host time
-// of one call of each (enqueueing only); the compiled
-// groups' kernels with --explain.
+// forward, shared/SEED_MODELS.md) compiled with tt::compile, whose fused groups run as
+// plans of the fused family under their structural tuning names
+// (ops/cuda/fused/pattern.h), against the same forward run eagerly op by op, with the same
+// weights and inputs, in strict, tf32 and accurate. Prints medians (L2 flushed, CUDA
+// events; the paths interleaved over rounds), the compiled/eager ratio, the relative L2
+// difference between the compiled and eager outputs, and the host time of one call of
+// each (enqueueing only); the compiled groups' kernels with --explain.
 //
 // Usage: seeds_compiled_bench [--shape full|small] [--reps N] [--model NAME] [--rounds R]
-//                             [--explain] [--path hand|compiled|eager] [--hide-host US]
+//                             [--explain] [--path compiled|eager] [--hide-host US]
 //                             [--cuda-graph]
 // (--explain: each path's configs as looked up, and the compiled groups; --path: time only
-// that path, the others' columns 0, for a profiler's trace of one path; --hide-host: a GPU
+// that path, the other's column 0, for a profiler's trace of one path; --hide-host: a GPU
 // wait of US microseconds before each timed call, so the host's enqueueing is not timed;
 // --cuda-graph: the compiled path replays as one CUDA graph)
 #include <algorithm>
@@ -30,7 +27,6 @@
 #include "core/cuda/runtime.h"
 #include "core/cuda/timing.h"
 #include "core/precision.h"
-#include "models/models.h"
 #include "models/registry.h"
 #include "ops/graph/compile.h"
 #include "ops/ops.h"
@@ -56,36 +52,6 @@ double host_us(const std::function<void()>& fn, int device) {
   const auto t1 = std::chrono::steady_clock::now();
   tt::cuda::synchronize(device);
   return std::chrono::duration<double, std::micro>(t1 - t0).count() / 10;
-}
-
-// The hand-fused forward of a seed: its fused op (ops/ops.h) over the model's parameters.
-std::function<Inputs(const Inputs&)> hand_fused(const std::shared_ptr<tt::Module>& model) {
-  namespace m = tt::models;
-  namespace ops = tt::ops;
-  if (auto p = std::dynamic_pointer_cast<m::GemmInstanceNormAddMul>(model))
-    return [p](const Inputs& in) {
-      return Inputs{
-          ops::gemm_instance_norm_add_mul(in[0], in[1], p->bmm->weight, p->bmm->bias, p->eps)};
-    };
-  if (auto p = std::dynamic_pointer_cast<m::GemmSwishBiasGroupNorm>(model))
-    return [p](const Inputs& in) {
-      const auto& gn = p->group_norm;
-      return Inputs{ops::gemm_swish_bias_group_norm(in[0], p->matmul->weight, p->matmul->bias,
-                                                    p->bias.reshape({-1}), gn->num_groups,
-                                                    gn->weight, gn->bias, gn->eps)};
-    };
-  if (auto p = std::dynamic_pointer_cast<m::GemmScaleBatchNorm>(model))
-    return [p](const Inputs& in) {
-      const auto& bn = p->bn;
-      return Inputs{ops::gemm_scale_batch_norm(
-          in[0], p->gemm->weight, p->gemm->bias, p->scale.reshape({-1}), bn->running_mean,
-          bn->running_var, bn->weight, bn->bias, p->is_training(), bn->momentum, bn->eps)};
-    };
-  if (auto p = std::dynamic_pointer_cast<m::GemmBiasReLU>(model))
-    return [p](const Inputs& in) {
-      return Inputs{ops::gemm_bias_relu(in[0], p->gemm->weight, p->bias.reshape({-1}))};
-    };
-  return [model](const Inputs& in) { return model->forward(in); };  // InstanceNorm2dModel
 }
 
 double median(std::vector<double> v) {
@@ -118,8 +84,8 @@ int main(int argc, char** argv) {
   const tt::Device gpu = tt::Device::cuda(0);
   timing.reps = reps;
   std::printf("Device: %s\n", tt::cuda::device_info(gpu.index).name.c_str());
-  std::printf("%-24s %-9s %11s %11s %11s %8s %10s\n", "model", "precision", "hand ms", "compiled",
-              "plain eager", "ratio", "rel diff");
+  std::printf("%-24s %-9s %11s %11s %8s %10s %8s %8s\n", "model", "precision", "compiled ms",
+              "eager ms", "ratio", "rel diff", "host us", "eager us");
   for (const char* name : {"GemmInstanceNormAddMul", "InstanceNorm2dModel",
                            "GemmSwishBiasGroupNorm", "GemmScaleBatchNorm", "GemmBiasReLU"}) {
     if (!only.empty() && only != name) continue;
@@ -130,37 +96,34 @@ int main(int argc, char** argv) {
       auto model = tt::models::build_model(name, preset.init, 0);
       model->to(gpu);
       const Inputs inputs = tt::models::random_inputs(preset.input_shapes, 0, gpu);
-      const auto fused_op = hand_fused(model);
       auto compiled = tt::compile(model, compile_options);
-      const Tensor hand_out = fused_op(inputs)[0];
+      const Tensor eager_out = model->forward(inputs)[0];
       (*compiled)(inputs);  // records and compiles
       (*compiled)(inputs);  // the first replay (a CUDA graph is captured at the second)
       const Tensor compiled_out = (*compiled)(inputs)[0].clone();
-      // The three interleaved over `rounds` rounds (the clocks and the other GPU's load
+      // The two interleaved over `rounds` rounds (the clocks and the other GPU's load
       // drift between seconds), each the median of its rounds' medians.
-      std::vector<double> hand{0}, fused{0}, eager{0};
+      std::vector<double> fused{0}, eager{0};
       const auto time_path = [&](const char* which, std::vector<double>& into,
                                  const std::function<void()>& fn) {
         if (path.empty() || path == which)
           into.push_back(tt::cuda::time_gpu(fn, gpu.index, timing).median_ms);
       };
       for (int r = 0; r < rounds; ++r) {
-        time_path("hand", hand, [&] { fused_op(inputs); });
         time_path("compiled", fused, [&] { (*compiled)(inputs); });
         time_path("eager", eager, [&] { model->forward(inputs); });
       }
-      for (auto* v : {&hand, &fused, &eager})
+      for (auto* v : {&fused, &eager})
         if (v->size() > 1) v->erase(v->begin());
-      const double h = median(hand), c = median(fused), e = median(eager);
-      std::printf("%-24s %-9s %11.3f %11.3f %11.3f %8.3f %10.2e %8.1f %8.1f\n", name, mode, h, c, e,
-                  c / h, rel_l2(compiled_out, hand_out),
-                  host_us([&] { fused_op(inputs); }, gpu.index),
-                  host_us([&] { (*compiled)(inputs); }, gpu.index));
+      const double c = median(fused), e = median(eager);
+      std::printf("%-24s %-9s %11.3f %11.3f %8.3f %10.2e %8.1f %8.1f\n", name, mode, c, e, c / e,
+                  rel_l2(compiled_out, eager_out), host_us([&] { (*compiled)(inputs); }, gpu.index),
+                  host_us([&] { model->forward(inputs); }, gpu.index));
       if (explain) {
         // What each path looked up (kernel, problem, config, source).
         tt::autotune::clear_configs_used();
-        fused_op(inputs);
-        std::printf("hand-fused:\n%s", tt::autotune::format_configs_used().c_str());
+        model->forward(inputs);
+        std::printf("eager:\n%s", tt::autotune::format_configs_used().c_str());
         tt::autotune::clear_configs_used();
         (*compiled)(inputs);
         std::printf("compiled:\n%s%s\n", tt::autotune::format_configs_used().c_str(),

@@ -44,7 +44,7 @@ struct BenchOptions : ModelSelection {
 };
 
 #if TT_CUDA
-// "gemm_bias_relu -> impl=cublaslt,algo=2 (exact)" per kernel and problem.
+// "gemm[add_column,relu] -> impl=cublaslt,algo=2 (exact)" per kernel and problem.
 void print_compact_configs(const std::vector<autotune::UsedConfig>& used) {
   for (const autotune::UsedConfig& u : used) {
     std::cout << fmt::format("    {} -> {} ({})\n", u.kernel,

@@ -1,11 +1,11 @@
 // A fused group as structure: a GEMM, the elementwise steps on its output
 // (gemm/epilogue.h), then optionally one norm over its rows or columns, and what that
 // norm's output passes through; or a norm alone with the pointwise chains before and after
-// it. tt::compile finds such groups in a recorded graph of plain ops (ops/graph/fusion.h)
-// and the fused ops' entry points describe themselves the same way (seed_patterns.cpp), so
+// it. tt::compile finds such groups in a recorded graph of plain ops (ops/graph/fusion.h);
 // one builder, build_plan(), turns any of them into the stages the generic executor runs
 // (plan.h), and one name, derived from the structure, keys its tuning: two models with the
-// same group share database entries.
+// same group share database entries. (Tests and device harnesses build patterns by hand;
+// nothing under ops/ names one.)
 //
 //   norm kNone        the GEMM with the steps in its epilogue;
 //   norm kSegment     a norm over segments of each row (`groups` per row: GroupNorm's
@@ -72,7 +72,7 @@ struct FusedPattern {
 };
 
 // The plan of `f` for GEMM config `cfg`: x [m, k], w [n, k], out [m, n]; `op` names the
-// plan in messages (a fused op's name, or the compiled group's).
+// plan in messages (the group's structural name).
 Plan build_plan(const FusedPattern& f, const char* op, const gemm::GemmConfig& cfg, const float* x,
                 const float* w, float* out, int64_t m, int64_t n, int64_t k,
                 const gemm::PassConfigs* passes);

@@ -286,7 +286,7 @@ void walk(const Plan& p, Sink& sink) {
     // main stream, which has the lowest priority, the head's passes after the head's
     // GEMM and the tail's after the tail's: their blocks only take SMs that no GEMM CTA
     // is waiting for, i.e. the SMs that the GEMMs' last, partial wave leaves idle.
-    // H200, gemm_swish_bias_group_norm at full shape: 5.64 ms against 5.77 ms for one GEMM
+    // H200, GemmSwishBiasGroupNorm at full shape: 5.64 ms against 5.77 ms for one GEMM
     // then the pass (tools/device/overlap_harness.cu).
     GemmConfig head_cfg = p.gemm;
     head_cfg.tail_rows = 0;

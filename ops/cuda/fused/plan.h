@@ -3,9 +3,9 @@
 // statistics steps) and the schedule options (row chunks, a tail split) under which
 // the GEMM and the passes that only need its rows overlap. One generic executor,
 // run_plan(), runs any plan; one builder makes every plan from the group's structure
-// (pattern.h: build_plan), whether tt::compile found the group in a recorded graph or a
-// fused op describes itself (seed_patterns.cpp). The builder asks the GEMM family what its
-// config can do (epilogue_supported, column_stat_rows), never which implementation it is.
+// (pattern.h: build_plan), as tt::compile found the group in a recorded graph. The
+// builder asks the GEMM family what its config can do (epilogue_supported,
+// column_stat_rows), never which implementation it is.
 //
 // Stages run in order. The stages before the GEMM run first (e.g. the eval batch norm's
 // affine, which the GEMM's epilogue may read); the GEMM and the row-local passes right
@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/cuda/fused/plans.h"
+#include "ops/cuda/fused/pass_configs.h"
 #include "ops/cuda/gemm/epilogue.h"
 #include "ops/cuda/gemm/gemm_config.h"
 #include "ops/cuda/gemm/gemm_space.h"
@@ -85,7 +85,7 @@ struct Stage {
   BatchNormParams bn;
 };
 
-// The tunable stages of a fused op, as data: its GEMM stage (its database name and the
+// The tunable stages of a fused group, as data: its GEMM stage (its database name and the
 // schedule options its plan offers: row chunks, a tail split) and the database names of
 // the memory passes after it. The names are the keys of the shipped tuning databases
 // (autotune/db/*.yaml); FusedPattern::stages() derives them from the structure.
@@ -159,21 +159,5 @@ bool in_parts(const Schedule& s);
 // A plan with the GEMM operands and config filled in, no stages yet.
 Plan plan_for(const char* op, const gemm::GemmConfig& cfg, const float* x, const float* w,
               float* out, int64_t m, int64_t n, int64_t k, const gemm::PassConfigs* passes);
-
-// ---- the five fused ops' plans (their patterns: ops/cuda/fused/seed_patterns.cpp) ----
-// Their stages are built from the patterns when the program starts (dynamic
-// initialisation): read them at run time, not from another file's static initialiser.
-extern const FusedStages kGemmBiasRelu;
-extern const FusedStages kGemmInstanceNormAddMul;
-extern const FusedStages kGemmSwishBiasGroupNorm;
-extern const FusedStages kGemmScaleBatchNormTrain;
-extern const FusedStages kGemmScaleBatchNormEval;
-Plan gemm_bias_relu_plan(const gemm::GemmConfig& cfg, const gemm::GemmBiasReluArgs& a);
-Plan gemm_instance_norm_add_mul_plan(const gemm::GemmConfig& cfg,
-                                     const gemm::GemmInstanceNormAddMulArgs& a);
-Plan gemm_swish_bias_group_norm_plan(const gemm::GemmConfig& cfg,
-                                     const gemm::GemmSwishBiasGroupNormArgs& a);
-// Training and eval are two plans of one op (batch or running statistics).
-Plan gemm_scale_batch_norm_plan(const gemm::GemmConfig& cfg, const gemm::GemmScaleBatchNormArgs& a);
 
 }  // namespace tt::ops::cuda::fused

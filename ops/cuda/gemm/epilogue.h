@@ -118,6 +118,10 @@ struct Epilogue {
     kind = EpilogueKind::kColumnStats, part_mean = mean, part_m2 = m2;
     return *this;
   }
+  // The pointwise builders' common form, for a caller that holds the step as data (the
+  // graph lowering): its operand (a vector, residual or affine; absent: no step), the
+  // scalar of kScale / kLeakyRelu, the residual's row stride or the affine's N.
+  Epilogue& push(EpilogueOp op, const float* data = nullptr, float scalar = 1.f, int64_t ld = 0);
   // A copy for a GEMM whose row 0 is row r0 of this one (row chunks, tail splits).
   Epilogue at_rows(int64_t r0) const {
     Epilogue e = *this;
@@ -131,9 +135,6 @@ struct Epilogue {
   bool reads_rows() const;
   // "add_column,silu,add_column,group_norm(16)": for messages and the plan tests.
   std::string str() const;
-
- private:
-  Epilogue& push(EpilogueOp op, const float* data = nullptr, float scalar = 1.f, int64_t ld = 0);
 };
 
 // The chain as act(v * scale[col] + bias[col]) (each part optional, in this order, the

@@ -36,7 +36,7 @@
 namespace tt::ops::cuda::norm {
 
 // Launch-site names (the tuning database's kernel names) of the plain norm ops; a
-// fused op names its passes "<op>.<pass>" (ops/cuda/fused/plans.h).
+// fused group's passes are "<structural name>.<pass>" (ops/cuda/fused/pattern.h).
 inline constexpr const char* kInstanceNorm = "instance_norm";
 inline constexpr const char* kGroupNorm = "group_norm";
 inline constexpr const char* kBatchNormColumnStats = "batch_norm.column_stats";

@@ -1,6 +1,6 @@
 // The pointwise family on CUDA: every unary, binary (broadcasting) and where op of
 // ops/pointwise_functors.h through one set of generic kernels (pointwise.cuh).
-// Same contract as the CPU backend (ops/cpu/cpu_ops.h): inputs broadcast to out's
+// Same contract as the CPU backend (ops/backend_ops.h): inputs broadcast to out's
 // shape; out is any non-overlapping view and may alias an input element for element.
 //
 // Two kernel shapes, each tunable (ops/cuda/pointwise/pointwise_space.h):
@@ -15,14 +15,15 @@
 // "numel=N,rank=R,layout=strided,precision=strict".
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "core/tensor.h"
 #include "ops/pointwise_functors.h"
 
 namespace tt::ops::cuda {
 
-void unary(pointwise::UnaryOp op, const pointwise::UnaryParams& params, const Tensor& x,
-           const Tensor& out);
-void binary(pointwise::BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out);
-void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);
+// unary, binary and where, with the other ops both backends declare alike.
+#include "ops/backend_ops.h"
 
 }  // namespace tt::ops::cuda
