@@ -1,6 +1,6 @@
 // A module around a function: the shortest way to compile (tt::compile) or time an
-// arbitrary forward. Used by tests/compile_test.cpp, tests/op_table_test.cpp and
-// tools/device/compile_bench.cpp.
+// arbitrary forward. Used by tests/compile_test.cpp, tests/op_table_test.cpp,
+// support/seed_forwards.h and tools/device/compile_bench.cpp.
 #pragma once
 
 #include <functional>
