@@ -9,7 +9,7 @@
 //       sm_count: 132
 //       memory_bytes: 150109847552
 //       kernels:
-//         gemm_bias_relu:
+//         "gemm[add_column,relu]":
 //           "m=1024,n=8192,k=8192,precision=strict":   # ProblemKey::str()
 //             config: {impl: own, threads: 256, bm: 128, vec: 4}
 //             median_ms: 2.701
@@ -71,7 +71,7 @@ struct TuningEntry {
   double p10_ms = 0.0;  // 0 when not recorded
   double p90_ms = 0.0;
   double default_ms = 0.0;
-  // What median_ms and default_ms timed ("one forward of gemm_bias_relu, small shape":
+  // What median_ms and default_ms timed ("one forward of GemmBiasReLU, small shape":
   // the whole model with this kernel's config forced, not the kernel alone). Empty in
   // entries written before the field: those timed a whole model forward too.
   std::string measured;

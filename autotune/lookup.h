@@ -3,9 +3,9 @@
 // hash-map lookups; it never throws on a miss and never fails because of a bad file.
 //
 //   static const ParamSpace space = make_gemm_space();
-//   const LookupResult r = autotune::lookup("gemm_bias_relu", key.str(),
+//   const LookupResult r = autotune::lookup("linear", key.str(),
 //                                           autotune::current_device_identity(dev), space);
-//   launch_gemm_bias_relu(r.config, ...);
+//   launch_linear(r.config, ...);
 //
 // Where configs come from, highest priority first (an entry for the same device,
 // kernel and problem in a higher source replaces the lower one):
@@ -133,7 +133,7 @@ void record_config_used(const std::string& kernel, const std::string& problem,
                         const LookupResult& result);
 // The last result per (kernel, problem), sorted by kernel then problem.
 std::vector<UsedConfig> configs_used();
-// One line per entry: "gemm_bias_relu m=1024,n=8192,k=8192,precision=strict ->
+// One line per entry: "linear m=1024,n=8192,k=8192,precision=strict ->
 // impl=own,bm=128 (nearest: m=2048,n=8192,k=8192,precision=strict from /path)".
 std::string format_configs_used();
 void clear_configs_used();

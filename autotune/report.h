@@ -46,7 +46,7 @@ struct ChartInfo {
 // `rows` of one (kernel, problem).
 std::string measurements_svg(const std::vector<Measurement>& rows, const ChartInfo& info);
 
-// "gemm_bias_relu__m_1024_n_8192_k_8192_align_16B_precision_strict": a file name stem
+// "linear__m_1024_n_8192_k_8192_align_16B_precision_strict": a file name stem
 // (letters, digits, '.', '_' and '-' only) for a kernel and problem.
 std::string report_file_stem(const std::string& kernel, const std::string& problem);
 

@@ -4,7 +4,7 @@
 // an optional string `impl` ("impl=own,bm=128,bn=64").
 //
 // A ParamSpace declares, in one place per kernel:
-//   ParamSpace space("gemm_bias_relu");
+//   ParamSpace space("linear");
 //   space.impls({"own", "cublas"})                       // optional string axis
 //        .axis("threads", {128, 256})
 //        .axis("bm", {64, 128}, {"own"})                 // only meaningful for impl=own

@@ -1,11 +1,11 @@
-// Launchers of batch norm over columns (gemm_scale_batch_norm and the batch_norm building block):
+// Launchers of batch norm over columns (the batch_norm op and fused groups ending in one):
 // column statistics, finalize, eval affine and the channel-affine pass.
 #include <climits>
 
 #include "core/cuda/check.h"
 #include "core/error.h"
-#include "ops/cuda/norm/norm_passes.h"
 #include "ops/cuda/norm/column_kernels.cuh"
+#include "ops/cuda/norm/norm_passes.h"
 #include "ops/cuda/norm/norm_variants.h"
 
 namespace tt::ops::cuda::norm {
@@ -95,8 +95,9 @@ void launch_channel_affine(const AffineConfig& cfg, const float* x, float* out, 
            "channel affine: config {} moves {} floats at a time but x or out is only aligned "
            "to {}",
            cfg.str(), cfg.vec, vec_align({x, out}));
-  TT_CHECK(valid(cfg, p), "channel affine: config {} is not valid for {} floats of {} channels x {}",
-           cfg.str(), total, channels, inner);
+  TT_CHECK(valid(cfg, p),
+           "channel affine: config {} is not valid for {} floats of {} channels x {}", cfg.str(),
+           total, channels, inner);
   TT_CHECK(total % (channels * inner) == 0,
            "channel affine: {} floats are not a whole number of {} channels x {}", total, channels,
            inner);

@@ -213,7 +213,7 @@ __device__ __forceinline__ void merge_cluster_stats(cooperative_groups::cluster_
 // Each subgroup of kLanes threads normalises kSegs segments (the block's segments
 // `first + j * subgroups`, j < kSegs). All their loads are issued before the first
 // reduction: a short segment gives a thread only kItems vectors, too few bytes in
-// flight to cover memory latency on their own (64-float groups of gemm_swish_bias_group_norm ran
+// flight to cover memory latency on their own (model 3's 64-float groups ran
 // at 2.9 TB/s with one segment per subgroup).
 template <int kThreads, int kLanes, int kVec, int kItems, int kSegs, class Pro, class Epi>
 __global__ void __launch_bounds__(kThreads)
