@@ -180,6 +180,13 @@ CLI::Option* add_positive_option(CLI::App* cmd, const std::string& name, double*
       ->capture_default_str();
 }
 
+CLI::Option* add_compile_flag(CLI::App* cmd, bool* compile, const std::string& what) {
+  return cmd->add_flag("--compile,!--eager", *compile,
+                       what +
+                           " the model compiled with tt::compile (its fused groups; the "
+                           "default), or with --eager op by op");
+}
+
 CLI::Option* add_precision_option(CLI::App* cmd, std::string* precision, const std::string& help) {
   return cmd
       ->add_option("--precision", *precision,

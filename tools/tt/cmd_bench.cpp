@@ -222,9 +222,7 @@ void add_bench_command(CLI::App& app) {
   add_precision_option(cmd, &opt->precision, "the forwards are timed in it");
   cmd->add_flag("--cuda-graph", opt->cuda_graph,
                 "Replay the compiled model as one CUDA graph (CompileOptions::cuda_graph)");
-  cmd->add_flag("--compile,!--eager", opt->compile,
-                "Time the model compiled with tt::compile (its fused groups; the default), or "
-                "with --eager op by op");
+  add_compile_flag(cmd, &opt->compile, "Time");
   add_db_option(cmd, &opt->db_path, kReadDbHelp);
   set_device_callback(cmd, "bench", opt, run_bench);
 }

@@ -100,9 +100,7 @@ void add_check_command(CLI::App& app) {
   add_precision_option(cmd, &opt->precision,
                        "the fixtures are held to that mode's bound; the CPU computes float32 in "
                        "every mode");
-  cmd->add_flag("--compile,!--eager", opt->compile,
-                "On a GPU, check the model compiled with tt::compile (its fused replay; the "
-                "default), or with --eager op by op");
+  add_compile_flag(cmd, &opt->compile, "On a GPU, check");
   set_device_callback(cmd, "check", opt, [cmd](CheckOptions& o) {
     o.tolerance_typed = typed(cmd, "--tolerance");
     check_files(o);

@@ -338,9 +338,7 @@ void add_compare_command(CLI::App& app) {
   cmd->add_option("--device", opt->device,
                   "CUDA device: cuda, cuda:N, or all (one worker per GPU at once)")
       ->capture_default_str();
-  cmd->add_flag("--compile,!--eager", opt->compile,
-                "Compare the GPU model compiled with tt::compile (a replay of its fused graph; "
-                "the default), or with --eager run op by op");
+  add_compile_flag(cmd, &opt->compile, "Compare on the GPU");
   add_seed_option(cmd, &opt->seed, "Seed of the weights and inputs");
   add_positive_option(cmd, "--tolerance", &opt->tolerance,
                       "Largest relative L2 error that passes (default: 1e-5; 2^-9 with "

@@ -112,9 +112,7 @@ void add_run_command(CLI::App& app) {
   add_count_option(cmd, "--iters", &opt->iterations,
                    "Timed forwards after the warm-up (the mean is shown)");
   cmd->add_flag("--eval", opt->eval, "Run in eval mode (default: train mode, as PyTorch)");
-  cmd->add_flag("--compile,!--eager", opt->compile,
-                "On a GPU, run the model compiled with tt::compile (the default), or with "
-                "--eager op by op");
+  add_compile_flag(cmd, &opt->compile, "On a GPU, run");
   cmd->add_flag("--show-configs", opt->show_configs,
                 "Print the config each tunable kernel used and where it came from");
   add_precision_option(cmd, &opt->precision, "the CPU computes float32 in every mode");

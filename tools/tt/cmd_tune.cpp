@@ -218,9 +218,7 @@ void add_tune_command(CLI::App& app) {
   add_precision_option(cmd, &opt->precision,
                        "the kernels are tuned and verified in it (its tolerance) and saved under "
                        "that mode's problem keys");
-  cmd->add_flag("--compile,!--eager", opt->compile,
-                "Tune the model compiled with tt::compile: its fused groups' kernels (the "
-                "default), or with --eager the kernels of its ops run one by one");
+  add_compile_flag(cmd, &opt->compile, "Tune the kernels of");
   set_device_callback(cmd, "tune", opt, run_tune);
 }
 

@@ -53,6 +53,11 @@ CLI::Option* add_positive_option(CLI::App* cmd, const std::string& name, double*
 // tt::parse_precision refuses is a usage error naming the choices. `help` ends the
 // option's description (what the mode applies to in this command).
 CLI::Option* add_precision_option(CLI::App* cmd, std::string* precision, const std::string& help);
+// --compile / --eager (default --compile): whether the command runs the model compiled
+// with tt::compile on a GPU. `what` says what the command does with it ("Time", "Tune
+// the kernels of"): the help reads "<what> the model compiled with tt::compile (its fused
+// groups; the default), or with --eager op by op".
+CLI::Option* add_compile_flag(CLI::App* cmd, bool* compile, const std::string& what);
 // On the CPU every mode computes the float32 reference: says so once per process (on
 // stderr; not an error) when `precision` is not strict and `device` is the CPU.
 void note_cpu_precision(const std::string& command, Precision precision, Device device);
