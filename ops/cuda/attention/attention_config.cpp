@@ -183,18 +183,11 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
                        Precision precision, int64_t max_smem) {
   const int rows = AttnConfig{}.rows, warps = AttnConfig{}.warps;
   if (wgmma_ok) {
-    // H100 sweeps (tools/device/attention_check.sh, through the op): at head dim 64 in
-    // tf32 the warp-specialized pipeline with two consumers and 64-key tiles beat pipe
-    // 0's best (128-key tiles) by 4-10% (B8 H16 T1024 0.267 vs 0.289 ms, causal 0.207
-    // vs 0.230, B2 H16 T4096 0.878 vs 0.916); at head dim 128 its two-stage ring lost to
-    // pipe 0 (kernels alone 0.550 vs 0.440 ms). Accurate: pipe 0, 64-key tiles.
-    // H100 sweeps of 2026-11-26 (tools/device/attention_check.sh, through the op): K and
-    // Vt by TMA from one producer thread (pipe 2) beat cp.async (pipe 1), and the
-    // consumers in ping-pong on top (pipe 5) beat pipe 2 at head dim 64: B8 H16 T1024
-    // 0.196 vs 0.205 vs 0.263 ms, causal 0.166 vs 0.172 vs 0.208, B2 H16 T4096 0.549 vs
-    // 0.617 vs 0.884. The multicast pairs (pipe 3: 0.223) and V transposed in the kernel
-    // (pipe 4: 0.224, no pre-pass) lost. Head dim 128: pipe 2 with one consumer, 0.408
-    // vs pipe 5's 0.414 and pipe 0's 0.485 (causal 0.317, 0.321, 0.375).
+    // The defaults are the H100 sweeps' winners (docs/performance.md, the attention
+    // family's sections): where K and Vt have tensor maps, TMA loads with the two
+    // consumers in ping-pong (pipe 5) at head dim 64 and the TMA pipeline with one
+    // consumer (pipe 2) at 128; the cp.async pipeline (pipe 1) where they have none;
+    // multicast pairs and V transposed in the kernel lost.
     if (precision == Precision::tf32 && kWgmmaPipe1Offered && tma_mappable(p, 2)) {
       if (p.E == 64) return {Impl::kWgmma, 8, rows, 64, 5};
       if (p.E == 128) return {Impl::kWgmma, 4, rows, 64, 2};
@@ -205,9 +198,9 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     }
     return {Impl::kWgmma, 8, rows, precision == Precision::tf32 && p.E == 64 ? 128 : 64, 0};
   }
-  // accurate at head dim 128 (no wgmma kernel there): the strict kernel, IEEE FMA, beat
-  // the 3xTF32 mma kernel on the H100 (tools/device/attention_harness.cpp, 2026-11-26:
-  // 1.767 vs 1.972 ms full, 1.121 vs 1.300 causal at B8 H16 T1024) with less error.
+  // accurate at head dim 128 (no wgmma kernel there): the strict kernel, IEEE FMA, is
+  // both faster than the 3xTF32 mma kernel on the H100 and more accurate
+  // (docs/performance.md).
   const bool accurate_on_fma = precision == Precision::accurate && p.E == 128 && tiled_ok;
   if (mma_ok && precision != Precision::strict && !accurate_on_fma) {
     // The H100 sweeps (tools/device/attention_harness.cpp, attention_kernel_bench.cu at

@@ -285,9 +285,8 @@ void walk(const Plan& p, Sink& sink) {
     // tail's, without the gap that a second launch on one stream leaves). Then, on the
     // main stream, which has the lowest priority, the head's passes after the head's
     // GEMM and the tail's after the tail's: their blocks only take SMs that no GEMM CTA
-    // is waiting for, i.e. the SMs that the GEMMs' last, partial wave leaves idle.
-    // H200, GemmSwishBiasGroupNorm at full shape: 5.64 ms against 5.77 ms for one GEMM
-    // then the pass (tools/device/overlap_harness.cu).
+    // is waiting for, i.e. the SMs that the GEMMs' last, partial wave leaves idle
+    // (measured with tools/device/overlap_harness.cu: docs/performance.md).
     GemmConfig head_cfg = p.gemm;
     head_cfg.tail_rows = 0;
     sink.fork(Lane::kFirst);
