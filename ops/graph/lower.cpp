@@ -685,9 +685,9 @@ std::vector<Step> lower_norm(const Graph& g, const Group& grp, std::string& why)
     if (pre) outs.push_back(Tensor::empty(pre_shape, DType::F32, in[0].device()));
     const gemm::PassConfigs passes = tuned_passes(stages, device);
     run_planned(fused::build_norm_plan(p, stages.gemm.name, xd, outs[0].data<float>(),
-                                              pre ? outs[1].data<float>() : nullptr,
-                                              outs[0].numel() / n, n, &passes),
-                       in[0].device());
+                                       pre ? outs[1].data<float>() : nullptr, outs[0].numel() / n,
+                                       n, &passes),
+                in[0].device());
     return outs;
   };
   s.description =
