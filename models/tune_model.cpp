@@ -22,14 +22,12 @@
 #include "ops/graph/compile.h"
 #include "ops/graph/program.h"
 #if TT_CUDA
-#include <cuda_runtime_api.h>
-
 #include "autotune/device_identity.h"
 #include "autotune/relative_error.h"
 #include "autotune/space_cache.h"
-#include "core/cuda/check.h"
 #include "core/cuda/runtime.h"
 #include "core/cuda/stream.h"
+#include "core/cuda/stream_marks.h"
 #include "core/cuda/timing.h"
 #endif
 
@@ -92,12 +90,54 @@ class ModelTarget : public autotune::SweepTarget {
   }
 
   // The (kernel, problem) pairs one forward looks up with the winners forced, GEMM
-  // stages first, and the median time of that forward.
-  std::vector<Pair> discover(double* median_ms) {
+  // stages first, and the median time of that forward. With `shares`, each pair's share
+  // of that forward in GPU time: the forward is cut into segments at each step of a
+  // compiled graph (a fused group, or one node) or, for an eager model, at each lookup (an
+  // op looks its config up right before it launches); a segment's stream time, up to the
+  // next segment, is split evenly between the pairs looked up in it (a fused plan asks for
+  // its GEMM and its passes at once).
+  std::vector<Pair> discover(double* median_ms, std::map<Pair, double>* shares = nullptr) {
     Scopes scopes(*this, nullptr);
     autotune::clear_configs_used();
     restore_buffers();
+    cuda::synchronize(device_);
+    cuda::StreamMarks marks(cuda::stream(device_));
+    std::vector<std::vector<Pair>> segment_pairs;  // the pairs of each segment, by mark
+    struct Observing {
+      ~Observing() {
+        autotune::set_choice_observer(nullptr);
+        graph::set_step_observer(nullptr);
+      }
+    } observing;
+    if (shares) {
+      const auto start_segment = [&] {
+        marks.mark();
+        segment_pairs.emplace_back();
+      };
+      bool steps = false;
+      graph::set_step_observer([&, start_segment](size_t) {
+        steps = true;
+        start_segment();
+      });
+      autotune::set_choice_observer(
+          [&, start_segment](const std::string& kernel, const std::string& problem) {
+            if (!steps || segment_pairs.empty()) start_segment();
+            std::vector<Pair>& pairs = segment_pairs.back();
+            if (std::find(pairs.begin(), pairs.end(), Pair(kernel, problem)) == pairs.end())
+              pairs.push_back({kernel, problem});
+          });
+    }
     model_.forward(inputs_);
+    autotune::set_choice_observer(nullptr);
+    graph::set_step_observer(nullptr);
+    if (shares) {
+      marks.mark();  // the forward's end
+      const std::vector<double> ms = marks.intervals_ms();
+      shares->clear();
+      for (size_t i = 0; i < ms.size(); ++i)
+        for (const Pair& p : segment_pairs[i])
+          (*shares)[p] += ms[i] / static_cast<double>(segment_pairs[i].size());
+    }
     cuda::synchronize(device_);
     std::vector<Pair> pairs;
     for (const autotune::UsedConfig& u : autotune::configs_used())
@@ -112,60 +152,6 @@ class ModelTarget : public autotune::SweepTarget {
       *median_ms = autotune::summarize(samples).median_ms;
     }
     return pairs;
-  }
-
-  // Each pair's share of one forward with the winners forced, in GPU time. The forward is
-  // cut into segments at each step of a compiled graph (a fused group, or one node) or,
-  // for an eager model, at each lookup (an op looks its config up right before it
-  // launches); a segment's stream time, up to the next segment, is split evenly between
-  // the pairs looked up in it (a fused plan asks for its GEMM and its passes at once).
-  std::map<Pair, double> stream_shares() {
-    Scopes scopes(*this, nullptr);
-    restore_buffers();
-    cuda::synchronize(device_);
-    const cudaStream_t stream = cuda::stream(device_);
-    struct Segment {
-      cudaEvent_t start = nullptr;
-      std::vector<Pair> pairs;
-    };
-    struct Segments {
-      std::vector<Segment> v;
-      ~Segments() {
-        autotune::set_choice_observer(nullptr);
-        graph::set_step_observer(nullptr);
-        for (Segment& s : v) cudaEventDestroy(s.start);
-      }
-    } owned;
-    std::vector<Segment>& segments = owned.v;
-    const auto start_segment = [&] {
-      segments.emplace_back();
-      TT_CUDA_CHECK(cudaEventCreate(&segments.back().start));
-      TT_CUDA_CHECK(cudaEventRecord(segments.back().start, stream));
-    };
-    bool steps = false;
-    graph::set_step_observer([&](size_t) {
-      steps = true;
-      start_segment();
-    });
-    autotune::set_choice_observer([&](const std::string& kernel, const std::string& problem) {
-      if (!steps || segments.empty()) start_segment();
-      std::vector<Pair>& pairs = segments.back().pairs;
-      if (std::find(pairs.begin(), pairs.end(), Pair(kernel, problem)) == pairs.end())
-        pairs.push_back({kernel, problem});
-    });
-    model_.forward(inputs_);
-    autotune::set_choice_observer(nullptr);
-    graph::set_step_observer(nullptr);
-    start_segment();  // the forward's end
-    TT_CUDA_CHECK(cudaEventSynchronize(segments.back().start));
-    std::map<Pair, double> shares;
-    for (size_t i = 0; i + 1 < segments.size(); ++i) {
-      float ms = 0;
-      TT_CUDA_CHECK(cudaEventElapsedTime(&ms, segments[i].start, segments[i + 1].start));
-      for (const Pair& p : segments[i].pairs)
-        shares[p] += ms / static_cast<double>(segments[i].pairs.size());
-    }
-    return shares;
   }
 
  private:
@@ -296,7 +282,8 @@ void run_model(const ModelInfo& info, const TuneOptions& opt, autotune::Database
   std::set<Pair> done;
   while (true) {
     double forward_ms = 0;
-    const std::vector<Pair> pairs = target.discover(&forward_ms);
+    std::map<Pair, double> shares;
+    const std::vector<Pair> pairs = target.discover(&forward_ms, &shares);
     std::vector<Pair> pending;
     for (const Pair& p : pairs) {
       if (!done.count(p)) pending.push_back(p);
@@ -310,7 +297,6 @@ void run_model(const ModelInfo& info, const TuneOptions& opt, autotune::Database
     const Pair pair = pending.front();
     const autotune::TunableSpace ts = autotune::space_for(pair.first, pair.second, opt.device);
     // The budget left is split by each pending kernel's share of the forward.
-    const std::map<Pair, double> shares = target.stream_shares();
     const auto share_of = [&](const Pair& p) {
       const auto it = shares.find(p);
       return it == shares.end() ? -1.0 : it->second;

@@ -4,13 +4,10 @@
 // against the eager one and, with --explain, the compiler's report: each fused group and
 // its kernel, the nodes left alone, or the graph break and its reason; with --profile,
 // each replay step's time and share of the forward.
-#if TT_CUDA
-#include <cuda_runtime_api.h>
-#endif
-
 #include <chrono>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +20,8 @@
 #include "tools/tt/device_arg.h"
 #include "tools/tt/model_instance.h"
 #if TT_CUDA
-#include "core/cuda/check.h"
 #include "core/cuda/stream.h"
+#include "core/cuda/stream_marks.h"
 #endif
 
 namespace tt::cli {
@@ -55,35 +52,24 @@ double timed_ms(Device device, const std::function<void()>& fn) {
 // CPU the wall clock.
 class StepClock {
  public:
-  explicit StepClock(Device device) : device_(device) {}
-  ~StepClock() {
+  explicit StepClock(Device device) : device_(device) {
 #if TT_CUDA
-    for (cudaEvent_t e : events_) cudaEventDestroy(e);
+    if (device.is_cuda()) gpu_.emplace(tt::cuda::stream(device.index));
 #endif
   }
   void mark() {
 #if TT_CUDA
-    if (device_.is_cuda()) {
-      cudaEvent_t e = nullptr;
-      TT_CUDA_CHECK(cudaEventCreate(&e));
-      events_.push_back(e);
-      TT_CUDA_CHECK(cudaEventRecord(e, tt::cuda::stream(device_.index)));
-      return;
-    }
+    if (gpu_) return gpu_->mark();
 #endif
     host_.push_back(std::chrono::steady_clock::now());
   }
   // ms between mark i and mark i + 1, after the device finished.
   std::vector<double> intervals_ms() {
     wait_for(device_);
-    std::vector<double> ms;
 #if TT_CUDA
-    for (size_t i = 0; i + 1 < events_.size(); ++i) {
-      float t = 0;
-      TT_CUDA_CHECK(cudaEventElapsedTime(&t, events_[i], events_[i + 1]));
-      ms.push_back(t);
-    }
+    if (gpu_) return gpu_->intervals_ms();
 #endif
+    std::vector<double> ms;
     for (size_t i = 0; i + 1 < host_.size(); ++i)
       ms.push_back(std::chrono::duration<double, std::milli>(host_[i + 1] - host_[i]).count());
     return ms;
@@ -92,7 +78,7 @@ class StepClock {
  private:
   Device device_;
 #if TT_CUDA
-  std::vector<cudaEvent_t> events_;
+  std::optional<tt::cuda::StreamMarks> gpu_;
 #endif
   std::vector<std::chrono::steady_clock::time_point> host_;
 };
