@@ -176,11 +176,11 @@ Tensor run_chain_plan(const ChainPlan& plan, const Shape& out_shape, const std::
   // sees the chain and a config it forces (or a database entry saved since) runs; the
   // kernel prepared at lowering serves as long as the config is the same.
   const chain::ChainConfig cfg = chain::choose_config(plan.c, out.numel(), device.index);
-  chain::PreparedChain other;
-  if (!same_config(cfg, plan.config)) other = chain::prepare_chain(plan.c, cfg, device.index);
+  const bool lowered = same_config(cfg, plan.config);
+  const chain::PreparedChain other =
+      lowered ? chain::PreparedChain{} : chain::prepare_chain(plan.c, cfg, device.index);
   chain::run_chain(c, out.data<float>(), out.numel(), cfg, device.index,
-                   tt::cuda::stream(device.index),
-                   same_config(cfg, plan.config) ? &plan.kernel : &other);
+                   tt::cuda::stream(device.index), lowered ? &plan.kernel : &other);
   return out;
 }
 
