@@ -3,13 +3,15 @@
 # compute-sanitizer), the chain kernel's bandwidth, and the transformer block compiled
 # against eager and PyTorch (eager, torch.compile, SDPA) in strict, tf32 and accurate.
 # Usage: tools/device/compile_check.sh [STAGE...]  (build test sanitize chain block compare
-# seeds tune); chain: chain_test, compile_bench (both chain kernels, a second process's
+# seeds tune tune-all); chain: chain_test, compile_bench (both chain kernels, a second process's
 # cached load), compile_test's CUDA cases on the interpreter, PyTorch's same chains;
 # seeds: the five seeds as compiled plain-op forwards against the same forwards eager
 # (seeds_compiled_bench) and, with SEEDS_TORCH=1, PyTorch's eager and
 # torch.compile in float32 and TF32 (bench_precision.py); tune: `tt tune` (compiled) from
 # an empty database on TUNE_MODELS (default: model 3 and the transformer block), then a
-# second process's first compiled call with that database.
+# second process's first compiled call with that database; tune-all: `tt tune --all` per mode
+# in TUNE_MODES (default strict tf32 accurate) from an empty database, each model's
+# second-process first call, the entries merged into $OUT/tuned.yaml.
 # EXTRA_TARGETS: more build targets; EXTRA_TESTS: more test binaries to run (with
 # EXTRA_FILTER as their gtest filter); STEP_TIMEOUT: seconds per step (180).
 # Logs go to $OUT; a short table is printed last.
@@ -126,6 +128,30 @@ if want tune; then
         cp "$db" "$OUT/tuned.yaml"
       fi
     done
+  done
+fi
+if want tune-all; then
+  # `tt tune --all` (every registered model: the five seeds and the block) per mode from an
+  # empty database and kernel cache (HOME), then a second process's first compiled forward
+  # of each model with what the tune left; every mode's entries merged into $OUT/tuned.yaml.
+  for mode in ${TUNE_MODES:-strict tf32 accurate}; do
+    home=/tmp/home_all_$mode
+    rm -rf "$home" && mkdir -p "$home"
+    STEP_LIMIT=${TUNE_ALL_LIMIT:-300} run "tune-all-$mode" "tune_all_$mode.log" env HOME="$home" \
+      /usr/bin/time -f "wall %e s" "$tb" tune --all --shape full --precision "$mode"
+    grep -E "^[A-Za-z0-9]+ \(full shape|^saved|^wall|failed|error" "$LOGS/tune_all_$mode.log"
+    for model in $("$tb" models --names 2>/dev/null || echo ${TUNE_MODELS:-}); do
+      run "first-$model-$mode" "first_${model}_$mode.log" env HOME="$home" "$tb" compile "$model" \
+        --shape full --device cuda --precision "$mode"
+      grep -E "^compile:" "$LOGS/first_${model}_$mode.log" | sed "s/^/$model $mode /"
+    done
+    db="$home/.cache/tensortune/tuning.yaml"
+    if [ -f "$OUT/tuned.yaml" ]; then
+      "$tb" db merge "$OUT/tuned.yaml" "$db" -o "$OUT/tuned.yaml" >/dev/null
+    else
+      cp "$db" "$OUT/tuned.yaml"
+    fi
+    cp "$LOGS/tune_all_$mode.log" "$OUT/"
   done
 fi
 tar czf "$OUT/logs.tgz" -C "$LOGS" .
