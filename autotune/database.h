@@ -71,6 +71,10 @@ struct TuningEntry {
   double p10_ms = 0.0;  // 0 when not recorded
   double p90_ms = 0.0;
   double default_ms = 0.0;
+  // The space's default config that default_ms timed. A lookup whose current default
+  // differs warns that the kernel changed since tuning (the tuned config may no longer
+  // win). Empty in entries written before the field.
+  Config default_config;
   // What median_ms and default_ms timed ("one forward of GemmBiasReLU, small shape":
   // the whole model with this kernel's config forced, not the kernel alone). Empty in
   // entries written before the field: those timed a whole model forward too.

@@ -204,15 +204,17 @@ class Reader {
   TuningEntry entry(const YAML::Node& node, const std::string& what) const {
     expect_map(node, what);
     expect_keys(node, what,
-                {"config", "median_ms", "p10_ms", "p90_ms", "default_ms", "measured",
-                 "variants_tried", "variants_rejected", "rejected", "tuned_at", "driver",
-                 "cuda_driver", "cuda_runtime", "tensortune_version"});
+                {"config", "median_ms", "p10_ms", "p90_ms", "default_ms", "default_config",
+                 "measured", "variants_tried", "variants_rejected", "rejected", "tuned_at",
+                 "driver", "cuda_driver", "cuda_runtime", "tensortune_version"});
     TuningEntry e;
     e.config = config(required(node, "config", what), what + " config");
     e.median_ms = number(required(node, "median_ms", what), what + " median_ms");
     if (node["p10_ms"]) e.p10_ms = number(node["p10_ms"], what + " p10_ms");
     if (node["p90_ms"]) e.p90_ms = number(node["p90_ms"], what + " p90_ms");
     e.default_ms = number(required(node, "default_ms", what), what + " default_ms");
+    if (node["default_config"])
+      e.default_config = config(node["default_config"], what + " default_config");
     if (node["measured"]) e.measured = scalar(node["measured"], what + " measured");
     // Counts are bounded (no sweep tries 10^12 variants), so that sums over an entry's
     // counts (tt db show) cannot overflow, whatever the file says.
@@ -376,6 +378,10 @@ void emit_entry(YAML::Emitter& out, const TuningEntry& e) {
   if (e.p10_ms > 0.0) out << YAML::Key << "p10_ms" << YAML::Value << number_text(e.p10_ms);
   if (e.p90_ms > 0.0) out << YAML::Key << "p90_ms" << YAML::Value << number_text(e.p90_ms);
   out << YAML::Key << "default_ms" << YAML::Value << number_text(e.default_ms);
+  if (!e.default_config.empty()) {
+    out << YAML::Key << "default_config" << YAML::Value;
+    emit_config(out, e.default_config);
+  }
   if (!e.measured.empty())
     out << YAML::Key << "measured" << YAML::Value << writable(e.measured, "measured");
   out << YAML::Key << "variants_tried" << YAML::Value << e.variants_tried;

@@ -100,6 +100,16 @@ class LookupState {
                         *r.candidate->database, *space->why_invalid(r.candidate->entry->config)));
       result.config = fallback();
     } else {
+      const Config& tuned_against = r.candidate->entry->default_config;
+      // Once per entry: lookups run on every launch.
+      if (r.source == ConfigSource::Exact && !tuned_against.empty() &&
+          default_checked_.insert(memo_key).second && !(tuned_against == fallback()))
+        warn_once("default:" + memo_key,
+                  fmt::format("the tuned config {} for {} {} in {} won against the default {}, "
+                              "but the kernel's default is now {}: run `tt tune` again to see "
+                              "whether it still wins (using the tuned config)",
+                              r.candidate->entry->config.str(), kernel, r.candidate->problem,
+                              *r.candidate->database, tuned_against.str(), fallback().str()));
       result.config = r.candidate->entry->config;
       result.source = r.source;
       result.problem = r.candidate->problem;
@@ -118,6 +128,7 @@ class LookupState {
     devices_.clear();
     memo_.clear();
     warned_.clear();
+    default_checked_.clear();
   }
 
   void record(const std::string& kernel, const std::string& problem, const LookupResult& result) {
@@ -296,6 +307,7 @@ class LookupState {
   std::unordered_map<std::string, Resolution> memo_;
   std::map<std::string, KnownDevice> devices_;  // every device of every layer
   std::set<std::string> warned_;
+  std::set<std::string> default_checked_;  // memo keys whose entry's default was compared
   std::map<std::pair<std::string, std::string>, LookupResult> used_;
 };
 

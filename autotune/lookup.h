@@ -38,7 +38,9 @@
 // space rejects (the kernel changed since tuning) is ignored with one warning and the
 // default is used; a nearest or nearest-device entry whose config the space (built for
 // this device and problem) rejects falls back to the default silently: every config
-// used is valid for the device it runs on. (A space
+// used is valid for the device it runs on. An exact entry tuned against another default
+// than the space's current one (the entry's default_config) is used, with one warning
+// that the kernel changed since tuning. (A space
 // without a valid default is a bug in the kernel, not a miss: that overload throws
 // ParamSpace::default_config()'s tt::Error.)
 //

@@ -244,6 +244,7 @@ class Sweep {
         e.p10_ms = m.p10_ms;
         e.p90_ms = m.p90_ms;
       }
+      if (m.is_default) e.default_config = m.config;
       if (m.is_default && m.ok()) e.default_ms = m.median_ms;
     }
     for (const RejectedVariant& u : opt_.unsupported) {

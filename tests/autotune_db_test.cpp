@@ -67,6 +67,7 @@ TuningEntry entry(const std::string& config, double median_ms) {
   e.p10_ms = median_ms * 0.99;
   e.p90_ms = median_ms * 1.02;
   e.default_ms = 2.744;
+  e.default_config = Config::parse("impl=own,threads=256,bm=128");
   e.variants_tried = 48;
   e.add_rejected(Config::parse("impl=own,threads=1024,bm=256"), "launch_failed",
                  "too many resources requested for launch");
@@ -103,6 +104,7 @@ void expect_same_entry(const TuningEntry& a, const TuningEntry& b) {
   EXPECT_EQ(a.p10_ms, b.p10_ms);
   EXPECT_EQ(a.p90_ms, b.p90_ms);
   EXPECT_EQ(a.default_ms, b.default_ms);
+  EXPECT_EQ(a.default_config.str(), b.default_config.str());
   EXPECT_EQ(a.variants_tried, b.variants_tried);
   EXPECT_EQ(a.variants_rejected, b.variants_rejected);
   ASSERT_EQ(a.rejected.size(), b.rejected.size());

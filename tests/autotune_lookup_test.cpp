@@ -281,6 +281,39 @@ TEST_F(ConfigLookup, WithASpaceAStaleConfigFallsBackToTheDefault) {
   EXPECT_EQ(r.config.str(), "threads=128");
 }
 
+TEST_F(ConfigLookup, AnEntryTunedAgainstAnOlderDefaultWarnsOnceAndIsStillUsed) {
+  // n=64 won against threads=128, the default then; the default is now 256 (a kernel
+  // change), so the entry may no longer win. n=128 was tuned against today's default.
+  TuningEntry old_default = entry("threads=512");
+  old_default.default_config = Config::parse("threads=128");
+  TuningEntry same_default = entry("threads=512");
+  same_default.default_config = Config::parse("threads=256");
+  Database db;
+  db.put(test_gpu(), "norm", "n=64", old_default);
+  db.put(test_gpu(), "norm", "n=128", same_default);
+  db.put(test_gpu(), "norm", "n=256", entry("threads=512"));  // written before the field
+  save_database(path("db.yaml"), db);
+  set_database_path(path("db.yaml"));
+  ASSERT_EQ(load_database(path("db.yaml")).find(test_gpu().key(), "norm", "n=64")->default_config,
+            old_default.default_config);
+  ParamSpace space("norm");
+  space.axis("threads", {128, 256, 512}).set_default(Config::parse("threads=256"));
+  ::testing::internal::CaptureStderr();
+  for (int i = 0; i < 3; ++i) {
+    const LookupResult r = lookup("norm", "n=64", test_gpu(), space);
+    EXPECT_EQ(r.source, ConfigSource::Exact);
+    EXPECT_EQ(r.config.str(), "threads=512");
+  }
+  EXPECT_EQ(lookup("norm", "n=128", test_gpu(), space).config.str(), "threads=512");
+  EXPECT_EQ(lookup("norm", "n=256", test_gpu(), space).config.str(), "threads=512");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "tensortune: warning: the tuned config threads=512 for norm n=64 in " +
+                path("db.yaml") +
+                " won against the default threads=128, but the kernel's default is now "
+                "threads=256: run `tt tune` again to see whether it still wins (using the "
+                "tuned config)\n");
+}
+
 TEST_F(ConfigLookup, ANearestConfigThatDoesNotFitFallsBackQuietly) {
   Database db;
   db.put(test_gpu(), "norm", "n=4096", entry("threads=512"));

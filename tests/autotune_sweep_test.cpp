@@ -189,6 +189,8 @@ TEST(Sweep, TheDefaultIsKeptWhenNothingBeatsItBeyondTheNoise) {
   EXPECT_TRUE(r.choice.kept_default);
   EXPECT_TRUE(row(r, "threads=256,vec=4").is_winner);
   EXPECT_DOUBLE_EQ(r.entry.median_ms, r.entry.default_ms);
+  // What the winner was chosen against, for the lookup's check that the default moved.
+  EXPECT_EQ(r.entry.default_config.str(), "threads=256,vec=4");
 }
 
 TEST(Sweep, AShortBudgetScreensASeededSampleAndRecordsWhatItSkips) {

@@ -635,8 +635,8 @@ TEST_F(TempDir, DbShowFitsOneHundredTwentyColumnsUnlessWide) {
   // without changing what this test sees.
   const std::string corpus = std::string(TT_SOURCE_DIR) + "/tests/fuzz/corpus/database/";
   const std::string db = (dir_ / "db.yaml").string();
-  const CommandResult merged = tt("db merge '" + corpus + "h100.yaml' '" + corpus +
-                                  "measured.yaml' --output '" + db + "'");
+  const CommandResult merged =
+      tt("db merge '" + corpus + "h100.yaml' '" + corpus + "measured.yaml' --output '" + db + "'");
   ASSERT_EQ(merged.exit_code, 0) << merged.output;
   const CommandResult r = tt("db show --db '" + db + "'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
