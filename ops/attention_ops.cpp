@@ -204,9 +204,9 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
 }
 
 void detail::scaled_dot_product_attention_into(const Tensor& query, const Tensor& key,
-                                               const Tensor& value, double scale,
-                                               const Tensor& out) {
-  attention(query, key, value, Tensor(), 0.0, false, scale, out);
+                                               const Tensor& value, double scale, const Tensor& out,
+                                               const Tensor& attn_mask, bool is_causal) {
+  attention(query, key, value, attn_mask, 0.0, is_causal, scale, out);
 }
 
 }  // namespace tt::ops

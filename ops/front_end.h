@@ -107,10 +107,12 @@ inline int64_t wrap_dim(const char* op, int64_t dim, int64_t rank) {
 Tensor unary(pointwise::UnaryOp kind, const Tensor& x, const pointwise::UnaryParams& params);
 Tensor binary(pointwise::BinaryOp kind, const Tensor& a, const Tensor& b);
 
-// scaled_dot_product_attention(q, k, v, scale) written into `out`, a view of the
-// result's shape with any strides (tt::compile writes the head merge's layout directly).
+// scaled_dot_product_attention(q, k, v, attn_mask, 0, is_causal, scale) written into `out`,
+// a view of the result's shape with any strides (tt::compile writes the head merge's layout
+// directly).
 void scaled_dot_product_attention_into(const Tensor& query, const Tensor& key, const Tensor& value,
-                                       double scale, const Tensor& out);
+                                       double scale, const Tensor& out,
+                                       const Tensor& attn_mask = Tensor(), bool is_causal = false);
 
 // The one overlap check of every write (in-place members, copy_, outputs an op updates):
 // `out` has no two elements at one location, and each input read elementwise

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "ops/graph/lower.h"
 #include "ops/pointwise_functors.h"
@@ -40,6 +42,21 @@ std::vector<int> permutation_of(const Value& view, const Value& base) {
     if (perm[d] < 0) return {};
   }
   return perm;
+}
+
+std::vector<bool> constant_values(const Graph& g) {
+  // Values are recorded in order: a node's inputs and a view's base come before it.
+  std::vector<bool> c(g.values.size(), false);
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    const Value& val = g.values[v];
+    if (val.kind == ValueKind::kConstant) c[v] = true;
+    if (val.kind == ValueKind::kView) c[v] = c[val.index];
+    if (val.kind == ValueKind::kNode) {
+      c[v] = true;
+      for (int in : g.nodes[val.index].inputs) c[v] = c[v] && (in < 0 || c[in]);
+    }
+  }
+  return c;
 }
 
 namespace {
@@ -84,6 +101,8 @@ bool is_scalar(const Value& v) { return shape_numel(v.sizes) == 1; }
 class Finder {
  public:
   explicit Finder(const Graph& g) : g_(g), uses_(count_uses(g)), group_of_(g.nodes.size(), -1) {}
+
+  const std::vector<std::string>& notes() const { return notes_; }
 
   std::vector<Group> run() {
     for (size_t i = 0; i < g_.nodes.size(); ++i) try_attention(static_cast<int>(i));
@@ -403,8 +422,10 @@ class Finder {
     }
   }
 
-  // matmul(q, kt) [* s or / s] -> softmax(last dim) -> matmul(p, v), each intermediate
-  // read once by the next.
+  // matmul(q, kt) -> [a scale, a mask, in either order] -> softmax(last dim) -> matmul(p,
+  // v), each intermediate read once by the next (fusion.h, kAttention). A chain of that
+  // shape with a step scaled_dot_product_attention does not express stays unfused, and
+  // notes_ says why.
   void try_attention(int m1) {
     const Node& a = g_.nodes[m1];
     if (a.kind != OpKind::kMatmul || group_of_[m1] >= 0 || !all_float32(g_, a)) return;
@@ -415,28 +436,37 @@ class Finder {
     std::vector<int> nodes = {m1};
     int cur = a.outputs[0];
     int next = sole_consumer(cur);
-    if (next < 0) return;
-    const Node* n = &g_.nodes[next];
-    if (n->kind == OpKind::kBinary && n->inputs[0] == cur && is_scalar(g_.values[n->inputs[1]]) &&
-        (static_cast<BinaryOp>(n->sub) == BinaryOp::Mul ||
-         static_cast<BinaryOp>(n->sub) == BinaryOp::Div) &&
-        g_.values[n->inputs[1]].kind == ValueKind::kConstant) {
+    AttentionSteps steps;
+    std::string refused;
+    // At most a scale and a mask: a third step is refused by attention_step.
+    for (int k = 0; k < 3 && next >= 0 && group_of_[next] < 0; ++k) {
+      const Node& n = g_.nodes[next];
+      if (n.kind != OpKind::kBinary && n.kind != OpKind::kWhere) break;
+      const std::string why = attention_step(next, cur, steps);
+      if (refused.empty()) refused = why;
       nodes.push_back(next);
-      cur = n->outputs[0];
-      if ((next = sole_consumer(cur)) < 0) return;
-      n = &g_.nodes[next];
+      cur = n.outputs[0];
+      next = sole_consumer(cur);
     }
+    if (next < 0 || group_of_[next] >= 0) return;
+    const Node* n = &g_.nodes[next];
     if (n->kind != OpKind::kSoftmax ||
         !(n->attrs.ints.at(0) == -1 || n->attrs.ints.at(0) == rank - 1))
       return;
     nodes.push_back(next);
     cur = n->outputs[0];
-    if ((next = sole_consumer(cur)) < 0) return;
+    if ((next = sole_consumer(cur)) < 0 || group_of_[next] >= 0) return;
     n = &g_.nodes[next];
     if (n->kind != OpKind::kMatmul || n->inputs[0] != cur ||
         g_.values[n->inputs[1]].sizes.size() != static_cast<size_t>(rank))
       return;
     nodes.push_back(next);
+    if (!refused.empty()) {
+      std::string names;
+      for (int k : nodes) names += (names.empty() ? "" : " -> ") + node_op_name(g_.nodes[k]);
+      notes_.push_back(fmt::format("{} (the scores %{}): {}", names, a.outputs[0], refused));
+      return;
+    }
     int out = n->outputs[0];
     // The head merge after it (a copy of a permutation of its output) writes its layout
     // directly.
@@ -445,9 +475,138 @@ class Finder {
       out = g_.nodes[copy].outputs[0];
     }
     const int gi = new_group(Group::Kind::kAttention, m1);
-    groups_[gi].nodes = nodes;
-    groups_[gi].output = out;
+    Group& grp = groups_[gi];
+    if (steps.mask_step >= 0) {
+      grp.mask = steps.mask;
+      if (constant_[root_of(g_, steps.mask)])
+        grp.mask_nodes = constant_nodes_for(steps.mask, steps.mask_step);
+      nodes.insert(nodes.end(), grp.mask_nodes.begin(), grp.mask_nodes.end());
+      std::sort(nodes.begin(), nodes.end());
+    }
+    grp.nodes = nodes;
+    grp.output = out;
     for (int k : nodes) group_of_[k] = gi;
+  }
+
+  // The scale and mask steps of an attention chain so far.
+  struct AttentionSteps {
+    int scale_step = -1;
+    int mask_step = -1;
+    int mask = -1;          // the mask value
+    bool additive = false;  // s + M (else a -inf fill)
+  };
+
+  // Whether node c, reading the scores `cur` (q k^T, maybe scaled or masked already), is a
+  // step scaled_dot_product_attention expresses: "" when it is (recorded in `steps`), else
+  // the reason it is not.
+  std::string attention_step(int c, int cur, AttentionSteps& steps) const {
+    const Node& n = g_.nodes[c];
+    const std::string op = node_op_name(n);
+    const Value& scores = g_.values[cur];
+    const Value& out = g_.values[n.outputs[0]];
+    if (out.dtype != DType::F32) {
+      return fmt::format("{} of the scores gives {}, not float32", op, dtype_name(out.dtype));
+    }
+    if (out.sizes != scores.sizes) {
+      return fmt::format(
+          "{} broadcasts the scores {} to {}; a mask must broadcast to the scores' shape", op,
+          shape_str(scores.sizes), shape_str(out.sizes));
+    }
+    const bool binary = n.kind == OpKind::kBinary;
+    const auto bop = static_cast<BinaryOp>(n.sub);
+    if (binary && (bop == BinaryOp::Mul || bop == BinaryOp::Div)) {
+      const int other = n.inputs[0] == cur ? n.inputs[1] : n.inputs[0];
+      const Value& e = g_.values[other];
+      if (other == cur || (bop == BinaryOp::Div && n.inputs[0] != cur) || !is_scalar(e) ||
+          e.kind != ValueKind::kConstant) {
+        return fmt::format("{} is not a scale of the scores by a constant scalar", op);
+      }
+      if (steps.scale_step >= 0) return "a second scale of the scores";
+      const double value = e.tensor.item();
+      const double factor = bop == BinaryOp::Div ? 1.0 / value : value;
+      if (steps.mask_step >= 0 && steps.additive) {
+        return "the additive mask comes before the scale ((q k^T + M) * s is not q k^T * s + M, "
+               "which scaled_dot_product_attention computes)";
+      }
+      if (steps.mask_step >= 0 && !(std::isfinite(factor) && factor > 0.0)) {
+        return fmt::format("the scale {:g} after the -inf fill does not keep it -inf", factor);
+      }
+      steps.scale_step = c;
+      return "";
+    }
+    const bool where = n.kind == OpKind::kWhere;
+    if (!where && !(binary && bop == BinaryOp::Add)) {
+      return fmt::format("{} between q k^T and softmax is neither a scale by a constant nor a mask",
+                         op);
+    }
+    if (steps.mask_step >= 0) return "a second mask of the scores";
+    if (where) {
+      // masked_fill(m, v) records as where(m, v, s); where(keep, s, v) keeps where true.
+      if (n.inputs[1] != cur && n.inputs[2] != cur) {
+        return "where reads the scores as its condition, not as a branch";
+      }
+      const int fill = n.inputs[1] == cur ? n.inputs[2] : n.inputs[1];
+      const Value& f = g_.values[fill];
+      if (fill == cur || !is_scalar(f) || f.kind != ValueKind::kConstant) {
+        return "the masked fill is not a constant scalar";
+      }
+      const double v = f.tensor.item();
+      if (!(std::isinf(v) && v < 0)) {
+        return fmt::format(
+            "the masked fill is {:g}, not -inf: masked keys keep a weight of exp(fill - max), "
+            "which scaled_dot_product_attention's boolean mask does not give",
+            v);
+      }
+      steps.mask = n.inputs[0];
+      steps.additive = false;
+    } else {
+      const int other = n.inputs[0] == cur ? n.inputs[1] : n.inputs[0];
+      if (other == cur) return "add of the scores to themselves is not a mask";
+      if (g_.values[other].dtype != DType::F32) {
+        return fmt::format(
+            "the additive mask has dtype {}; scaled_dot_product_attention adds a float32 one",
+            dtype_name(g_.values[other].dtype));
+      }
+      steps.mask = other;
+      steps.additive = true;
+    }
+    steps.mask_step = c;
+    return "";
+  }
+
+  // The nodes that compute the constant mask v and whose outputs nothing but those nodes
+  // and the mask step reads (then the lowering's single computation replaces them), in
+  // graph order.
+  std::vector<int> constant_nodes_for(int v, int step) const {
+    std::set<int> cone;
+    std::vector<int> todo = {root_of(g_, v)};
+    while (!todo.empty()) {
+      const int r = root_of(g_, todo.back());
+      todo.pop_back();
+      if (r < 0 || g_.values[r].kind != ValueKind::kNode) continue;
+      if (cone.insert(g_.values[r].index).second)
+        for (int in : g_.nodes[g_.values[r].index].inputs) todo.push_back(in);
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto it = cone.begin(); it != cone.end();) {
+        bool kept = group_of_[*it] < 0;
+        for (int o : g_.nodes[*it].outputs) {
+          kept = kept && !uses_[o].output;
+          for (size_t i = 0; kept && i < g_.nodes.size(); ++i) {
+            const int reader = static_cast<int>(i);
+            if (reader != step && !cone.count(reader) && reads(g_.nodes[i], o)) kept = false;
+          }
+        }
+        if (kept) {
+          ++it;
+        } else {
+          it = cone.erase(it);
+          changed = true;
+        }
+      }
+    }
+    return std::vector<int>(cone.begin(), cone.end());
   }
 
   // The copy node that is the only reader of value a, through a view that permutes a's
@@ -470,6 +629,8 @@ class Finder {
   std::vector<Uses> uses_;
   std::vector<int> group_of_;
   std::vector<Group> groups_;
+  std::vector<std::string> notes_;  // attention-shaped chains left unfused, with the reason
+  std::vector<bool> constant_ = constant_values(g_);
 };
 
 const char* kind_name(Group::Kind k) {
@@ -490,13 +651,24 @@ const char* kind_name(Group::Kind k) {
 
 }  // namespace
 
-std::vector<Group> find_groups(const Graph& g) { return Finder(g).run(); }
+std::vector<Group> find_groups(const Graph& g, std::vector<std::string>* left_out) {
+  Finder finder(g);
+  std::vector<Group> groups = finder.run();
+  if (left_out) *left_out = finder.notes();
+  return groups;
+}
 
 std::string group_str(const Graph& g, const Group& group) {
-  std::string names;
-  for (int n : group.nodes) names += (names.empty() ? "" : " -> ") + node_op_name(g.nodes[n]);
-  return fmt::format("{}: {}{}", kind_name(group.kind), names,
-                     group.pre >= 0 ? ", writing the norm's input too" : "");
+  std::string names, mask;
+  for (int n : group.nodes) {
+    const bool of_mask =
+        std::find(group.mask_nodes.begin(), group.mask_nodes.end(), n) != group.mask_nodes.end();
+    std::string& list = of_mask ? mask : names;
+    list += (list.empty() ? "" : " -> ") + node_op_name(g.nodes[n]);
+  }
+  return fmt::format("{}: {}{}{}", kind_name(group.kind), names,
+                     group.pre >= 0 ? ", writing the norm's input too" : "",
+                     mask.empty() ? "" : ", its constant mask from " + mask);
 }
 
 void compile_program(Program& p, bool fuse) {
@@ -517,7 +689,9 @@ void compile_program(Program& p, bool fuse) {
     return;
   }
 
-  const std::vector<Group> groups = find_groups(g);
+  std::vector<std::string> left_out;
+  const std::vector<Group> groups = find_groups(g, &left_out);
+  for (const std::string& why : left_out) r += "attention left unfused: " + why + "\n";
   std::map<int, size_t> group_at_last_node;  // last node of a lowered group -> its index
   std::vector<std::vector<Step>> lowered(groups.size());
   std::vector<bool> in_lowered_group(g.nodes.size(), false);

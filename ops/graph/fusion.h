@@ -23,9 +23,16 @@
 //                  it (its epilogue); when the norm's input is read elsewhere too (the
 //                  residual stream: h = x + a; y = layer_norm(h); ... h + f(y)), the group
 //                  writes it as a second output, `pre`.
-//   kAttention     matmul(q, k^T) [* or / a scalar] -> softmax(-1) -> matmul(., v),
-//                  rewritten into scaled_dot_product_attention, with the head merge
-//                  after it (a copy of a permutation of its output) when there is one.
+//   kAttention     matmul(q, k^T) -> [a scale by a constant, a mask, in either order]
+//                  -> softmax(-1) -> matmul(., v), rewritten into
+//                  scaled_dot_product_attention, with the head merge after it (a copy of
+//                  a permutation of its output) when there is one. The mask step is where
+//                  SDPA's attn_mask means the same: masked_fill(m, -inf) or where(keep,
+//                  s, -inf) (before or after a positive scale: a boolean mask), or s + M
+//                  after the scale (an additive float32 mask broadcast to the scores).
+//                  A mask computed from constants alone (a tril built in the forward) is
+//                  constant for the key: the nodes that compute it join the group (the
+//                  lowering computes it once, and runs a causal one as is_causal).
 // Which groups actually run fused, and as which kernel, is the backend lowering's call
 // (compile_program); a group it cannot run falls back to its nodes.
 #pragma once
@@ -49,10 +56,19 @@ struct Group {
   std::vector<int> nodes;  // in graph order
   int output = -1;         // the value the group writes (its last node's output)
   int pre = -1;            // kNorm: the norm's input, written too (read outside the group)
+  // kAttention: the mask step's mask (the where's condition or the added tensor; -1 when
+  // there is no mask step), and the nodes of `nodes` that compute it from constants alone.
+  int mask = -1;
+  std::vector<int> mask_nodes;
 };
 
-// Groups of at least two nodes, each node in at most one group.
-std::vector<Group> find_groups(const Graph& g);
+// Groups of at least two nodes, each node in at most one group. `left_out`, when given,
+// receives a sentence for each chain shaped like attention that is not rewritten (a mask
+// step scaled_dot_product_attention does not express, e.g. a finite fill).
+std::vector<Group> find_groups(const Graph& g, std::vector<std::string>* left_out = nullptr);
+// Per value: whether it depends on no input and no parameter (a constant, a view of one,
+// or an op's output over such values), so that it is the same on every replay of the key.
+std::vector<bool> constant_values(const Graph& g);
 // For each dim of `view` (a view of the contiguous value `base`), the dim of base it is,
 // when view only permutes base's dims (same offset, same elements); empty otherwise.
 std::vector<int> permutation_of(const Value& view, const Value& base);

@@ -14,6 +14,7 @@
 #include "ops/cuda/norm/norm_space.h"
 #include "ops/cuda/pointwise/chain.h"
 #include "ops/front_end.h"
+#include "ops/graph/attention_rewrite.h"
 #include "ops/ops.h"
 #include "ops/pointwise_functors.h"
 #endif
@@ -695,48 +696,11 @@ std::vector<Step> lower_norm(const Graph& g, const Group& grp, std::string& why)
   return {s};
 }
 
-// matmul(q, kt) [* c or / c] -> softmax -> matmul(., v) as one
-// scaled_dot_product_attention(q, kt^T, v, scale): the [.., L, S] scores never exist.
-std::vector<Step> lower_attention(const Graph& g, const Group& grp) {
-  const Node& first = g.nodes[grp.nodes.front()];
-  const Node& last = g.nodes[grp.nodes.back()];
-  double scale = 1.0;
-  if (g.nodes[grp.nodes[1]].kind == OpKind::kBinary) {  // the scale between q k^T and softmax
-    const Node& s = g.nodes[grp.nodes[1]];
-    const double c = g.values[s.inputs[1]].tensor.item();
-    scale = static_cast<BinaryOp>(s.sub) == BinaryOp::Div ? 1.0 / c : c;
-  }
-  Step s;
-  s.kind = Step::Kind::kFused;
-  const bool merge = last.kind == OpKind::kCopy;  // the head merge: a permuted copy
-  const Node& m2 = g.nodes[grp.nodes[grp.nodes.size() - (merge ? 2 : 1)]];
-  s.reads = {first.inputs[0], first.inputs[1], m2.inputs[1]};
-  s.writes = {grp.output};
-  s.description = fmt::format("scaled_dot_product_attention (scale {:g})", scale);
-  if (!merge) {
-    s.run = [scale](const std::vector<Tensor>& in) {
-      return std::vector<Tensor>{ops::scaled_dot_product_attention(
-          in[0], in[1].transpose(-2, -1), in[2], Tensor(), 0.0, false, scale)};
-    };
-    return {s};
-  }
-  // The attention's [.., L, Ev] result written through strides into the merged layout:
-  // attention dim e lands where the copy's dim d with perm[d] == e is.
-  const Value& view = g.values[last.inputs[0]];
-  const Value& result = g.values[m2.outputs[0]];
-  const std::vector<int> perm = permutation_of(view, result);
-  const Shape merged = view.sizes, merged_strides = contiguous_strides(view.sizes);
-  Shape strides(result.sizes.size());
-  for (size_t d = 0; d < perm.size(); ++d) strides[perm[d]] = merged_strides[d];
-  const Shape shape = result.sizes;
-  s.run = [scale, merged, shape, strides](const std::vector<Tensor>& in) {
-    Tensor y = Tensor::empty(merged, DType::F32, in[0].device());
-    ops::detail::scaled_dot_product_attention_into(in[0], in[1].transpose(-2, -1), in[2], scale,
-                                                   y.as_strided(shape, strides, y.offset()));
-    return std::vector<Tensor>{y};
-  };
-  s.description += " into the merged heads' layout";
-  return {s};
+// matmul(q, kt) [scale, mask] -> softmax -> matmul(., v) as one
+// scaled_dot_product_attention: the [.., L, S] scores never exist (the rewrite is
+// backend-neutral: ops/graph/attention_rewrite.h).
+std::vector<Step> lower_attention(const Graph& g, const Group& grp, std::string& why) {
+  return attention_steps(g, grp, why);
 }
 
 }  // namespace
@@ -750,7 +714,7 @@ std::vector<Step> lower_group(const Graph& g, const Group& group, std::string& w
     case Group::Kind::kGemmNorm:
       return lower_gemm_norm(g, group, why);
     case Group::Kind::kAttention:
-      return lower_attention(g, group);
+      return lower_attention(g, group, why);
     case Group::Kind::kNorm:
       return lower_norm(g, group, why);
   }

@@ -10,6 +10,11 @@ F.scaled_dot_product_attention, eager and torch.compile, in float32 with TF32 of
 (strict) and on (tf32), timed exactly as bench_pytorch.py times the seed models (CUDA
 events, L2 flushed before every repetition, median). Batch 8, sequence 1024, width 1024,
 16 heads, MLP 4096.
+
+--causal times the decoder form instead: ours is CausalTransformerBlock (each FILE then
+from `transformer_block bench CausalTransformerBlock ...`), PyTorch's plain attention
+masks the scaled scores the GPT-2 way (masked_fill(tril(ones(t, t)) == 0, -inf), the
+tril built in the forward) and its SDPA variant passes is_causal=True.
 """
 import argparse
 import math
@@ -25,9 +30,9 @@ from bench_pytorch import ours_by_mode, time_ms  # noqa: E402
 
 
 class TransformerBlock(nn.Module):
-    def __init__(self, width=1024, heads=16, hidden=4096, sdpa=False):
+    def __init__(self, width=1024, heads=16, hidden=4096, sdpa=False, causal=False):
         super().__init__()
-        self.heads, self.sdpa = heads, sdpa
+        self.heads, self.sdpa, self.causal = heads, sdpa, causal
         self.ln1 = nn.LayerNorm(width)
         self.qkv = nn.Linear(width, 3 * width)
         self.proj = nn.Linear(width, width)
@@ -41,10 +46,13 @@ class TransformerBlock(nn.Module):
         q, k, v = self.qkv(self.ln1(x)).chunk(3, dim=-1)
         q, k, v = (p.reshape(b, t, self.heads, e).transpose(1, 2) for p in (q, k, v))
         if self.sdpa:
-            a = F.scaled_dot_product_attention(q, k, v)
+            a = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal)
         else:
-            a = torch.matmul(torch.softmax(torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(e),
-                                           dim=-1), v)
+            s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(e)
+            if self.causal:
+                mask = torch.tril(torch.ones(t, t, device=x.device))
+                s = s.masked_fill(mask == 0, float("-inf"))
+            a = torch.matmul(torch.softmax(s, dim=-1), v)
         h = x + self.proj(a.transpose(1, 2).reshape(b, t, d))
         return h + self.fc2(F.gelu(self.fc1(self.ln2(h))))
 
@@ -53,12 +61,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--ours", nargs="*", default=[], help="MODE=FILE.json")
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--causal", action="store_true",
+                    help="the decoder form (ours: CausalTransformerBlock)")
     args = ap.parse_args()
-    ours = {mode: o.get("TransformerBlock", {}).get("median_ms")
+    name = "CausalTransformerBlock" if args.causal else "TransformerBlock"
+    ours = {mode: o.get(name, {}).get("median_ms")
             for mode, o in ours_by_mode(args.ours, ap).items()}
     print(f"Device: {torch.cuda.get_device_name()}, torch {torch.__version__}; medians of "
           "CUDA-event timings, L2 flushed before each repetition; batch 8 x 1024 tokens, "
-          "width 1024, 16 heads, MLP 4096.\n")
+          f"width 1024, 16 heads, MLP 4096{', causal attention' if args.causal else ''}.\n")
     x = torch.rand(8, 1024, 1024, device="cuda")
     rows = []
     for mode in ("strict", "tf32"):
@@ -67,7 +78,7 @@ def main():
         t = {}
         for sdpa in (False, True):
             torch.manual_seed(0)
-            m = TransformerBlock(sdpa=sdpa).cuda().eval()
+            m = TransformerBlock(sdpa=sdpa, causal=args.causal).cuda().eval()
             with torch.no_grad():
                 t[("eager", sdpa)] = time_ms(lambda: m(x), reps=args.reps)[0]
                 c = torch.compile(m)
