@@ -222,7 +222,7 @@ TEST(CompileAttention, FormsSdpaDoesNotExpressStayUnfusedWithTheirReason) {
        [](const std::vector<Tensor>& in) {
          return std::vector<Tensor>{attend((scores_of(in) / 8.0).masked_fill(in[3], -1e9), in[2])};
        },
-       "matmul -> div -> where -> softmax -> matmul (the scores %6): the masked fill is -1e+09, "
+       "matmul -> div -> where -> softmax -> matmul (the scores %5): the masked fill is -1e+09, "
        "not -inf: masked keys keep a weight of exp(fill - max), which "
        "scaled_dot_product_attention's boolean mask does not give"},
       {"an additive mask before the scale",
@@ -230,7 +230,7 @@ TEST(CompileAttention, FormsSdpaDoesNotExpressStayUnfusedWithTheirReason) {
          const Tensor m = ops::where(in[3], Tensor::full({}, kNegInf), Tensor::zeros({}));
          return std::vector<Tensor>{attend((scores_of(in) + m) / 8.0, in[2])};
        },
-       "matmul -> add -> div -> softmax -> matmul (the scores %6): the additive mask comes before "
+       "matmul -> add -> div -> softmax -> matmul (the scores %8): the additive mask comes before "
        "the scale ((q k^T + M) * s is not q k^T * s + M, which scaled_dot_product_attention "
        "computes)"},
       {"a -inf fill before a negative scale",
@@ -238,14 +238,14 @@ TEST(CompileAttention, FormsSdpaDoesNotExpressStayUnfusedWithTheirReason) {
          return std::vector<Tensor>{
              attend(scores_of(in).masked_fill(in[3], kNegInf) * -0.125, in[2])};
        },
-       "matmul -> where -> mul -> softmax -> matmul (the scores %6): the scale -0.125 after the "
+       "matmul -> where -> mul -> softmax -> matmul (the scores %5): the scale -0.125 after the "
        "-inf fill does not keep it -inf"},
       {"a mask that broadcasts the scores",
        [](const std::vector<Tensor>& in) {
          const Tensor m = in[3].unsqueeze(0).expand({4, 2, 1, 5, 7});
          return std::vector<Tensor>{attend(ops::where(m, scores_of(in), kNegInf), in[2])};
        },
-       "matmul -> where -> softmax -> matmul (the scores %6): where broadcasts the scores [2, 3, "
+       "matmul -> where -> softmax -> matmul (the scores %5): where broadcasts the scores [2, 3, "
        "5, "
        "7] to [4, 2, 3, 5, 7]; a mask must broadcast to the scores' shape"},
       {"an integer additive mask",
