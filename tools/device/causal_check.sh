@@ -20,15 +20,9 @@ source tools/device/run_step.sh  # run NAME LOG CMD..., the summary lines
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 
 if want build; then
-  run configure configure.log cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DTT_CUDA_ARCHITECTURES=90a -DTT_BUILD_TESTS=ON -DTT_BUILD_BENCHMARKS=OFF \
-    -DCMAKE_INSTALL_PREFIX=/tmp/tt-inst
-  run build build.log cmake --build "$build" -j 16 --target tt compile_attention_test \
-    compile_test -- -k 0 || tail -40 "$LOGS/build.log"
-  run install install.log cmake --install "$build"
-  run example example.log bash -c "cmake -S examples/transformer_block -B /tmp/tb -G Ninja \
-    -DCMAKE_PREFIX_PATH=/tmp/tt-inst -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/tb -j 16" ||
-    tail -30 "$LOGS/example.log"
+  # compile_check.sh's build stage (tt, the compile tests, the install and the example
+  # built against it), with this script's test.
+  OUT=$OUT EXTRA_TARGETS="compile_attention_test ${EXTRA_TARGETS:-}" tools/device/compile_check.sh build
 fi
 tb=/tmp/tb/transformer_block
 if want test; then
