@@ -480,6 +480,27 @@ TEST(CompileAttention, CudaRewriteMatchesTheCpuInEveryMode) {
   }
 }
 
+// explain() names a refused form with its reason; the ops run one by one, as eager.
+TEST(CompileAttention, CudaExplainSaysWhyAFiniteFillStaysUnfused) {
+  TT_REQUIRE_CUDA();
+  const Fn f = [](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{attend((scores_of(in) / 8.0).masked_fill(in[3], -1e9), in[2])};
+  };
+  std::vector<Tensor> in = qkv(5, 7);
+  in.push_back(bool_mask({5, 7}, [](int64_t, int64_t i, int64_t j) { return j > i; }));
+  const Tensor want = f(in)[0];
+  for (Tensor& t : in) t = t.to(Device::cuda(0));
+  auto compiled = compile(std::make_shared<FnModule>(f));
+  (*compiled)(in);
+  expect_close((*compiled)(in)[0], want, 1e-5);
+  const std::string report = compiled->explain();
+  EXPECT_NE(report.find("attention left unfused: matmul -> div -> where -> softmax -> matmul "
+                        "(the scores %5): the masked fill is -1e+09, not -inf"),
+            std::string::npos)
+      << report;
+  EXPECT_EQ(report.find("kernel: scaled_dot_product_attention"), std::string::npos) << report;
+}
+
 TEST(CompileAttention, CudaCausalBlockMatchesTheCpuInEveryMode) {
   TT_REQUIRE_CUDA();
   auto block = small_block(true);

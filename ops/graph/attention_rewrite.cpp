@@ -139,16 +139,15 @@ ConstantMask classify(const Tensor& mask, bool additive, int64_t L, int64_t S) {
 }
 
 // The factor of a mask read on each run (its form as the graph has it): NaN on the rows
-// it masks fully, 1 elsewhere.
-Tensor dead_row_factor(const Tensor& mask, MaskForm form) {
+// it masks fully, 1 elsewhere (`nan_one`: 0-d NaN and 1 on the mask's device).
+Tensor dead_row_factor(const Tensor& mask, MaskForm form,
+                       const std::pair<Tensor, Tensor>& nan_one) {
   const Tensor m = mask.dim() == 0 ? mask.reshape({1}) : mask;
   Tensor dead;
   if (form == MaskForm::kMasked) dead = ops::all(m, {-1}, true);
   if (form == MaskForm::kKeep) dead = ops::logical_not(ops::any(m, {-1}, true));
   if (form == MaskForm::kAdditive) dead = ops::all(ops::eq(m, -kInf), {-1}, true);
-  const Device d = m.device();
-  return ops::where(dead, Tensor::full({}, std::numeric_limits<double>::quiet_NaN(), DType::F32, d),
-                    Tensor::full({}, 1.0, DType::F32, d));
+  return ops::where(dead, nan_one.first, nan_one.second);
 }
 
 const char* form_name(MaskForm f) { return f == MaskForm::kAdditive ? "additive" : "boolean"; }
@@ -169,6 +168,7 @@ std::vector<Step> attention_steps(const Graph& g, const Group& grp, std::string&
 
   const MaskForm form = parts.form;
   Tensor fixed_mask, fixed_factor;
+  std::pair<Tensor, Tensor> nan_one;
   bool causal = false, per_run = false;
   std::string what;
   if (form != MaskForm::kNone) {
@@ -196,6 +196,8 @@ std::vector<Step> attention_steps(const Graph& g, const Group& grp, std::string&
       }
     } else {
       per_run = true;
+      nan_one = {Tensor::full({}, std::numeric_limits<double>::quiet_NaN(), DType::F32, mv.device),
+                 Tensor::full({}, 1.0, DType::F32, mv.device)};
       s.reads.push_back(grp.mask);
       what = fmt::format("; {} mask {} read each run{}, the rows it masks fully NaN as eager",
                          form_name(form), shape_str(mv.sizes),
@@ -233,7 +235,7 @@ std::vector<Step> attention_steps(const Graph& g, const Group& grp, std::string&
     Tensor mask = fixed_mask, factor = fixed_factor;
     if (per_run) {
       mask = form == MaskForm::kMasked ? ops::logical_not(in[3]) : in[3];
-      factor = dead_row_factor(in[3], form);
+      factor = dead_row_factor(in[3], form, nan_one);
     }
     const auto [y, out] = result(in[0]);
     ops::detail::scaled_dot_product_attention_into(in[0], in[1].transpose(-2, -1), in[2], scale,
