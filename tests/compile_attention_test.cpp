@@ -351,6 +351,20 @@ std::vector<Case> rewrite_cases() {
                    "scaled_dot_product_attention (scale 0.125; boolean mask [2, 1, 5, 7] read "
                    "each run and inverted, the rows it masks fully NaN as eager)",
                    true});
+  // The head merge after it: the NaN rows written through the merged layout's strides.
+  cases.push_back({"masked_fill of an input mask, heads merged",
+                   5,
+                   7,
+                   [](const std::vector<Tensor>& in) {
+                     const Tensor a =
+                         attend((scores_of(in) / 8.0).masked_fill(in[3], kNegInf), in[2]);
+                     return std::vector<Tensor>{a.transpose(1, 2).reshape({2, 5, 24})};
+                   },
+                   {padding},
+                   "scaled_dot_product_attention (scale 0.125; boolean mask [2, 1, 5, 7] read "
+                   "each run and inverted, the rows it masks fully NaN as eager) into the merged "
+                   "heads' layout",
+                   true});
   const Tensor keep2d =
       bool_mask({5, 7}, [](int64_t, int64_t i, int64_t j) { return i != 2 && (i + j) % 2 == 0; });
   cases.push_back({"where(keep) of an input mask [L, S]",
