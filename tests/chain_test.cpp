@@ -524,10 +524,11 @@ TEST(ChainKernel, DagsOnBothKernelsMatchTheHost) {
         const chain::PreparedChain p = chain::prepare_chain(c, {}, 0);
         const bool generated = kernel == chain::ChainKernel::kGenerated;
         EXPECT_EQ(p.generated != nullptr, generated) << p.how;
-        if (!generated)
+        if (!generated) {
           EXPECT_EQ(p.how,
                     "interpreter (chosen); it runs the DAG as one kernel, its values in local "
                     "memory");
+        }
         std::vector<Tensor> outs;
         for (int x = 0; x <= c.extra_count; ++x) {
           outs.push_back(Tensor::full({rows, cols}, 12345.0, DType::F32, gpu));

@@ -3,7 +3,9 @@ torch.compile, [8192, 8192] float32, against a device-to-device copy in the same
 timed as bench_pytorch.py times everything (CUDA events, L2 flushed before every
 repetition, median).
 
-  python3 tools/device/chain_torch.py [--reps 20]
+  python3 tools/device/chain_torch.py [--reps 20] [--cases "sigmoid,plain ops"]
+
+--cases: only the cases whose names contain one of the comma-separated substrings.
 """
 import argparse
 import os
@@ -35,7 +37,9 @@ CASES = [
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--reps", type=int, default=20)
+    p.add_argument("--cases", default="")
     a = p.parse_args()
+    wanted = [w for w in a.cases.split(",") if w]
     n = 8192
     g = torch.Generator(device="cuda").manual_seed(0)
     x, y, z = (torch.randn(n, n, device="cuda", generator=g) for _ in range(3))
@@ -47,6 +51,8 @@ def main():
     print(f"torch {torch.__version__} on {torch.cuda.get_device_name()}: copy {copy_gbs:.0f} GB/s")
     print(f"{'case':28s} {'eager':>8s} {'compile':>8s} {'floor':>8s} {'%eager':>7s} {'%compile':>8s}")
     for name, fn, tensors, reads_b in CASES:
+        if wanted and not any(w in name for w in wanted):
+            continue
         compiled = torch.compile(fn)
         compiled(x, y, z, b)
         eager = time_ms(lambda: fn(x, y, z, b), reps=a.reps)[0]
