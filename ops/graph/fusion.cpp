@@ -556,7 +556,8 @@ class Finder {
     };
     for (bool more = true; more;) {
       more = false;
-      for (size_t i = static_cast<size_t>(m.front()); i < count; ++i) {
+      // From node 0: another group's node before the group may be tainted through it.
+      for (size_t i = 0; i < count; ++i) {
         const int n = static_cast<int>(i);
         if (in[n] || tainted[n] || !(reads_from(n, in) || reads_from(n, tainted))) continue;
         tainted[n] = more = true;
