@@ -417,7 +417,7 @@ TEST(CompileDag, CudaMatchesTheCpuReference) {
       {"swish", kSwish, "x0 * sigmoid(x0)"},
       {"tree", kTree, "(x0 + x1) * sigmoid(x2) - 1"},
       {"two outputs", kTwoOutputs, "y0 = x0 + x1; y1 = relu(y0) * x2"},
-      {"read between", read_between, "t0 = x0 + x1; sigmoid(t0) * t0"}};
+      {"read between", read_between, "y0 = x0 + x1; y1 = sigmoid(y0) * y0"}};
   const std::vector<Tensor> in = {Tensor::randn({64, 96}, 1), Tensor::randn({64, 96}, 2),
                                   Tensor::randn({64, 96}, 3)};
   const std::vector<Tensor> in_gpu = {in[0].to(gpu), in[1].to(gpu), in[2].to(gpu)};
