@@ -237,11 +237,15 @@ struct LeakyReluFn {
 };
 struct PowFn {
   UnaryParams p;  // a: exponent
-  // PyTorch special-cases the common exponents (exact squares, sqrt, reciprocal).
+  // PyTorch special-cases the common exponents (squares, cubes, sqrt, reciprocals): the
+  // cube matters too, as GELU written out (x + 0.044715 * x.pow(3)) is memory-bound only
+  // without powf.
   template <typename T>
   TT_HD T operator()(T x) const {
     const T e = T(p.a);
     if (e == T(2)) return x * x;
+    if (e == T(3)) return x * x * x;
+    if (e == T(-2)) return T(1) / (x * x);
     if (e == T(1)) return x;
     if (e == T(0.5)) return math::sqrt(x);
     if (e == T(-1)) return T(1) / x;

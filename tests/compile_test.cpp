@@ -3,6 +3,7 @@
 // decisions (pinned for the transformer block), and compiled-vs-eager agreement over
 // thousands of random graphs on the CPU (op-by-op replay: bit-identical) and hundreds on
 // CUDA (fused kernels against the CPU reference, strict float32 bound).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,6 +20,10 @@
 #include "support/fn_module.h"
 #include "support/test_util.h"
 #include "transformer_block/transformer_block.h"
+
+#if TT_CUDA
+#include "ops/cuda/pointwise/chain.h"
+#endif
 
 namespace tt::test {
 namespace {
@@ -238,12 +243,13 @@ TEST(Compile, SeedModelsAsPlainOpsGroups) {
             (std::vector<std::string>{"gemm+epilogue: linear -> add -> relu"}));
 }
 
-// Pointwise chains: a chain through broadcasts groups; a value read twice, read through
-// a view, or returned ends its group.
+// Pointwise groups: a chain through broadcasts groups, and so does a value read twice (a
+// DAG: b = tanh(a) * a, written out since it is returned); a value read through a view
+// ends its group.
 TEST(Compile, PointwiseGroupLegality) {
   auto m = std::make_shared<FnModule>([](const std::vector<Tensor>& in) {
-    const Tensor a = ops::exp(in[0] * in[1]) + 1.0;  // one chain: mul -> exp -> add
-    const Tensor b = ops::tanh(a) * a;               // a is read twice: ends the chain
+    const Tensor a = ops::exp(in[0] * in[1]) + 1.0;  // mul -> exp -> add
+    const Tensor b = ops::tanh(a) * a;               // a is read twice: joins as a DAG
     const Tensor c = ops::relu(b).transpose(0, 1);   // read through a view next
     return std::vector<Tensor>{ops::sigmoid(c) - 2.0, b};
   });
@@ -252,10 +258,196 @@ TEST(Compile, PointwiseGroupLegality) {
   const graph::Graph& g = compiled->program()->graph;
   std::vector<std::string> groups;
   for (const graph::Group& grp : graph::find_groups(g)) groups.push_back(graph::group_str(g, grp));
-  EXPECT_EQ(groups,
-            (std::vector<std::string>{"pointwise: mul -> exp -> add", "pointwise: tanh -> mul",
-                                      "pointwise: sigmoid -> sub"}));
+  EXPECT_EQ(groups, (std::vector<std::string>{"pointwise: mul -> exp -> add -> tanh -> mul -> relu",
+                                              "pointwise: sigmoid -> sub"}));
 }
+
+// ---- pointwise DAGs (issue 18) ----
+// A pointwise group's structure as the tests pin it: its kind and node count, its
+// expression and how many values it writes (not the nodes' order: the order C++ evaluates
+// an expression's operands in is the compiler's).
+struct DagGroup {
+  std::string nodes;  // "pointwise: 4 nodes"
+  std::string expression;
+  size_t outputs;
+  bool operator==(const DagGroup& o) const {
+    return nodes == o.nodes && expression == o.expression && outputs == o.outputs;
+  }
+};
+std::ostream& operator<<(std::ostream& os, const DagGroup& d) {
+  return os << "{" << d.nodes << " | " << d.expression << " | " << d.outputs << " outputs}";
+}
+
+std::vector<DagGroup> dag_groups(const Fn& forward, const std::vector<Tensor>& inputs) {
+  auto compiled = compile(std::make_shared<FnModule>(forward));
+  (*compiled)(inputs);
+  const graph::Graph& g = compiled->program()->graph;
+  std::vector<DagGroup> out;
+  for (const graph::Group& grp : graph::find_groups(g))
+    out.push_back(
+        {fmt::format("{}: {} nodes", graph::group_str(g, grp).substr(0, 9), grp.nodes.size()),
+         graph::group_expression(g, grp), grp.outputs.size()});
+  return out;
+}
+
+// The shapes real models are full of, each one group: GPT-2's tanh GELU written out in
+// plain ops (x read four times), swish, a tree of three inputs, and a value read inside
+// the group and outside it (written as a second output).
+const Fn kGeluPlain = [](const std::vector<Tensor>& in) {
+  const Tensor& x = in[0];
+  return std::vector<Tensor>{0.5 * x *
+                             (1.0 + ops::tanh(0.7978845608 * (x + 0.044715 * x.pow(3.0))))};
+};
+const Fn kSwish = [](const std::vector<Tensor>& in) {
+  return std::vector<Tensor>{in[0] * ops::sigmoid(in[0])};
+};
+const Fn kTree = [](const std::vector<Tensor>& in) {
+  return std::vector<Tensor>{(in[0] + in[1]) * ops::sigmoid(in[2]) - 1.0};
+};
+const Fn kTwoOutputs = [](const std::vector<Tensor>& in) {
+  const Tensor h = in[0] + in[1];  // the residual stream: returned and read inside
+  return std::vector<Tensor>{ops::relu(h) * in[2], h};
+};
+
+TEST(CompileDag, RealShapesAreOneGroupEach) {
+  const Tensor x = Tensor::randn({4, 8}, 1), y = Tensor::randn({4, 8}, 2);
+  const Tensor z = Tensor::randn({4, 8}, 3), row = Tensor::randn({8}, 4);
+  EXPECT_EQ(dag_groups(kGeluPlain, {x}),
+            (std::vector<DagGroup>{
+                {"pointwise: 8 nodes",
+                 "0.5 * x0 * (1 + tanh(0.797885 * (x0 + 0.044715 * pow(x0, 3))))", 1}}));
+  EXPECT_EQ(dag_groups(kSwish, {x}),
+            (std::vector<DagGroup>{{"pointwise: 2 nodes", "x0 * sigmoid(x0)", 1}}));
+  // The broadcast row is read by its own strides.
+  EXPECT_EQ(dag_groups(kTree, {x, row, z}),
+            (std::vector<DagGroup>{{"pointwise: 4 nodes", "(x0 + x1) * sigmoid(x2) - 1", 1}}));
+  EXPECT_EQ(dag_groups(kTwoOutputs, {x, y, z}),
+            (std::vector<DagGroup>{{"pointwise: 3 nodes", "y0 = x0 + x1; y1 = relu(y0) * x2", 2}}));
+}
+
+// A value read twice inside the group is named once; one read through a view (x^T) is
+// not index for index, so its reader starts a group of its own, reading it from memory.
+TEST(CompileDag, SharedValuesAreNamedAndViewsOfTheGroupsValuesSplitIt) {
+  const Tensor x = Tensor::randn({6, 6}, 1), y = Tensor::randn({6, 6}, 2);
+  EXPECT_EQ(
+      dag_groups(
+          [](const std::vector<Tensor>& in) {
+            const Tensor t = in[0] - in[1];
+            return std::vector<Tensor>{ops::exp(t) / (t * t + 2.0)};
+          },
+          {x, y}),
+      (std::vector<DagGroup>{{"pointwise: 5 nodes", "t0 = x0 - x1; exp(t0) / (t0 * t0 + 2)", 1}}));
+  EXPECT_EQ(dag_groups(
+                [](const std::vector<Tensor>& in) {
+                  const Tensor t = ops::tanh(in[0] + in[1]);
+                  return std::vector<Tensor>{t.transpose(0, 1) * t - 1.0};
+                },
+                {x, y}),
+            (std::vector<DagGroup>{{"pointwise: 2 nodes", "tanh(x0 + x1)", 1},
+                                   {"pointwise: 2 nodes", "x0 * x1 - 1", 1}}));
+}
+
+// A group never grows a cycle through a node outside it: h -> sum (not pointwise) ->
+// h * s would make the group both feed and read the reduction. Another group counts as
+// one node: a path through any of its nodes closes a cycle too.
+TEST(CompileDag, NoCycleThroughANodeOutsideTheGroup) {
+  const Tensor x = Tensor::randn({4, 8}, 1), y = Tensor::randn({4, 8}, 2);
+  EXPECT_EQ(dag_groups(
+                [](const std::vector<Tensor>& in) {
+                  const Tensor h = ops::exp(in[0] + in[1]);
+                  const Tensor s = ops::sum(h, {-1}, true);
+                  return std::vector<Tensor>{ops::tanh(h * s) + 1.0};
+                },
+                {x, y}),
+            (std::vector<DagGroup>{{"pointwise: 2 nodes", "exp(x0 + x1)", 1},
+                                   {"pointwise: 3 nodes", "tanh(x0 * x1) + 1", 1}}));
+  // The first group (exp, tanh, mul) writes u, which p reads through a view, and reads q
+  // through one: q may not join p's group, which would then both read the first group's
+  // output and feed it, though no node path closes the cycle.
+  EXPECT_EQ(dag_groups(
+                [](const std::vector<Tensor>& in) {
+                  const Tensor u = ops::exp(in[0]);
+                  const Tensor p = u.transpose(0, 1) + 1.0;
+                  const Tensor q = in[1] * 2.0;
+                  const Tensor r = p + q;
+                  const Tensor t = ops::tanh(u);
+                  return std::vector<Tensor>{r, t * q.transpose(0, 1)};
+                },
+                {Tensor::randn({4, 4}, 1), Tensor::randn({4, 4}, 2)}),
+            (std::vector<DagGroup>{{"pointwise: 3 nodes", "y0 = exp(x0); y1 = tanh(y0) * x1", 2},
+                                   {"pointwise: 2 nodes", "x0 + 1 + x1", 1}}));
+}
+
+// TT_POINTWISE_GROUPS=chains (set_pointwise_dags(false)) forms the straight chains the
+// DAGs replace, to measure one against the other: the tree is two chains.
+TEST(CompileDag, TheChainSplitFormOnRequest) {
+  graph::set_pointwise_dags(false);
+  const Tensor x = Tensor::randn({4, 8}, 1);
+  const std::vector<DagGroup> chains = dag_groups(
+      [](const std::vector<Tensor>& in) {
+        const Tensor s = ops::sigmoid(in[2]);  // in this order: the chain starts here
+        const Tensor a = in[0] + in[1];
+        return std::vector<Tensor>{a * s - 1.0};
+      },
+      {x, x + 1.0, x * 2.0});
+  graph::set_pointwise_dags(true);
+  EXPECT_EQ(chains, (std::vector<DagGroup>{{"pointwise: 3 nodes", "x0 * sigmoid(x1) - 1", 1}}));
+}
+
+// Compiled on CUDA, each case agrees with the CPU reference, runs as one fused step, and
+// explain() prints its expression; a DAG's value read by a node placed between the
+// group's nodes (the matmul) is written before that node runs. On both chain kernels.
+#if !TT_CUDA
+TEST(CompileDag, CudaMatchesTheCpuReference) { GTEST_SKIP() << "built without CUDA (TT_CUDA=OFF)"; }
+#else
+TEST(CompileDag, CudaMatchesTheCpuReference) {
+  TT_REQUIRE_CUDA();
+  const Device gpu = Device::cuda(0);
+  const Fn read_between = [](const std::vector<Tensor>& in) {
+    const Tensor h = in[0] + in[1];
+    const Tensor m = ops::matmul(h, in[2].transpose(0, 1));  // reads h before the group ends
+    return std::vector<Tensor>{ops::sigmoid(h) * h, m};
+  };
+  struct Case {
+    const char* name;
+    Fn fn;
+    const char* expression;
+  } cases[] = {
+      {"gelu", kGeluPlain, "0.5 * x0 * (1 + tanh(0.797885 * (x0 + 0.044715 * pow(x0, 3))))"},
+      {"swish", kSwish, "x0 * sigmoid(x0)"},
+      {"tree", kTree, "(x0 + x1) * sigmoid(x2) - 1"},
+      {"two outputs", kTwoOutputs, "y0 = x0 + x1; y1 = relu(y0) * x2"},
+      {"read between", read_between, "y0 = x0 + x1; y1 = sigmoid(y0) * y0"}};
+  const std::vector<Tensor> in = {Tensor::randn({64, 96}, 1), Tensor::randn({64, 96}, 2),
+                                  Tensor::randn({64, 96}, 3)};
+  const std::vector<Tensor> in_gpu = {in[0].to(gpu), in[1].to(gpu), in[2].to(gpu)};
+  for (const bool interpreter : {false, true}) {
+    ops::cuda::chain::set_chain_kernel(interpreter ? ops::cuda::chain::ChainKernel::kInterpreter
+                                                   : ops::cuda::chain::ChainKernel::kGenerated);
+    for (const Case& c : cases) {
+      auto compiled = compile(std::make_shared<FnModule>(c.fn));
+      const std::vector<Tensor> want = c.fn(in);
+      for (int round = 0; round < 2; ++round) {
+        const std::vector<Tensor> got = (*compiled)(in_gpu);
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t k = 0; k < got.size(); ++k)
+          EXPECT_LE(rel_l2(got[k], want[k]), 1e-5) << c.name << " output " << k << "\n"
+                                                   << compiled->explain();
+      }
+      const std::string report = compiled->explain();
+      EXPECT_NE(report.find(std::string("expression: ") + c.expression), std::string::npos)
+          << report;
+      EXPECT_NE(report.find(interpreter ? "interpreter (chosen)" : "nvrtc"), std::string::npos)
+          << report;
+      int fused = 0;
+      for (const graph::Step& s : compiled->program()->steps)
+        fused += s.kind == graph::Step::Kind::kFused;
+      EXPECT_EQ(fused, 1) << report;
+    }
+  }
+  ops::cuda::chain::set_chain_kernel(ops::cuda::chain::ChainKernel::kGenerated);
+}
+#endif
 
 // ---- random graphs ----
 // A random forward of 3-10 ops over two [rows, cols] inputs: pointwise ops (unary, binary
@@ -404,7 +596,7 @@ struct RandomGraph {
 };
 
 TEST(CompileRandomGraphs, CpuReplayIsBitIdenticalToEager) {
-  int compiled_graphs = 0, norm_groups = 0;
+  int compiled_graphs = 0, norm_groups = 0, written_twice = 0;
   for (uint64_t seed = 0; seed < 2000; ++seed) {
     const RandomGraph r = RandomGraph::draw(seed);
     auto m = std::make_shared<FnModule>([&r](const std::vector<Tensor>& in) { return r(in); });
@@ -442,9 +634,41 @@ TEST(CompileRandomGraphs, CpuReplayIsBitIdenticalToEager) {
         }
       }
     }
+    // Each group runs as one step: with every group contracted to one unit, the graph
+    // keeps no cycle (a pointwise DAG never closes one through the nodes outside it).
+    for (const graph::Group& grp : graph::find_groups(g))
+      written_twice += grp.kind == graph::Group::Kind::kPointwise && grp.outputs.size() > 1;
+    const size_t count = g.nodes.size();
+    const auto unit = [&](size_t n) { return owner[n] >= 0 ? static_cast<size_t>(owner[n]) : n; };
+    std::vector<std::vector<size_t>> after(count);
+    std::vector<int> waiting(count, 0);
+    for (size_t i = 0; i < count; ++i) {
+      for (int v : g.nodes[i].inputs) {
+        const int r = graph::root_of(g, v);
+        if (r < 0 || g.values[r].kind != graph::ValueKind::kNode) continue;
+        const size_t from = unit(static_cast<size_t>(g.values[r].index)), to = unit(i);
+        if (from == to) continue;
+        after[from].push_back(to);
+        ++waiting[to];
+      }
+    }
+    std::vector<size_t> ready;
+    for (size_t u = 0; u < count; ++u)
+      if (unit(u) == u && waiting[u] == 0) ready.push_back(u);
+    size_t units = 0, done = 0;
+    for (size_t u = 0; u < count; ++u) units += unit(u) == u;
+    while (!ready.empty()) {
+      const size_t u = ready.back();
+      ready.pop_back();
+      ++done;
+      for (size_t t : after[u])
+        if (--waiting[t] == 0) ready.push_back(t);
+    }
+    ASSERT_EQ(done, units) << "seed " << seed << ": the groups form a cycle\n" << g.str();
   }
   EXPECT_EQ(compiled_graphs, 2000);
   EXPECT_GT(norm_groups, 0);
+  EXPECT_GT(written_twice, 0);  // DAG groups with a second output occur
 }
 
 TEST(CompileRandomGraphs, CudaFusedMatchesTheCpuReference) {

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -116,10 +119,17 @@ class Finder {
       }
     }
     for (size_t i = 0; i < g_.nodes.size(); ++i) try_norm_alone(static_cast<int>(i));
+    const bool dags = pointwise_dags();
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
       const int n = static_cast<int>(i);
       if (group_of_[n] >= 0 || !elementwise(g_, g_.nodes[n])) continue;
-      grow(new_group(Group::Kind::kPointwise, n), /*epilogue=*/false);
+      const int gi = new_group(Group::Kind::kPointwise, n);
+      if (dags) {
+        grow_dag(gi);
+      } else {
+        grow(gi, /*epilogue=*/false);
+      }
+      groups_[gi].outputs = written(groups_[gi].nodes);
     }
     std::vector<Group> out;
     for (const Group& grp : groups_)
@@ -379,6 +389,8 @@ class Finder {
   }
 
   static constexpr int kMaxChainSteps = 8;
+  // The chain kernel's limits (ops/cuda/pointwise/chain.h), kept backend-neutral here.
+  static constexpr int kMaxPointwiseNodes = 16, kMaxPointwiseInputs = 8, kMaxPointwiseOutputs = 4;
 
   bool reads(const Node& n, int v) const {
     for (int in : n.inputs)
@@ -625,6 +637,114 @@ class Finder {
     return -1;
   }
 
+  // The node whose output value v is (through no view), or -1.
+  int node_of(int v) const {
+    return v >= 0 && g_.values[v].kind == ValueKind::kNode ? g_.values[v].index : -1;
+  }
+
+  // A pointwise group as a DAG (fusion.h): adds every elementwise node next to it (reading
+  // one of its values, or producing one it reads) that may join, until none may.
+  void grow_dag(int gi) {
+    const Shape& shape = g_.values[groups_[gi].output].sizes;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (size_t i = 0; i < g_.nodes.size(); ++i) {
+        const int c = static_cast<int>(i);
+        if (group_of_[c] >= 0 || !elementwise(g_, g_.nodes[c]) ||
+            g_.values[g_.nodes[c].outputs[0]].sizes != shape || !next_to(gi, c) || !may_join(gi, c))
+          continue;
+        std::vector<int>& nodes = groups_[gi].nodes;
+        nodes.insert(std::upper_bound(nodes.begin(), nodes.end(), c), c);
+        group_of_[c] = gi;
+        groups_[gi].output = g_.nodes[nodes.back()].outputs[0];
+        grew = true;
+      }
+    }
+  }
+
+  bool next_to(int gi, int c) const {
+    for (int v : g_.nodes[c].inputs) {
+      const int p = node_of(root_of(g_, v));
+      if (p >= 0 && group_of_[p] == gi) return true;
+    }
+    for (int m : groups_[gi].nodes)
+      for (int v : g_.nodes[m].inputs)
+        if (node_of(root_of(g_, v)) == c) return true;
+    return false;
+  }
+
+  // Whether node c may join pointwise group gi: every value passing between them is read
+  // directly (index for index, not through a view), the kernel's limits hold, and the
+  // group grows no cycle through a node (or another group) outside it.
+  bool may_join(int gi, int c) const {
+    std::vector<int> m = groups_[gi].nodes;
+    m.insert(std::upper_bound(m.begin(), m.end(), c), c);
+    std::vector<bool> in(g_.nodes.size(), false);
+    for (int n : m) in[n] = true;
+    std::vector<int> external;
+    for (int n : m) {
+      for (int v : g_.nodes[n].inputs) {
+        const int p = node_of(root_of(g_, v));
+        if (p >= 0 && in[p]) {
+          if (v != root_of(g_, v)) return false;  // a view of the group's own value
+        } else if (std::find(external.begin(), external.end(), v) == external.end()) {
+          external.push_back(v);
+        }
+      }
+    }
+    if (m.size() > static_cast<size_t>(kMaxPointwiseNodes) ||
+        external.size() > static_cast<size_t>(kMaxPointwiseInputs) ||
+        written(m).size() > static_cast<size_t>(kMaxPointwiseOutputs))
+      return false;
+    return !cycle_through_outside(m, in);
+  }
+
+  // Whether a node outside `m` (a sorted node set) both depends on m and feeds it; another
+  // group counts as one node (it runs as one step), so a path through any of its nodes
+  // taints all of them.
+  bool cycle_through_outside(const std::vector<int>& m, const std::vector<bool>& in) const {
+    const size_t count = g_.nodes.size();
+    std::vector<bool> tainted(count, false);
+    const auto reads_from = [&](int n, const std::vector<bool>& set) {
+      for (int v : g_.nodes[n].inputs) {
+        const int p = node_of(root_of(g_, v));
+        if (p >= 0 && set[p]) return true;
+      }
+      return false;
+    };
+    for (bool more = true; more;) {
+      more = false;
+      // From node 0: another group's node before the group may be tainted through it.
+      for (size_t i = 0; i < count; ++i) {
+        const int n = static_cast<int>(i);
+        if (in[n] || tainted[n] || !(reads_from(n, in) || reads_from(n, tainted))) continue;
+        tainted[n] = more = true;
+        if (group_of_[n] < 0) continue;
+        for (int k : groups_[group_of_[n]].nodes) tainted[k] = true;
+      }
+    }
+    for (int n : m)
+      if (reads_from(n, tainted)) return true;
+    return false;
+  }
+
+  // The values of `nodes` (sorted) that must be written: read by a node outside them, or
+  // returned; the last node's always (its value is the group's `output`).
+  std::vector<int> written(const std::vector<int>& nodes) const {
+    std::vector<int> out;
+    for (int n : nodes) {
+      const int v = g_.nodes[n].outputs[0];
+      bool needed = n == nodes.back() || uses_[v].output;
+      for (size_t i = 0; i < g_.nodes.size() && !needed; ++i) {
+        if (std::binary_search(nodes.begin(), nodes.end(), static_cast<int>(i))) continue;
+        for (int in : g_.nodes[i].inputs)
+          if (in >= 0 && root_of(g_, in) == v) needed = true;
+      }
+      if (needed) out.push_back(v);
+    }
+    return out;
+  }
+
   const Graph& g_;
   std::vector<Uses> uses_;
   std::vector<int> group_of_;
@@ -650,6 +770,56 @@ const char* kind_name(Group::Kind k) {
 }
 
 }  // namespace
+
+namespace {
+
+std::atomic<bool>& dags_flag() {
+  static std::atomic<bool> on{[] {
+    const char* e = std::getenv("TT_POINTWISE_GROUPS");
+    return e == nullptr || std::strcmp(e, "chains") != 0;
+  }()};
+  return on;
+}
+
+// The steps in an order that runs each after the steps whose values it reads: their
+// order as given wherever that already holds (the earliest ready step first).
+bool order_by_dependencies(const Graph& g, std::vector<Step>& steps) {
+  const size_t n = steps.size();
+  std::vector<int> writer(g.values.size(), -1);
+  for (size_t s = 0; s < n; ++s)
+    for (int v : steps[s].writes) writer[v] = static_cast<int>(s);
+  std::vector<std::vector<size_t>> after(n);
+  std::vector<int> waiting(n, 0);
+  for (size_t s = 0; s < n; ++s) {
+    std::vector<int> deps;
+    for (int v : steps[s].reads) {
+      const int r = root_of(g, v);
+      const int w = r >= 0 ? writer[r] : -1;
+      if (w >= 0 && w != static_cast<int>(s) &&
+          std::find(deps.begin(), deps.end(), w) == deps.end())
+        deps.push_back(w);
+    }
+    for (int w : deps) after[w].push_back(s);
+    waiting[s] = static_cast<int>(deps.size());
+  }
+  std::vector<Step> out;
+  std::vector<bool> done(n, false);
+  while (out.size() < n) {
+    size_t s = 0;
+    while (s < n && (done[s] || waiting[s] > 0)) ++s;
+    if (s == n) return false;  // a cycle: find_groups never makes one
+    done[s] = true;
+    for (size_t t : after[s]) --waiting[t];
+    out.push_back(std::move(steps[s]));
+  }
+  steps = std::move(out);
+  return true;
+}
+
+}  // namespace
+
+void set_pointwise_dags(bool on) { dags_flag() = on; }
+bool pointwise_dags() { return dags_flag(); }
 
 std::vector<Group> find_groups(const Graph& g, std::vector<std::string>* left_out) {
   Finder finder(g);
@@ -704,6 +874,8 @@ void compile_program(Program& p, bool fuse) {
       continue;
     }
     r += fmt::format("group {} ({})\n", gi, names);
+    if (groups[gi].kind == Group::Kind::kPointwise)
+      r += fmt::format("  expression: {}\n", group_expression(g, groups[gi]));
     for (const Step& s : lowered[gi]) r += "  kernel: " + s.description + "\n";
     group_at_last_node[groups[gi].nodes.back()] = gi;
     for (int n : groups[gi].nodes) in_lowered_group[n] = true;
@@ -717,6 +889,10 @@ void compile_program(Program& p, bool fuse) {
       p.steps.push_back(singles[n]);
       r += fmt::format("alone: {}\n", g.node_str(g.nodes[n]));
     }
+  }
+  if (!order_by_dependencies(g, p.steps)) {
+    p.steps = singles;
+    r += "the fused steps' dependencies form a cycle: replayed op by op\n";
   }
 }
 

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
+#include <map>
 #include <utility>
 
 #include "core/cuda/stream.h"
@@ -101,13 +103,15 @@ void choose_chain_kernel(ChainPlan& plan, int64_t numel, int device) {
 }
 
 std::string chain_description(const ChainPlan& plan) {
-  return fmt::format("pointwise chain [{}] threads={},vec={},items={} {}", plan.c.str(),
-                     plan.config.threads, plan.config.vec, plan.config.items, plan.kernel.how);
+  return fmt::format("pointwise {} [{}] threads={},vec={},items={} {}",
+                     plan.c.dag() ? "dag" : "chain", plan.c.str(), plan.config.threads,
+                     plan.config.vec, plan.config.items, plan.kernel.how);
 }
 
-bool build_chain(const Graph& g, const std::vector<int>& nodes, int start, int start_value,
-                 ChainPlan& plan, std::string& why) {
-  const Shape& out = g.values[g.nodes[nodes.back()].outputs[0]].sizes;
+// The chain's output shape, and a function giving graph value v's operand index (added on
+// first use; -1 with `why` past the kernel's limits).
+std::function<int(int)> chain_operands(const Graph& g, const Shape& out, ChainPlan& plan,
+                                       std::string& why) {
   chain::Chain& c = plan.c;
   c.rank = std::max<int>(1, static_cast<int>(out.size()));
   if (out.empty()) {
@@ -115,7 +119,8 @@ bool build_chain(const Graph& g, const std::vector<int>& nodes, int start, int s
   } else if (static_cast<int>(out.size()) <= chain::kMaxRank) {
     for (size_t d = 0; d < out.size(); ++d) c.sizes[d] = out[d];
   }
-  const auto operand = [&](int v) -> int {
+  return [&g, out, &plan, &why](int v) -> int {
+    chain::Chain& c = plan.c;
     for (size_t k = 0; k < plan.operands.size(); ++k)
       if (plan.operands[k] == v) return static_cast<int>(k);
     if (static_cast<int>(plan.operands.size()) == chain::kMaxOperands) {
@@ -129,6 +134,13 @@ bool build_chain(const Graph& g, const std::vector<int>& nodes, int start, int s
     c.operand_count = static_cast<int>(plan.operands.size());
     return c.operand_count - 1;
   };
+}
+
+bool build_chain(const Graph& g, const std::vector<int>& nodes, int start, int start_value,
+                 ChainPlan& plan, std::string& why) {
+  chain::Chain& c = plan.c;
+  const auto operand =
+      chain_operands(g, g.values[g.nodes[nodes.back()].outputs[0]].sizes, plan, why);
   if ((c.first = operand(start)) < 0) return false;
   int prev = start_value;
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -159,10 +171,70 @@ bool build_chain(const Graph& g, const std::vector<int>& nodes, int start, int s
   return true;
 }
 
+// A pointwise group (fusion.h: a DAG) as a chain kernel's steps, each value once in graph
+// order, each step naming its inputs; the written values besides the last are its extra
+// outputs. A group that is a straight chain gets the chain form (the interpreter's fast
+// loop, and the tuning keys chains have always had).
+bool build_dag(const Graph& g, const Group& grp, ChainPlan& plan, std::string& why) {
+  chain::Chain& c = plan.c;
+  const auto operand = chain_operands(g, g.values[grp.output].sizes, plan, why);
+  std::map<int, int> step_of;  // value -> the step that computes it
+  const auto ref = [&](int v) {
+    const auto it = step_of.find(v);
+    return it != step_of.end() ? chain::kStepRef + it->second : operand(v);
+  };
+  for (int n : grp.nodes) {
+    const Node& node = g.nodes[n];
+    if (c.step_count == chain::kMaxSteps) {
+      why = fmt::format("the group has more than {} ops", chain::kMaxSteps);
+      return false;
+    }
+    chain::Step& s = c.steps[c.step_count];
+    s.op = static_cast<uint8_t>(node.sub);
+    if ((s.input = static_cast<int8_t>(ref(node.inputs[0]))) < 0) return false;
+    if (node.kind == OpKind::kUnary) {
+      s.params = {node.attrs.reals.at(0), node.attrs.reals.at(1)};
+    } else {
+      s.binary = true;
+      if ((s.operand = static_cast<int8_t>(ref(node.inputs[1]))) < 0) return false;
+    }
+    step_of[node.outputs[0]] = c.step_count++;
+  }
+  for (int v : grp.outputs) {
+    if (v == grp.output) continue;
+    if (c.extra_count == chain::kMaxExtraOutputs) {
+      why = fmt::format("the group writes more than {} values", chain::kMaxExtraOutputs + 1);
+      return false;
+    }
+    c.extra_steps[c.extra_count++] = static_cast<int8_t>(step_of.at(v));
+  }
+  // The chain form, where each step applies to the one before (on either side).
+  bool straight = c.extra_count == 0 && c.steps[0].input < chain::kStepRef &&
+                  (!c.steps[0].binary || c.steps[0].operand < chain::kStepRef);
+  for (int k = 1; k < c.step_count && straight; ++k) {
+    const chain::Step& s = c.steps[k];
+    const int prev = chain::kStepRef + k - 1;
+    straight = (s.input == prev && (!s.binary || s.operand < chain::kStepRef)) ||
+               (s.binary && s.operand == prev && s.input < chain::kStepRef);
+  }
+  if (!straight) return true;
+  c.first = c.steps[0].input;
+  for (int k = 0; k < c.step_count; ++k) {
+    chain::Step& s = c.steps[k];
+    if (k > 0 && s.input != chain::kStepRef + k - 1) {  // the running value on the right
+      s.operand = s.input;
+      s.operand_first = true;
+    }
+    s.input = chain::kPrevious;
+  }
+  return true;
+}
+
 // The chain's kernel as a step function: `in` holds the tensors of plan.operands (less
-// kTemp) in order; `temp` is the intermediate.
-Tensor run_chain_plan(const ChainPlan& plan, const Shape& out_shape, const std::vector<Tensor>& in,
-                      size_t first_in, const Tensor& temp) {
+// kTemp) in order; `temp` is the intermediate. Returns the output, then the extra ones.
+std::vector<Tensor> run_chain_plan(const ChainPlan& plan, const Shape& out_shape,
+                                   const std::vector<Tensor>& in, size_t first_in,
+                                   const Tensor& temp) {
   chain::Chain c = plan.c;
   size_t next = first_in;
   Device device = temp.defined() ? temp.device() : in.at(first_in).device();
@@ -171,7 +243,12 @@ Tensor run_chain_plan(const ChainPlan& plan, const Shape& out_shape, const std::
     c.operands[k].data = t.data<float>();
     device = t.device();
   }
-  Tensor out = Tensor::empty(out_shape, DType::F32, device);
+  std::vector<Tensor> outs;
+  for (int x = 0; x <= c.extra_count; ++x) {
+    outs.push_back(Tensor::empty(out_shape, DType::F32, device));
+    if (x > 0) c.extra_data[x - 1] = outs.back().data<float>();
+  }
+  Tensor& out = outs[0];
   tt::cuda::DeviceGuard guard(device.index);
   // The config is looked up again on every run, as every kernel's is, so that `tt tune`
   // sees the chain and a config it forces (or a database entry saved since) runs; the
@@ -182,22 +259,24 @@ Tensor run_chain_plan(const ChainPlan& plan, const Shape& out_shape, const std::
       lowered ? chain::PreparedChain{} : chain::prepare_chain(plan.c, cfg, device.index);
   chain::run_chain(c, out.data<float>(), out.numel(), cfg, device.index,
                    tt::cuda::stream(device.index), lowered ? &plan.kernel : &other);
-  return out;
+  return outs;
 }
 
 std::vector<Step> lower_pointwise(const Graph& g, const Group& grp, std::string& why) {
   auto plan = std::make_shared<ChainPlan>();
-  const int start = g.nodes[grp.nodes.front()].inputs[0];
-  if (!build_chain(g, grp.nodes, start, start, *plan, why)) return {};
+  if (!build_dag(g, grp, *plan, why)) return {};
   const Value& out = g.values[grp.output];
   choose_chain_kernel(*plan, shape_numel(out.sizes), out.device.index);
   Step s;
   s.kind = Step::Kind::kFused;
   s.reads = plan->operands;
+  // The last node's value first (the kernel's `out`), then the extra outputs in order.
   s.writes = {grp.output};
+  for (int x = 0; x < plan->c.extra_count; ++x)
+    s.writes.push_back(g.nodes[grp.nodes[static_cast<size_t>(plan->c.extra_steps[x])]].outputs[0]);
   const Shape shape = g.values[grp.output].sizes;
   s.run = [plan, shape](const std::vector<Tensor>& in) {
-    return std::vector<Tensor>{run_chain_plan(*plan, shape, in, 0, Tensor())};
+    return run_chain_plan(*plan, shape, in, 0, Tensor());
   };
   s.description = chain_description(*plan);
   return {s};
@@ -381,7 +460,7 @@ std::vector<Step> lower_gemm(const Graph& g, const Group& grp, std::string& why)
     }
     Tensor y = ops::cuda::linear_epilogue(in[0], in[1], e, bias, cfg);
     if (plan->operands.empty()) return std::vector<Tensor>{y};
-    return std::vector<Tensor>{run_chain_plan(*plan, shape, in, chain_first, y)};
+    return std::vector<Tensor>{run_chain_plan(*plan, shape, in, chain_first, y)[0]};
   };
   const gemm::Epilogue shown = make_epilogue(bias ? kAnyOperand : nullptr, specs, fused, n_out,
                                              [&](size_t) { return kAnyOperand; });

@@ -1,7 +1,9 @@
-// Device benchmark of tt::compile's pointwise chains: each case's forward compiled with
-// the generated chain kernel (NVRTC) and with the interpreter, against the same forward
-// eager (one kernel per op), and against the copy bandwidth measured in the same run (a
-// device-to-device copy, read + write). The floor of a case is the bytes it must move
+// Device benchmark of tt::compile's pointwise groups (chains, trees and DAGs): each case's
+// forward compiled with the generated chain kernel (NVRTC) and with the interpreter, the
+// generated kernels of the chain-split form (TT_POINTWISE_GROUPS=chains: the groups as
+// straight chains, a tree as several kernels with intermediates in memory), against the
+// same forward eager (one kernel per op), and against the copy bandwidth measured in the
+// same run (a device-to-device copy, read + write). The floor of a case is the bytes it must move
 // (each input read once, the output written once) at that bandwidth; "% copy" is floor /
 // time. Then each case's chain kernel alone (the chain as lowering builds it, through
 // run_chain) over the chain config's axes (threads x items, vec 4), against its own
@@ -27,6 +29,7 @@
 #include "core/tensor.h"
 #include "ops/cuda/pointwise/chain.h"
 #include "ops/graph/compile.h"
+#include "ops/graph/fusion.h"
 #include "ops/ops.h"
 #include "tests/support/fn_module.h"
 
@@ -46,11 +49,16 @@ struct Case {
   double bytes;
 };
 
-// The first "kernel: " line of an explain() report.
-std::string first_kernel(const std::string& report) {
-  const size_t k = report.find("kernel: ");
-  return k == std::string::npos ? "(none)" : report.substr(k + 8, report.find('\n', k) - k - 8);
+// The rest of the first line of an explain() report that holds `tag`.
+std::string report_line(const std::string& report, const std::string& tag) {
+  const size_t k = report.find(tag);
+  if (k == std::string::npos) return "(none)";
+  const size_t from = k + tag.size();
+  return report.substr(from, report.find('\n', from) - from);
 }
+
+// The first "kernel: " line of an explain() report.
+std::string first_kernel(const std::string& report) { return report_line(report, "kernel: "); }
 
 double wall_ms(const std::function<void()>& fn) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -102,6 +110,29 @@ int main(int argc, char** argv) {
          return std::vector<Tensor>{tt::ops::tanh(tt::ops::gelu(in[0], "tanh") * in[1]) + in[2]};
        },
        4 * full},
+      // DAGs (issue 18): GPT-2's GELU written out (x read four times), swish, a value
+      // returned and read inside the group (two outputs).
+      {"gelu_tanh as plain ops",
+       {x},
+       [](const std::vector<Tensor>& in) {
+         const Tensor& v = in[0];
+         return std::vector<Tensor>{
+             0.5 * v * (1.0 + tt::ops::tanh(0.7978845608 * (v + 0.044715 * v.pow(3.0))))};
+       },
+       2 * full},
+      {"x * sigmoid(x)",
+       {x},
+       [](const std::vector<Tensor>& in) {
+         return std::vector<Tensor>{in[0] * tt::ops::sigmoid(in[0])};
+       },
+       2 * full},
+      {"h = x + y; relu(h) * z, h",
+       {x, y, z},
+       [](const std::vector<Tensor>& in) {
+         const Tensor h = in[0] + in[1];
+         return std::vector<Tensor>{tt::ops::relu(h) * in[2], h};
+       },
+       5 * full},
   };
   const auto wanted = [&](size_t ci) { return only < 0 || static_cast<size_t>(only) == ci; };
 
@@ -126,38 +157,46 @@ int main(int argc, char** argv) {
   const double copy_gbs = 2 * full / (copy.median_ms * 1e6);
   std::printf("Device: %s; copy %.0f GB/s (read + write of 256 MiB)\n",
               tt::cuda::device_info(gpu.index).name.c_str(), copy_gbs);
-  std::printf("%-28s %8s %8s %8s %8s %7s %7s %9s  %s\n", "case", "eager", "interp", "nvrtc",
-              "floor", "%interp", "%nvrtc", "1st call", "kernel (nvrtc)");
+  std::printf("%-28s %8s %8s %8s %8s %8s %7s %7s %7s %9s  %s\n", "case", "eager", "interp", "nvrtc",
+              "chains", "floor", "%interp", "%nvrtc", "%chains", "1st call", "kernel (nvrtc)");
   for (size_t ci = 0; ci < cases.size(); ++ci) {
     if (!wanted(ci)) continue;
     const Case& c = cases[ci];
-    const Tensor want = c.forward(c.inputs)[0];
-    double ms[2] = {0, 0}, diff[2] = {0, 0}, first_ms = 0;
-    std::string kernel;
-    for (int path = 0; path < 2; ++path) {
+    const std::vector<Tensor> want = c.forward(c.inputs);
+    // Paths: the interpreter, the generated kernel, the chain-split form's generated kernels.
+    double ms[3] = {0, 0, 0}, diff[3] = {0, 0, 0}, first_ms = 0;
+    std::string kernel, expression;
+    for (int path = 0; path < 3; ++path) {
       chain::set_chain_kernel(path == 0 ? chain::ChainKernel::kInterpreter
                                         : chain::ChainKernel::kGenerated);
+      tt::graph::set_pointwise_dags(path != 2);
       auto compiled = tt::compile(std::make_shared<FnModule>(c.forward));
       const double first = wall_ms([&] {
         (*compiled)(c.inputs);  // records, lowers (the NVRTC compile), runs
         tt::cuda::synchronize(gpu.index);
       });
-      const Tensor replay = (*compiled)(c.inputs)[0];
-      diff[path] = tt::ops::amax(tt::ops::abs(replay - want)).item();
+      const std::vector<Tensor> replay = (*compiled)(c.inputs);
+      for (size_t k = 0; k < want.size(); ++k)
+        diff[path] = std::max(diff[path], tt::ops::amax(tt::ops::abs(replay[k] - want[k])).item());
       ms[path] = tt::cuda::time_gpu([&] { (*compiled)(c.inputs); }, gpu.index, timing).median_ms;
       if (path == 1) {
         first_ms = first;
         kernel = first_kernel(compiled->explain());
+        expression = report_line(compiled->explain(), "expression: ");
       }
     }
     chain::set_chain_kernel(chain::ChainKernel::kGenerated);
+    tt::graph::set_pointwise_dags(true);
     const double eager =
         tt::cuda::time_gpu([&] { c.forward(c.inputs); }, gpu.index, timing).median_ms;
     const double floor_ms = c.bytes / (copy_gbs * 1e6);
     std::printf(
-        "%-28s %8.3f %8.3f %8.3f %8.3f %6.1f%% %6.1f%% %7.0fms  %s (max |diff| %.2g, %.2g)\n",
-        c.name, eager, ms[0], ms[1], floor_ms, 100 * floor_ms / ms[0], 100 * floor_ms / ms[1],
-        first_ms, kernel.c_str(), diff[0], diff[1]);
+        "%-28s %8.3f %8.3f %8.3f %8.3f %8.3f %6.1f%% %6.1f%% %6.1f%% %7.0fms  %s (max |diff| "
+        "%.2g, %.2g, %.2g)\n",
+        c.name, eager, ms[0], ms[1], ms[2], floor_ms, 100 * floor_ms / ms[0],
+        100 * floor_ms / ms[1], 100 * floor_ms / ms[2], first_ms, kernel.c_str(), diff[0], diff[1],
+        diff[2]);
+    std::printf("%-28s expression: %s\n", "", expression.c_str());
   }
   if (!sweep) return 0;
 

@@ -14,6 +14,10 @@
 # second-process first call, the entries merged into $OUT/tuned.yaml.
 # EXTRA_TARGETS: more build targets; EXTRA_TESTS: more test binaries to run (with
 # EXTRA_FILTER as their gtest filter); STEP_TIMEOUT: seconds per step (180).
+# BUILD_TARGETS: the build's targets instead of the default list, and no install nor
+# example (a short call: e.g. "chain_test compile_test compile_bench" for the chain
+# stage); CHAIN_BENCH_ARGS: more compile_bench arguments (--no-sweep); CHAIN_CASES: the
+# chain_torch.py cases to time (substrings of their names, comma-separated; all unset).
 # Logs go to $OUT; a short table is printed last.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,13 +37,15 @@ if want build; then
   run configure configure.log cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DTT_CUDA_ARCHITECTURES=90a -DTT_BUILD_TESTS=ON -DTT_BUILD_BENCHMARKS=OFF \
     -DCMAKE_INSTALL_PREFIX=/tmp/tt-inst
-  run build build.log cmake --build "$build" -j 16 --target tt compile_test compile_bench \
-    seeds_compiled_bench chain_test \
+  run build build.log cmake --build "$build" -j 16 --target \
+    ${BUILD_TARGETS:-tt compile_test compile_bench seeds_compiled_bench chain_test} \
     ${EXTRA_TARGETS:-} -- -k 0 || tail -40 "$LOGS/build.log"
-  run install install.log cmake --install "$build"
-  run example example.log bash -c "cmake -S examples/transformer_block -B /tmp/tb -G Ninja \
-    -DCMAKE_PREFIX_PATH=/tmp/tt-inst -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/tb -j 16" ||
-    tail -30 "$LOGS/example.log"
+  if [ -z "${BUILD_TARGETS:-}" ]; then
+    run install install.log cmake --install "$build"
+    run example example.log bash -c "cmake -S examples/transformer_block -B /tmp/tb -G Ninja \
+      -DCMAKE_PREFIX_PATH=/tmp/tt-inst -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/tb -j 16" ||
+      tail -30 "$LOGS/example.log"
+  fi
 fi
 tb=/tmp/tb/transformer_block
 if want test; then
@@ -63,14 +69,16 @@ if want chain; then
   export HOME=/tmp/home_chain && rm -rf "$HOME" && mkdir -p "$HOME"
   run chain-test chain_test.log "$build/tests/chain_test"
   grep -E "tests ran|PASSED|FAILED" "$LOGS/chain_test.log" | tail -3
-  run chain chain.log "$build/tools/compile_bench" --reps 20
+  # The chains, trees and DAGs: generated, interpreter and the chain-split form.
+  run chain chain.log "$build/tools/compile_bench" --reps 20 ${CHAIN_BENCH_ARGS:-}
   cat "$LOGS/chain.log"
   run chain-load chain_load.log "$build/tools/compile_bench" --load-only
   cat "$LOGS/chain_load.log"
   run chain-interp compile_test_interp.log env TT_CHAIN_KERNEL=interpreter \
-    "$build/tests/compile_test" --gtest_filter='*Cuda*:*Random*'
+    "$build/tests/compile_test" --gtest_filter='*Cuda*:*Random*:CompileDag*'
   grep -E "PASSED|FAILED" "$LOGS/compile_test_interp.log" | tail -3
-  run chain-torch chain_torch.log python3 tools/device/chain_torch.py --reps 20
+  run chain-torch chain_torch.log python3 tools/device/chain_torch.py --reps 20 \
+    ${CHAIN_CASES:+--cases "$CHAIN_CASES"}
   cat "$LOGS/chain_torch.log"
 fi
 if want block; then

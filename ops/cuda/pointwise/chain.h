@@ -12,6 +12,13 @@
 // with one more operand (on the left when operand_first, as in `c - v`). Operands
 // broadcast into the output's shape: kFlat (contiguous, the output's shape), kScalar
 // (one value), kRow (the last dim's vector, a bias), or kStrided (any strides).
+//
+// A chain may also be a DAG (the pointwise groups of tt::compile are trees and DAGs:
+// GELU written out in plain ops reads x four times, a residual joins two branches): a
+// step then names its inputs (`input`, and `operand` for a binary step's second) as refs,
+// an operand (0 .. kMaxOperands - 1) or an earlier step's value (kStepRef + s), each
+// value computed once; the last step's value is the output and `extra` steps' values
+// are written too (a value the group's outside also reads).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -26,6 +33,11 @@ namespace tt::ops::cuda::chain {
 constexpr int kMaxOperands = 8;
 constexpr int kMaxSteps = 16;
 constexpr int kMaxRank = 6;
+constexpr int kMaxExtraOutputs = 3;
+// A ref to step s's value is kStepRef + s; refs below kStepRef are operands.
+constexpr int kStepRef = kMaxOperands;
+// Step::input's chain form: the previous step's value (step 0: operand `first`).
+constexpr int kPrevious = -1;
 
 enum class Layout : uint8_t { kFlat, kScalar, kRow, kStrided };
 
@@ -37,10 +49,11 @@ struct Operand {
 
 struct Step {
   bool binary = false;
-  uint8_t op = 0;  // a pointwise::UnaryOp or BinaryOp
-  int8_t operand = -1;
+  uint8_t op = 0;       // a pointwise::UnaryOp or BinaryOp
+  int8_t operand = -1;  // a binary step's other input: an operand, or kStepRef + s
   bool operand_first = false;
   pointwise::UnaryParams params;
+  int8_t input = kPrevious;  // the value the step applies to: kPrevious, or a ref
 
   static Step of(pointwise::UnaryOp op, pointwise::UnaryParams p = {}) {
     Step s;
@@ -66,7 +79,20 @@ struct Chain {
   Operand operands[kMaxOperands];
   int step_count = 0;
   Step steps[kMaxSteps];
-  std::string str() const;  // "add,gelu" for reports
+  // Steps whose values are written besides the last one's, each to its own buffer
+  // (contiguous, the output's shape).
+  int extra_count = 0;
+  int8_t extra_steps[kMaxExtraOutputs] = {};
+  float* extra_data[kMaxExtraOutputs] = {};
+
+  // Whether any step names its inputs (the DAG form) or writes an extra output.
+  bool dag() const;
+  // Step s's main input as a ref (kPrevious resolved).
+  int input_of(int s) const {
+    return steps[s].input != kPrevious ? steps[s].input : s == 0 ? first : kStepRef + s - 1;
+  }
+  // "add,gelu" for reports; a DAG spells each step's refs, "add(a0 a1),sigmoid(a2),mul(v0 v1)".
+  std::string str() const;
 };
 
 // The chain kernel's tunable axes (chain_space.cpp declares them as a descriptor).

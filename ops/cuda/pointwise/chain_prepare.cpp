@@ -28,7 +28,9 @@ std::atomic<ChainKernel>& choice() {
 void set_chain_kernel(ChainKernel k) { choice() = k; }
 ChainKernel chain_kernel() { return choice(); }
 
-PreparedChain prepare_chain(const Chain& c, const ChainConfig& cfg, int device) {
+namespace {
+
+PreparedChain prepare_generated(const Chain& c, const ChainConfig& cfg, int device) {
   PreparedChain p;
   if (chain_kernel() == ChainKernel::kInterpreter) {
     p.how = "interpreter (chosen)";
@@ -53,6 +55,17 @@ PreparedChain prepare_chain(const Chain& c, const ChainConfig& cfg, int device) 
   p.vec4 = !generated_tiled(c) && g.vec == 4;
   for (int i = 0; i < 3; ++i) p.grid[i] = l.grid[i], p.block[i] = l.block[i];
   p.how = fmt::format("nvrtc {}{}", generated_tiled(c) ? "tiled, " : "", k.how);
+  return p;
+}
+
+}  // namespace
+
+PreparedChain prepare_chain(const Chain& c, const ChainConfig& cfg, int device) {
+  PreparedChain p = prepare_generated(c, cfg, device);
+  // The interpreter runs a DAG whole too (no split into chains, no intermediate in
+  // memory), slower: its values live in local memory, indexed at run time.
+  if (p.generated == nullptr && c.dag())
+    p.how += "; it runs the DAG as one kernel, its values in local memory";
   return p;
 }
 

@@ -83,26 +83,39 @@ std::string strided_offset(const Chain& c, const Operand& o, const char* e) {
   return expr.empty() ? "0u" : "(I)(" + expr + ")";
 }
 
-// The value of step s applied to `v` (operand values by `operand(k)`).
-template <typename OperandExpr>
-std::string step_expr(const Step& s, const std::string& v, OperandExpr operand) {
-  if (!s.binary) {
-    return fmt::format("pw::{}{{{{{}, {}}}}}({})", functor_name(static_cast<pw::UnaryOp>(s.op)),
-                       exact_double(s.params.a), exact_double(s.params.b), v);
-  }
-  const std::string w = operand(s.operand);
-  const char* fn = functor_name(static_cast<pw::BinaryOp>(s.op));
-  return s.operand_first ? fmt::format("pw::{}{{}}({}, {})", fn, w, v)
-                         : fmt::format("pw::{}{{}}({}, {})", fn, v, w);
-}
-
+// Each step's value once, in order, as SSA (`const float v3 = ...;`): a value the DAG
+// reads twice is named, not recomputed. `operand(k)` is operand k's value at the element.
 template <typename OperandExpr>
 std::string chain_body(const Chain& c, const std::string& indent, OperandExpr operand) {
-  std::string body = fmt::format("{}float v = {};\n", indent, operand(c.first));
-  for (int s = 0; s < c.step_count; ++s)
-    body += fmt::format("{}v = {};\n", indent, step_expr(c.steps[s], "v", operand));
+  // Every operand read once per element, however many steps read it.
+  std::string body;
+  for (int k = 0; k < c.operand_count; ++k)
+    body += fmt::format("{}const float x{} = {};\n", indent, k, operand(k));
+  const auto ref = [&](int r) {
+    return r >= kStepRef ? fmt::format("v{}", r - kStepRef) : fmt::format("x{}", r);
+  };
+  for (int k = 0; k < c.step_count; ++k) {
+    const Step& s = c.steps[k];
+    const std::string v = ref(c.input_of(k));
+    std::string e;
+    if (!s.binary) {
+      e = fmt::format("pw::{}{{{{{}, {}}}}}({})", functor_name(static_cast<pw::UnaryOp>(s.op)),
+                      exact_double(s.params.a), exact_double(s.params.b), v);
+    } else {
+      const std::string w = ref(s.operand);
+      const char* fn = functor_name(static_cast<pw::BinaryOp>(s.op));
+      e = s.operand_first ? fmt::format("pw::{}{{}}({}, {})", fn, w, v)
+                          : fmt::format("pw::{}{{}}({}, {})", fn, v, w);
+    }
+    body += fmt::format("{}const float v{} = {};\n", indent, k, e);
+  }
   return body;
 }
+
+// The buffer output x writes (x 0: the last step's value, `out`; then the extra ones)
+// and the step whose value it is.
+std::string out_name(int x) { return x == 0 ? "out" : fmt::format("out{}", x); }
+int out_step(const Chain& c, int x) { return x == 0 ? c.step_count - 1 : c.extra_steps[x - 1]; }
 
 std::string prologue(const Chain& c, bool wide, int threads) {
   std::string s =
@@ -113,7 +126,8 @@ std::string prologue(const Chain& c, bool wide, int threads) {
   s += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}(", threads,
                    kGeneratedKernelName);
   for (int k = 0; k < c.operand_count; ++k) s += fmt::format("const float* __restrict__ a{}, ", k);
-  s += "float* __restrict__ out) {\n";
+  for (int x = 0; x <= c.extra_count; ++x)
+    s += fmt::format("float* __restrict__ {}{}", out_name(x), x < c.extra_count ? ", " : ") {\n");
   return s;
 }
 
@@ -188,7 +202,9 @@ std::string tiled_source(const Chain& c) {
     return "0.f";
   };
   s += chain_body(c, "    ", operand);
-  s += "    out[e] = v;\n  }\n}\n";
+  for (int x = 0; x <= c.extra_count; ++x)
+    s += fmt::format("    {}[e] = v{};\n", out_name(x), out_step(c, x));
+  s += "  }\n}\n";
   return s;
 }
 
@@ -252,20 +268,27 @@ std::string linear_source(const Chain& c, const ChainConfig& cfg) {
       "  for (int u = 0; u < {0}; ++u) {{\n"
       "    const I e = (base + (I)u * {1}u) * {2}u;\n"
       "    if (e >= {3}u) break;\n"
-      "    float o[{2}];\n"
+      "    float o[{4}][{2}];\n"
       "#pragma unroll\n"
       "    for (int j = 0; j < {2}; ++j) {{\n",
-      items, threads, vec, n);
+      items, threads, vec, n, c.extra_count + 1);
   const auto operand = [&](int k) -> std::string {
     if (c.operands[k].layout == Layout::kScalar) return fmt::format("s{}", k);
     return fmt::format("r{}[u][j]", k);
   };
   s += chain_body(c, "      ", operand);
-  s += "      o[j] = v;\n    }\n";
-  if (vec == 4) {
-    s += "    *reinterpret_cast<float4*>(out + e) = make_float4(o[0], o[1], o[2], o[3]);\n";
-  } else {
-    s += "    out[e] = o[0];\n";
+  for (int x = 0; x <= c.extra_count; ++x)
+    s += fmt::format("      o[{}][j] = v{};\n", x, out_step(c, x));
+  s += "    }\n";
+  for (int x = 0; x <= c.extra_count; ++x) {
+    if (vec == 4) {
+      s += fmt::format(
+          "    *reinterpret_cast<float4*>({0} + e) = make_float4(o[{1}][0], o[{1}][1], o[{1}][2], "
+          "o[{1}][3]);\n",
+          out_name(x), x);
+    } else {
+      s += fmt::format("    {}[e] = o[{}][0];\n", out_name(x), x);
+    }
   }
   s += "  }\n}\n";
   return s;
@@ -375,6 +398,7 @@ bool generated_vector_load(const Chain& c, int k) {
 }
 
 std::string generated_unsupported(const Chain& c, const ChainConfig& cfg) {
+  if (c.step_count == 0) return "it has no steps";
   for (int k = 0; k < c.operand_count; ++k) {
     const Operand& o = c.operands[k];
     if (o.layout != Layout::kStrided) continue;

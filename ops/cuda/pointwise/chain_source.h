@@ -39,8 +39,12 @@ bool generated_vector_load(const Chain& c, int k);
 std::string generated_unsupported(const Chain& c, const ChainConfig& cfg);
 
 // The kernel's source: `extern "C" __global__ void tt_chain(const float* a0, ...,
-// float* out)` (one pointer per operand, then the output). vec is 1 or 4 (4 only where
-// can_vectorize holds); data pointers in `c` are not read.
+// float* out, float* out1, ...)` (one pointer per operand, then the last step's output,
+// then the extra outputs). The body is straight-line SSA: each operand loaded once per
+// element (x0, x1, ...), each step's value computed once (v0, v1, ...) in step order, so
+// a DAG's shared values are never recomputed. vec is 1 or 4 (4 only where can_vectorize
+// holds); data pointers in `c` are not read. The source spells the whole structure (ops,
+// refs, layouts, shape), so its hash, the cache key, does too.
 std::string generated_source(const Chain& c, const ChainConfig& cfg);
 GeneratedLaunch generated_launch(const Chain& c, const ChainConfig& cfg);
 

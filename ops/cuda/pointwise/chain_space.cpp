@@ -3,8 +3,9 @@
 // items {1, 2, 4}: vectors per thread, the generated kernel's loads in flight)
 // and its choice: the database's entry for kernel "pointwise.chain" and the chain's
 // problem key, else the default (256 threads, vec 4 where allowed). The key
-// names the chain ("chain=mul.add.gelu,numel=N,rank=R,row=C,operands=flat.scalar.row"),
-// so two models with the same chain share an entry.
+// names the chain ("chain=mul.add.gelu,numel=N,rank=R,row=C,operands=flat.scalar.row"; a
+// DAG with its refs, "chain=add(a0-a1).sigmoid(a2).mul(v0-v1)"), so two models with the
+// same chain share an entry.
 #include <string>
 #include <vector>
 
@@ -44,8 +45,10 @@ const char* layout_name(Layout l) {
 
 std::string problem_key(const Chain& c, int64_t numel) {
   std::string ops = c.str(), layouts;
-  for (char& ch : ops)
+  for (char& ch : ops) {  // a key's values hold no ',' nor ' '
     if (ch == ',') ch = '.';
+    if (ch == ' ') ch = '-';
+  }
   for (int k = 0; k < c.operand_count; ++k)
     layouts += (k ? "." : "") + std::string(layout_name(c.operands[k].layout));
   autotune::ProblemKey key;
