@@ -378,8 +378,26 @@ TEST(GemmPrecisionQueries, EpilogueSupportAndColumnStatRowsForEveryImpl) {
   g::Epilogue odd_groups;
   odd_groups.group_norm(48, nullptr, nullptr, 1e-5f);
   EXPECT_FALSE(g::epilogue_supported(tc, {1024, 4800, 1024, 4}, odd_groups));
-  EXPECT_FALSE(g::epilogue_supported(tc, p, per_row));
+  EXPECT_TRUE(g::epilogue_supported(tc, p, per_row));
   EXPECT_FALSE(g::epilogue_supported(tc, {1024, 4096, 1022, 2}, bias_relu));  // K % 4 != 0
+  // Trailing residuals, combined in the TMA store epilogue (vec=4): a 16-byte aligned
+  // tensor whose rows are a multiple of 4 floats apart, N % 4 == 0.
+  alignas(16) static const float rows[8] = {};
+  g::Epilogue tc_residual, tc_relu_residual, tc_strided, tc_misaligned, tc_odd_ld;
+  tc_residual.add_column(&fake).add_residual(rows, p.n);
+  tc_relu_residual.add_column(&fake).relu().add_residual(rows, p.n).mul_residual(rows, p.n);
+  tc_strided.add_column(&fake).add_residual(rows, p.n + 4);
+  tc_misaligned.add_residual(rows + 1, p.n);
+  tc_odd_ld.add_residual(rows, p.n + 2);
+  EXPECT_TRUE(g::epilogue_supported(tc, p, tc_residual));
+  EXPECT_TRUE(g::epilogue_supported(tc, p, tc_relu_residual));
+  EXPECT_TRUE(g::epilogue_supported(tc, p, tc_strided));
+  EXPECT_FALSE(g::epilogue_supported(tc, p, tc_misaligned));
+  EXPECT_FALSE(g::epilogue_supported(tc, p, tc_odd_ld));
+  EXPECT_FALSE(g::epilogue_supported(tc, {1024, 4098, 1024, 4}, tc_strided));  // N % 4 != 0
+  g::GemmConfig tc_regs = tc;
+  tc_regs.tc_vec = 2;
+  EXPECT_FALSE(g::epilogue_supported(tc_regs, p, tc_residual));  // no TMA stores
   EXPECT_EQ(g::column_stat_rows(tc), tc.bm);
   g::GemmConfig tc_tail = tc;
   tc_tail.tail_rows = 64;
