@@ -170,6 +170,46 @@ TEST(GemmPrecisionConfig, TcValidationNamesTheRule) {
 
 // ---- spaces per precision ----
 
+// A GEMM group ending in a residual add (the block's proj and fc2): tc runs it only with its
+// TMA store epilogue, so the space keeps tc's other store widths out, with the reason, and
+// keeps tc out entirely where N % 4 != 0.
+TEST(GemmPrecisionSpace, AResidualStageOffersTcOnlyWithTmaStores) {
+  if (!have_tc()) GTEST_SKIP() << "this build has no sm_90a code (TT_SM90_GEMM == 0)";
+  tt::ops::cuda::fused::FusedPattern f;
+  f.steps.add_column(seed::kAnyOperand).add_residual(seed::kAnyOperand, 1024);
+  const g::GemmStage stage = f.stages().gemm;
+  EXPECT_STREQ(stage.name, "gemm[add_column,add_residual]");
+  EXPECT_TRUE(stage.residual);
+  EXPECT_FALSE(seed::bias_relu_pattern().stages().gemm.residual);
+  const DeviceLimits hopper = tt::cuda::hopper_limits();
+  for (Precision mode : {Precision::tf32, Precision::accurate}) {
+    const ParamSpace space =
+        g::gemm_space(stage, {8192, 1024, 1024, 4}, hopper, hopper_options(mode));
+    size_t tc = 0;
+    for (const Config& c : space.enumerate()) {
+      if (c.impl() != "tc") continue;
+      EXPECT_EQ(c.get("store_vec"), 4) << c.str();
+      ++tc;
+    }
+    EXPECT_GT(tc, 0u);
+    size_t refused = 0;
+    for (const auto& r : space.enumerate_rejected()) {
+      if (r.reason !=
+          "the tensor-core kernel combines the residual in its TMA store epilogue: "
+          "store_vec must be 4 and N a multiple of 4; N = 1024")
+        continue;
+      EXPECT_EQ(r.config.impl(), "tc");
+      EXPECT_NE(r.config.get("store_vec"), 4) << r.config.str();
+      ++refused;
+    }
+    EXPECT_GT(refused, 0u);
+    const ParamSpace odd =
+        g::gemm_space(stage, {8192, 1026, 1024, 4}, hopper, hopper_options(mode));
+    for (const Config& c : odd.enumerate()) EXPECT_NE(c.impl(), "tc") << c.str();
+    EXPECT_NE(odd.default_config().impl(), "tc");
+  }
+}
+
 TEST(GemmPrecisionSpace, EachPrecisionOffersItsImpls) {
   const g::GemmStage& stage = kBiasRelu;
   const g::GemmProblem p{1024, 8192, 8192, 4};
@@ -378,7 +418,7 @@ TEST(GemmPrecisionQueries, EpilogueSupportAndColumnStatRowsForEveryImpl) {
   g::Epilogue odd_groups;
   odd_groups.group_norm(48, nullptr, nullptr, 1e-5f);
   EXPECT_FALSE(g::epilogue_supported(tc, {1024, 4800, 1024, 4}, odd_groups));
-  EXPECT_TRUE(g::epilogue_supported(tc, p, per_row));
+  EXPECT_FALSE(g::epilogue_supported(tc, p, per_row));
   EXPECT_FALSE(g::epilogue_supported(tc, {1024, 4096, 1022, 2}, bias_relu));  // K % 4 != 0
   // Trailing residuals, combined in the TMA store epilogue (vec=4): a 16-byte aligned
   // tensor whose rows are a multiple of 4 floats apart, N % 4 == 0.

@@ -56,22 +56,20 @@ using tt::ops::cuda::gemm::Epilogue;
 using tt::ops::cuda::gemm::EpilogueKind;
 
 // Operands of the epilogue steps on the host and on the GPU (per-column vectors, the
-// affine, a per-row vector and a residual of r0 + M rows, ld apart), drawn once per case.
+// affine and a residual of r0 + M rows, ld apart), drawn once per case.
 struct Operands {
-  Tensor bias, scale, affine, rows, residual;  // GPU copies
-  std::vector<float> hbias, hscale, haff, hrows, hres;
+  Tensor bias, scale, affine, residual;  // GPU copies
+  std::vector<float> hbias, hscale, haff, hres;
   int64_t ld;  // the residual's row stride
   Operands(const Case& c, uint64_t seed) : ld(c.res_ld()) {
     const Device gpu = Device::cuda(0);
     Tensor b = Tensor::uniform(Shape{c.n}, -0.5, 0.5, seed);
     Tensor s = Tensor::uniform(Shape{c.n}, 0.5, 1.5, seed + 1);
     Tensor aff = Tensor::uniform(Shape{4 * c.n}, 0.5, 1.5, seed + 2);
-    Tensor r = Tensor::uniform(Shape{c.r0 + c.m}, 0.5, 1.5, seed + 3);
     Tensor res = Tensor::uniform(Shape{(c.r0 + c.m) * c.res_ld()}, -1, 1, seed + 4);
     hbias = b.to_vector<float>(), hscale = s.to_vector<float>(), haff = aff.to_vector<float>();
-    hrows = r.to_vector<float>(), hres = res.to_vector<float>();
-    bias = b.to(gpu), scale = s.to(gpu), affine = aff.to(gpu), rows = r.to(gpu),
-    residual = res.to(gpu);
+    hres = res.to_vector<float>();
+    bias = b.to(gpu), scale = s.to(gpu), affine = aff.to(gpu), residual = res.to(gpu);
   }
 };
 
@@ -110,11 +108,8 @@ double apply_chain_double(const Epilogue& e, const Operands& o, const Case& c, d
         v = (v * o.haff[j] - o.haff[c.n + j]) * o.haff[2 * c.n + j] + o.haff[3 * c.n + j];
         break;
       case Op::kAddRow:
-        v += o.hrows[row];
-        break;
-      case Op::kMulRow:
-        v *= o.hrows[row];
-        break;
+      case Op::kMulRow:  // the kernel refuses per-row vectors
+        return NAN;
       case Op::kAddResidual:
         v += o.hres[row * e.steps[s].ld + j];
         break;
@@ -289,17 +284,18 @@ TEST(TcGemm, EpilogueRulesAreSentences) {
   Epilogue e;
   e.add_column(buf).relu().scale(2.f).mul_column(buf).column_affine(buf, 4).gelu_tanh();
   EXPECT_TRUE(s9::tc_epilogue_supported(cfg, e));
-  // Per-row vectors anywhere; residual steps (one tensor, at most two) last, combined in the
-  // TMA store epilogue (vec=4, the default).
+  // Residual steps (one tensor, at most two) last, combined in the TMA store epilogue
+  // (vec=4, the default); no per-row vectors.
   EXPECT_EQ(cfg.vec, 4);
   Epilogue res = e;
-  res.add_row(buf).add_residual(buf, 4).mul_residual(buf, 4);
+  res.add_residual(buf, 4).mul_residual(buf, 4);
   EXPECT_TRUE(s9::tc_epilogue_supported(cfg, res));
-  EXPECT_TRUE(s9::tc_epilogue_supported(cfg, Epilogue{}.mul_row(buf).add_residual(buf + 4, 8)));
+  EXPECT_TRUE(s9::tc_epilogue_supported(cfg, Epilogue{}.mul_residual(buf + 4, 8)));
   EXPECT_TRUE(s9::tc_epilogue_supported(cfg, Epilogue{}.add_residual(buf, 4).at_rows(3)));
+  EXPECT_EQ(s9::tc_epilogue_unsupported_reason(cfg, Epilogue{}.relu().add_row(buf)),
+            "the tensor-core GEMM's epilogue reads no per-row operands, got step 1 (add_row)");
   s9::TcConfig regs = cfg;
   regs.vec = 2;
-  EXPECT_TRUE(s9::tc_epilogue_supported(regs, Epilogue{}.add_row(buf)));
   EXPECT_EQ(s9::tc_epilogue_unsupported_reason(regs, Epilogue{}.add_residual(buf, 4)),
             "the tensor-core GEMM combines residual steps in its TMA store epilogue (vec=4), got "
             "vec=2");
@@ -500,7 +496,7 @@ TEST(TcGemm, EpilogueChains) {
 // multiples (N % 4 == 0), strided residuals and a row offset (Epilogue::row0), K long enough
 // that the residual's first chunks load halfway through the main loop, and more tiles than
 // SMs, so that each CTA's buffers take several tiles' residuals and their barriers' phases
-// wrap. Per-row vectors ride along in the chain before them.
+// wrap; register-chain steps before them.
 TEST(TcGemm, ResidualEpilogue) {
   REQUIRE_SM90();
   const std::vector<Case> cases = {
@@ -513,20 +509,18 @@ TEST(TcGemm, ResidualEpilogue) {
              .add_column(tt::test::float_ptr(o.bias))
              .add_residual(tt::test::float_ptr(o.residual), o.ld);
        }},
-      {"mul_row,gelu,add_residual,mul_residual",
+      {"mul_column,gelu,add_residual,mul_residual",
        [](const Operands& o, float*, float*) {
          float* r = tt::test::float_ptr(o.residual);
          return Epilogue{}
-             .mul_row(tt::test::float_ptr(o.rows))
+             .mul_column(tt::test::float_ptr(o.scale))
              .gelu()
              .add_residual(r, o.ld)
              .mul_residual(r, o.ld);
        }},
-      {"add_row,mul_residual",
+      {"mul_residual",
        [](const Operands& o, float*, float*) {
-         return Epilogue{}
-             .add_row(tt::test::float_ptr(o.rows))
-             .mul_residual(tt::test::float_ptr(o.residual), o.ld);
+         return Epilogue{}.mul_residual(tt::test::float_ptr(o.residual), o.ld);
        }},
   };
   uint64_t seed = 3000;

@@ -766,20 +766,19 @@ __global__ void add_in_place(float* c, const float* r, size_t n) {
 
 // The residual steps in the epilogue (issue 18's proj and fc2) at M x N x K (N % 4 == 0):
 // every compiled row TC_FILTER selects, with TMA stores, checked against float64 with
-// [add_column, add_residual] (row-major and strided residual, and add_row, mul_residual
-// on the default), then timed (L2 flushed, median of REPS): [add_column] alone, with the
-// residual in the epilogue, and followed by a separate residual add (one float4 pass, the
-// generated chain kernel's work); tf32 also cuBLASLt TF32 alone and with the residual as
+// [add_column, add_residual] (row-major and strided residual, and mul_column, add_column,
+// add_residual, mul_residual on the default), then timed (L2 flushed, median of REPS): [add_column]
+// alone, with the residual in the epilogue, and followed by a separate residual add (one float4
+// pass, the generated chain kernel's work); tf32 also cuBLASLt TF32 alone and with the residual as
 // its C (beta = 1). The floor of the residual's cost: M * N * 4 bytes more read, at the
 // copy bandwidth measured here.
 void residual(int64_t m, int64_t n, int64_t k, int reps) {
   Problem pr(m, n, k);
   fill_and_reference(pr);
   const int64_t ld = n + 4;  // the strided check
-  Dev<float> res(m * ld), rows(m), copy(m * n);
+  Dev<float> res(m * ld), copy(m * n);
   using tt::device_tools::hash_fill;
   hash_fill(res.p, m * ld, ++g_seed, -1.f, 1.f);
-  hash_fill(rows.p, m, ++g_seed, 0.5f, 1.5f);
   const double bytes = double(m) * double(n) * 4;
   const double copy_ms = time_ms(
       [&] { CK(cudaMemcpyAsync(copy.p, res.p, size_t(bytes), cudaMemcpyDeviceToDevice, 0)); },
@@ -817,8 +816,11 @@ void residual(int64_t m, int64_t n, int64_t k, int reps) {
       if (cfg.bm == tc_gemm_default(mode).bm && cfg.bn == tc_gemm_default(mode).bn &&
           cfg.stages == tc_gemm_default(mode).stages) {
         checks.emplace_back();
-        checks.back().mul_row(rows.p).add_column(pr.bias.p).add_residual(res.p, ld).mul_residual(
-            res.p, ld);
+        checks.back()
+            .mul_column(pr.scale.p)
+            .add_column(pr.bias.p)
+            .add_residual(res.p, ld)
+            .mul_residual(res.p, ld);
       }
       double rel = 0;
       for (const Epilogue& ep : checks) {

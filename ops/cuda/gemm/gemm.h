@@ -20,9 +20,9 @@ namespace tt::ops::cuda::gemm {
 bool cublaslt_supports(const Epilogue& e, int64_t n);
 
 // Whether the tc config (a runnable variant) applies the epilogue itself
-// (sm90::tc_epilogue_supported: the steps that read nothing, one value per column or per
-// row, trailing residual steps of one tensor with vec=4, the column statistics, the group
-// norm over power-of-two groups of 8 to BN channels).
+// (sm90::tc_epilogue_supported: the steps that read nothing or one value per column,
+// trailing residual steps of one tensor with vec=4, the column statistics, the group norm
+// over power-of-two groups of 8 to BN channels; never per-row vectors).
 bool tc_supports(const GemmConfig& cfg, const Epilogue& e);
 
 // Whether the config applies the whole epilogue (steps and tile stage) inside its GEMM

@@ -86,7 +86,7 @@ std::optional<gemm::GemmConfig> linear_epilogue_config(const Shape& x, const Sha
   const gemm::GemmConfig chosen = gemm::choose_gemm(stage_of(bias), problem, device);
   if (gemm::epilogue_supported(chosen, problem, e)) return chosen;
   // The tuned pick cannot apply the chain: the tc family's default for the mode can (the
-  // steps that read nothing, one value per column or row, and trailing residuals with
+  // steps that read nothing or one value per column, and trailing residuals with
   // N % 4 == 0), at no loss of precision.
   const Precision mode = current_precision();
   if (mode != Precision::strict && gemm::tc_device_supported(device) &&

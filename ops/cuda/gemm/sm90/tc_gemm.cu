@@ -331,6 +331,12 @@ std::string tc_epilogue_unsupported_reason(const TcConfig& cfg, const Epilogue& 
                        e.count);
   for (int i = 0; i < e.count; ++i) {
     const EpilogueOp op = e.steps[i].op;
+    // One operand per row would be 2 * MI loads per thread in the register chain: even
+    // those made the accurate consumer spill (tc_gemm_kernel.cuh, apply_chain).
+    if (op == EpilogueOp::kAddRow || op == EpilogueOp::kMulRow)
+      return fmt::format(
+          "the tensor-core GEMM's epilogue reads no per-row operands, got step {} ({})", i,
+          to_string(op));
     if ((reads_column(op) || reads_element(op)) && !e.steps[i].data)
       return fmt::format("epilogue step {} ({}) has no operand", i, to_string(op));
   }

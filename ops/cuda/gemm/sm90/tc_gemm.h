@@ -96,8 +96,8 @@ std::string tc_gemm_unsupported_reason(const float* x, const float* w, int64_t m
                                        int64_t k);
 
 // Whether tc_gemm with `cfg` applies `epilogue` itself, in its kernel: the steps that
-// read nothing, one value per column or one per row (add/mul_column, scale, the
-// activations, column_affine, add/mul_row); residual steps (add/mul_residual) when they end
+// read nothing or one value per column (add/mul_column, scale, the activations,
+// column_affine), not per-row vectors; residual steps (add/mul_residual) when they end
 // the chain, are at most two and read one tensor whose rows are a multiple of 4 floats apart
 // and start 16-byte aligned, the chain has no tile stage and cfg.vec is 4 (the TMA store
 // epilogue combines them: tc_gemm also needs N % 4 == 0 and C 16-byte aligned, and throws

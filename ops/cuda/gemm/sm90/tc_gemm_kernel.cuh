@@ -182,42 +182,23 @@ __host__ __device__ constexpr bool is_residual(EpilogueOp op) {
 }
 
 // Step OP of the epilogue chain over a thread's whole fragment: straight-line code
-// (the caller dispatches once per step), column operands read once per column pair,
-// row operands once per row (a thread holds 2 * MI rows).
+// (the caller dispatches once per step), column operands read once per column pair.
 template <EpilogueOp OP, int MI, int R>
 __device__ __forceinline__ void chain_step(float (&a)[MI][R], const EpilogueStep& st, TcStore s,
                                            const TcParams& p) {
-  if constexpr (OP == EpilogueOp::kAddRow || OP == EpilogueOp::kMulRow) {
-    EpilogueOperand orow[MI][2];
+#pragma unroll
+  for (int j = 0; j < R / 4; ++j) {
+    const int col = s.col0 + 8 * j;
+    EpilogueOperand oc[2];
+    if constexpr (reads_column(OP)) {
+      if (col < p.n) oc[0] = column_operand(st, col);
+      if (col + 1 < p.n) oc[1] = column_operand(st, col + 1);
+    }
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int row = s.row0 + mi * 64 + 8 * h;
-        if (row < p.m) orow[mi][h].a = element_operand<OP>(st, p.ep.row0, row, 0);
-      }
-#pragma unroll
-    for (int j = 0; j < R / 4; ++j)
-#pragma unroll
-      for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-        for (int e = 0; e < 4; ++e)  // e / 2: the thread's upper or lower row
-          a[mi][4 * j + e] = apply_op<OP>(a[mi][4 * j + e], orow[mi][e / 2], st.scalar);
-  } else {
-#pragma unroll
-    for (int j = 0; j < R / 4; ++j) {
-      const int col = s.col0 + 8 * j;
-      EpilogueOperand oc[2];
-      if constexpr (reads_column(OP)) {
-        if (col < p.n) oc[0] = column_operand(st, col);
-        if (col + 1 < p.n) oc[1] = column_operand(st, col + 1);
-      }
-#pragma unroll
-      for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-        for (int e = 0; e < 4; ++e)
-          a[mi][4 * j + e] = apply_op<OP>(a[mi][4 * j + e], oc[e % 2], st.scalar);
-    }
+      for (int e = 0; e < 4; ++e)
+        a[mi][4 * j + e] = apply_op<OP>(a[mi][4 * j + e], oc[e % 2], st.scalar);
   }
 }
 
@@ -230,16 +211,18 @@ __device__ __forceinline__ void apply_chain(float (&a)[MI][R], TcStore s, const 
     const EpilogueStep& st = p.ep.steps[i];
     // An if-chain, not a switch: ptxas turned the switch into an indirect branch and
     // spilled the fragment around it (2.7 KB of spill stores per thread at 128 x 256).
-    // The residual steps are not applied here (the launcher keeps them out of ep.steps):
-    // reading one operand per element from global memory made ptxas hoist all of a
-    // fragment's loads and spill (0.8 KB); store_tile_tma combines them instead, with the
-    // residual's tile loaded by TMA into the buffer the tile is written to.
-#define TT_TC_CHAIN_CASE(name, text)              \
-  if constexpr (!is_residual(EpilogueOp::name)) { \
-    if (st.op == EpilogueOp::name) {              \
-      chain_step<EpilogueOp::name>(a, st, s, p);  \
-      continue;                                   \
-    }                                             \
+    // Steps that read one operand per element are not applied here: reading them from
+    // global memory made ptxas hoist all of a fragment's loads and spill (0.8 KB), so the
+    // residual steps are combined by store_tile_tma from a TMA-loaded tile (the launcher
+    // keeps them out of ep.steps), and per-row vectors are refused
+    // (tc_epilogue_unsupported_reason): even their 2 * MI loads per thread, applied here,
+    // took the accurate consumer from 12 to 36 bytes of spill stores.
+#define TT_TC_CHAIN_CASE(name, text)                \
+  if constexpr (!reads_element(EpilogueOp::name)) { \
+    if (st.op == EpilogueOp::name) {                \
+      chain_step<EpilogueOp::name>(a, st, s, p);    \
+      continue;                                     \
+    }                                               \
   }
     TT_EPILOGUE_OPS(TT_TC_CHAIN_CASE)
 #undef TT_TC_CHAIN_CASE
@@ -447,6 +430,16 @@ __device__ __forceinline__ void load_residual_chunk(uint8_t* bufs, const TcResid
   const int32_t coords[2] = {col, row0};
   ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, bufs + b * kSub, res.map, coords,
                             &res.bars[b]);
+}
+
+// Asks the TMA to bring the residual's chunk at (row0, col) into L2 (a hint: no barrier,
+// nothing lands in shared memory), so that its later load into a buffer waits for L2
+// instead of device memory.
+__device__ __forceinline__ void prefetch_residual_l2(const CUtensorMap* map, int row0, int col) {
+  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(col), "r"(row0)
+               : "memory");
 }
 
 // v after the residual steps (at most two, all of the same operand r).
@@ -859,7 +852,8 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
       // The residual's first chunks, one per buffer, halfway through the main loop: the
       // previous tile's stores have long read the buffers, and the loads land under the
       // remaining k-blocks instead of in the epilogue (a tile past M stores nothing and
-      // loads nothing).
+      // loads nothing). The chunks past the buffers go to L2 meanwhile: their loads wait
+      // in the epilogue, for L2 instead of device memory.
       auto prefetch_residual = [&](int kb) {
         if constexpr (T::kEpiBufs > 0) {
           if (p.res_steps > 0 && kb == nkb / 2 && ctid % 128 == 0 && tm < p.tiles_m) {
@@ -868,6 +862,9 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
             for (int q = 0; q < T::kEpiBufs; ++q)
               load_residual_chunk<T::kEpiBufs, T::kMI>(my_bufs(), residual(), epi_seq + q,
                                                        wg_row0(), tn * BN + 32 * q);
+#pragma unroll 1
+            for (int q = T::kEpiBufs; q < BN / 32; ++q)
+              prefetch_residual_l2(&tmap_r, wg_row0(), tn * BN + 32 * q);
           }
         }
       };
