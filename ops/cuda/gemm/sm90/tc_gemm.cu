@@ -72,12 +72,14 @@ CUtensorMap make_map(const float* p, int64_t rows, int64_t k, int box_rows,
   return map;
 }
 
-template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM>
+template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM, bool RES>
 void launch(const TcConfig& cfg, const CUtensorMap& mx, const CUtensorMap& mw,
             const CUtensorMap& mc, const CUtensorMap& mr, const TcParams& p, int sms,
             cudaStream_t stream) {
-  using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM>;
-  auto kernel = tc_gemm_kernel<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM>;
+  using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM, RES>;
+  static_assert(T::kEpiBufs == TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM>::kEpiBufs,
+                "the residual's barriers leave the row's TMA store buffers as they are");
+  auto kernel = tc_gemm_kernel<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM, RES>;
   cudaLaunchAttribute cluster = detail::cluster_attribute(CM);
   cudaLaunchConfig_t lc{};
   lc.blockDim = dim3(T::kThreads);
@@ -116,7 +118,8 @@ void launch(const TcConfig& cfg, const CUtensorMap& mx, const CUtensorMap& mw,
 struct Entry {
   TcConfig cfg;
   LaunchFn fn;
-  int epi_bufs;  // the TMA store epilogue's buffers (0: registers only)
+  LaunchFn fn_residual;  // the same row with residual steps in its TMA store epilogue
+  int epi_bufs;          // the TMA store epilogue's buffers (0: registers only)
 };
 
 constexpr int flavor(TcMode m, bool a_regs) {
@@ -141,10 +144,13 @@ TcConfig row(TcMode mode, bool a_regs, int bm, int bn, int bk, int stages, int c
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
-#define TT_TC_ENTRY(mode, a_regs, bm, bn, bk, stages, consumers, pingpong, cluster)              \
-  Entry{row(TcMode::mode, a_regs, bm, bn, bk, stages, consumers, pingpong, cluster),             \
-        &launch<flavor(TcMode::mode, a_regs), bm, bn, bk, stages, consumers, pingpong, cluster>, \
-        TcTraits<flavor(TcMode::mode, a_regs), bm, bn, bk, stages, consumers, pingpong,          \
+#define TT_TC_ENTRY(mode, a_regs, bm, bn, bk, stages, consumers, pingpong, cluster)             \
+  Entry{row(TcMode::mode, a_regs, bm, bn, bk, stages, consumers, pingpong, cluster),            \
+        &launch<flavor(TcMode::mode, a_regs), bm, bn, bk, stages, consumers, pingpong, cluster, \
+                false>,                                                                         \
+        &launch<flavor(TcMode::mode, a_regs), bm, bn, bk, stages, consumers, pingpong, cluster, \
+                true>,                                                                          \
+        TcTraits<flavor(TcMode::mode, a_regs), bm, bn, bk, stages, consumers, pingpong,         \
                  cluster>::kEpiBufs},
       TT_TC_GEMM_VARIANTS(TT_TC_ENTRY)
 #undef TT_TC_ENTRY
@@ -436,7 +442,7 @@ void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int6
       res ? make_map(res->data + epilogue.row0 * res->ld, m, n, cfg.bm / cfg.consumers,
                      CU_TENSOR_MAP_DATA_TYPE_FLOAT32, res->ld)
           : mx;
-  hit->fn(cfg, mx, mw, mc, mr, p, sms, stream);
+  (res ? hit->fn_residual : hit->fn)(cfg, mx, mw, mc, mr, p, sms, stream);
 }
 
 }  // namespace tt::ops::cuda::gemm::sm90

@@ -45,7 +45,11 @@ struct TcParams {
   int res_mul;
 };
 
-template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM>
+// RES: the kernel combines residual steps in its TMA store epilogue (a kernel of its own,
+// so that the kernels without them keep their code: in one kernel for both, the residual's
+// branches slowed the plain GEMM by 3-20%, H100, docs/performance.md).
+template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM,
+          bool RES = false>
 struct TcTraits {
   static constexpr bool kAcc = FLAVOR == kAccurate;
   static constexpr bool kARegs = FLAVOR != kSS;  // A fragments from registers
@@ -68,7 +72,7 @@ struct TcTraits {
   static constexpr int kThreads = 128 * (CONSUMERS + 1);
   // The residual's loads into the epilogue buffers: one barrier per buffer a consumer
   // may have (at most BN / 32, which does not depend on the barriers' own space).
-  static constexpr int kResBars = BN / 32;
+  static constexpr int kResBars = RES ? BN / 32 : 0;
   // full, ready, empty, order, residual
   static constexpr int kBarriers = 3 * STAGES + CONSUMERS + CONSUMERS * kResBars;
   // Column statistics: one row of BN partials per warp holding the tile and one of
@@ -460,12 +464,12 @@ __device__ __forceinline__ float residual_steps(float v, float r, const TcResidu
 // warpgroup's buffers across tiles. Before each barrier the issuing thread waits until the store
 // that last used the next buffer has read it, so one barrier per 32 columns orders both
 // (BUFS 1: a second barrier after the store has read the only buffer).
-// With a residual (res.steps > 0) each thread reads the residual's values where it writes
+// With a residual (RES) each thread reads the residual's values where it writes
 // its own (the load has the same swizzled layout) and writes the combined value in place.
 // The main loop loaded the first BUFS chunks (the caller's prefetch, all buffers free
 // then); chunk q + 1 goes into its buffer at the start of chunk q once the store that used
 // it has read it (BUFS 1: after chunk q's store has), so its load overlaps chunk q's work.
-template <int BUFS, int MI, int R>
+template <int BUFS, bool RES, int MI, int R>
 __device__ __forceinline__ void store_tile_tma(const float (&a)[MI][R], uint8_t* bufs,
                                                const CUtensorMap* tmap_c, int row0, int col0,
                                                int& seq, int bar, bool issuer,
@@ -479,7 +483,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&a)[MI][R], uint8_t*
 #pragma unroll
   for (int q = 0; q < kChunks; ++q, ++seq) {
     uint8_t* buf = bufs + (seq % BUFS) * kSub;
-    if (res.steps > 0) {
+    if constexpr (RES) {
       if constexpr (BUFS >= 2) {
         if (issuer && q + 1 >= BUFS && q + 1 < kChunks) {
           ptx::cp_async_bulk_wait_group_read(ptx::n32_t<BUFS - 2>{});
@@ -499,7 +503,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&a)[MI][R], uint8_t*
           float2* slot = reinterpret_cast<float2*>(
               buf + r * 128 + (((2 * jj + (t >> 1)) ^ g) << 4) + ((t & 1) << 3));
           float2 v = make_float2(a[mi][4 * j + 2 * h], a[mi][4 * j + 2 * h + 1]);
-          if (res.steps > 0) {
+          if constexpr (RES) {
             const float2 rv = *slot;
             v = make_float2(residual_steps(v.x, rv.x, res), residual_steps(v.y, rv.y, res));
           }
@@ -519,22 +523,24 @@ __device__ __forceinline__ void store_tile_tma(const float (&a)[MI][R], uint8_t*
     if constexpr (BUFS == 1) {
       if (issuer) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
       named_barrier_sync(bar, 128);
-      if (res.steps > 0 && issuer && q + 1 < kChunks)
-        load_residual_chunk<BUFS, MI>(bufs, res, seq + 1, row0, col0 + 32 * (q + 1));
+      if constexpr (RES) {
+        if (issuer && q + 1 < kChunks)
+          load_residual_chunk<BUFS, MI>(bufs, res, seq + 1, row0, col0 + 32 * (q + 1));
+      }
     }
   }
 }
 
 }  // namespace detail
 
-template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM>
+template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM, bool RES>
 __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     tc_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x,
                    const __grid_constant__ CUtensorMap tmap_w,
                    const __grid_constant__ CUtensorMap tmap_c,
                    const __grid_constant__ CUtensorMap tmap_r, const __grid_constant__ TcParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM>;
+  using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM, RES>;
   using namespace detail;
   namespace ptx = ::cuda::ptx;
   extern __shared__ uint8_t smem_raw[];
@@ -855,8 +861,8 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
       // loads nothing). The chunks past the buffers go to L2 meanwhile: their loads wait
       // in the epilogue, for L2 instead of device memory.
       auto prefetch_residual = [&](int kb) {
-        if constexpr (T::kEpiBufs > 0) {
-          if (p.res_steps > 0 && kb == nkb / 2 && ctid % 128 == 0 && tm < p.tiles_m) {
+        if constexpr (RES && T::kEpiBufs > 0) {
+          if (kb == nkb / 2 && ctid % 128 == 0 && tm < p.tiles_m) {
             ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
 #pragma unroll 1
             for (int q = 0; q < T::kEpiBufs; ++q)
@@ -926,8 +932,8 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
         // A row without room for the buffers never gets tma_store (tc_config_invalid_reason).
         if constexpr (T::kEpiBufs > 0) {
           if (p.tma_store) {
-            store_tile_tma<T::kEpiBufs>(frag, my_bufs(), &tmap_c, wg_row0(), tn * BN, epi_seq,
-                                        3 + c, issuer, residual());
+            store_tile_tma<T::kEpiBufs, RES>(frag, my_bufs(), &tmap_c, wg_row0(), tn * BN, epi_seq,
+                                             3 + c, issuer, residual());
             return;
           }
         }
