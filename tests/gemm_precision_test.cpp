@@ -170,6 +170,46 @@ TEST(GemmPrecisionConfig, TcValidationNamesTheRule) {
 
 // ---- spaces per precision ----
 
+// A GEMM group ending in a residual add (the block's proj and fc2): tc runs it only with its
+// TMA store epilogue, so the space keeps tc's other store widths out, with the reason, and
+// keeps tc out entirely where N % 4 != 0.
+TEST(GemmPrecisionSpace, AResidualStageOffersTcOnlyWithTmaStores) {
+  if (!have_tc()) GTEST_SKIP() << "this build has no sm_90a code (TT_SM90_GEMM == 0)";
+  tt::ops::cuda::fused::FusedPattern f;
+  f.steps.add_column(seed::kAnyOperand).add_residual(seed::kAnyOperand, 1024);
+  const g::GemmStage stage = f.stages().gemm;
+  EXPECT_STREQ(stage.name, "gemm[add_column,add_residual]");
+  EXPECT_TRUE(stage.residual);
+  EXPECT_FALSE(seed::bias_relu_pattern().stages().gemm.residual);
+  const DeviceLimits hopper = tt::cuda::hopper_limits();
+  for (Precision mode : {Precision::tf32, Precision::accurate}) {
+    const ParamSpace space =
+        g::gemm_space(stage, {8192, 1024, 1024, 4}, hopper, hopper_options(mode));
+    size_t tc = 0;
+    for (const Config& c : space.enumerate()) {
+      if (c.impl() != "tc") continue;
+      EXPECT_EQ(c.get("store_vec"), 4) << c.str();
+      ++tc;
+    }
+    EXPECT_GT(tc, 0u);
+    size_t refused = 0;
+    for (const auto& r : space.enumerate_rejected()) {
+      if (r.reason !=
+          "the tensor-core kernel combines the residual in its TMA store epilogue: "
+          "store_vec must be 4 and N a multiple of 4; N = 1024")
+        continue;
+      EXPECT_EQ(r.config.impl(), "tc");
+      EXPECT_NE(r.config.get("store_vec"), 4) << r.config.str();
+      ++refused;
+    }
+    EXPECT_GT(refused, 0u);
+    const ParamSpace odd =
+        g::gemm_space(stage, {8192, 1026, 1024, 4}, hopper, hopper_options(mode));
+    for (const Config& c : odd.enumerate()) EXPECT_NE(c.impl(), "tc") << c.str();
+    EXPECT_NE(odd.default_config().impl(), "tc");
+  }
+}
+
 TEST(GemmPrecisionSpace, EachPrecisionOffersItsImpls) {
   const g::GemmStage& stage = kBiasRelu;
   const g::GemmProblem p{1024, 8192, 8192, 4};
@@ -380,6 +420,24 @@ TEST(GemmPrecisionQueries, EpilogueSupportAndColumnStatRowsForEveryImpl) {
   EXPECT_FALSE(g::epilogue_supported(tc, {1024, 4800, 1024, 4}, odd_groups));
   EXPECT_FALSE(g::epilogue_supported(tc, p, per_row));
   EXPECT_FALSE(g::epilogue_supported(tc, {1024, 4096, 1022, 2}, bias_relu));  // K % 4 != 0
+  // Trailing residuals, combined in the TMA store epilogue (vec=4): a 16-byte aligned
+  // tensor whose rows are a multiple of 4 floats apart, N % 4 == 0.
+  alignas(16) static const float rows[8] = {};
+  g::Epilogue tc_residual, tc_relu_residual, tc_strided, tc_misaligned, tc_odd_ld;
+  tc_residual.add_column(&fake).add_residual(rows, p.n);
+  tc_relu_residual.add_column(&fake).relu().add_residual(rows, p.n).mul_residual(rows, p.n);
+  tc_strided.add_column(&fake).add_residual(rows, p.n + 4);
+  tc_misaligned.add_residual(rows + 1, p.n);
+  tc_odd_ld.add_residual(rows, p.n + 2);
+  EXPECT_TRUE(g::epilogue_supported(tc, p, tc_residual));
+  EXPECT_TRUE(g::epilogue_supported(tc, p, tc_relu_residual));
+  EXPECT_TRUE(g::epilogue_supported(tc, p, tc_strided));
+  EXPECT_FALSE(g::epilogue_supported(tc, p, tc_misaligned));
+  EXPECT_FALSE(g::epilogue_supported(tc, p, tc_odd_ld));
+  EXPECT_FALSE(g::epilogue_supported(tc, {1024, 4098, 1024, 4}, tc_strided));  // N % 4 != 0
+  g::GemmConfig tc_regs = tc;
+  tc_regs.tc_vec = 2;
+  EXPECT_FALSE(g::epilogue_supported(tc_regs, p, tc_residual));  // no TMA stores
   EXPECT_EQ(g::column_stat_rows(tc), tc.bm);
   g::GemmConfig tc_tail = tc;
   tc_tail.tail_rows = 64;

@@ -47,29 +47,36 @@ double bound(s9::TcMode mode) { return mode == s9::TcMode::accurate ? 2e-6 : 5e-
 
 struct Case {
   int64_t m, n, k;
+  int64_t ld = 0;  // the residual's row stride (0: N)
+  int64_t r0 = 0;  // the residual's and row vector's row of the GEMM's row 0 (Epilogue::row0)
+  int64_t res_ld() const { return ld > 0 ? ld : n; }
 };
 
 using tt::ops::cuda::gemm::Epilogue;
 using tt::ops::cuda::gemm::EpilogueKind;
 
-// Operands of the epilogue steps on the host and on the GPU (per-column vectors and
-// the affine), drawn once per case.
+// Operands of the epilogue steps on the host and on the GPU (per-column vectors, the
+// affine and a residual of r0 + M rows, ld apart), drawn once per case.
 struct Operands {
-  Tensor bias, scale, affine;  // GPU copies
-  std::vector<float> hbias, hscale, haff;
-  Operands(const Case& c, uint64_t seed) {
+  Tensor bias, scale, affine, residual;  // GPU copies
+  std::vector<float> hbias, hscale, haff, hres;
+  int64_t ld;  // the residual's row stride
+  Operands(const Case& c, uint64_t seed) : ld(c.res_ld()) {
     const Device gpu = Device::cuda(0);
     Tensor b = Tensor::uniform(Shape{c.n}, -0.5, 0.5, seed);
     Tensor s = Tensor::uniform(Shape{c.n}, 0.5, 1.5, seed + 1);
     Tensor aff = Tensor::uniform(Shape{4 * c.n}, 0.5, 1.5, seed + 2);
+    Tensor res = Tensor::uniform(Shape{(c.r0 + c.m) * c.res_ld()}, -1, 1, seed + 4);
     hbias = b.to_vector<float>(), hscale = s.to_vector<float>(), haff = aff.to_vector<float>();
-    bias = b.to(gpu), scale = s.to(gpu), affine = aff.to(gpu);
+    hres = res.to_vector<float>();
+    bias = b.to(gpu), scale = s.to(gpu), affine = aff.to(gpu), residual = res.to(gpu);
   }
 };
 
 // The chain in double, step by step (the kernel computes each step in float32).
-double apply_chain_double(const Epilogue& e, const Operands& o, const Case& c, double v,
+double apply_chain_double(const Epilogue& e, const Operands& o, const Case& c, double v, int64_t i,
                           int64_t j) {
+  const int64_t row = e.row0 + i;
   using Op = tt::ops::cuda::gemm::EpilogueOp;
   for (int s = 0; s < e.count; ++s) {
     switch (e.steps[s].op) {
@@ -100,8 +107,15 @@ double apply_chain_double(const Epilogue& e, const Operands& o, const Case& c, d
       case Op::kColumnAffine:
         v = (v * o.haff[j] - o.haff[c.n + j]) * o.haff[2 * c.n + j] + o.haff[3 * c.n + j];
         break;
-      default:  // per-row / per-element steps: the kernel refuses them
+      case Op::kAddRow:
+      case Op::kMulRow:  // the kernel refuses per-row vectors
         return NAN;
+      case Op::kAddResidual:
+        v += o.hres[row * e.steps[s].ld + j];
+        break;
+      case Op::kMulResidual:
+        v *= o.hres[row * e.steps[s].ld + j];
+        break;
     }
   }
   return v;
@@ -146,7 +160,7 @@ Errors run_case(const s9::TcConfig& cfg, const Case& c, uint64_t seed, Build&& b
     for (int64_t j = 0; j < c.n; ++j) {
       double s = 0;
       for (int64_t q = 0; q < c.k; ++q) s += double(xv[i * c.k + q]) * double(wv[j * c.k + q]);
-      ref[i * c.n + j] = apply_chain_double(e, ops, c, s, j);
+      ref[i * c.n + j] = apply_chain_double(e, ops, c, s, i, j);
     }
   if (e.kind == EpilogueKind::kGroupNorm) {  // gamma = the scale operand, beta = the bias
     const int64_t gs = e.group_size;
@@ -270,12 +284,47 @@ TEST(TcGemm, EpilogueRulesAreSentences) {
   Epilogue e;
   e.add_column(buf).relu().scale(2.f).mul_column(buf).column_affine(buf, 4).gelu_tanh();
   EXPECT_TRUE(s9::tc_epilogue_supported(cfg, e));
+  // Residual steps (one tensor, at most two) last, combined in the TMA store epilogue
+  // (vec=4, the default); no per-row vectors.
+  EXPECT_EQ(cfg.vec, 4);
   Epilogue res = e;
-  res.add_residual(buf, 4);
-  EXPECT_EQ(s9::tc_epilogue_unsupported_reason(cfg, res),
-            "the tensor-core GEMM's epilogue reads no per-row or per-element operands, got "
-            "step 6 (add_residual)");
-  EXPECT_FALSE(s9::tc_epilogue_supported(cfg, Epilogue{}.add_row(buf)));
+  res.add_residual(buf, 4).mul_residual(buf, 4);
+  EXPECT_TRUE(s9::tc_epilogue_supported(cfg, res));
+  EXPECT_TRUE(s9::tc_epilogue_supported(cfg, Epilogue{}.mul_residual(buf + 4, 8)));
+  EXPECT_TRUE(s9::tc_epilogue_supported(cfg, Epilogue{}.add_residual(buf, 4).at_rows(3)));
+  EXPECT_EQ(s9::tc_epilogue_unsupported_reason(cfg, Epilogue{}.relu().add_row(buf)),
+            "the tensor-core GEMM's epilogue reads no per-row operands, got step 1 (add_row)");
+  s9::TcConfig regs = cfg;
+  regs.vec = 2;
+  EXPECT_EQ(s9::tc_epilogue_unsupported_reason(regs, Epilogue{}.add_residual(buf, 4)),
+            "the tensor-core GEMM combines residual steps in its TMA store epilogue (vec=4), got "
+            "vec=2");
+  EXPECT_EQ(s9::tc_epilogue_unsupported_reason(cfg, Epilogue{}.add_residual(buf, 4).relu()),
+            "the tensor-core GEMM combines residual steps as the tile is stored, so they come "
+            "last in the chain, got step 0 (add_residual) before step 1 (relu)");
+  EXPECT_EQ(s9::tc_epilogue_unsupported_reason(
+                cfg, Epilogue{}.add_residual(buf, 4).mul_residual(buf, 4).add_residual(buf, 4)),
+            "the tensor-core GEMM combines at most 2 residual steps, got 3");
+  EXPECT_EQ(s9::tc_epilogue_unsupported_reason(
+                cfg, Epilogue{}.add_residual(buf, 4).mul_residual(buf + 4, 4)),
+            "the tensor-core GEMM's residual steps read one tensor, got steps 0 and 1 with "
+            "different operands");
+  EXPECT_EQ(s9::tc_epilogue_unsupported_reason(cfg, Epilogue{}.add_residual(buf, 6)),
+            "the residual's row stride must be a positive multiple of 4 floats (the TMA's "
+            "16-byte pitch), got ld=6");
+  EXPECT_NE(s9::tc_epilogue_unsupported_reason(cfg, Epilogue{}.add_residual(buf + 1, 4))
+                .find("the residual must be 16-byte aligned (the TMA's rule), got its row 0 at "),
+            std::string::npos);
+  Epilogue res_gn;
+  res_gn.add_residual(buf, 8).group_norm(8, nullptr, nullptr, 1e-5f);
+  EXPECT_EQ(s9::tc_epilogue_unsupported_reason(cfg, res_gn),
+            "the tensor-core GEMM applies residual steps only in a chain without a tile stage "
+            "(they are combined after it), got 'add_residual,group_norm(8)'");
+  Epilogue no_operand;
+  no_operand.steps[0] = {tt::ops::cuda::gemm::EpilogueOp::kAddResidual, 1.f, nullptr, 4};
+  no_operand.count = 1;
+  EXPECT_EQ(s9::tc_epilogue_unsupported_reason(cfg, no_operand),
+            "epilogue step 0 (add_residual) has no operand");
   e.column_stats(buf, buf);
   EXPECT_TRUE(s9::tc_epilogue_supported(cfg, e));
   EXPECT_EQ(s9::tc_epilogue_unsupported_reason(cfg, e.at_rows(3)),
@@ -340,6 +389,19 @@ TEST(TcGemm, RefusesOffDeviceOrOffTable) {
   EXPECT_EQ(
       tt::test::error_of([&] { s9::tc_gemm(ok, p, p, p, 2, 2, 8, no_m2, tt::cuda::stream(0)); }),
       "tc_gemm: column statistics need both part_mean and part_m2.");
+  // The residual needs the TMA stores, so N % 4 == 0 (never register stores instead).
+  Tensor big = tt::test::nan_filled(Shape{64}, Device::cuda(0));
+  float* q = tt::test::float_ptr(big);
+  EXPECT_NE(tt::test::error_of([&] {
+              s9::tc_gemm(ok, q, q, q, 2, 6, 8, Epilogue{}.add_residual(q, 8), tt::cuda::stream(0));
+            })
+                .find("tc_gemm: the epilogue 'add_residual' combines its residual in the TMA store "
+                      "epilogue, which needs N % 4 == 0 and C 16-byte aligned; got N=6 and C at "),
+            std::string::npos);
+  EXPECT_EQ(tt::test::error_of([&] {
+              s9::tc_gemm(ok, q, q, q, 2, 8, 8, Epilogue{}.add_residual(q, 4), tt::cuda::stream(0));
+            }),
+            "tc_gemm: the residual's rows are ld=4 floats apart, fewer than N=8.");
 }
 
 TEST(TcGemm, EveryVariantMatchesDoubleAtAwkwardShapes) {
@@ -425,6 +487,56 @@ TEST(TcGemm, EpilogueChains) {
         const double err = run_case(cfg, c, seed += 10, build).out;
         EXPECT_LE(err, bound(mode)) << s9::to_string(cfg) << " " << name;
       }
+    }
+  }
+}
+
+// The residual steps, combined in the TMA store epilogue (issue 18's proj and fc2: bias,
+// then the residual add), for every compiled variant in both modes: M and N not tile
+// multiples (N % 4 == 0), strided residuals and a row offset (Epilogue::row0), K long enough
+// that the residual's first chunks load halfway through the main loop, and more tiles than
+// SMs, so that each CTA's buffers take several tiles' residuals and their barriers' phases
+// wrap; register-chain steps before them.
+TEST(TcGemm, ResidualEpilogue) {
+  REQUIRE_SM90();
+  const std::vector<Case> cases = {
+      {70, 132, 260, 140, 0}, {300, 260, 100, 260, 5}, {4100, 1028, 40, 1036, 3}};
+  using Build = Epilogue (*)(const Operands&, float*, float*);
+  const std::vector<std::pair<const char*, Build>> chains = {
+      {"add_column,add_residual",
+       [](const Operands& o, float*, float*) {
+         return Epilogue{}
+             .add_column(tt::test::float_ptr(o.bias))
+             .add_residual(tt::test::float_ptr(o.residual), o.ld);
+       }},
+      {"mul_column,gelu,add_residual,mul_residual",
+       [](const Operands& o, float*, float*) {
+         float* r = tt::test::float_ptr(o.residual);
+         return Epilogue{}
+             .mul_column(tt::test::float_ptr(o.scale))
+             .gelu()
+             .add_residual(r, o.ld)
+             .mul_residual(r, o.ld);
+       }},
+      {"mul_residual",
+       [](const Operands& o, float*, float*) {
+         return Epilogue{}.mul_residual(tt::test::float_ptr(o.residual), o.ld);
+       }},
+  };
+  uint64_t seed = 3000;
+  int turn = 0;
+  for (s9::TcConfig cfg : s9::tc_gemm_variants()) {
+    cfg.vec = 4;
+    for (const Case& c : cases) {
+      ++turn;
+      cfg.persistent = turn % 3 != 0;
+      const char* name = chains[turn % chains.size()].first;
+      const Build build = chains[turn % chains.size()].second;
+      const double err = run_case(cfg, c, seed += 10, [&](const Operands& o, float* a, float* b) {
+                           return build(o, a, b).at_rows(c.r0);
+                         }).out;
+      EXPECT_LE(err, bound(cfg.mode)) << s9::to_string(cfg) << " " << name << " at " << c.m << "x"
+                                      << c.n << "x" << c.k << " ld=" << c.ld << " row0=" << c.r0;
     }
   }
 }

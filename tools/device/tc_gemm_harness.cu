@@ -7,7 +7,7 @@
 // (CUBLAS_COMPUTE_32F_FAST_TF32), each with its own error against float64.
 // Prints PASS/FAIL lines, then a summary table last.
 // Usage: tc_gemm_harness [probe|quick|awkward|sanitize] | profile M N K | soak M N K SECONDS
-//        | duel M N K REPS
+//        | duel M N K REPS | residual M N K REPS
 // Environment: TC_FILTER (time or profile only configs whose text contains it, or one of
 // its '|'-separated alternatives), TC_REPS (timed repetitions), TC_GROUPS (also time
 // raster groups 1, 2, 4, 16).
@@ -113,6 +113,9 @@ __global__ void ref_epilogue(double* r, size_t m, size_t n, Epilogue e) {
         case Op::kAddRow:
           v += st.data[e.row0 + row];
           break;
+        case Op::kMulRow:
+          v *= st.data[e.row0 + row];
+          break;
         case Op::kScale:
           v *= st.scalar;
           break;
@@ -130,6 +133,9 @@ __global__ void ref_epilogue(double* r, size_t m, size_t n, Epilogue e) {
           break;
         case Op::kAddResidual:
           v += st.data[(e.row0 + row) * st.ld + col];
+          break;
+        case Op::kMulResidual:
+          v *= st.data[(e.row0 + row) * st.ld + col];
           break;
         case Op::kColumnAffine:
           v = (v * st.data[col] - st.data[st.ld + col]) * st.data[2 * st.ld + col] +
@@ -312,6 +318,12 @@ struct LtGemm {
   void run(const float* x, const float* w, float* out) {
     const float one = 1, zero = 0;
     CB(cublasLtMatmul(lt(), op, &one, w, a, x, b, &zero, out, c, out, c, &algo, ws, ws_bytes, 0));
+  }
+  // out = X W^T + r (r as cuBLASLt's C, beta = 1: how the block's tf32 GEMMs add a
+  // residual; the heuristic's pick for beta = 0 serves, as in the family's dispatch).
+  void run_with_c(const float* x, const float* w, const float* r, float* out) {
+    const float one = 1;
+    CB(cublasLtMatmul(lt(), op, &one, w, a, x, b, &one, r, c, out, c, &algo, ws, ws_bytes, 0));
   }
 };
 
@@ -742,6 +754,105 @@ void soak(int64_t m, int64_t n, int64_t k, double seconds) {
   }
 }
 
+__global__ void add_in_place(float* c, const float* r, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n / 4;
+       i += size_t(gridDim.x) * blockDim.x) {
+    float4 v = reinterpret_cast<float4*>(c)[i];
+    const float4 q = reinterpret_cast<const float4*>(r)[i];
+    v.x += q.x, v.y += q.y, v.z += q.z, v.w += q.w;
+    reinterpret_cast<float4*>(c)[i] = v;
+  }
+}
+
+// The residual steps in the epilogue (issue 18's proj and fc2) at M x N x K (N % 4 == 0):
+// every compiled row TC_FILTER selects, with TMA stores, checked against float64 with
+// [add_column, add_residual] (row-major and strided residual, and mul_column, add_column,
+// add_residual, mul_residual on the default), then timed (L2 flushed, median of REPS): [add_column]
+// alone, with the residual in the epilogue, and followed by a separate residual add (one float4
+// pass, the generated chain kernel's work); tf32 also cuBLASLt TF32 alone and with the residual as
+// its C (beta = 1). The floor of the residual's cost: M * N * 4 bytes more read, at the
+// copy bandwidth measured here.
+void residual(int64_t m, int64_t n, int64_t k, int reps) {
+  Problem pr(m, n, k);
+  fill_and_reference(pr);
+  const int64_t ld = n + 4;  // the strided check
+  Dev<float> res(m * ld), copy(m * n);
+  using tt::device_tools::hash_fill;
+  hash_fill(res.p, m * ld, ++g_seed, -1.f, 1.f);
+  const double bytes = double(m) * double(n) * 4;
+  const double copy_ms = time_ms(
+      [&] { CK(cudaMemcpyAsync(copy.p, res.p, size_t(bytes), cudaMemcpyDeviceToDevice, 0)); },
+      reps);
+  const double bw = 2 * bytes / (copy_ms * 1e-3);  // read + write, bytes/s
+  const double floor_ms = bytes / bw * 1e3;
+  std::printf("INFO %lldx%lldx%lld: copy %.4f ms = %.0f GB/s; the residual's read alone %.4f ms\n",
+              (long long)m, (long long)n, (long long)k, copy_ms, bw * 1e-9, floor_ms);
+  auto line = [&](const std::string& what, double ms, double base, double rel) {
+    char buf[320];
+    std::snprintf(
+        buf, sizeof buf, "%lldx%lldx%lld %-96s %.4f ms  +%.4f vs plain (floor +%.4f)  rel %.2e",
+        (long long)m, (long long)n, (long long)k, what.c_str(), ms, ms - base, floor_ms, rel);
+    g_summary.push_back(buf);
+    std::printf("TIME %s\n", buf);
+  };
+  for (TcMode mode : {TcMode::tf32, TcMode::accurate}) {
+    double lt_plain = 0;
+    if (mode == TcMode::tf32) {
+      LtGemm g(m, n, k, CUBLAS_COMPUTE_32F_FAST_TF32);
+      lt_plain = time_ms([&] { g.run(pr.x.p, pr.w.p, pr.c.p); }, reps);
+      line("cuBLASLt TF32", lt_plain, lt_plain, 0);
+      const double with_c = time_ms([&] { g.run_with_c(pr.x.p, pr.w.p, copy.p, pr.c.p); }, reps);
+      line("cuBLASLt TF32 + residual as C (beta=1)", with_c, lt_plain, 0);
+    }
+    for (TcConfig cfg : tc_gemm_variants()) {
+      if (cfg.mode != mode) continue;
+      cfg.vec = 4;
+      if (!selected(cfg)) continue;
+      // Checks: strided residual after a bias; row-major; per-row scale, add and mul of one
+      // residual (the default only).
+      std::vector<Epilogue> checks(2);
+      checks[0].add_column(pr.bias.p).add_residual(res.p, ld);
+      checks[1].add_column(pr.bias.p).add_residual(copy.p, n);
+      if (cfg.bm == tc_gemm_default(mode).bm && cfg.bn == tc_gemm_default(mode).bn &&
+          cfg.stages == tc_gemm_default(mode).stages) {
+        checks.emplace_back();
+        checks.back()
+            .mul_column(pr.scale.p)
+            .add_column(pr.bias.p)
+            .add_residual(res.p, ld)
+            .mul_residual(res.p, ld);
+      }
+      double rel = 0;
+      for (const Epilogue& ep : checks) {
+        const Err e = run_ours(pr, cfg, ep);
+        const bool ok = e.nonfinite == 0 && e.rel <= bound_for(mode);
+        if (!ok) ++g_failures;
+        rel = std::max(rel, e.rel);
+        std::printf("%s %lldx%lldx%lld %s epilogue %s: rel %.3e nonfinite %.0f\n",
+                    ok ? "PASS" : "FAIL", (long long)m, (long long)n, (long long)k,
+                    to_string(cfg).c_str(), ep.str().c_str(), e.rel, e.nonfinite);
+      }
+      Epilogue plain, fused;
+      plain.add_column(pr.bias.p);
+      fused.add_column(pr.bias.p).add_residual(copy.p, n);
+      const double t_plain =
+          time_ms([&] { tc_gemm(cfg, pr.x.p, pr.w.p, pr.c.p, m, n, k, plain, 0); }, reps);
+      const double t_fused =
+          time_ms([&] { tc_gemm(cfg, pr.x.p, pr.w.p, pr.c.p, m, n, k, fused, 0); }, reps);
+      const double t_pass = time_ms(
+          [&] {
+            tc_gemm(cfg, pr.x.p, pr.w.p, pr.c.p, m, n, k, plain, 0);
+            add_in_place<<<1024, 256>>>(pr.c.p, copy.p, size_t(m * n));
+          },
+          reps);
+      line(to_string(cfg) + " [add_column]", t_plain, t_plain, rel);
+      line(to_string(cfg) + " [add_column,add_residual]", t_fused, t_plain, rel);
+      line(to_string(cfg) + " [add_column] + add pass", t_pass, t_plain, rel);
+      if (mode == TcMode::tf32) line("  (same, vs cuBLASLt TF32 alone)", t_fused, lt_plain, rel);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -757,6 +868,13 @@ int main(int argc, char** argv) {
     }
     if (mode == "duel" && argc == 6) {
       duel(std::atoll(argv[2]), std::atoll(argv[3]), std::atoll(argv[4]), std::atoi(argv[5]));
+      return g_failures ? 1 : 0;
+    }
+    if (mode == "residual" && argc == 6) {
+      residual(std::atoll(argv[2]), std::atoll(argv[3]), std::atoll(argv[4]), std::atoi(argv[5]));
+      std::printf("\n==== summary (median ms, L2 flushed; rel = relative L2 error vs float64)\n");
+      for (const std::string& s : g_summary) std::printf("%s\n", s.c_str());
+      std::printf("failures: %d\n", g_failures);
       return g_failures ? 1 : 0;
     }
     if (mode == "profile" && argc == 5) {

@@ -212,6 +212,9 @@ gemm::GemmStage stage_options(const FusedPattern& f) {
     case NormKind::kNone:
       // cuBLASLt's algorithms differ with its RELU_BIAS epilogue.
       g.relu = f.steps.count == 2 && ends_with(f.steps, {gemm::EpilogueOp::kRelu}) && g.bias;
+      // The GEMM applies the whole chain, residual steps included.
+      g.residual = f.steps.has(gemm::EpilogueOp::kAddResidual) ||
+                   f.steps.has(gemm::EpilogueOp::kMulResidual);
       break;
     case NormKind::kSegment:
       if (!f.rms && is_affine(f.epilogue)) {

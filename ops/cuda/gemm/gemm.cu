@@ -24,6 +24,10 @@ const float* trailing_residual(const Epilogue& e, int64_t n, Epilogue& head) {
   return r.data + e.row0 * r.ld;
 }
 
+bool reads_residual(const Epilogue& e) {
+  return e.has(EpilogueOp::kAddResidual) || e.has(EpilogueOp::kMulResidual);
+}
+
 }  // namespace
 
 bool cublaslt_supports(const Epilogue& e, int64_t n) {
@@ -56,8 +60,11 @@ bool epilogue_supported(const GemmConfig& cfg, const GemmProblem& p, const Epilo
     case GemmImpl::kCublasLtTf32:
       return p.k > 0 && cublaslt_supports(e, p.n);
     case GemmImpl::kTc:
+      // The residual is combined in the TMA store epilogue, which needs C's rows 16-byte
+      // aligned (our allocations are).
       return tc_fits(p) && tc_supports(cfg, e) &&
-             (e.kind != EpilogueKind::kGroupNorm || p.n % e.group_size == 0);
+             (e.kind != EpilogueKind::kGroupNorm || p.n % e.group_size == 0) &&
+             (!reads_residual(e) || p.n % 4 == 0);
   }
   return false;
 }

@@ -21,8 +21,8 @@ bool cublaslt_supports(const Epilogue& e, int64_t n);
 
 // Whether the tc config (a runnable variant) applies the epilogue itself
 // (sm90::tc_epilogue_supported: the steps that read nothing or one value per column,
-// the column statistics, the group norm over power-of-two groups of 8 to BN channels;
-// never per-row data).
+// trailing residual steps of one tensor with vec=4, the column statistics, the group norm
+// over power-of-two groups of 8 to BN channels; never per-row vectors).
 bool tc_supports(const GemmConfig& cfg, const Epilogue& e);
 
 // Whether the config applies the whole epilogue (steps and tile stage) inside its GEMM
@@ -30,7 +30,8 @@ bool tc_supports(const GemmConfig& cfg, const Epilogue& e);
 // own: what the tile can apply (own_epilogue_valid: a group norm needs whole groups in
 // a tile; the problem's alignment does not matter, the width-1 fallback keeps the tile);
 // cuBLASLt (either compute type): cublaslt_supports; tc: tc_supports, the problem
-// within the TMA's rules (tc_fits) and, for a group norm, groups that divide N.
+// within the TMA's rules (tc_fits), for a group norm groups that divide N, and for residual
+// steps N % 4 == 0 (the TMA store epilogue combines them).
 bool epilogue_supported(const GemmConfig& cfg, const GemmProblem& p, const Epilogue& e);
 
 // Rows per column-statistics partial (EpilogueKind::kColumnStats) that the config

@@ -213,6 +213,13 @@ ParamSpace gemm_space(const GemmStage& stage, const GemmProblem& p,
                                  p.k, 4 * p.align),
                      [fits](const GemmConfig&) { return fits; }, tc});
   }
+  if (stage.residual && !tc.empty()) {
+    const bool n_fits = p.n % 4 == 0;
+    rules.push_back({fmt::format("the tensor-core kernel combines the residual in its TMA store "
+                                 "epilogue: store_vec must be 4 and N a multiple of 4; N = {}",
+                                 p.n),
+                     [n_fits](const GemmConfig& c) { return n_fits && c.tc_vec == 4; }, tc});
+  }
   if (stage.chunks) {
     rules.push_back(
         {fmt::format("chunk must be 0 or split the {} rows into 2 to {} chunks", m, kMaxChunks),
@@ -294,6 +301,9 @@ ParamSpace gemm_space(const GemmStage& stage, const GemmProblem& p,
   // shapes the statistics in the epilogue stall the tensor cores longer than a pass
   // takes (docs/performance.md); the tuner tries both.
   if (stage.stats_pass && fallback.impl == GemmImpl::kTc) fallback.stats_pass = 1;
+  // A residual tc cannot combine (N % 4 != 0): cuBLASLt's first pick instead.
+  if (stage.residual && fallback.impl == GemmImpl::kTc && p.n % 4 != 0)
+    fallback = GemmConfig::cublaslt(0);
   return gemm_descriptor(stage.chunks, stage.tails, stage.stats_pass)
       .space(stage.name, std::move(rules), fallback, impls, narrowed);
 }

@@ -66,6 +66,9 @@ struct GemmStage {
   bool groups_in_key = false;  // the problem key has groups=G
   bool bias = true;            // the epilogue adds a bias (cuBLASLt's algorithms differ)
   bool stats_pass = false;     // plan option: the norm's statistics by a pass (axis stats_pass)
+  // The epilogue ends in residual steps: tc applies them only in its TMA store epilogue
+  // (store_vec 4, N % 4 == 0), so the space keeps its other tc configs out.
+  bool residual = false;
 };
 
 // A linear layer's GEMM (ops::linear on CUDA: y = x W^T + b), with the bias in the

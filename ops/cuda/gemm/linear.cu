@@ -85,8 +85,9 @@ std::optional<gemm::GemmConfig> linear_epilogue_config(const Shape& x, const Sha
                                   p.in_features % 4 == 0 ? 4 : (p.in_features % 2 == 0 ? 2 : 1)};
   const gemm::GemmConfig chosen = gemm::choose_gemm(stage_of(bias), problem, device);
   if (gemm::epilogue_supported(chosen, problem, e)) return chosen;
-  // The tuned pick cannot apply the chain: the tc family's default for the mode can, for
-  // the steps that read nothing or one value per column, at no loss of precision.
+  // The tuned pick cannot apply the chain: the tc family's default for the mode can (the
+  // steps that read nothing or one value per column, and trailing residuals with
+  // N % 4 == 0), at no loss of precision.
   const Precision mode = current_precision();
   if (mode != Precision::strict && gemm::tc_device_supported(device) &&
       !gemm::tc_variants().empty()) {

@@ -32,7 +32,8 @@ std::string to_string(const TcConfig& cfg) {
 namespace {
 
 using LaunchFn = void (*)(const TcConfig&, const CUtensorMap&, const CUtensorMap&,
-                          const CUtensorMap&, const TcParams&, int sms, cudaStream_t);
+                          const CUtensorMap&, const CUtensorMap&, const TcParams&, int sms,
+                          cudaStream_t);
 
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
   // Through the runtime's entry-point query, so that nothing links libcuda directly.
@@ -50,14 +51,14 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
   return fn;
 }
 
-// A row-major [rows, k] float matrix as a 2-D tensor map whose box is one 128-byte
-// swizzle panel (32 floats of K) by `box_rows` rows. C's map (the TMA store epilogue) is
-// the same with N for K.
+// A row-major [rows, k] float matrix (rows `ld` floats apart, default k) as a 2-D tensor
+// map whose box is one 128-byte swizzle panel (32 floats of K) by `box_rows` rows. C's map
+// (the TMA store epilogue) and the residual's are the same with N for K.
 CUtensorMap make_map(const float* p, int64_t rows, int64_t k, int box_rows,
-                     CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32) {
+                     CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32, int64_t ld = 0) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(rows)};
-  const cuuint64_t strides[1] = {cuuint64_t(k) * sizeof(float)};
+  const cuuint64_t strides[1] = {cuuint64_t(ld > 0 ? ld : k) * sizeof(float)};
   const cuuint32_t box[2] = {32, cuuint32_t(box_rows)};
   const cuuint32_t elem[2] = {1, 1};
   CUresult r =
@@ -71,11 +72,14 @@ CUtensorMap make_map(const float* p, int64_t rows, int64_t k, int box_rows,
   return map;
 }
 
-template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM>
+template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM, bool RES>
 void launch(const TcConfig& cfg, const CUtensorMap& mx, const CUtensorMap& mw,
-            const CUtensorMap& mc, const TcParams& p, int sms, cudaStream_t stream) {
-  using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM>;
-  auto kernel = tc_gemm_kernel<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM>;
+            const CUtensorMap& mc, const CUtensorMap& mr, const TcParams& p, int sms,
+            cudaStream_t stream) {
+  using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM, RES>;
+  static_assert(T::kEpiBufs == TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM>::kEpiBufs,
+                "the residual's barriers leave the row's TMA store buffers as they are");
+  auto kernel = tc_gemm_kernel<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM, RES>;
   cudaLaunchAttribute cluster = detail::cluster_attribute(CM);
   cudaLaunchConfig_t lc{};
   lc.blockDim = dim3(T::kThreads);
@@ -107,14 +111,15 @@ void launch(const TcConfig& cfg, const CUtensorMap& mx, const CUtensorMap& mw,
   const int cluster_tiles = (p.tiles_m + CM - 1) / CM * p.tiles_n;
   const int clusters = cfg.persistent ? std::min(cluster_tiles, slots.load()) : cluster_tiles;
   lc.gridDim = dim3(clusters * CM);
-  TT_CUDA_CHECK(cudaLaunchKernelEx(&lc, kernel, mx, mw, mc, p));
+  TT_CUDA_CHECK(cudaLaunchKernelEx(&lc, kernel, mx, mw, mc, mr, p));
   TT_CUDA_CHECK_LAUNCH();
 }
 
 struct Entry {
   TcConfig cfg;
   LaunchFn fn;
-  int epi_bufs;  // the TMA store epilogue's buffers (0: registers only)
+  LaunchFn fn_residual;  // the same row with residual steps in its TMA store epilogue
+  int epi_bufs;          // the TMA store epilogue's buffers (0: registers only)
 };
 
 constexpr int flavor(TcMode m, bool a_regs) {
@@ -139,10 +144,13 @@ TcConfig row(TcMode mode, bool a_regs, int bm, int bn, int bk, int stages, int c
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
-#define TT_TC_ENTRY(mode, a_regs, bm, bn, bk, stages, consumers, pingpong, cluster)              \
-  Entry{row(TcMode::mode, a_regs, bm, bn, bk, stages, consumers, pingpong, cluster),             \
-        &launch<flavor(TcMode::mode, a_regs), bm, bn, bk, stages, consumers, pingpong, cluster>, \
-        TcTraits<flavor(TcMode::mode, a_regs), bm, bn, bk, stages, consumers, pingpong,          \
+#define TT_TC_ENTRY(mode, a_regs, bm, bn, bk, stages, consumers, pingpong, cluster)             \
+  Entry{row(TcMode::mode, a_regs, bm, bn, bk, stages, consumers, pingpong, cluster),            \
+        &launch<flavor(TcMode::mode, a_regs), bm, bn, bk, stages, consumers, pingpong, cluster, \
+                false>,                                                                         \
+        &launch<flavor(TcMode::mode, a_regs), bm, bn, bk, stages, consumers, pingpong, cluster, \
+                true>,                                                                          \
+        TcTraits<flavor(TcMode::mode, a_regs), bm, bn, bk, stages, consumers, pingpong,         \
                  cluster>::kEpiBufs},
       TT_TC_GEMM_VARIANTS(TT_TC_ENTRY)
 #undef TT_TC_ENTRY
@@ -266,22 +274,80 @@ int64_t tc_column_stat_rows(const TcConfig& cfg) {
   return cfg.pingpong ? cfg.bm / cfg.consumers : cfg.bm;
 }
 
+namespace {
+
+// Where the chain's trailing residual steps begin (e.count: none).
+int residual_suffix(const Epilogue& e) {
+  int first = e.count;
+  while (first > 0 && detail::is_residual(e.steps[first - 1].op)) --first;
+  return first;
+}
+
+// The residual steps' rules (tc_epilogue_unsupported_reason): they are combined as the
+// tile is stored (store_tile_tma), from a TMA-loaded tile of one tensor.
+std::string residual_unsupported_reason(const TcConfig& cfg, const Epilogue& e) {
+  const int first = residual_suffix(e);
+  for (int i = 0; i < first; ++i) {
+    if (detail::is_residual(e.steps[i].op))
+      return fmt::format(
+          "the tensor-core GEMM combines residual steps as the tile is stored, so they come last "
+          "in the chain, got step {} ({}) before step {} ({})",
+          i, to_string(e.steps[i].op), first - 1, to_string(e.steps[first - 1].op));
+  }
+  if (first == e.count) return {};
+  if (e.count - first > 2)
+    return fmt::format("the tensor-core GEMM combines at most 2 residual steps, got {}",
+                       e.count - first);
+  const EpilogueStep& r = e.steps[first];
+  for (int i = first + 1; i < e.count; ++i) {
+    if (e.steps[i].data != r.data || e.steps[i].ld != r.ld)
+      return fmt::format(
+          "the tensor-core GEMM's residual steps read one tensor, got steps {} and {} with "
+          "different operands",
+          first, i);
+  }
+  if (e.kind != EpilogueKind::kPointwise)
+    return fmt::format(
+        "the tensor-core GEMM applies residual steps only in a chain without a tile stage (they "
+        "are combined after it), got '{}'",
+        e.str());
+  if (cfg.vec != 4)
+    return fmt::format(
+        "the tensor-core GEMM combines residual steps in its TMA store epilogue (vec=4), got "
+        "vec={}",
+        cfg.vec);
+  if (r.ld < 1 || r.ld % 4 != 0)
+    return fmt::format(
+        "the residual's row stride must be a positive multiple of 4 floats (the TMA's 16-byte "
+        "pitch), got ld={}",
+        r.ld);
+  const float* base = r.data + e.row0 * r.ld;
+  if (r.data != nullptr && reinterpret_cast<uintptr_t>(base) % 16 != 0)
+    return fmt::format(
+        "the residual must be 16-byte aligned (the TMA's rule), got its row {} at {}", e.row0,
+        static_cast<const void*>(base));
+  return {};
+}
+
+}  // namespace
+
 std::string tc_epilogue_unsupported_reason(const TcConfig& cfg, const Epilogue& e) {
   if (e.count < 0 || e.count > Epilogue::kMaxSteps)
     return fmt::format("an epilogue chain has 0 to {} steps, got {}", int(Epilogue::kMaxSteps),
                        e.count);
   for (int i = 0; i < e.count; ++i) {
     const EpilogueOp op = e.steps[i].op;
-    // One operand per element would be a load per accumulator, all of which ptxas
-    // hoisted (the fragment spilled): a separate pass applies those steps.
-    if (reads_element(op))
+    // One operand per row would be 2 * MI loads per thread in the register chain: even
+    // those made the accurate consumer spill (tc_gemm_kernel.cuh, apply_chain).
+    if (op == EpilogueOp::kAddRow || op == EpilogueOp::kMulRow)
       return fmt::format(
-          "the tensor-core GEMM's epilogue reads no per-row or per-element operands, got "
-          "step {} ({})",
-          i, to_string(op));
-    if (reads_column(op) && !e.steps[i].data)
+          "the tensor-core GEMM's epilogue reads no per-row operands, got step {} ({})", i,
+          to_string(op));
+    if ((reads_column(op) || reads_element(op)) && !e.steps[i].data)
       return fmt::format("epilogue step {} ({}) has no operand", i, to_string(op));
   }
+  const std::string residual = residual_unsupported_reason(cfg, e);
+  if (!residual.empty()) return residual;
   if (e.kind == EpilogueKind::kGroupNorm) {
     // group_norm_rows: whole groups in a tile, each an aligned run of 2^L 8-column chunks.
     const int64_t gs = e.group_size;
@@ -346,6 +412,20 @@ void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int6
   p.tma_store = (cfg.vec == 4 && n % 4 == 0 && c_addr % 16 == 0) ? 1 : 0;
   p.vec2 = (cfg.vec >= 2 && n % 2 == 0 && c_addr % 8 == 0) ? 1 : 0;
   p.ep = epilogue;
+  // The trailing residual steps leave the chain: the store combines them (store_tile_tma).
+  const int first_residual = residual_suffix(epilogue);
+  p.ep.count = first_residual;
+  p.res_steps = epilogue.count - first_residual;
+  for (int i = first_residual; i < epilogue.count; ++i)
+    if (epilogue.steps[i].op == EpilogueOp::kMulResidual) p.res_mul |= 1 << (i - first_residual);
+  const EpilogueStep* res = p.res_steps > 0 ? &epilogue.steps[first_residual] : nullptr;
+  TT_CHECK(res == nullptr || p.tma_store,
+           "tc_gemm: the epilogue '{}' combines its residual in the TMA store epilogue, which "
+           "needs N % 4 == 0 and C 16-byte aligned; got N={} and C at {}.",
+           epilogue.str(), n, static_cast<const void*>(c));
+  TT_CHECK(res == nullptr || res->ld >= n,
+           "tc_gemm: the residual's rows are ld={} floats apart, fewer than N={}.",
+           res ? res->ld : 0, n);
   // tf32: the TMA rounds X and W to nearest TF32 as it loads them (a TFLOAT32 map), so the
   // tensor cores see rounded operands instead of truncating them: 2.6e-4 relative L2 vs
   // float64 instead of 7.0e-4 at the seed shapes (cuBLASLt TF32: 2.6e-4), at no cost.
@@ -357,7 +437,12 @@ void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int6
   const CUtensorMap mw = make_map(w, n, k, cfg.bn / cfg.cluster, in_type);
   // A consumer warpgroup's rows, 32 columns: one TMA store of the epilogue (else unused).
   const CUtensorMap mc = p.tma_store ? make_map(c, m, n, cfg.bm / cfg.consumers) : mx;
-  hit->fn(cfg, mx, mw, mc, p, sms, stream);
+  // The residual's rows of this GEMM, the same boxes as C's, loaded into C's buffers.
+  const CUtensorMap mr =
+      res ? make_map(res->data + epilogue.row0 * res->ld, m, n, cfg.bm / cfg.consumers,
+                     CU_TENSOR_MAP_DATA_TYPE_FLOAT32, res->ld)
+          : mx;
+  (res ? hit->fn_residual : hit->fn)(cfg, mx, mw, mc, mr, p, sms, stream);
 }
 
 }  // namespace tt::ops::cuda::gemm::sm90

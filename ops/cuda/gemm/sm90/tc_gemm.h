@@ -97,7 +97,11 @@ std::string tc_gemm_unsupported_reason(const float* x, const float* w, int64_t m
 
 // Whether tc_gemm with `cfg` applies `epilogue` itself, in its kernel: the steps that
 // read nothing or one value per column (add/mul_column, scale, the activations,
-// column_affine), not those that read per-row vectors or residuals; the column statistics
+// column_affine), not per-row vectors; residual steps (add/mul_residual) when they end
+// the chain, are at most two and read one tensor whose rows are a multiple of 4 floats apart
+// and start 16-byte aligned, the chain has no tile stage and cfg.vec is 4 (the TMA store
+// epilogue combines them: tc_gemm also needs N % 4 == 0 and C 16-byte aligned, and throws
+// otherwise rather than store from registers without them); the column statistics
 // (kColumnStats) when the chain's row0 is a multiple of tc_column_stat_rows(cfg) (the outputs
 // may be absent still: plans ask before their scratch exists; tc_gemm needs both); the group
 // norm (kGroupNorm) over groups of a power of two from 8 to cfg.bn channels, so that a tile

@@ -38,9 +38,18 @@ struct TcParams {
   int tma_store;       // C goes out through shared memory by TMA stores (tmap_c); 0: from
                        // registers (vec2)
   Epilogue ep;         // the chain, and the column statistics' outputs
+  // The chain's trailing residual steps (add_residual / mul_residual of one [M, N] tensor,
+  // tmap_r), kept out of ep.steps: combined as the tile is stored (store_tile_tma, so only
+  // with tma_store). res_steps: how many (0 to 2); bit i of res_mul: step i multiplies.
+  int res_steps;
+  int res_mul;
 };
 
-template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM>
+// RES: the kernel combines residual steps in its TMA store epilogue (a kernel of its own,
+// so that the kernels without them keep their code: in one kernel for both, the residual's
+// branches slowed the plain GEMM by 3-20%, H100, docs/performance.md).
+template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM,
+          bool RES = false>
 struct TcTraits {
   static constexpr bool kAcc = FLAVOR == kAccurate;
   static constexpr bool kARegs = FLAVOR != kSS;  // A fragments from registers
@@ -61,7 +70,11 @@ struct TcTraits {
   // its lo follows the stage.
   static constexpr int kStageBytes = kRawBytes + (kAcc ? kBBytes : 0);
   static constexpr int kThreads = 128 * (CONSUMERS + 1);
-  static constexpr int kBarriers = 3 * STAGES + CONSUMERS;  // full, ready, empty, order
+  // The residual's loads into the epilogue buffers: one barrier per buffer a consumer
+  // may have (at most BN / 32, which does not depend on the barriers' own space).
+  static constexpr int kResBars = RES ? BN / 32 : 0;
+  // full, ready, empty, order, residual
+  static constexpr int kBarriers = 3 * STAGES + CONSUMERS + CONSUMERS * kResBars;
   // Column statistics: one row of BN partials per warp holding the tile and one of
   // means, per tile in flight.
   static constexpr int kTileWarps = PP ? 4 : 4 * CONSUMERS;
@@ -167,6 +180,11 @@ struct TcStore {
   int row0, col0;
 };
 
+// Whether a step reads an [M, N] tensor (the residual steps, combined at the store).
+__host__ __device__ constexpr bool is_residual(EpilogueOp op) {
+  return op == EpilogueOp::kAddResidual || op == EpilogueOp::kMulResidual;
+}
+
 // Step OP of the epilogue chain over a thread's whole fragment: straight-line code
 // (the caller dispatches once per step), column operands read once per column pair.
 template <EpilogueOp OP, int MI, int R>
@@ -197,9 +215,12 @@ __device__ __forceinline__ void apply_chain(float (&a)[MI][R], TcStore s, const 
     const EpilogueStep& st = p.ep.steps[i];
     // An if-chain, not a switch: ptxas turned the switch into an indirect branch and
     // spilled the fragment around it (2.7 KB of spill stores per thread at 128 x 256).
-    // Steps that read one operand per element (per-row vectors, residuals) are not
-    // applied here (tc_epilogue_unsupported_reason refuses them): ptxas hoisted all
-    // of a fragment's operand loads and spilled (0.8 KB).
+    // Steps that read one operand per element are not applied here: reading them from
+    // global memory made ptxas hoist all of a fragment's loads and spill (0.8 KB), so the
+    // residual steps are combined by store_tile_tma from a TMA-loaded tile (the launcher
+    // keeps them out of ep.steps), and per-row vectors are refused
+    // (tc_epilogue_unsupported_reason): even their 2 * MI loads per thread, applied here,
+    // took the accurate consumer from 12 to 36 bytes of spill stores.
 #define TT_TC_CHAIN_CASE(name, text)                \
   if constexpr (!reads_element(EpilogueOp::name)) { \
     if (st.op == EpilogueOp::name) {                \
@@ -390,6 +411,49 @@ __device__ __forceinline__ void store_tile(const float (&a)[MI][R], TcStore s, c
   }
 }
 
+// The residual steps of the TMA store epilogue (TcParams::res_steps): the warpgroup's
+// [rows x 32] tile of the residual for each 32-column chunk is TMA-loaded into the buffer
+// that chunk is written to, bars[b] completing the load into buffer b.
+struct TcResidual {
+  const CUtensorMap* map = nullptr;
+  uint64_t* bars = nullptr;
+  int steps = 0;  // 0: no residual
+  int mul = 0;    // bit i: step i multiplies, else adds
+};
+
+// Loads the residual's chunk of the warpgroup's rows at (row0, col) into buffer seq % BUFS
+// (its barrier expects the whole box: the TMA counts the zero fill past M and N too).
+template <int BUFS, int MI>
+__device__ __forceinline__ void load_residual_chunk(uint8_t* bufs, const TcResidual& res, int seq,
+                                                    int row0, int col) {
+  namespace ptx = ::cuda::ptx;
+  constexpr int kSub = MI * 64 * 128;
+  const int b = seq % BUFS;
+  ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &res.bars[b],
+                                 kSub);
+  const int32_t coords[2] = {col, row0};
+  ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, bufs + b * kSub, res.map, coords,
+                            &res.bars[b]);
+}
+
+// Asks the TMA to bring the residual's chunk at (row0, col) into L2 (a hint: no barrier,
+// nothing lands in shared memory), so that its later load into a buffer waits for L2
+// instead of device memory.
+__device__ __forceinline__ void prefetch_residual_l2(const CUtensorMap* map, int row0, int col) {
+  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(col), "r"(row0)
+               : "memory");
+}
+
+// v after the residual steps (at most two, all of the same operand r).
+__device__ __forceinline__ float residual_steps(float v, float r, const TcResidual& res) {
+  namespace pw = tt::ops::pointwise;
+  if (res.steps > 0) v = (res.mul & 1) ? pw::MulFn{}(v, r) : pw::AddFn{}(v, r);
+  if (res.steps > 1) v = (res.mul & 2) ? pw::MulFn{}(v, r) : pw::AddFn{}(v, r);
+  return v;
+}
+
 // Stores the consumer warpgroup's rows of the fragment by TMA (TcParams::tma_store): 32
 // columns at a time into the next of BUFS shared-memory buffers of MI * 64 rows x 128
 // bytes, laid out as the TMA's 128-byte swizzle (16-byte chunk index XOR row % 8, which
@@ -400,18 +464,34 @@ __device__ __forceinline__ void store_tile(const float (&a)[MI][R], TcStore s, c
 // warpgroup's buffers across tiles. Before each barrier the issuing thread waits until the store
 // that last used the next buffer has read it, so one barrier per 32 columns orders both
 // (BUFS 1: a second barrier after the store has read the only buffer).
-template <int BUFS, int MI, int R>
+// With a residual (RES) each thread reads the residual's values where it writes
+// its own (the load has the same swizzled layout) and writes the combined value in place.
+// The main loop loaded the first BUFS chunks (the caller's prefetch, all buffers free
+// then); chunk q + 1 goes into its buffer at the start of chunk q once the store that used
+// it has read it (BUFS 1: after chunk q's store has), so its load overlaps chunk q's work.
+template <int BUFS, bool RES, int MI, int R>
 __device__ __forceinline__ void store_tile_tma(const float (&a)[MI][R], uint8_t* bufs,
                                                const CUtensorMap* tmap_c, int row0, int col0,
-                                               int& seq, int bar, bool issuer) {
+                                               int& seq, int bar, bool issuer,
+                                               const TcResidual& res) {
   namespace ptx = ::cuda::ptx;
   static_assert(BUFS >= 1, "the TMA store epilogue needs a buffer");
   constexpr int kSub = MI * 64 * 128;
+  constexpr int kChunks = R / 16;
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const int g = lane / 4, t = lane % 4;
 #pragma unroll
-  for (int q = 0; q < R / 16; ++q, ++seq) {
+  for (int q = 0; q < kChunks; ++q, ++seq) {
     uint8_t* buf = bufs + (seq % BUFS) * kSub;
+    if constexpr (RES) {
+      if constexpr (BUFS >= 2) {
+        if (issuer && q + 1 >= BUFS && q + 1 < kChunks) {
+          ptx::cp_async_bulk_wait_group_read(ptx::n32_t<BUFS - 2>{});
+          load_residual_chunk<BUFS, MI>(bufs, res, seq + 1, row0, col0 + 32 * (q + 1));
+        }
+      }
+      wait_parity(&res.bars[seq % BUFS], (seq / BUFS) & 1);
+    }
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
@@ -420,9 +500,14 @@ __device__ __forceinline__ void store_tile_tma(const float (&a)[MI][R], uint8_t*
 #pragma unroll
         for (int jj = 0; jj < 4; ++jj) {
           const int j = 4 * q + jj;
-          *reinterpret_cast<float2*>(buf + r * 128 + (((2 * jj + (t >> 1)) ^ g) << 4) +
-                                     ((t & 1) << 3)) =
-              make_float2(a[mi][4 * j + 2 * h], a[mi][4 * j + 2 * h + 1]);
+          float2* slot = reinterpret_cast<float2*>(
+              buf + r * 128 + (((2 * jj + (t >> 1)) ^ g) << 4) + ((t & 1) << 3));
+          float2 v = make_float2(a[mi][4 * j + 2 * h], a[mi][4 * j + 2 * h + 1]);
+          if constexpr (RES) {
+            const float2 rv = *slot;
+            v = make_float2(residual_steps(v.x, rv.x, res), residual_steps(v.y, rv.y, res));
+          }
+          *slot = v;
         }
       }
     ptx::fence_proxy_async(ptx::space_shared);  // the TMA reads through the async proxy
@@ -438,19 +523,24 @@ __device__ __forceinline__ void store_tile_tma(const float (&a)[MI][R], uint8_t*
     if constexpr (BUFS == 1) {
       if (issuer) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
       named_barrier_sync(bar, 128);
+      if constexpr (RES) {
+        if (issuer && q + 1 < kChunks)
+          load_residual_chunk<BUFS, MI>(bufs, res, seq + 1, row0, col0 + 32 * (q + 1));
+      }
     }
   }
 }
 
 }  // namespace detail
 
-template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM>
+template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM, bool RES>
 __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
     tc_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x,
                    const __grid_constant__ CUtensorMap tmap_w,
-                   const __grid_constant__ CUtensorMap tmap_c, const __grid_constant__ TcParams p) {
+                   const __grid_constant__ CUtensorMap tmap_c,
+                   const __grid_constant__ CUtensorMap tmap_r, const __grid_constant__ TcParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM>;
+  using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM, RES>;
   using namespace detail;
   namespace ptx = ::cuda::ptx;
   extern __shared__ uint8_t smem_raw[];
@@ -463,7 +553,8 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarrierOffset);
   uint64_t* ready = full + STAGES;  // accurate: W's tile of the stage is split
   uint64_t* empty = ready + STAGES;
-  uint64_t* order = empty + STAGES;  // PP: consumer c may start its main loop
+  uint64_t* order = empty + STAGES;        // PP: consumer c may start its main loop
+  uint64_t* res_full = order + CONSUMERS;  // [CONSUMERS][kResBars]: a residual chunk landed
   const uint32_t smem_addr = smem_u32(smem);
 
   const int wg = threadIdx.x / 128;
@@ -479,6 +570,7 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
       ptx::mbarrier_init(&empty[s], (PP ? 4 : CONSUMERS * 4) * CM);
     }
     for (int c = 0; c < CONSUMERS; ++c) ptx::mbarrier_init(&order[c], 1);
+    for (int i = 0; i < CONSUMERS * T::kResBars; ++i) ptx::mbarrier_init(&res_full[i], 1);
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
   // The cluster's barriers are initialised before any CTA multicasts or arrives on them.
@@ -751,6 +843,37 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
           if (ctid % 128 == 0) ptx::mbarrier_arrive(&order[(c + 1) % CONSUMERS]);
         }
       };
+      // Recomputed where used, so that nothing of them stays live across the main loop
+      // (the accurate consumer's registers are full there).
+      auto wg_row0 = [&] { return tm * T::kTM + (PP ? 0 : c * T::kWM); };  // its first row
+      auto my_bufs = [&] { return epi_bufs + c * T::kEpiBufs * T::kEpiSubBytes; };
+      auto residual = [&] {
+        TcResidual r;
+        r.map = &tmap_r;
+        r.bars = res_full + c * T::kResBars;
+        r.steps = p.res_steps;
+        r.mul = p.res_mul;
+        return r;
+      };
+      // The residual's first chunks, one per buffer, halfway through the main loop: the
+      // previous tile's stores have long read the buffers, and the loads land under the
+      // remaining k-blocks instead of in the epilogue (a tile past M stores nothing and
+      // loads nothing). The chunks past the buffers go to L2 meanwhile: their loads wait
+      // in the epilogue, for L2 instead of device memory.
+      auto prefetch_residual = [&](int kb) {
+        if constexpr (RES && T::kEpiBufs > 0) {
+          if (kb == nkb / 2 && ctid % 128 == 0 && tm < p.tiles_m) {
+            ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+#pragma unroll 1
+            for (int q = 0; q < T::kEpiBufs; ++q)
+              load_residual_chunk<T::kEpiBufs, T::kMI>(my_bufs(), residual(), epi_seq + q,
+                                                       wg_row0(), tn * BN + 32 * q);
+#pragma unroll 1
+            for (int q = T::kEpiBufs; q < BN / 32; ++q)
+              prefetch_residual_l2(&tmap_r, wg_row0(), tn * BN + 32 * q);
+          }
+        }
+      };
       if constexpr (T::kAcc) {
         const int pkb = p.promote_blocks;
 #pragma unroll
@@ -763,17 +886,23 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
           for (int i = 0; i < kR; ++i) acc0[mi][i] = 0.f;
         // kblock_rs promotes each finished interval at the next one's start.
         for (int kb = 0; kb < nkb;) {
+          prefetch_residual(kb);
           kblock_rs(acc0, kb, true, std::true_type{}, kb == 0);
           ++kb;
-          for (int i = 1; i < pkb && kb < nkb; ++i, ++kb)
+          for (int i = 1; i < pkb && kb < nkb; ++i, ++kb) {
+            prefetch_residual(kb);
             kblock_rs(acc0, kb, false, std::false_type{}, false);
+          }
         }
         pass_turn();
         wgmma_wait<0>();
         promote(acc0);
         promote(acc1);
       } else {
-        for (int kb = 0; kb < nkb; ++kb) kblock(acc0, kb, kb == 0);
+        for (int kb = 0; kb < nkb; ++kb) {
+          prefetch_residual(kb);
+          kblock(acc0, kb, kb == 0);
+        }
         pass_turn();
         wgmma_wait<0>();
 #pragma unroll
@@ -803,9 +932,8 @@ __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
         // A row without room for the buffers never gets tma_store (tc_config_invalid_reason).
         if constexpr (T::kEpiBufs > 0) {
           if (p.tma_store) {
-            store_tile_tma<T::kEpiBufs>(frag, epi_bufs + c * T::kEpiBufs * T::kEpiSubBytes, &tmap_c,
-                                        tm * T::kTM + (PP ? 0 : c * T::kWM), tn * BN, epi_seq,
-                                        3 + c, issuer);
+            store_tile_tma<T::kEpiBufs, RES>(frag, my_bufs(), &tmap_c, wg_row0(), tn * BN, epi_seq,
+                                             3 + c, issuer, residual());
             return;
           }
         }
