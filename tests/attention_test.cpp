@@ -520,6 +520,7 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
       {2, 1, 65, 191, 128, false, 2, false}, {1, 2, 45, 200, 64, false, 1, false},
       {1, 1, 1, 1, 64, false, 0, false},     {2, 4, 256, 256, 64, true, 0, false},
       {2, 4, 70, 70, 64, true, 0, true},     {1, 2, 300, 300, 128, false, 0, true},
+      {2, 2, 70, 150, 64, false, 2, false},
   };
   std::vector<ForcedVariant> variants;
 #define TT_X(E, WG, BN) variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN}});
@@ -539,6 +540,13 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
   variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
   if (at::kWgmmaPipe1Offered) {
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
+  }
+#undef TT_X
+  // accurate on the TMA pipes (2 and 5): within 1e-6, as pipe 0.
+#define TT_X(E, WG, BN, ST, MB, PIPE) \
+  variants.push_back({E, Precision::accurate, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
+  if (at::kWgmmaPipe1Offered) {
+    TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS(TT_X)
   }
 #undef TT_X
   EXPECT_GT(expect_variants_match_float64(cases, variants, 500), 0u);
@@ -665,10 +673,23 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     ops::AttentionProblem e32 = p;
     e32.E = e32.Ev = 32;
     EXPECT_FALSE(offers_wgmma(e32, Precision::tf32, hopper));
-    // pipe=1 is tf32 only.
-    for (const autotune::Config& c : at::space(p, true, Precision::accurate, hopper).enumerate()) {
-      EXPECT_EQ(c.str().find("pipe=1"), std::string::npos) << c.str();
-    }
+    // pipe=1 is tf32 only; accurate takes pipe 0, and where K has a tensor map the TMA
+    // pipeline (2) and its ping-pong (5) with two consumers and 64-key tiles.
+    const auto accurate_wgmma = [&](const ops::AttentionProblem& prob) {
+      std::string out;
+      for (const autotune::Config& c :
+           at::space(prob, true, Precision::accurate, hopper).enumerate()) {
+        if (c.str().find("impl=wgmma") != std::string::npos) out += c.str() + ";";
+      }
+      return out;
+    };
+    EXPECT_EQ(accurate_wgmma(p), at::kWgmmaPipe1Offered ? "impl=wgmma,warps=4,bn=64,pipe=0;"
+                                                          "impl=wgmma,warps=8,bn=64,pipe=0;"
+                                                          "impl=wgmma,warps=8,bn=64,pipe=2;"
+                                                          "impl=wgmma,warps=8,bn=64,pipe=5;"
+                                                        : "impl=wgmma,warps=4,bn=64,pipe=0;"
+                                                          "impl=wgmma,warps=8,bn=64,pipe=0;")
+        << accurate_wgmma(p);
     ops::AttentionProblem e128 = p;
     e128.E = e128.Ev = 128;
     std::string wgmma128;
@@ -719,6 +740,8 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     shared_k.k.batch[1] = 0;
     EXPECT_FALSE(at::kv_tma_mappable(shared_k, shared_k.k));
     EXPECT_EQ(pipes(shared_k), "");
+    EXPECT_EQ(accurate_wgmma(shared_k),
+              "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;");
     ops::AttentionProblem shared_v = heads;  // one V for every head: pipe 4 only declines
     shared_v.v.batch[1] = 0;
     EXPECT_TRUE(at::tma_mappable(shared_v, 3));

@@ -99,3 +99,11 @@
   X(64, 2, 64, 4, 1, 4)               \
   X(64, 2, 64, 4, 1, 5)               \
   X(128, 2, 64, 2, 1, 5)
+
+// wgmma pipe 2 and 5 in accurate mode (the 3xTF32 split of both products on the TMA
+// pipeline; sm90/attention_wgmma_kernels.cuh, ACC): X(E, WG, BN, STAGES, MINB, PIPE) as
+// above. Head dim 64, two consumers, 64-key tiles: Q's hi and lo (64 KB) and two stages
+// of K, Vt and their lo halves (64 KB each) fill the shared memory.
+#define TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS(X) \
+  X(64, 2, 64, 2, 1, 2)                        \
+  X(64, 2, 64, 2, 1, 5)
