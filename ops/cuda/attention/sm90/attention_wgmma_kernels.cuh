@@ -675,8 +675,8 @@ struct WsTraits {
 // + Qhi Klo), the cross terms in an accumulator of their own; P split in registers; tile
 // t - 1's Plo Vt + Phi Vtlo + Phi Vt runs under tile t's softmax into fresh
 // accumulators, promoted into O by IEEE FMA (O = alpha(t - 1) O + PV) once it lands;
-// scores in base e (expf): the arithmetic of pipe 0's accurate kernel, operation for
-// operation.
+// scores in base e (expf): pipe 0's accurate arithmetic, but for the order of the P V
+// products (issue_pv).
 template <int E, int BN, int WG, int STAGES, int MINB = 1, int LD = 0, bool VT = false,
           bool PP = false, bool ACC = false, int DIAG = 0,
           bool QR = (E * BN <= 64 * 64 && MINB == 1 && !ACC)>
@@ -937,17 +937,28 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
       }
       wgmma_fence();
       const uint32_t v_addr = smem_u32(stage_k(s)) + T::kKBytes;
+      const auto off = [](int j) { return uint32_t((j / 4) * E * 128 + (j % 4) * 32); };
+      if constexpr (DIAG & kDiagNoMma) {
+      } else if constexpr (ACC) {
+        // The small products of every key chunk first (Plo Vt, Phi Vtlo), then the large
+        // ones (Phi Vt): the accumulator rounds 8 times at the tile's full size instead
+        // of 24 times (pipe 0 interleaves them per chunk).
 #pragma unroll
-      for (int j = 0; j < NT; ++j) {
-        if constexpr (DIAG & kDiagNoMma) continue;
-        const uint32_t off = (j / 4) * E * 128 + (j % 4) * 32;
-        if constexpr (ACC) {
-          // Smallest first, as pipe 0: Plo Vt, Phi Vtlo, Phi Vt.
-          sm90::WgmmaTf32<E>::mma_rs(pv, pl[j], sw128_desc(v_addr + off), j > 0 ? 1 : 0);
-          sm90::WgmmaTf32<E>::mma_rs(pv, pa[j], sw128_desc(v_addr + 2 * T::kKBytes + off), 1);
-          sm90::WgmmaTf32<E>::mma_rs(pv, pa[j], sw128_desc(v_addr + off), 1);
-        } else {
-          sm90::WgmmaTf32<E>::mma_rs(o, pa[j], sw128_desc(v_addr + off), 1);
+        for (int j = 0; j < NT; ++j) {
+          sm90::WgmmaTf32<E>::mma_rs(pv, pl[j], sw128_desc(v_addr + off(j)), j > 0 ? 1 : 0);
+        }
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          sm90::WgmmaTf32<E>::mma_rs(pv, pa[j], sw128_desc(v_addr + 2 * T::kKBytes + off(j)), 1);
+        }
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          sm90::WgmmaTf32<E>::mma_rs(pv, pa[j], sw128_desc(v_addr + off(j)), 1);
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          sm90::WgmmaTf32<E>::mma_rs(o, pa[j], sw128_desc(v_addr + off(j)), 1);
         }
       }
       wgmma_commit();
