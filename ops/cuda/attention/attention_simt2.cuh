@@ -26,8 +26,7 @@
 //     barriers per tile (KDB: K in two stages, two barriers). At E = 64, 4 warps of 8
 //     rows with KDB take 90 KB: two blocks (8 warps) per SM.
 // Causal: key tiles past the block's last row are never loaded; the heaviest query
-// tiles start first across groups of kSimt2HeadGroup heads (simt2_grid), so that the
-// light tiles fill the last wave while a group's K and V stay in L2. Masks, causal edges and keys
+// tiles start first across groups of heads (attention_order.cuh). Masks, causal edges and keys
 // past S are applied on the tiles that need them only (a block-uniform branch).
 #pragma once
 
@@ -37,6 +36,7 @@
 
 #include "ops/attention_problem.h"
 #include "ops/cuda/attention/attention_kernels.cuh"
+#include "ops/cuda/attention/attention_order.cuh"
 #include "ops/cuda/attention/attention_simt2.h"
 
 namespace tt::ops::cuda::attention {
@@ -58,37 +58,6 @@ __device__ __forceinline__ float ex2_ftz(float x) {
 // K(t+2) is issued with V(t+1) and a tile needs two barriers instead of three. Their
 // defaults are the variant's (attention_simt2.h); the bench tries others
 // (tools/device/attention_simt_bench.cu).
-// Causal blocks run in groups of this many (batch, head)s, each group's query tiles
-// heaviest first across its heads: one head at a time (the grid's old order) started
-// the heaviest tiles of the last heads in the last wave; all heads at once would
-// stream every head's K and V (64 MB at B8 H16 T1024) through the 50 MB L2. 32 heads
-// of T1024 E64 hold 16 MB.
-inline constexpr int64_t kSimt2HeadGroup = 32;
-
-// The grid of BM-row query tiles by (batch, head); causal: one dimension in
-// simt2_tile's order.
-inline dim3 simt2_grid(const AttentionProblem& p, int64_t bm) {
-  const int64_t m_tiles = (p.L + bm - 1) / bm, batches = p.batch_count();
-  return p.causal ? dim3(static_cast<unsigned>(m_tiles * batches))
-                  : dim3(static_cast<unsigned>(m_tiles), static_cast<unsigned>(batches));
-}
-
-// This block's query tile and (batch, head) in simt2_grid's order.
-__device__ __forceinline__ void simt2_tile(const AttentionProblem& p, int64_t bm, int64_t& mt,
-                                           int64_t& b) {
-  if (!p.causal) {
-    mt = blockIdx.x;
-    b = blockIdx.y;
-    return;
-  }
-  const int64_t m_tiles = (p.L + bm - 1) / bm, batches = gridDim.x / m_tiles;
-  const int64_t idx = blockIdx.x, per_group = kSimt2HeadGroup * m_tiles;
-  const int64_t g = idx / per_group, r = idx % per_group;
-  const int64_t heads = min_i64(kSimt2HeadGroup, batches - g * kSimt2HeadGroup);
-  mt = m_tiles - 1 - r / heads;
-  b = g * kSimt2HeadGroup + r % heads;
-}
-
 template <int E, int WARPS, int TM, int BN, bool MASKED,
           int MINB = simt2_min_blocks(E, WARPS, TM, BN), int QKU = 4,
           bool MLS = simt2_mls(E, WARPS, TM, BN), bool KDB = simt2_kdb(E, WARPS, TM, BN)>
@@ -113,10 +82,9 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
   float* ls = ms + BM;              // [16][LDP] (MLS) each lane's partial row sums
   float* ks2 = ls + 16 * LDP;       // [BN][LDK] (KDB) K's second stage, odd tiles
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-  int64_t mt, bh;
-  simt2_tile(p, BM, mt, bh);
-  const int64_t m0 = mt * BM;
-  const BatchBase base = batch_base(a, bh);
+  const QueryTile at = query_tile(p, BM);  // the launch's grid is query_tile_grid's
+  const int64_t m0 = at.mt * BM;
+  const BatchBase base = batch_base(a, at.b);
   const float *qb = base.q, *kb = base.k, *vb = base.v;
   const int64_t mb = base.mask;
   float* ob = base.out;

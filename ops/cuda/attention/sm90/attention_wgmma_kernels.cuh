@@ -32,6 +32,7 @@
 #include <cuda/ptx>
 
 #include "ops/cuda/attention/attention_kernels.cuh"
+#include "ops/cuda/attention/attention_order.cuh"
 #include "ops/cuda/attention/attention_tma.h"
 #include "ops/cuda/gemm/sm90/wgmma_tf32.cuh"
 #include "ops/cuda/gemm/sm90/wgmma_util.cuh"
@@ -709,9 +710,13 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
   };
 
   const int tid = threadIdx.x;
-  const int64_t mt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-  const int64_t m0 = mt * BM;
-  const int64_t b = blockIdx.y;
+  // One CTA: query_tile_grid's order (causal: heaviest tiles first across groups of
+  // heads); a pair: neighbouring query tiles of one head, heaviest pair first.
+  const QueryTile qt = CL == 1 ? query_tile(p, BM)
+                               : QueryTile{p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x,
+                                           blockIdx.y, gridDim.y};
+  const int64_t m0 = qt.mt * BM;
+  const int64_t b = qt.b;
   const BatchBase base = batch_base(a, b);
   const auto tiles_of = [&](int64_t first_row) {
     const int64_t keys = p.causal ? min_i64(p.S, first_row + BM) : p.S;
@@ -808,8 +813,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
             const int32_t vc[2] = {n0 + 32 * q, vrow};
             tma_load(ks + BN * E + q * E * 32, &maps.vt, vc, &full[s]);
             if constexpr (ACC) {
-              // Vt's lo: the same box, gridDim.y * E rows further (the pre-pass's lo half).
-              const int32_t lc[2] = {n0 + 32 * q, vrow + static_cast<int32_t>(gridDim.y * E)};
+              // Vt's lo: the same box, qt.batches * E rows further (the pre-pass's lo half).
+              const int32_t lc[2] = {n0 + 32 * q, vrow + static_cast<int32_t>(qt.batches * E)};
               tma_load(ks + 3 * BN * E + q * E * 32, &maps.vt, lc, &full[s]);
             }
           }
@@ -1090,8 +1095,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
 }
 
 // Launches the warp-specialized kernel (the op's launcher and the kernel bench): one
-// block per 64 * WG query rows and (batch, head), in clusters of two for LD 2 (the grid
-// rounded up to pairs), its shared-memory limit raised first.
+// block per 64 * WG query rows and (batch, head) (query_tile_grid), in clusters of two
+// for LD 2 (the grid rounded up to pairs), its shared-memory limit raised first.
 template <int E, int BN, int WG, int ST, int MB, int LD, bool VT, bool PP, bool ACC = false,
           int DIAG = 0, bool QR = (E * BN <= 64 * 64 && MB == 1 && !ACC)>
 cudaError_t launch_ws_kernel(const KernelArgs& a, const float* vt, int64_t sp,
@@ -1105,8 +1110,10 @@ cudaError_t launch_ws_kernel(const KernelArgs& a, const float* vt, int64_t sp,
   const int64_t m_tiles = (a.p.L + Tr::kBM - 1) / Tr::kBM;
   cudaLaunchAttribute cluster = gemm::sm90::detail::cluster_attribute(kCluster);
   cudaLaunchConfig_t lc{};
-  lc.gridDim = dim3(static_cast<unsigned>((m_tiles + kCluster - 1) / kCluster * kCluster),
-                    static_cast<unsigned>(a.p.batch_count()));
+  lc.gridDim = kCluster == 1
+                   ? query_tile_grid(a.p, Tr::kBM)
+                   : dim3(static_cast<unsigned>((m_tiles + kCluster - 1) / kCluster * kCluster),
+                          static_cast<unsigned>(a.p.batch_count()));
   lc.blockDim = dim3(Tr::kThreads);
   lc.dynamicSmemBytes = static_cast<size_t>(Tr::kSmemBytes);
   lc.stream = stream;
