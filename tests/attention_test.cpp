@@ -603,7 +603,7 @@ TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
   }
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
 #undef TT_X
-    EXPECT_EQ(refused, 6u);
+    EXPECT_EQ(refused, 7u);
   }
 }
 
@@ -732,6 +732,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
                                                  "impl=wgmma,warps=8,bn=64,pipe=3;"
                                                  "impl=wgmma,warps=8,bn=64,pipe=4;"
                                                  "impl=wgmma,warps=8,bn=64,pipe=5;"
+                                                 "impl=wgmma,warps=8,bn=128,pipe=5;"
                                                : "")
         << pipes(p);
     ops::AttentionProblem heads = p;  // [2, 100, 3, 2, 64] read in place

@@ -38,9 +38,9 @@
 //            of one head) that multicast each K/Vt tile into both, pipe 4 as 3 with V's
 //            raw tile multicast and transposed by the producer's spare warps (no
 //            pre-pass), pipe 5 as 2 with the two consumers taking turns to issue
-//            (ping-pong). accurate at head dim 64: pipe 0, and pipe 2 and 5 with the
-//            3xTF32 split of both products (K's lo split by the producer's spare
-//            warps, Vt's lo from the pre-pass). Compute capability 9.0 only.
+//            (ping-pong; head dim 64 also in 128-key tiles). accurate at head dim 64: pipe 0, and
+//            pipe 2 and 5 with the 3xTF32 split of both products (K's lo split by the producer's
+//            spare warps, Vt's lo from the pre-pass). Compute capability 9.0 only.
 //
 // Kernel name and problem key in the tuning database:
 //   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool,align=16B,precision=P

@@ -199,14 +199,19 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     // consumers in ping-pong (pipe 5) at head dim 64 and the TMA pipeline with one
     // consumer (pipe 2) at 128; the cp.async pipeline (pipe 1) where they have none;
     // multicast pairs and V transposed in the kernel lost.
+    // Full attention at head dim 64 takes 128-key tiles (9% at T4096, even at T1024;
+    // causal lost 22%); causal at head dim 128 the ping-pong (12% over pipe 2).
     if (precision == Precision::tf32 && kWgmmaPipe1Offered && tma_mappable(p, 2)) {
-      if (p.E == 64) return {Impl::kWgmma, 8, rows, 64, 5};
-      if (p.E == 128) return {Impl::kWgmma, 4, rows, 64, 2};
+      if (p.E == 64) return {Impl::kWgmma, 8, rows, p.causal ? 64 : 128, 5};
+      if (p.E == 128) {
+        return p.causal ? AttnConfig{Impl::kWgmma, 8, rows, 64, 5}
+                        : AttnConfig{Impl::kWgmma, 4, rows, 64, 2};
+      }
     }
-    // accurate at head dim 64: the 3xTF32 split on the TMA pipeline (pipe 2 beat pipe 0
-    // by 3-5% and its ping-pong by 0.5-3% at every head-dim-64 shape).
+    // accurate at head dim 64: the 3xTF32 split on the TMA ping-pong pipeline (pipe 2
+    // and 5 beat pipe 0 by 3-14% at every head-dim-64 shape, pipe 5 pipe 2 by 0-1%).
     if (precision == Precision::accurate && kWgmmaPipe1Offered && p.E == 64 && tma_mappable(p, 2)) {
-      return {Impl::kWgmma, 8, rows, 64, 2};
+      return {Impl::kWgmma, 8, rows, 64, 5};
     }
     // Where K has no tensor map (attention_tma.h): the cp.async pipelines.
     if (precision == Precision::tf32 && p.E == 64 && kWgmmaPipe1Offered) {
@@ -311,7 +316,9 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
            if (acc) {
              return c.pipe == 0 || wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe, true) > 0;
            }
-           return c.pipe == 0 || wgmma_ws_smem_bytes(p.E, c.warps, c.block_n) > 0;
+           // tf32's TMA pipes have a cp.async twin (pipe 1) but for 128-key tiles.
+           return c.pipe == 0 || wgmma_ws_smem_bytes(p.E, c.warps, c.block_n) > 0 ||
+                  (c.pipe >= 2 && wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe) > 0);
          },
          {"wgmma"}});
     // pipe 2-4 load K (4: and V) by TMA: offered where those layouts have tensor maps
