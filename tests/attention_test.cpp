@@ -514,20 +514,15 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
   if (!at::kWgmmaCompiled || lim.cc_major != 9 || lim.cc_minor != 0) {
     GTEST_SKIP() << "the wgmma kernels need compute capability 9.0 and this build's sm_90a code";
   }
+  // The last: 36 heads causal, the heaviest-first order's groups of 32 heads and a
+  // partial one (attention_order.cuh).
   const std::vector<HardCase> cases = {
-      {2, 3, 77, 77, 64, false, 0, false},
-      {1, 2, 130, 67, 64, true, 0, false},
-      {1, 2, 67, 130, 64, true, 0, false},
-      {1, 3, 129, 129, 128, true, 0, false},
-      {2, 1, 65, 191, 128, false, 2, false},
-      {1, 2, 45, 200, 64, false, 1, false},
-      {1, 1, 1, 1, 64, false, 0, false},
-      {2, 4, 256, 256, 64, true, 0, false},
-      {2, 4, 70, 70, 64, true, 0, true},
-      {1, 2, 300, 300, 128, false, 0, true},
-      {2, 2, 70, 150, 64, false, 2, false},
-      // 36 heads causal: the heaviest-first order's groups of 32 heads and a partial one.
-      {3, 12, 200, 200, 64, true, 0, false},
+      {2, 3, 77, 77, 64, false, 0, false},   {1, 2, 130, 67, 64, true, 0, false},
+      {1, 2, 67, 130, 64, true, 0, false},   {1, 3, 129, 129, 128, true, 0, false},
+      {2, 1, 65, 191, 128, false, 2, false}, {1, 2, 45, 200, 64, false, 1, false},
+      {1, 1, 1, 1, 64, false, 0, false},     {2, 4, 256, 256, 64, true, 0, false},
+      {2, 4, 70, 70, 64, true, 0, true},     {1, 2, 300, 300, 128, false, 0, true},
+      {2, 2, 70, 150, 64, false, 2, false},  {3, 12, 200, 200, 64, true, 0, false},
   };
   std::vector<ForcedVariant> variants;
 #define TT_X(E, WG, BN) variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN}});
