@@ -514,12 +514,15 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
   if (!at::kWgmmaCompiled || lim.cc_major != 9 || lim.cc_minor != 0) {
     GTEST_SKIP() << "the wgmma kernels need compute capability 9.0 and this build's sm_90a code";
   }
+  // The last: 36 heads causal, the heaviest-first order's groups of 32 heads and a
+  // partial one (attention_order.cuh).
   const std::vector<HardCase> cases = {
       {2, 3, 77, 77, 64, false, 0, false},   {1, 2, 130, 67, 64, true, 0, false},
       {1, 2, 67, 130, 64, true, 0, false},   {1, 3, 129, 129, 128, true, 0, false},
       {2, 1, 65, 191, 128, false, 2, false}, {1, 2, 45, 200, 64, false, 1, false},
       {1, 1, 1, 1, 64, false, 0, false},     {2, 4, 256, 256, 64, true, 0, false},
       {2, 4, 70, 70, 64, true, 0, true},     {1, 2, 300, 300, 128, false, 0, true},
+      {2, 2, 70, 150, 64, false, 2, false},  {3, 12, 200, 200, 64, true, 0, false},
   };
   std::vector<ForcedVariant> variants;
 #define TT_X(E, WG, BN) variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN}});
@@ -539,6 +542,13 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
   variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
   if (at::kWgmmaPipe1Offered) {
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
+  }
+#undef TT_X
+  // accurate on the TMA pipes (2 and 5): within 1e-6, as pipe 0.
+#define TT_X(E, WG, BN, ST, MB, PIPE) \
+  variants.push_back({E, Precision::accurate, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
+  if (at::kWgmmaPipe1Offered) {
+    TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS(TT_X)
   }
 #undef TT_X
   EXPECT_GT(expect_variants_match_float64(cases, variants, 500), 0u);
@@ -588,7 +598,7 @@ TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
   }
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
 #undef TT_X
-    EXPECT_EQ(refused, 6u);
+    EXPECT_EQ(refused, 7u);
   }
 }
 
@@ -602,14 +612,14 @@ TEST(AttentionCuda, EverySimt2VariantMatchesFloat64) {
       {1, 3, 129, 129, 128, true, 0, false}, {2, 1, 65, 191, 128, false, 2, false},
       {2, 2, 70, 150, 64, false, 2, false},  {1, 1, 1, 1, 64, false, 0, false},
       {2, 4, 70, 70, 64, true, 0, true},     {1, 2, 333, 333, 32, false, 0, true},
-      {1, 2, 150, 150, 128, false, 1, true},
+      {1, 2, 150, 150, 128, false, 1, true}, {3, 12, 200, 200, 64, true, 0, false},
   };
   std::vector<ForcedVariant> variants;
 #define TT_X(E, W, R, BN) variants.push_back({E, Precision::strict, {at::Impl::kSimt2, W, R, BN}});
   TT_ATTN_SIMT2_VARIANTS(TT_X)
 #undef TT_X
   // four variants per head dim, each case once
-  EXPECT_EQ(expect_variants_match_float64(cases, variants, 700), 4u * 11u);
+  EXPECT_EQ(expect_variants_match_float64(cases, variants, 700), 4u * 12u);
 }
 #endif
 
@@ -665,10 +675,23 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     ops::AttentionProblem e32 = p;
     e32.E = e32.Ev = 32;
     EXPECT_FALSE(offers_wgmma(e32, Precision::tf32, hopper));
-    // pipe=1 is tf32 only.
-    for (const autotune::Config& c : at::space(p, true, Precision::accurate, hopper).enumerate()) {
-      EXPECT_EQ(c.str().find("pipe=1"), std::string::npos) << c.str();
-    }
+    // pipe=1 is tf32 only; accurate takes pipe 0, and where K has a tensor map the TMA
+    // pipeline (2) and its ping-pong (5) with two consumers and 64-key tiles.
+    const auto accurate_wgmma = [&](const ops::AttentionProblem& prob) {
+      std::string out;
+      for (const autotune::Config& c :
+           at::space(prob, true, Precision::accurate, hopper).enumerate()) {
+        if (c.str().find("impl=wgmma") != std::string::npos) out += c.str() + ";";
+      }
+      return out;
+    };
+    EXPECT_EQ(accurate_wgmma(p), at::kWgmmaPipe1Offered ? "impl=wgmma,warps=4,bn=64,pipe=0;"
+                                                          "impl=wgmma,warps=8,bn=64,pipe=0;"
+                                                          "impl=wgmma,warps=8,bn=64,pipe=2;"
+                                                          "impl=wgmma,warps=8,bn=64,pipe=5;"
+                                                        : "impl=wgmma,warps=4,bn=64,pipe=0;"
+                                                          "impl=wgmma,warps=8,bn=64,pipe=0;")
+        << accurate_wgmma(p);
     ops::AttentionProblem e128 = p;
     e128.E = e128.Ev = 128;
     std::string wgmma128;
@@ -704,6 +727,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
                                                  "impl=wgmma,warps=8,bn=64,pipe=3;"
                                                  "impl=wgmma,warps=8,bn=64,pipe=4;"
                                                  "impl=wgmma,warps=8,bn=64,pipe=5;"
+                                                 "impl=wgmma,warps=8,bn=128,pipe=5;"
                                                : "")
         << pipes(p);
     ops::AttentionProblem heads = p;  // [2, 100, 3, 2, 64] read in place
@@ -719,6 +743,8 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     shared_k.k.batch[1] = 0;
     EXPECT_FALSE(at::kv_tma_mappable(shared_k, shared_k.k));
     EXPECT_EQ(pipes(shared_k), "");
+    EXPECT_EQ(accurate_wgmma(shared_k),
+              "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;");
     ops::AttentionProblem shared_v = heads;  // one V for every head: pipe 4 only declines
     shared_v.v.batch[1] = 0;
     EXPECT_TRUE(at::tma_mappable(shared_v, 3));

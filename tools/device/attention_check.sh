@@ -8,10 +8,12 @@
 # Usage: tools/device/attention_check.sh [--quick]   (--quick: two shapes, few reps)
 # SANITIZE_TOOLS (default "memcheck racecheck synccheck"; empty: none) and
 # SANITIZE_LIMIT (seconds per tool, default 120) and SANITIZE_FILTER (a gtest filter,
-# default AttentionCuda.*) narrow the sanitizer stage; STEP_LIMIT
+# default AttentionCuda.*) narrow the sanitizer stage (SANITIZE_PARALLEL=1: the tools side
+# by side); STEP_LIMIT
 # (seconds, default 600) ends any other step that hangs (a deadlocked kernel);
 # KERNEL_BENCH=1 adds the kernels-alone bench (tools/device/attention_kernel_bench.cu);
-# HARNESS=0 and PYTORCH=0 leave out the op's timing and PyTorch's.
+# HARNESS=0 and PYTORCH=0 leave out the op's timing and PyTorch's; PREBUILT=DIR runs
+# binaries built elsewhere (below); OP_TABLE_TEST="" leaves op_table_test out of the build.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/attention-out}
@@ -20,26 +22,65 @@ build=${TT_BUILD_DIR:-build-attn}
 quick=${1:-}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
 t0=$SECONDS
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTT_CUDA_ARCHITECTURES=90a \
-  -DTT_BUILD_TESTS=ON -DTT_BUILD_BENCHMARKS=OFF >"$OUT/configure.log" 2>&1 ||
-  { tail -30 "$OUT/configure.log"; exit 1; }
-cmake --build "$build" -j 16 --target attention_test op_table_test attention_harness \
-  >"$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -40; exit 1; }
+# PREBUILT=DIR: DIR/attention_test and DIR/attention_harness built elsewhere for sm_90a
+# (DIR/lib: shared libraries they need); used where they start here, else the build runs.
+prebuilt_ok() {
+  [ -n "${PREBUILT:-}" ] && [ -x "$PREBUILT/attention_test" ] &&
+    LD_LIBRARY_PATH="$PREBUILT/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}" \
+      "$PREBUILT/attention_test" --gtest_list_tests >/dev/null 2>&1
+}
+if prebuilt_ok; then
+  export LD_LIBRARY_PATH="$PREBUILT/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+  build=$PWD/build-prebuilt
+  mkdir -p "$build/tests" "$build/tools"
+  ln -sf "$PREBUILT/attention_test" "$build/tests/attention_test"
+  ln -sf "$PREBUILT/attention_harness" "$build/tools/attention_harness"
+  echo "prebuilt binaries from $PREBUILT"
+else
+  [ -n "${PREBUILT:-}" ] && echo "prebuilt binaries do not start here: building"
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTT_CUDA_ARCHITECTURES=90a \
+    -DTT_BUILD_TESTS=ON -DTT_BUILD_BENCHMARKS=OFF >"$OUT/configure.log" 2>&1 ||
+    { tail -30 "$OUT/configure.log"; exit 1; }
+  cmake --build "$build" -j 16 --target attention_test ${OP_TABLE_TEST-op_table_test} \
+    attention_harness >"$OUT/build.log" 2>&1 ||
+    { grep -E "error|Error" "$OUT/build.log" | head -40; exit 1; }
+fi
 echo "build: $((SECONDS - t0)) s"
 
 source tools/device/run_step.sh  # run NAME LOG CMD..., the summary lines (STEP_LIMIT)
 run attention_test attention_test.log "$build/tests/attention_test" ||
   grep -E "Failure|Expected|Which is|actual|FAILED|error" "$OUT/attention_test.log" | head -40
-run op_table.attention op_table.log "$build/tests/op_table_test" \
-  --gtest_filter='*scaled_dot_product_attention*' ||
-  grep -E "Failure|FAILED|rel_l2|Which" "$OUT/op_table.log" | head -20
+if [ -x "$build/tests/op_table_test" ]; then
+  run op_table.attention op_table.log "$build/tests/op_table_test" \
+    --gtest_filter='*scaled_dot_product_attention*' ||
+    grep -E "Failure|FAILED|rel_l2|Which" "$OUT/op_table.log" | head -20
+fi
 # The sanitizers over the GPU attention tests (their shapes are small: every tile
 # edge, mask kind and mode), with a time limit each.
-for tool in ${SANITIZE_TOOLS-memcheck racecheck synccheck}; do
-  run "sanitize.$tool" "sanitize_$tool.log" timeout "${SANITIZE_LIMIT:-120}" compute-sanitizer --tool "$tool" \
-    --error-exitcode 9 "$build/tests/attention_test" --gtest_filter="${SANITIZE_FILTER:-AttentionCuda.*}"
-  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|hazard" "$OUT/sanitize_$tool.log" | head -5
-done
+# SANITIZE_PARALLEL=1 runs the tools side by side (the wall time of the slowest).
+sanitize() {
+  timeout "${SANITIZE_LIMIT:-120}" compute-sanitizer --tool "$1" --error-exitcode 9 \
+    "$build/tests/attention_test" --gtest_filter="${SANITIZE_FILTER:-AttentionCuda.*}"
+}
+if [ "${SANITIZE_PARALLEL:-0}" = 1 ]; then
+  t1=$SECONDS
+  for tool in ${SANITIZE_TOOLS-memcheck racecheck synccheck}; do
+    (sanitize "$tool" >"$OUT/sanitize_$tool.log" 2>&1; echo "exit $?" >>"$OUT/sanitize_$tool.log") &
+  done
+  wait
+  for tool in ${SANITIZE_TOOLS-memcheck racecheck synccheck}; do
+    summary+=("$(printf '%-26s %-7s %4ss' "sanitize.$tool" "$(tail -1 "$OUT/sanitize_$tool.log")" \
+      $((SECONDS - t1)))")
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|hazard" "$OUT/sanitize_$tool.log" | head -5
+  done
+else
+  for tool in ${SANITIZE_TOOLS-memcheck racecheck synccheck}; do
+    run "sanitize.$tool" "sanitize_$tool.log" timeout "${SANITIZE_LIMIT:-120}" \
+      compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/attention_test" \
+      --gtest_filter="${SANITIZE_FILTER:-AttentionCuda.*}"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|hazard" "$OUT/sanitize_$tool.log" | head -5
+  done
+fi
 [ "${HARNESS:-1}" = 1 ] && run harness harness.log "$build/tools/attention_harness" $quick
 [ "${PYTORCH:-1}" = 1 ] && run pytorch pytorch.log python3 tools/device/bench_attention.py $quick
 # KERNEL_BENCH=1: the kernels alone, variants and accurate-mode schemes side by side

@@ -9,6 +9,7 @@
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I. -Xcompiler=-fopenmp \
 //     tools/device/attention_kernel_bench.cu -o attention_kernel_bench -lgomp
 // Rows: KB,<shape>,<variant>,<ms>,<tflops>,<rel_err>
+// KB_FILTER=a,b: only the variants whose names contain one of these (all where unset).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -82,8 +83,21 @@ void run_ws(KernelArgs a, int64_t T, int64_t BH) {
     std::fprintf(stderr, "no tensor map\n");
     std::exit(1);
   }
-  CK((launch_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP, DIAG, QR>(a, vt_buffer(), vt_keys(a), maps,
-                                                                nullptr)));
+  CK((launch_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP, false, DIAG, QR>(a, vt_buffer(), vt_keys(a),
+                                                                       maps, nullptr)));
+  CK(cudaGetLastError());
+}
+
+// accurate on the TMA pipeline (pipe 2; PP: 5): Vt's lo half after Vt (run_vt's layout).
+template <int E, int BN, int WG, int ST, bool PP>
+void run_ws_acc(KernelArgs a, int64_t, int64_t) {
+  AttnTmaMaps maps{};
+  if (!attention_tma_maps(a.p, a.k, a.v, vt_buffer(), vt_keys(a), BN, false, maps, true)) {
+    std::fprintf(stderr, "no tensor map\n");
+    std::exit(1);
+  }
+  CK((launch_ws_kernel<E, BN, WG, ST, 1, 1, false, PP, true>(a, vt_buffer(), vt_keys(a), maps,
+                                                             nullptr)));
   CK(cudaGetLastError());
 }
 
@@ -132,12 +146,20 @@ std::vector<Variant> variants() {
          run_ws<64, 64, 1, 2, 2, 0, false, 1>, false);
     both(v, "wg p5 wg2 bn64 st4", "wg p5 wg2 bn64 alone",
          run_ws<64, 64, 2, 4, 1, 0, true, 1, false, true>, false);
+    // 128-key tiles (S on m64n128k8, Q from shared memory; the producer at 24 registers
+    // leaves the consumers 240: 52 bytes spilled).
+    both(v, "wg p5 wg2 bn128 st3", "wg p5 wg2 bn128 alone",
+         run_ws<64, 128, 2, 3, 1, 0, false, 1, false, true>, false);
     // V transposed by the producer (pipe 4): no pre-pass, so "alone" is the op's kernel.
     v.push_back({"wg p4 wg2 bn64 st4", run_ws<64, 64, 2, 4, 1, 0, true, 2, true>});
     diag("diag p2 wg2 loads only", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax | kDiagNoMma, true, 1>);
     diag("diag p2 wg2 no softmax", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax, true, 1>);
     diag("diag p2 wg2 no mma", run_ws<64, 64, 2, 4, 1, kDiagNoMma, true, 1>);
     both(v, "wg acc p0 wg2 bn64", "wg acc p0 wg2 bn64 alone", run_wgmma<64, 64, 2, true>, true);
+    both(v, "wg acc p2 wg2 bn64 st2", "wg acc p2 wg2 bn64 alone", run_ws_acc<64, 64, 2, 2, false>,
+         true);
+    both(v, "wg acc p5 wg2 bn64 st2", "wg acc p5 wg2 bn64 alone", run_ws_acc<64, 64, 2, 2, true>,
+         true);
   } else {
     both(v, "wg p0 wg2 bn64", "wg p0 wg2 bn64 alone", run_wgmma<128, 64, 2, false>, false);
     both(v, "wg p1 wg1 bn64 st3", "wg p1 wg1 bn64 alone", run_ws<128, 64, 1, 3>, false);
@@ -183,6 +205,20 @@ std::vector<double> reference(const float* q, const float* k, const float* v, in
 }
 
 }  // namespace
+
+// KB_FILTER's comma-separated parts; empty: every variant.
+bool selected(const char* name) {
+  const char* f = std::getenv("KB_FILTER");
+  if (f == nullptr || *f == 0) return true;
+  const std::string all(f), n(name);
+  for (size_t at = 0; at <= all.size();) {
+    const size_t end = std::min(all.find(',', at), all.size());
+    const std::string part = all.substr(at, end - at);
+    if (!part.empty() && n.find(part) != std::string::npos) return true;
+    at = end + 1;
+  }
+  return false;
+}
 
 int main() {
   cudaDeviceProp prop{};
@@ -238,6 +274,7 @@ int main() {
                   long(E), sh.causal ? " causal" : "");
     const auto vs = E == 64 ? variants<64>() : variants<128>();
     for (const Variant& v : vs) {
+      if (!selected(v.name)) continue;
       CK(cudaMemset(d[3], 0xff, size_t(n) * 4));  // NaN: every element must be written
       if (v.prep) v.prep(args);
       v.run(args, T, BH);

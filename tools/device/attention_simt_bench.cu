@@ -53,7 +53,7 @@ void run_simt2(const KernelArgs& a) {
   const int bm = 2 * W * TM;
   const size_t smem = size_t(simt2_smem_floats(E, W, TM, BN, KDB)) * 4;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  k<<<dim3(unsigned((a.p.L + bm - 1) / bm), unsigned(batch_count(a.p))), 32 * W, smem>>>(a);
+  k<<<query_tile_grid(a.p, bm), 32 * W, smem>>>(a);
   CK(cudaGetLastError());
 }
 

@@ -38,7 +38,9 @@
 //            of one head) that multicast each K/Vt tile into both, pipe 4 as 3 with V's
 //            raw tile multicast and transposed by the producer's spare warps (no
 //            pre-pass), pipe 5 as 2 with the two consumers taking turns to issue
-//            (ping-pong). Compute capability 9.0 only.
+//            (ping-pong; head dim 64 also in 128-key tiles). accurate at head dim 64: pipe 0, and
+//            pipe 2 and 5 with the 3xTF32 split of both products (K's lo split by the producer's
+//            spare warps, Vt's lo from the pre-pass). Compute capability 9.0 only.
 //
 // Kernel name and problem key in the tuning database:
 //   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool,align=16B,precision=P
@@ -150,10 +152,11 @@ inline int64_t wgmma_smem_bytes(int64_t e, int warps, int block_n, bool accurate
 }
 // pipe=1: Q, the variant's ring of K and Vt tiles (attention_variants.h), its barriers.
 int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n);
-// pipe 2-4 (K and Vt by TMA; 3: in 2-CTA clusters, multicast; 4: V transposed in the
-// kernel): the variant's shared memory, 0 where the table has no such variant
-// (attention_variants.h: TT_ATTN_WGMMA_TMA_VARIANTS).
-int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe);
+// pipe 2-5 (K and Vt by TMA; 3: in 2-CTA clusters, multicast; 4: V transposed in the
+// kernel; 5: ping-pong): the variant's shared memory, 0 where the table has no such
+// variant (attention_variants.h: TT_ATTN_WGMMA_TMA_VARIANTS; accurate:
+// TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS, pipe 2 and 5).
+int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool accurate = false);
 void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
                   cudaStream_t stream);
 

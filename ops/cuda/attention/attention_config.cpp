@@ -134,13 +134,24 @@ int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n) {
   return 0;  // no such variant
 }
 
-int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe) {
+int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool accurate) {
 #define TT_X(E, WG, BN, ST, MB, PIPE)                                                         \
   if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                           \
     const int parts = PIPE == 4 ? 3 : 2; /* K, Vt (, V's raw tile) */                         \
     return (int64_t{64} * WG * E + int64_t{ST} * parts * BN * E) * 4 + parts * ST * 8 + 1024; \
   }
-  TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
+  if (!accurate) {
+    TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
+  }
+#undef TT_X
+  // accurate: Q's hi and lo; K, Vt and their lo halves per stage; three barriers a stage.
+#define TT_X(E, WG, BN, ST, MB, PIPE)                                                     \
+  if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                       \
+    return (int64_t{64} * WG * E * 2 + int64_t{ST} * 4 * BN * E) * 4 + 3 * ST * 8 + 1024; \
+  }
+  if (accurate) {
+    TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS(TT_X)
+  }
 #undef TT_X
   return 0;  // no such variant
 }
@@ -188,9 +199,19 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     // consumers in ping-pong (pipe 5) at head dim 64 and the TMA pipeline with one
     // consumer (pipe 2) at 128; the cp.async pipeline (pipe 1) where they have none;
     // multicast pairs and V transposed in the kernel lost.
+    // Full attention at head dim 64 takes 128-key tiles (9% at T4096, even at T1024;
+    // causal lost 22%); causal at head dim 128 the ping-pong (12% over pipe 2).
     if (precision == Precision::tf32 && kWgmmaPipe1Offered && tma_mappable(p, 2)) {
-      if (p.E == 64) return {Impl::kWgmma, 8, rows, 64, 5};
-      if (p.E == 128) return {Impl::kWgmma, 4, rows, 64, 2};
+      if (p.E == 64) return {Impl::kWgmma, 8, rows, p.causal ? 64 : 128, 5};
+      if (p.E == 128) {
+        return p.causal ? AttnConfig{Impl::kWgmma, 8, rows, 64, 5}
+                        : AttnConfig{Impl::kWgmma, 4, rows, 64, 2};
+      }
+    }
+    // accurate at head dim 64: the 3xTF32 split on the TMA ping-pong pipeline (pipe 2
+    // and 5 beat pipe 0 by 3-14% at every head-dim-64 shape, pipe 5 pipe 2 by 0-1%).
+    if (precision == Precision::accurate && kWgmmaPipe1Offered && p.E == 64 && tma_mappable(p, 2)) {
+      return {Impl::kWgmma, 8, rows, 64, 5};
     }
     // Where K has no tensor map (attention_tma.h): the cp.async pipelines.
     if (precision == Precision::tf32 && p.E == 64 && kWgmmaPipe1Offered) {
@@ -289,10 +310,15 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
            {"wgmma"}});
     }
     rules.push_back(
-        {"wgmma pipe=1 runs in tf32 mode only, with the variants of its head dim "
-         "(ops/cuda/attention/attention_variants.h)",
+        {"wgmma pipe=1 runs in tf32 mode only, with the variants of its head dim, and accurate "
+         "takes pipe 0, 2 and 5 (ops/cuda/attention/attention_variants.h)",
          [p, acc](const AttnConfig& c) {
-           return c.pipe == 0 || (!acc && wgmma_ws_smem_bytes(p.E, c.warps, c.block_n) > 0);
+           if (acc) {
+             return c.pipe == 0 || wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe, true) > 0;
+           }
+           // tf32's TMA pipes have a cp.async twin (pipe 1) but for 128-key tiles.
+           return c.pipe == 0 || wgmma_ws_smem_bytes(p.E, c.warps, c.block_n) > 0 ||
+                  (c.pipe >= 2 && wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe) > 0);
          },
          {"wgmma"}});
     // pipe 2-4 load K (4: and V) by TMA: offered where those layouts have tensor maps
@@ -301,9 +327,9 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
         {"wgmma pipe=2, 3 and 4 (TMA) run the variants of their head dim "
          "(ops/cuda/attention/attention_variants.h) where K's (pipe 4: and V's) strides have "
          "a tensor map (ops/cuda/attention/attention_tma.h)",
-         [p](const AttnConfig& c) {
+         [p, acc](const AttnConfig& c) {
            return c.pipe <= 1 || (tma_mappable(p, c.pipe) &&
-                                  wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe) > 0);
+                                  wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe, acc) > 0);
          },
          {"wgmma"}});
   }

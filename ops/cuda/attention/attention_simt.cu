@@ -32,9 +32,7 @@ void launch_simt(const AttnConfig& c, const AttentionProblem& p, const AttnLaunc
 void launch_simt2(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
                   cudaStream_t stream) {
   const KernelArgs args{p, a.q, a.k, a.v, a.mask, a.out, static_cast<float>(p.scale)};
-  const int64_t bm = int64_t{2} * c.warps * c.rows;
-  const dim3 grid(static_cast<unsigned>((p.L + bm - 1) / bm),
-                  static_cast<unsigned>(p.batch_count()));
+  const dim3 grid = query_tile_grid(p, int64_t{2} * c.warps * c.rows);
   const size_t smem = static_cast<size_t>(smem_bytes(c, p));
   const bool masked = a.mask != nullptr;
 #define TT_X(E_, W_, R_, BN_)                                                               \

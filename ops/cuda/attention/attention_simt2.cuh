@@ -26,8 +26,8 @@
 //     barriers per tile (KDB: K in two stages, two barriers). At E = 64, 4 warps of 8
 //     rows with KDB take 90 KB: two blocks (8 warps) per SM.
 // Causal: key tiles past the block's last row are never loaded; the heaviest query
-// tiles start first. Masks, causal edges and keys past S are applied on the tiles that
-// need them only (a block-uniform branch).
+// tiles start first across groups of heads (attention_order.cuh). Masks, causal edges and keys
+// past S are applied on the tiles that need them only (a block-uniform branch).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,6 +36,7 @@
 
 #include "ops/attention_problem.h"
 #include "ops/cuda/attention/attention_kernels.cuh"
+#include "ops/cuda/attention/attention_order.cuh"
 #include "ops/cuda/attention/attention_simt2.h"
 
 namespace tt::ops::cuda::attention {
@@ -81,9 +82,9 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
   float* ls = ms + BM;              // [16][LDP] (MLS) each lane's partial row sums
   float* ks2 = ls + 16 * LDP;       // [BN][LDK] (KDB) K's second stage, odd tiles
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-  const int64_t mt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-  const int64_t m0 = mt * BM;
-  const BatchBase base = batch_base(a, blockIdx.y);
+  const QueryTile at = query_tile(p, BM);  // the launch's grid is query_tile_grid's
+  const int64_t m0 = at.mt * BM;
+  const BatchBase base = batch_base(a, at.b);
   const float *qb = base.q, *kb = base.k, *vb = base.v;
   const int64_t mb = base.mask;
   float* ob = base.out;

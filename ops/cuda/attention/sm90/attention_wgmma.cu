@@ -21,14 +21,17 @@ namespace {
 // multicast; 4 adds VT, 5 PP).
 constexpr int ws_loader(int pipe) { return pipe == 1 ? 0 : pipe == 2 || pipe == 5 ? 1 : 2; }
 
-template <int E, int BN, int WG, int ST, int MB, int LD, bool VT, bool PP>
+template <int E, int BN, int WG, int ST, int MB, int LD, bool VT, bool PP, bool ACC = false>
 void launch_ws(const KernelArgs& args, const float* vt, int64_t sp, const AttnTmaMaps& maps,
                cudaStream_t stream) {
-  // The host's formula (attention_config.cpp: wgmma_ws_smem_bytes) is the kernel's own.
-  static_assert(WsTraits<E, BN, WG, ST, MB, VT>::kSmemBytes ==
-                    (64 * WG * E + ST * (VT ? 3 : 2) * BN * E) * 4 + (VT ? 3 : 2) * ST * 8 + 1024,
-                "wgmma_ws_smem_bytes");
-  TT_CUDA_CHECK((launch_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP>(args, vt, sp, maps, stream)));
+  // The host's formulas (attention_config.cpp: wgmma_ws_smem_bytes, wgmma_tma_smem_bytes)
+  // are the kernel's own.
+  constexpr int kParts = ACC ? 4 : VT ? 3 : 2, kBars = VT || ACC ? 3 : 2;
+  static_assert(
+      WsTraits<E, BN, WG, ST, MB, VT, ACC>::kSmemBytes ==
+          (64 * WG * E * (ACC ? 2 : 1) + ST * kParts * BN * E) * 4 + kBars * ST * 8 + 1024,
+      "wgmma_ws_smem_bytes");
+  TT_CUDA_CHECK((launch_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP, ACC>(args, vt, sp, maps, stream)));
   TT_CUDA_CHECK_LAUNCH();
 }
 
@@ -47,11 +50,15 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   TT_CUDA_CHECK(cudaGetDevice(&device));
   const double scale = acc ? p.scale : p.scale * 1.4426950408889634;
   const KernelArgs args{p, a.q, a.k, a.v, a.mask, a.out, static_cast<float>(scale)};
-  TT_CHECK(c.pipe == 0 || !acc, "attention: wgmma pipe={} runs in tf32 mode only", c.pipe);
+  TT_CHECK(c.pipe == 0 || !acc || c.pipe == 2 || c.pipe == 5,
+           "attention: wgmma pipe={} runs in tf32 mode only (accurate: pipe 0, 2 and 5)", c.pipe);
   // pipe 2-4 read K (4: and V) through tensor maps; a layout that has none (a broadcast
-  // or a fourth batch dim: attention_tma.h) runs the same variant on cp.async (pipe 1).
+  // or a fourth batch dim: attention_tma.h) runs the same variant on cp.async (pipe 1;
+  // tf32 only: the space offers accurate's TMA pipes only where the maps exist).
   // pipe 4 transposes V in the kernel: no pre-pass.
   const bool tma = c.pipe >= 2 && tma_mappable(p, c.pipe);
+  TT_CHECK(!acc || c.pipe == 0 || tma,
+           "attention: accurate wgmma pipe={} needs K's tensor map (attention_tma.h)", c.pipe);
   const int pipe = c.pipe >= 2 && !tma ? 1 : c.pipe;
   // Vt (and its lo) lives until this function returns; the caching allocator hands its
   // block to later work on the same stream only, which runs after the kernel.
@@ -71,13 +78,13 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   if (pipe >= 1) {
     AttnTmaMaps maps{};
     if (pipe >= 2) {
-      TT_CHECK(attention_tma_maps(p, a.k, a.v, vt_ptr, sp, c.block_n, pipe == 4, maps),
+      TT_CHECK(attention_tma_maps(p, a.k, a.v, vt_ptr, sp, c.block_n, pipe == 4, maps, acc),
                "attention: cuTensorMapEncodeTiled refused the K/V maps of wgmma pipe={} (head "
                "dim {}, bn={}), or the driver has none",
                pipe, p.E, c.block_n);
     }
 #define TT_X(E_, WG_, BN_, ST_, MB_, PIPE_)                                                       \
-  if (pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {                     \
+  if (!acc && pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {             \
     launch_ws<E_, BN_, WG_, ST_, MB_, ws_loader(PIPE_), PIPE_ == 4, PIPE_ == 5>(args, vt_ptr, sp, \
                                                                                 maps, stream);    \
     return;                                                                                       \
@@ -87,8 +94,15 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
 #undef TT_X_CP
 #undef TT_X
-    TT_FAIL("attention: no wgmma pipe={} variant for head dim {} with warps={} bn={}", c.pipe, p.E,
-            c.warps, c.block_n);
+#define TT_X(E_, WG_, BN_, ST_, MB_, PIPE_)                                                        \
+  if (acc && pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {               \
+    launch_ws<E_, BN_, WG_, ST_, MB_, 1, false, PIPE_ == 5, true>(args, vt_ptr, sp, maps, stream); \
+    return;                                                                                        \
+  }
+    TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS(TT_X)
+#undef TT_X
+    TT_FAIL("attention: no wgmma pipe={} variant for head dim {} with warps={} bn={} in {} mode",
+            c.pipe, p.E, c.warps, c.block_n, precision_name(a.precision));
   }
   const size_t smem = static_cast<size_t>(wgmma_smem_bytes(p.E, c.warps, c.block_n, acc));
 #define TT_X(E_, WG_, BN_, ACC_)                                                            \

@@ -32,6 +32,7 @@
 #include <cuda/ptx>
 
 #include "ops/cuda/attention/attention_kernels.cuh"
+#include "ops/cuda/attention/attention_order.cuh"
 #include "ops/cuda/attention/attention_tma.h"
 #include "ops/cuda/gemm/sm90/wgmma_tf32.cuh"
 #include "ops/cuda/gemm/sm90/wgmma_util.cuh"
@@ -527,8 +528,8 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
 // 32 keys by Ev rows. Either box lands in the swizzled panel layout swz() describes.
 struct AttnTmaMaps {
   CUtensorMap k;
-  CUtensorMap vt;
-  CUtensorMap v;  // VT: V as K, a box of E x BN unswizzled
+  CUtensorMap vt;  // accurate: [2 * batches * Ev, sp], Vt's lo rows after the hi ones
+  CUtensorMap v;   // VT: V as K, a box of E x BN unswizzled
 };
 
 // Through the runtime's entry-point query (as tc_gemm.cu), so nothing links libcuda.
@@ -571,10 +572,10 @@ inline bool attention_kv_map(const AttentionProblem& p, const AttnStrides& st, c
 
 // False where K's layout (VT: V's too) has no tensor map (kv_tma_mappable) or the
 // driver refuses one: the launcher then runs the cp.async pipeline of the same variant.
-// vt: the pre-pass's Vt (unused with VT).
+// vt: the pre-pass's Vt (unused with VT); with_lo (accurate): its lo half follows it.
 inline bool attention_tma_maps(const AttentionProblem& p, const float* k, const float* v,
                                const float* vt, int64_t sp, int bn, bool in_kernel_vt,
-                               AttnTmaMaps& m) {
+                               AttnTmaMaps& m, bool with_lo = false) {
   if (attention_encode_tiled() == nullptr || !kv_tma_mappable(p, p.k)) return false;
   const cuuint32_t kbox[5] = {32, cuuint32_t(bn), 1, 1, 1};
   if (!attention_kv_map(p, p.k, k, kbox, CU_TENSOR_MAP_SWIZZLE_128B, m.k)) return false;
@@ -583,7 +584,8 @@ inline bool attention_tma_maps(const AttentionProblem& p, const float* k, const 
     return p.Ev == p.E && kv_tma_mappable(p, p.v) &&
            attention_kv_map(p, p.v, v, vbox, CU_TENSOR_MAP_SWIZZLE_NONE, m.v);
   }
-  const cuuint64_t vdims[2] = {cuuint64_t(sp), cuuint64_t(p.batch_count() * p.Ev)};
+  const cuuint64_t vdims[2] = {cuuint64_t(sp),
+                               cuuint64_t(p.batch_count() * p.Ev * (with_lo ? 2 : 1))};
   const cuuint64_t vstrides[1] = {cuuint64_t(sp) * 4};
   const cuuint32_t vbox[2] = {32, cuuint32_t(p.Ev)};
   const cuuint32_t elem[2] = {1, 1};
@@ -618,19 +620,26 @@ constexpr int kDiagNoMma = 4;      // no wgmma (S stays zero)
 // main loop; registers and shared memory are halved).
 // VT: V's raw tile (by TMA, [BN keys][E], unswizzled) staged beside K and Vt, which
 // the producer's warps 1-3 transpose into Vt (no pre-pass).
-template <int E, int BN, int WG, int STAGES, int MINB = 1, bool VT = false>
+// ACC (accurate, TMA pipes 2 and 5): Q's hi and lo in shared memory; a stage holds K,
+// Vt, K's lo (split from K by the producer's warps 1-3) and Vt's lo (the pre-pass's).
+template <int E, int BN, int WG, int STAGES, int MINB = 1, bool VT = false, bool ACC = false>
 struct WsTraits {
   static constexpr int kBM = 64 * WG;
   static constexpr int kThreads = 128 * (WG + 1);  // the consumers, then the producer
-  // The producer keeps kProducerRegs; the consumers share the rest, in steps of 8.
-  static constexpr int kProducerRegs = 56;  // 40 spilled its address arithmetic
+  // The producer keeps kProducerRegs; the consumers share the rest, in steps of 8
+  // (ptxas allocates each role's branch to its setmaxnreg budget). cp.async's producer
+  // spilled its address arithmetic at 40; ACC's (one TMA thread, a float4 split loop)
+  // fits 24, and its consumers spill 76 bytes at 232 (pipe 2), none at 240. 128-key
+  // tiles (bench only: TMA) likewise take 240.
+  static constexpr int kProducerRegs = ACC || BN >= 128 ? 24 : 56;
   static constexpr int kConsumerRegsRaw = (65536 / MINB - 128 * kProducerRegs) / (128 * WG);
   static constexpr int kConsumerRegs = (kConsumerRegsRaw > 240 ? 240 : kConsumerRegsRaw) / 8 * 8;
-  static constexpr int kQBytes = kBM * E * 4;
+  static constexpr int kQBytes = kBM * E * 4 * (ACC ? 2 : 1);
   static constexpr int kKBytes = BN * E * 4;
-  static constexpr int kStageBytes = (VT ? 3 : 2) * kKBytes;  // K, Vt (, V's raw tile)
+  // K, Vt (, V's raw tile; ACC: K's lo, Vt's lo)
+  static constexpr int kStageBytes = (ACC ? 4 : VT ? 3 : 2) * kKBytes;
   static constexpr int kBarOffset = kQBytes + STAGES * kStageBytes;
-  static constexpr int kSmemBytes = kBarOffset + (VT ? 3 : 2) * STAGES * 8 + 1024;
+  static constexpr int kSmemBytes = kBarOffset + (VT || ACC ? 3 : 2) * STAGES * 8 + 1024;
   static_assert(kSmemBytes * MINB <= 232448, "shared memory over the 227 KB of an SM");
   // A consumer waits for tile t having given back tile t - 2's stage (t - 1's goes
   // back after its P V, inside iteration t): two stages run without deadlock.
@@ -660,15 +669,29 @@ struct WsTraits {
 // PP (pipe 5, with LD 1 and two consumers): FlashAttention-3's ping-pong on top: the
 // consumers take turns to issue their wgmma (two named barriers), so one's softmax runs
 // under the other's products.
+// ACC (accurate; LD 1, head dim 64): the 3xTF32 split of pipe 0's accurate kernel on
+// this pipeline. Q's hi and lo in shared memory; K's tile lands on its own barrier
+// (`kload`) and the producer's warps 1-3 write its lo beside it (fence, then arrive on
+// the stage's full barrier with the TMA's bytes of Vt and Vt's lo). S = Qhi K + (Qlo K
+// + Qhi Klo), the cross terms in an accumulator of their own; P split in registers; tile
+// t - 1's Plo Vt + Phi Vtlo + Phi Vt runs under tile t's softmax into fresh
+// accumulators, promoted into O by IEEE FMA (O = alpha(t - 1) O + PV) once it lands;
+// scores in base e (expf): pipe 0's accurate arithmetic, but for the order of the P V
+// products (issue_pv).
 template <int E, int BN, int WG, int STAGES, int MINB = 1, int LD = 0, bool VT = false,
-          bool PP = false, int DIAG = 0, bool QR = (E * BN <= 64 * 64 && MINB == 1)>
+          bool PP = false, bool ACC = false, int DIAG = 0,
+          bool QR = (E * BN <= 64 * 64 && MINB == 1 && !ACC)>
 __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     attention_wgmma_ws_kernel(const __grid_constant__ KernelArgs a, const float* vt, int64_t sp,
                               const __grid_constant__ AttnTmaMaps maps) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = WsTraits<E, BN, WG, STAGES, MINB, VT>;
+  using T = WsTraits<E, BN, WG, STAGES, MINB, VT, ACC>;
   static_assert(!VT || LD != 0, "the in-kernel V transpose reads V's tile by TMA");
   static_assert(!PP || WG == 2, "the ping-pong takes two consumer warpgroups");
+  // Q's hi as register fragments beside S's cross terms spilled 108-120 bytes and ran
+  // no faster (docs/performance.md): ACC keeps Q in shared memory.
+  static_assert(!ACC || (LD == 1 && !VT && !QR && E == 64),
+                "accurate runs on the TMA pipes (2, 5) at head dim 64, Q in shared memory");
   namespace ptx = ::cuda::ptx;
   constexpr int BM = T::kBM;
   constexpr int NT = BN / 8, SR = BN / 2, OR = E / 2;
@@ -680,15 +703,20 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
   const uint32_t q_addr = smem_u32(qs);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
   uint64_t* empty = full + STAGES;
-  [[maybe_unused]] uint64_t* vload = empty + STAGES;  // VT: V's raw tile has landed
+  // VT: V's raw tile has landed; ACC: K's tile has (its lo is split from it).
+  [[maybe_unused]] uint64_t* vload = empty + STAGES;
   const auto stage_k = [&](int s) {
     return reinterpret_cast<float*>(smem + T::kQBytes + s * T::kStageBytes);
   };
 
   const int tid = threadIdx.x;
-  const int64_t mt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-  const int64_t m0 = mt * BM;
-  const int64_t b = blockIdx.y;
+  // One CTA: query_tile_grid's order (causal: heaviest tiles first across groups of
+  // heads); a pair: neighbouring query tiles of one head, heaviest pair first.
+  const QueryTile qt = CL == 1 ? query_tile(p, BM)
+                               : QueryTile{p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x,
+                                           blockIdx.y, gridDim.y};
+  const int64_t m0 = qt.mt * BM;
+  const int64_t b = qt.b;
   const BatchBase base = batch_base(a, b);
   const auto tiles_of = [&](int64_t first_row) {
     const int64_t keys = p.causal ? min_i64(p.S, first_row + BM) : p.S;
@@ -703,15 +731,15 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
       // cp.async: one arrival per producer thread; TMA: the issuing thread's expect_tx
-      // (VT: and one per transposing warp).
-      mbar_init(&full[s], LD == 0 ? 128 : VT ? 4 : 1);
+      // (VT: and one per transposing warp; ACC: per K-splitting warp).
+      mbar_init(&full[s], LD == 0 ? 128 : VT || ACC ? 4 : 1);
       mbar_init(&empty[s], 4 * WG * CL);
-      if constexpr (VT) mbar_init(&vload[s], 1);
+      if constexpr (VT || ACC) mbar_init(&vload[s], 1);
     }
     if constexpr (LD != 0) ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
   if constexpr (!QR) {
-    load_q<E, BM, false>(qs, a, base.q, m0, tid, T::kThreads);
+    load_q<E, BM, ACC>(qs, a, base.q, m0, tid, T::kThreads);
     fence_proxy_async();
   }
   // The pair's barriers are initialised before either CTA multicasts or arrives on them.
@@ -754,9 +782,10 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
         const int s = tile % STAGES;
         if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
         // The whole stage: in a pair, half of it comes from the partner's multicast.
+        // VT: V's raw tile lands on vload; ACC: K lands on it, Vt and its lo on full.
         ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                        &full[s], VT ? T::kKBytes : 2 * T::kKBytes);
-        if constexpr (VT) {
+        if constexpr (VT || ACC) {
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                          &vload[s], T::kKBytes);
         }
@@ -768,7 +797,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
           for (int q = 0; q < E / 32; ++q) {
             kc[0] = 32 * q;
             kc[1] = n0;
-            tma_load(ks + q * BN * 32, &maps.k, kc, &full[s]);
+            tma_load(ks + q * BN * 32, &maps.k, kc, ACC ? &vload[s] : &full[s]);
           }
         }
         if constexpr (VT) {
@@ -783,8 +812,33 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
           for (int q = 0; q < BN / 32; ++q) {
             const int32_t vc[2] = {n0 + 32 * q, vrow};
             tma_load(ks + BN * E + q * E * 32, &maps.vt, vc, &full[s]);
+            if constexpr (ACC) {
+              // Vt's lo: the same box, qt.batches * E rows further (the pre-pass's lo half).
+              const int32_t lc[2] = {n0 + 32 * q, vrow + static_cast<int32_t>(qt.batches * E)};
+              tma_load(ks + 3 * BN * E + q * E * 32, &maps.vt, lc, &full[s]);
+            }
           }
         }
+      }
+    } else if (ACC && tid >= 128 * WG + 32) {
+      // Warps 1-3: K's lo beside the stage once K has landed. The tensor cores read the
+      // raw tile as hi (truncated to TF32); lo = rna(k - trunc(k)) makes the split exact
+      // (pipe 0's split_k). Element-wise, so the swizzle does not matter.
+      const int ttid = tid - 128 * WG - 32;
+      for (int tile = 0; tile < ((DIAG & kDiagNoLoads) ? 0 : ctiles); ++tile) {
+        const int s = tile % STAGES;
+        mbar_wait(&vload[s], (tile / STAGES) & 1);
+        const float4* k4 = reinterpret_cast<const float4*>(stage_k(s));
+        float4* kl4 = reinterpret_cast<float4*>(stage_k(s) + 2 * BN * E);
+#pragma unroll 4
+        for (int i = ttid; i < BN * E / 4; i += 96) {
+          const float4 x = k4[i];
+          kl4[i] = make_float4(tf32_lo(x.x), tf32_lo(x.y), tf32_lo(x.z), tf32_lo(x.w));
+        }
+        // The consumers' wgmma reads K's lo through the async proxy.
+        fence_proxy_async();
+        __syncwarp();
+        if (tid % 32 == 0) mbar_arrive(&full[s]);
       }
     } else if (VT && tid >= 128 * WG + 32) {
       // Warps 1-3: V's raw tile [BN][E] into Vt's place, Vt[e][j'] = V[key(j')][e] with
@@ -823,24 +877,49 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     // 128-key tiles or head dim 128 they spill).
     [[maybe_unused]] uint32_t qf[QR ? E / 8 : 1][4];
     if constexpr (QR) q_fragments<E>(qf, a, base.q, m0 + wg * 64, warp, lane);
+    // ACC: S's cross terms (Qlo K + Qhi Klo), added to S once it lands.
+    [[maybe_unused]] float ss[ACC ? SR : 1];
     // S = Q K^T of the tile in stage s into `acc` (issued and committed, not waited).
     const auto issue_s = [&](float(&acc)[SR], int s) {
       const uint32_t k_addr = smem_u32(stage_k(s));
 #pragma unroll
       for (int i = 0; i < SR; ++i) acc[i] = 0.f;
       fence_regs(acc);
+      if constexpr (ACC) {
+#pragma unroll
+        for (int i = 0; i < SR; ++i) ss[i] = 0.f;
+        fence_regs(ss);
+      }
       wgmma_fence();
       if constexpr (DIAG & kDiagNoMma) {
       } else if constexpr (QR) {
         issue_qk_rs<E, BN>(acc, qf, k_addr);
       } else {
         issue_qk<E, BN, BM>(acc, qa, k_addr, false);
+        if constexpr (ACC) {
+          issue_qk<E, BN, BM>(ss, qa + BM * E * 4, k_addr, false);     // Qlo K
+          issue_qk<E, BN, BM>(ss, qa, k_addr + 2 * T::kKBytes, true);  // + Qhi Klo
+        }
       }
       wgmma_commit();
     };
+    // S has landed (waited for): ACC adds the cross terms.
+    const auto s_landed = [&](float(&acc)[SR]) {
+      fence_regs(acc);
+      if constexpr (ACC) {
+        fence_regs(ss);
+#pragma unroll
+        for (int i = 0; i < SR; ++i) acc[i] += ss[i];
+      }
+    };
     // The tile's stage has landed (cp.async wrote it through the generic proxy, which
     // wgmma's async proxy reads after a fence; TMA wrote it through the async proxy).
+    // ACC: K's own barrier too (the splitting warps arrive on full after it, so this
+    // wait returns at once; it makes the consumers observe K's bytes themselves).
     const auto wait_full = [&](int tile) {
+      if constexpr (ACC && !(DIAG & kDiagNoLoads)) {
+        mbar_wait(&vload[tile % STAGES], (tile / STAGES) & 1);
+      }
       if constexpr (!(DIAG & kDiagNoLoads)) mbar_wait(&full[tile % STAGES], (tile / STAGES) & 1);
       if constexpr (LD == 0) fence_proxy_async();
     };
@@ -848,18 +927,58 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     float o[OR];
 #pragma unroll
     for (int i = 0; i < OR; ++i) o[i] = 0.f;
-    // P V of the tile in stage s, P as mma_rs's A fragments, into O (issued and committed).
-    const auto issue_pv = [&](const uint32_t(&pa)[NT][4], int s) {
-      fence_regs(o);
+    // ACC: each tile's P V in fresh accumulators, promoted into O once landed.
+    [[maybe_unused]] float pv[ACC ? OR : 1];
+    // P V of the tile in stage s, P as mma_rs's A fragments (ACC: pa P's hi, pl its lo),
+    // into O (ACC: into pv; issued and committed).
+    const auto issue_pv = [&](const uint32_t(&pa)[NT][4], const uint32_t(&pl)[ACC ? NT : 1][4],
+                              int s) {
+      if constexpr (ACC) {
+#pragma unroll
+        for (int i = 0; i < OR; ++i) pv[i] = 0.f;
+        fence_regs(pv);
+      } else {
+        fence_regs(o);
+      }
       wgmma_fence();
       const uint32_t v_addr = smem_u32(stage_k(s)) + T::kKBytes;
+      const auto off = [](int j) { return uint32_t((j / 4) * E * 128 + (j % 4) * 32); };
+      if constexpr (DIAG & kDiagNoMma) {
+      } else if constexpr (ACC) {
+        // The small products of every key chunk first (Plo Vt, Phi Vtlo), then the large
+        // ones (Phi Vt): the accumulator rounds 8 times at the tile's full size instead
+        // of 24 times (pipe 0 interleaves them per chunk).
 #pragma unroll
-      for (int j = 0; j < NT; ++j) {
-        if constexpr (DIAG & kDiagNoMma) continue;
-        sm90::WgmmaTf32<E>::mma_rs(o, pa[j], sw128_desc(v_addr + (j / 4) * E * 128 + (j % 4) * 32),
-                                   1);
+        for (int j = 0; j < NT; ++j) {
+          sm90::WgmmaTf32<E>::mma_rs(pv, pl[j], sw128_desc(v_addr + off(j)), j > 0 ? 1 : 0);
+        }
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          sm90::WgmmaTf32<E>::mma_rs(pv, pa[j], sw128_desc(v_addr + 2 * T::kKBytes + off(j)), 1);
+        }
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          sm90::WgmmaTf32<E>::mma_rs(pv, pa[j], sw128_desc(v_addr + off(j)), 1);
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          sm90::WgmmaTf32<E>::mma_rs(o, pa[j], sw128_desc(v_addr + off(j)), 1);
+        }
       }
       wgmma_commit();
+    };
+    // ACC, once pv has landed: O = alpha O + pv by IEEE FMA (alpha: the factor of the
+    // tile before pv's; pipe 0's promotion).
+    [[maybe_unused]] const auto promote = [&](float2 f) {
+      fence_regs(pv);
+#pragma unroll
+      for (int n = 0; n < OR / 4; ++n) {
+        o[4 * n] = fmaf(o[4 * n], f.x, pv[4 * n]);
+        o[4 * n + 1] = fmaf(o[4 * n + 1], f.x, pv[4 * n + 1]);
+        o[4 * n + 2] = fmaf(o[4 * n + 2], f.y, pv[4 * n + 2]);
+        o[4 * n + 3] = fmaf(o[4 * n + 3], f.y, pv[4 * n + 3]);
+      }
     };
     // Gives stage s back to the producer(s) (each warp once per CTA of the cluster).
     const auto release = [&](int s) {
@@ -891,36 +1010,40 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     }
 
     float sc[SR];
-    uint32_t pa[NT][4], unused[1][4];
-    // Tile 0: S and its softmax (O is still zero: its factor is moot); its P V waits for the
-    // loop, under tile 1's softmax.
+    uint32_t pa[NT][4], pl[ACC ? NT : 1][4];
+    // tf32: scores in base 2 (the scale carries log2 e); accurate: base e.
+    constexpr float kMaskMul = ACC ? 1.f : 1.4426950408889634f;
+    // ACC: the factor of the tile whose P V is in flight (promote's).
+    float2 alpha_pv = make_float2(1.f, 1.f);
+    // Tile 0: S and its softmax (tf32: O is still zero, its factor moot); its P V waits for
+    // the loop, under tile 1's softmax.
     if (tiles > 0) {
       wait_full(0);
       turn_wait();
       issue_s(sc, 0);
       turn_pass(false);
       wgmma_wait<0>();
-      fence_regs(sc);
+      s_landed(sc);
       if constexpr (!(DIAG & kDiagNoSoftmax)) {
-        mask_tile(sc, a, base, rows, 0, m0, 1.4426950408889634f);
-        softmax_tile<false>(sc, rows);
+        mask_tile(sc, a, base, rows, 0, m0, kMaskMul);
+        alpha_pv = softmax_tile<ACC>(sc, rows);
       }
-      p_fragments<false>(sc, pa, unused);
+      p_fragments<ACC>(sc, pa, pl);
     }
     for (int tile = 1; tile < tiles; ++tile) {
       const int s = tile % STAGES;
       wait_full(tile);
       turn_wait();
       issue_s(sc, s);
-      issue_pv(pa, (tile - 1) % STAGES);
+      issue_pv(pa, pl, (tile - 1) % STAGES);
       turn_pass(false);
       // S has landed (the P V committed after it runs on under this tile's softmax).
       wgmma_wait<1>();
-      fence_regs(sc);
+      s_landed(sc);
       float2 alpha = make_float2(1.f, 1.f);
       if constexpr (!(DIAG & kDiagNoSoftmax)) {
-        mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, 1.4426950408889634f);
-        alpha = softmax_tile<false>(sc, rows);
+        mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, kMaskMul);
+        alpha = softmax_tile<ACC>(sc, rows);
       }
       wgmma_wait<0>();
       // The P V has read pa: only now may the new P be written (sc's fence keeps the
@@ -928,16 +1051,24 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
       fence_regs(o);
       fence_regs(sc);
       release((tile - 1) % STAGES);
-      scale_rows(o, alpha);
-      p_fragments<false>(sc, pa, unused);
+      if constexpr (ACC) {
+        promote(alpha_pv);
+        alpha_pv = alpha;
+      } else {
+        scale_rows(o, alpha);
+      }
+      p_fragments<ACC>(sc, pa, pl);
     }
     if (tiles > 0) {
       turn_wait();
-      issue_pv(pa, (tiles - 1) % STAGES);
+      issue_pv(pa, pl, (tiles - 1) % STAGES);
       turn_pass(true);
     }
     wgmma_wait<0>();
     fence_regs(o);
+    if constexpr (ACC) {
+      if (tiles > 0) promote(alpha_pv);
+    }
     if constexpr (CL == 2) {
       // The partner's producer refills these stages too: the last tile's goes back, and
       // the tiles only the partner computes are waited for (their bytes land here) and
@@ -964,14 +1095,14 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
 }
 
 // Launches the warp-specialized kernel (the op's launcher and the kernel bench): one
-// block per 64 * WG query rows and (batch, head), in clusters of two for LD 2 (the grid
-// rounded up to pairs), its shared-memory limit raised first.
-template <int E, int BN, int WG, int ST, int MB, int LD, bool VT, bool PP, int DIAG = 0,
-          bool QR = (E * BN <= 64 * 64 && MB == 1)>
+// block per 64 * WG query rows and (batch, head) (query_tile_grid), in clusters of two
+// for LD 2 (the grid rounded up to pairs), its shared-memory limit raised first.
+template <int E, int BN, int WG, int ST, int MB, int LD, bool VT, bool PP, bool ACC = false,
+          int DIAG = 0, bool QR = (E * BN <= 64 * 64 && MB == 1 && !ACC)>
 cudaError_t launch_ws_kernel(const KernelArgs& a, const float* vt, int64_t sp,
                              const AttnTmaMaps& maps, cudaStream_t stream) {
-  using Tr = WsTraits<E, BN, WG, ST, MB, VT>;
-  const auto kernel = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP, DIAG, QR>;
+  using Tr = WsTraits<E, BN, WG, ST, MB, VT, ACC>;
+  const auto kernel = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP, ACC, DIAG, QR>;
   const cudaError_t e =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (e != cudaSuccess) return e;
@@ -979,8 +1110,10 @@ cudaError_t launch_ws_kernel(const KernelArgs& a, const float* vt, int64_t sp,
   const int64_t m_tiles = (a.p.L + Tr::kBM - 1) / Tr::kBM;
   cudaLaunchAttribute cluster = gemm::sm90::detail::cluster_attribute(kCluster);
   cudaLaunchConfig_t lc{};
-  lc.gridDim = dim3(static_cast<unsigned>((m_tiles + kCluster - 1) / kCluster * kCluster),
-                    static_cast<unsigned>(a.p.batch_count()));
+  lc.gridDim = kCluster == 1
+                   ? query_tile_grid(a.p, Tr::kBM)
+                   : dim3(static_cast<unsigned>((m_tiles + kCluster - 1) / kCluster * kCluster),
+                          static_cast<unsigned>(a.p.batch_count()));
   lc.blockDim = dim3(Tr::kThreads);
   lc.dynamicSmemBytes = static_cast<size_t>(Tr::kSmemBytes);
   lc.stream = stream;
