@@ -524,18 +524,14 @@ TEST(CompileAttention, CudaCausalBlockMatchesTheCpuInEveryMode) {
   const Tensor want = (*block)(x);
   block->to(Device::cuda(0));
   auto compiled = compile(block);
-  for (const Precision mode : {Precision::strict, Precision::tf32, Precision::accurate}) {
-    const PrecisionGuard guard(mode);
-    for (int round = 0; round < 2; ++round) {
-      const Tensor got = (*compiled)({x.to(Device::cuda(0))})[0];
-      EXPECT_LE(rel_l2(got, want), mode == Precision::tf32 ? 2e-3 : 1e-5) << compiled->explain();
-    }
-    EXPECT_NE(compiled->explain().find("kernel: scaled_dot_product_attention (scale 0.25; "
-                                       "is_causal: its constant mask is the causal one) into the "
-                                       "merged heads' layout"),
-              std::string::npos)
-        << compiled->explain();
-  }
+  expect_every_mode_matches(*compiled, x.to(Device::cuda(0)), want,
+                            [](Precision, const std::string& report) {
+                              EXPECT_NE(report.find("kernel: scaled_dot_product_attention (scale "
+                                                    "0.25; is_causal: its constant mask is the "
+                                                    "causal one) into the merged heads' layout"),
+                                        std::string::npos)
+                                  << report;
+                            });
 }
 
 }  // namespace

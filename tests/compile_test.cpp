@@ -725,33 +725,29 @@ TEST(Compile, TransformerBlockOnCudaMatchesTheCpuReference) {
   const Tensor want = (*block)(x);
   block->to(Device::cuda(0));
   auto compiled = compile(block);
-  for (const Precision mode : {Precision::strict, Precision::tf32, Precision::accurate}) {
-    const PrecisionGuard guard(mode);
-    for (int round = 0; round < 2; ++round) {
-      const Tensor got = (*compiled)({x.to(Device::cuda(0))})[0];
-      EXPECT_LE(rel_l2(got, want), mode == Precision::tf32 ? 2e-3 : 1e-5) << compiled->explain();
-    }
-    const std::string report = compiled->explain();
-    EXPECT_NE(report.find("gemm+epilogue: linear -> gelu"), std::string::npos) << report;
-    if (mode == Precision::accurate && gemm_tc_device()) {
-      EXPECT_NE(report.find("[add_column,add_residual] on impl=tc"), std::string::npos) << report;
-      EXPECT_EQ(report.find("then chain [add"), std::string::npos) << report;
-      continue;
-    }
-    if (mode == Precision::accurate) continue;  // no tc family here: the strict kernels
-    // The residual adds after proj and fc2 are cuBLASLt's C matrix in strict and tf32.
-    EXPECT_NE(report.find("[add_column,add_residual] on impl=cublaslt"), std::string::npos)
-        << report;
-    EXPECT_NE(report.find("kernel: scaled_dot_product_attention (scale 0.353553) into the "
-                          "merged heads' layout"),
-              std::string::npos)
-        << report;
-    EXPECT_NE(report.find(mode == Precision::strict ? "[add_column] on impl=cublaslt,algo=0, "
-                                                      "then chain [gelu]"
-                                                    : "[add_column,gelu] on impl=tc"),
-              std::string::npos)
-        << report;
-  }
+  expect_every_mode_matches(
+      *compiled, x.to(Device::cuda(0)), want, [](Precision mode, const std::string& report) {
+        EXPECT_NE(report.find("gemm+epilogue: linear -> gelu"), std::string::npos) << report;
+        if (mode == Precision::accurate && gemm_tc_device()) {
+          EXPECT_NE(report.find("[add_column,add_residual] on impl=tc"), std::string::npos)
+              << report;
+          EXPECT_EQ(report.find("then chain [add"), std::string::npos) << report;
+          return;
+        }
+        if (mode == Precision::accurate) return;  // no tc family here: the strict kernels
+        // The residual adds after proj and fc2 are cuBLASLt's C matrix in strict and tf32.
+        EXPECT_NE(report.find("[add_column,add_residual] on impl=cublaslt"), std::string::npos)
+            << report;
+        EXPECT_NE(report.find("kernel: scaled_dot_product_attention (scale 0.353553) into the "
+                              "merged heads' layout"),
+                  std::string::npos)
+            << report;
+        EXPECT_NE(report.find(mode == Precision::strict ? "[add_column] on impl=cublaslt,algo=0, "
+                                                          "then chain [gelu]"
+                                                        : "[add_column,gelu] on impl=tc"),
+                  std::string::npos)
+            << report;
+      });
 }
 
 // The five seeds, registered as KernelBench's plain-op forwards (shared/SEED_MODELS.md):

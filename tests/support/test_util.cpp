@@ -114,4 +114,19 @@ int run_in_processes(int n, const std::function<void(int)>& body) {
   return failed;
 }
 
+void expect_every_mode_matches(
+    CompiledModule& compiled, const Tensor& cuda_input, const Tensor& want,
+    const std::function<void(Precision, const std::string& report)>& check) {
+  for (const Precision mode : {Precision::strict, Precision::tf32, Precision::accurate}) {
+    const PrecisionGuard guard(mode);
+    for (int round = 0; round < 2; ++round) {
+      const Tensor got = compiled({cuda_input})[0];
+      EXPECT_LE(rel_l2(got, want), mode == Precision::tf32 ? 2e-3 : 1e-5)
+          << precision_name(mode) << "\n"
+          << compiled.explain();
+    }
+    check(mode, compiled.explain());
+  }
+}
+
 }  // namespace tt::test

@@ -8,7 +8,9 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/precision.h"
 #include "core/tensor.h"
+#include "ops/graph/compile.h"
 
 namespace tt::test {
 
@@ -65,6 +67,13 @@ CommandResult run_command(const std::string& command);
 // processes) and waits for all; returns how many did not exit cleanly. A child whose
 // body throws prints the message and counts as failed.
 int run_in_processes(int n, const std::function<void(int)>& body);
+
+// A compiled module on CUDA against the CPU result `want` in strict, tf32 and accurate:
+// two calls per mode (the recording and a replay), each within the mode's bound (2e-3 in
+// tf32, 1e-5 otherwise); `check` then gets the mode and the explain() report.
+void expect_every_mode_matches(
+    CompiledModule& compiled, const Tensor& cuda_input, const Tensor& want,
+    const std::function<void(Precision, const std::string& report)>& check);
 
 }  // namespace tt::test
 
