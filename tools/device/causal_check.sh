@@ -6,12 +6,7 @@
 # Usage: timeout 420 tools/device/causal_check.sh  (SKIP_BUILD=1: the build is there
 # already). STEP_TIMEOUT: seconds per step (150). Logs go to /tmp/tt-logs; a short table is
 # printed last, the bench JSON lands in $OUT.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/device-out}
-LOGS=/tmp/tt-logs
-mkdir -p "$OUT" "$LOGS"
-build=${TT_BUILD_DIR:-build-device}
+source "$(dirname "$0")/device_env.sh"  # cd to the root; OUT, LOGS, build
 RUN_LOGS=$LOGS STEP_LIMIT=${STEP_TIMEOUT:-150}
 source tools/device/run_step.sh  # run NAME LOG CMD..., the summary lines
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader

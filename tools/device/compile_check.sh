@@ -19,15 +19,10 @@
 # stage); CHAIN_BENCH_ARGS: more compile_bench arguments (--no-sweep); CHAIN_CASES: the
 # chain_torch.py cases to time (substrings of their names, comma-separated; all unset).
 # Logs go to $OUT; a short table is printed last.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/device-out}
-LOGS=/tmp/tt-logs
-mkdir -p "$OUT" "$LOGS"
+source "$(dirname "$0")/device_env.sh"  # cd to the root; OUT, LOGS, build
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(build test sanitize chain block compare)
 want() { [[ " ${stages[*]} " == *" $1 "* ]]; }
-build=${TT_BUILD_DIR:-build-device}
 # Logs stay on the machine (only 8 files come back); the steps print what matters.
 RUN_LOGS=$LOGS STEP_LIMIT=${STEP_TIMEOUT:-180}
 source tools/device/run_step.sh  # run NAME LOG CMD..., the summary lines

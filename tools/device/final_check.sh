@@ -5,12 +5,7 @@
 # compiled with that database against PyTorch (eager, torch.compile, SDPA); the float64
 # error of the compiled block in strict and accurate; memcheck over the new kernels' tests.
 # Steps past BUDGET seconds are skipped. Logs in /tmp/tt-logs (tarred into $OUT).
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/device-out}
-LOGS=/tmp/tt-logs
-mkdir -p "$OUT" "$LOGS"
-build=${TT_BUILD_DIR:-build-device}
+source "$(dirname "$0")/device_env.sh"  # cd to the root; OUT, LOGS, build
 BUDGET=${BUDGET:-540}
 RUN_LOGS=$LOGS STEP_LIMIT=${STEP_TIMEOUT:-200}
 source tools/device/run_step.sh  # run NAME LOG CMD..., the summary lines

@@ -9,11 +9,7 @@
 # alone would take the call's time; compile_check.sh block has it).
 # Usage: tools/device/tc_residual_check.sh   (REPS: timed repetitions, 10)
 # Logs: $OUT/logs.tgz; the summary table is printed last and kept in $OUT/summary.txt.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/device-out}
-LOGS=/tmp/tt-logs
-mkdir -p "$OUT" "$LOGS"
+source "$(dirname "$0")/device_env.sh"  # cd to the root; OUT, LOGS, build
 REPS=${REPS:-10}
 RUN_LOGS=$LOGS STEP_LIMIT=${STEP_TIMEOUT:-90}
 source tools/device/run_step.sh
