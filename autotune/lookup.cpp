@@ -82,6 +82,7 @@ class LookupState {
       Resolution r = resolve(device_kernel, problem);
       if (r.candidate == nullptr) r = resolve_on_similar_device(device, kernel, problem);
       it = memo_.emplace(memo_key, std::move(r)).first;
+      warn_if_default_moved(kernel, it->second, space, fallback);
     }
     const Resolution& r = it->second;
 
@@ -100,16 +101,6 @@ class LookupState {
                         *r.candidate->database, *space->why_invalid(r.candidate->entry->config)));
       result.config = fallback();
     } else {
-      const Config& tuned_against = r.candidate->entry->default_config;
-      // Once per entry: lookups run on every launch.
-      if (r.source == ConfigSource::Exact && !tuned_against.empty() &&
-          default_checked_.insert(memo_key).second && !(tuned_against == fallback()))
-        warn_once("default:" + memo_key,
-                  fmt::format("the tuned config {} for {} {} in {} won against the default {}, "
-                              "but the kernel's default is now {}: run `tt tune` again to see "
-                              "whether it still wins (using the tuned config)",
-                              r.candidate->entry->config.str(), kernel, r.candidate->problem,
-                              *r.candidate->database, tuned_against.str(), fallback().str()));
       result.config = r.candidate->entry->config;
       result.source = r.source;
       result.problem = r.candidate->problem;
@@ -120,6 +111,25 @@ class LookupState {
     return result;
   }
 
+  // An exact entry that the space still accepts but that was timed against another
+  // default than today's may no longer win: said once, when the key is first resolved
+  // (lookups run on every launch).
+  template <typename Fallback>
+  void warn_if_default_moved(const std::string& kernel, const Resolution& r,
+                             const ParamSpace* space, const Fallback& fallback) {
+    if (r.candidate == nullptr || r.source != ConfigSource::Exact) return;
+    const TuningEntry& e = *r.candidate->entry;
+    if (e.default_config.empty() || (space != nullptr && !space->is_valid(e.config))) return;
+    const Config now = fallback();
+    if (e.default_config == now) return;
+    warn(
+        fmt::format("the tuned config {} for {} {} in {} won against the default {}, but the "
+                    "kernel's default is now {}: run `tt tune` again to see whether it still "
+                    "wins (using the tuned config)",
+                    e.config.str(), kernel, r.candidate->problem, *r.candidate->database,
+                    e.default_config.str(), now.str()));
+  }
+
   void reload() {
     std::lock_guard<std::mutex> lock(mutex_);
     loaded_ = false;
@@ -128,7 +138,6 @@ class LookupState {
     devices_.clear();
     memo_.clear();
     warned_.clear();
-    default_checked_.clear();
   }
 
   void record(const std::string& kernel, const std::string& problem, const LookupResult& result) {
@@ -154,8 +163,11 @@ class LookupState {
     Database db;
   };
 
+  static void warn(const std::string& message) {
+    std::cerr << "tensortune: warning: " << message << "\n";
+  }
   void warn_once(const std::string& key, const std::string& message) {
-    if (warned_.insert(key).second) std::cerr << "tensortune: warning: " << message << "\n";
+    if (warned_.insert(key).second) warn(message);
   }
 
   // Never throws: a database that cannot be read for any reason (malformed, out of
@@ -307,7 +319,6 @@ class LookupState {
   std::unordered_map<std::string, Resolution> memo_;
   std::map<std::string, KnownDevice> devices_;  // every device of every layer
   std::set<std::string> warned_;
-  std::set<std::string> default_checked_;  // memo keys whose entry's default was compared
   std::map<std::pair<std::string, std::string>, LookupResult> used_;
 };
 
