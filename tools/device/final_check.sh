@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# The session's closing device call, most important first, each step bounded: the whole
-# build and the GPU test suite; `tt tune` of the transformer block in tf32 and accurate into
-# a fresh database ($OUT/tuned.yaml); the block and its causal (GPT-2 masked_fill) form
-# compiled with that database against PyTorch (eager, torch.compile, SDPA); the float64
-# error of the compiled block in strict and accurate; memcheck over the new kernels' tests.
-# Steps past BUDGET seconds are skipped. Logs in /tmp/tt-logs (tarred into $OUT).
+# The session's closing device call, made of the other check scripts, most important
+# first, each bounded and skipped once BUDGET seconds have passed: the whole build and GPU
+# test suite (full_check.sh, no sanitizers); the install and the example (compile_check.sh
+# build); `tt tune` of the transformer block in TUNE_MODES (compile_check.sh tune), whose
+# database comes back as $OUT/tuned.yaml and is used by everything after; the block against
+# PyTorch and its float64 error (compile_check.sh block compare); the causal block against
+# PyTorch (causal_check.sh); memcheck over the newest kernels' tests (MEMCHECK_TESTS). The
+# scripts' logs and JSON stay in $LOGS (only 8 files come back); $OUT gets the tuned
+# database and the logs' archive.
 source "$(dirname "$0")/device_env.sh"  # cd to the root; OUT, LOGS, build
 BUDGET=${BUDGET:-540}
-RUN_LOGS=$LOGS STEP_LIMIT=${STEP_TIMEOUT:-200}
+RUN_LOGS=$LOGS STEP_LIMIT=${STEP_TIMEOUT:-240}
 source tools/device/run_step.sh  # run NAME LOG CMD..., the summary lines
 step() {  # step NAME LOG CMD...: run, unless the budget is spent
   if ((SECONDS > BUDGET)); then
@@ -17,60 +20,26 @@ step() {  # step NAME LOG CMD...: run, unless the budget is spent
   run "$@"
 }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$LOGS/gpu.txt"
+here=(env OUT="$LOGS")  # the scripts below write their files where they stay
 
-step configure configure.log cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DTT_CUDA_ARCHITECTURES=90a -DTT_BUILD_TESTS=ON -DTT_BUILD_BENCHMARKS=OFF \
-  -DCMAKE_INSTALL_PREFIX=/tmp/tt-inst
-step build build.log cmake --build "$build" -j 16 -- -k 0 ||
-  grep -E "error|FAILED" "$LOGS/build.log" | head -20
-step install install.log cmake --install "$build"
-step example example.log bash -c "cmake -S examples/transformer_block -B /tmp/tb -G Ninja \
-  -DCMAKE_PREFIX_PATH=/tmp/tt-inst -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/tb -j 16" ||
-  tail -20 "$LOGS/example.log"
-step ctest ctest.log ctest --test-dir "$build" -j 6 --output-on-failure --timeout 150 \
-  -E "fuzz_libfuzzer|sanitize"
-grep -E "tests passed|tests failed" "$LOGS/ctest.log"
-sed -n '/The following tests FAILED/,$p' "$LOGS/ctest.log" | head -20
-cp "$LOGS/ctest.log" "$OUT/" 2>/dev/null
-
-tb=/tmp/tb/transformer_block
-export HOME=/tmp/home_final && rm -rf "$HOME" && mkdir -p "$HOME"
-db="$HOME/.cache/tensortune/tuning.yaml"
-for mode in ${TUNE_MODES:-tf32 accurate}; do
-  step "tune-$mode" "tune_$mode.log" /usr/bin/time -f "wall %e s" "$tb" tune TransformerBlock \
-    --shape full --precision "$mode"
-  grep -E "^TransformerBlock \(|^saved|^wall|failed|error" "$LOGS/tune_$mode.log"
-done
-[ -f "$db" ] && cp "$db" "$OUT/tuned.yaml"
-step first-call first.log "$tb" compile TransformerBlock --shape full --device cuda --precision accurate
-grep -E "^compile:" "$LOGS/first.log"
-
-for model in TransformerBlock CausalTransformerBlock; do
-  args=()
-  for mode in strict tf32 accurate; do
-    step "$model-$mode" "bench_${model}_$mode.log" "$tb" bench "$model" --shape full \
-      --configs tuned --precision "$mode" --json "$OUT/${model}_$mode.json" &&
-      args+=("$mode=$OUT/${model}_$mode.json")
-    grep -E "^$model" "$LOGS/bench_${model}_$mode.log" | head -1
-  done
-  step "graph-$model-accurate" "graph_$model.log" "$tb" bench "$model" --shape full \
-    --configs tuned --precision accurate --cuda-graph
-  grep -E "^$model" "$LOGS/graph_$model.log" | sed "s/^/cuda graph: /"
-  causal=""
-  [ "$model" = CausalTransformerBlock ] && causal=--causal
-  step "torch-$model" "torch_$model.log" python3 tools/device/bench_transformer.py $causal \
-    --reps 20 --ours "${args[@]}"
-  cat "$LOGS/torch_$model.log"
-done
-for mode in accurate strict; do
-  step "cmp-$mode" "compare_$mode.log" "$tb" compare TransformerBlock --shape full \
-    --precision "$mode" --reference float64 --mode eval
-  tail -3 "$LOGS/compare_$mode.log"
-done
-step explain explain.log "$tb" compile CausalTransformerBlock --shape full --device cuda \
-  --precision accurate --explain --eval
-grep -E "^compile:|^group|kernel:" "$LOGS/explain.log" | head -24
-for t in tc_gemm_test chain_test compile_attention_test; do
+# The build (about 180 s) and the suite (about 75 s) are one step.
+STEP_LIMIT=420 step full full_check.log env OUT="$LOGS/full" SANITIZE_TOOLS="" FULL_LIMIT=200 TEST_TIMEOUT=150 \
+  bash tools/device/full_check.sh
+grep -E "tests passed|tests failed" "$LOGS/full_check.log"
+sed -n '/The following tests FAILED/,$p' "$LOGS/full_check.log" | head -20
+step install install_stage.log "${here[@]}" bash tools/device/compile_check.sh build
+step tune tune_stage.log "${here[@]}" TUNE_MODELS=TransformerBlock \
+  TUNE_MODES="${TUNE_MODES:-tf32 accurate}" bash tools/device/compile_check.sh tune
+grep -E "^TransformerBlock \(|^saved|^wall|^compile:|failed|error" "$LOGS/tune_stage.log"
+if [ -f "$LOGS/tuned.yaml" ]; then
+  cp "$LOGS/tuned.yaml" "$OUT/tuned.yaml"
+  export TT_TUNING_DB=$LOGS/tuned.yaml
+fi
+step block block_stage.log "${here[@]}" bash tools/device/compile_check.sh block compare
+grep -E "^cuda graph|^\||rel L2|^TransformerBlock" "$LOGS/block_stage.log"
+step causal causal_stage.log "${here[@]}" SKIP_BUILD=1 bash tools/device/causal_check.sh
+grep -E "^\||^CausalTransformerBlock|is_causal" "$LOGS/causal_stage.log"
+for t in ${MEMCHECK_TESTS:-tc_gemm_test chain_test compile_attention_test}; do
   step "memcheck-$t" "memcheck_$t.log" compute-sanitizer --tool memcheck --error-exitcode 9 \
     "$build/tests/$t"
   grep -E "ERROR SUMMARY|PASSED|FAILED" "$LOGS/memcheck_$t.log" | tail -2
