@@ -343,6 +343,24 @@ TEST(SegmentSpace, DeviceLimitsPruneClustersAndSharedMemory) {
   }
 }
 
+// A segment past a block's registers defaults to the pipe kind where the device's limits
+// allow its cluster (read once from HBM instead of twice), else to streaming.
+TEST(SegmentSpace, LongSegmentsDefaultToThePipeWhereClustersAllowIt) {
+  const SegmentProblem p{7168, 262144, 4};
+  EXPECT_EQ(segment_space(kInstanceNorm, p, hopper_limits()).default_config().str(),
+            "impl=pipe,threads=512,vec=4,items=16,cluster=8,buffers=1");
+  EXPECT_EQ(segment_space(kInstanceNorm, p, DeviceLimits{}).default_config().str(),
+            "impl=stream,threads=512,vec=4,items=4");
+  DeviceLimits ampere = hopper_limits();
+  ampere.cc_major = 8;
+  ampere.max_cluster = 0;
+  EXPECT_EQ(segment_space(kInstanceNorm, p, ampere).default_config().str(),
+            "impl=stream,threads=512,vec=4,items=4");
+  // A segment a block holds keeps the block kind, on any device.
+  EXPECT_EQ(segment_space(kInstanceNorm, {1024, 8192, 4}, hopper_limits()).default_config().impl(),
+            "block");
+}
+
 // ---- column statistics and channel affine ----
 
 TEST(ColumnStatsSpace, HoldsExactlyTheCandidatesWithTodaysDefault) {

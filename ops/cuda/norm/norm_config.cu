@@ -96,8 +96,8 @@ SegmentConfig SegmentConfig::default_for(const SegmentProblem& p) {
   // tightest fit, then the table's order, which lists the measured favourites first.
   // Register clusters are slower than streaming at 1 MiB slices (their loads and
   // stores do not overlap; docs/performance.md), so clusters are not a default. The
-  // pipe kind has not yet run on a device: candidates() offers it to the autotuner,
-  // which verifies it before it can win, but it is no default until measured.
+  // pipe kind needs clusters: segment_space() makes it the default where the device's
+  // limits allow it (norm_space.cpp); this is the portable default.
   struct Pref {
     SegmentKind kind;
     int64_t max_length;
