@@ -7,7 +7,8 @@
 # PyTorch and its float64 error (compile_check.sh block compare); the causal block against
 # PyTorch (causal_check.sh); memcheck over the newest kernels' tests (MEMCHECK_TESTS). The
 # scripts' logs and JSON stay in $LOGS (only 8 files come back); $OUT gets the tuned
-# database and the logs' archive.
+# database and the logs' archive. TUNE_MODELS, TUNE_MODES (none: no tune), BENCH_BOTH and
+# MEMCHECK_TESTS choose what those steps cover.
 source "$(dirname "$0")/device_env.sh"  # cd to the root; OUT, LOGS, build
 BUDGET=${BUDGET:-540}
 RUN_LOGS=$LOGS STEP_LIMIT=${STEP_TIMEOUT:-240}
@@ -28,9 +29,12 @@ STEP_LIMIT=420 step full full_check.log env OUT="$LOGS/full" SANITIZE_TOOLS="" F
 grep -E "tests passed|tests failed" "$LOGS/full_check.log"
 sed -n '/The following tests FAILED/,$p' "$LOGS/full_check.log" | head -20
 step install install_stage.log "${here[@]}" bash tools/device/compile_check.sh build
-step tune tune_stage.log "${here[@]}" TUNE_MODELS=TransformerBlock \
-  TUNE_MODES="${TUNE_MODES:-tf32 accurate}" bash tools/device/compile_check.sh tune
-grep -E "^TransformerBlock \(|^saved|^wall|^compile:|failed|error" "$LOGS/tune_stage.log"
+# TUNE_MODES=none: the shipped database as it is (no tune).
+if [ "${TUNE_MODES:-}" != none ]; then
+  step tune tune_stage.log "${here[@]}" TUNE_MODELS="${TUNE_MODELS:-TransformerBlock}" \
+    TUNE_MODES="${TUNE_MODES:-tf32 accurate}" bash tools/device/compile_check.sh tune
+  grep -E "Block \(|^saved|^wall|^compile:|failed|error" "$LOGS/tune_stage.log"
+fi
 if [ -f "$LOGS/tuned.yaml" ]; then
   cp "$LOGS/tuned.yaml" "$OUT/tuned.yaml"
   export TT_TUNING_DB=$LOGS/tuned.yaml
@@ -39,6 +43,12 @@ step block block_stage.log "${here[@]}" bash tools/device/compile_check.sh block
 grep -E "^cuda graph|^\||rel L2|^TransformerBlock" "$LOGS/block_stage.log"
 step causal causal_stage.log "${here[@]}" SKIP_BUILD=1 bash tools/device/causal_check.sh
 grep -E "^\||^CausalTransformerBlock|is_causal" "$LOGS/causal_stage.log"
+# BENCH_BOTH: models timed with their tuned and their default configs (`--configs both`).
+for model in ${BENCH_BOTH:-}; do
+  step "both-$model" "both_$model.log" /tmp/tb/transformer_block bench "$model" --shape full \
+    --configs both
+  grep -E "^$model|speedup|default" "$LOGS/both_$model.log" | head -6
+done
 for t in ${MEMCHECK_TESTS:-tc_gemm_test chain_test compile_attention_test}; do
   step "memcheck-$t" "memcheck_$t.log" compute-sanitizer --tool memcheck --error-exitcode 9 \
     "$build/tests/$t"
