@@ -19,9 +19,11 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ops/cuda/attention/attention_kernels.cuh"
+#include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
 #include "tools/device/standalone_check.cuh"
 
@@ -101,6 +103,29 @@ void run_ws_acc(KernelArgs a, int64_t, int64_t) {
   CK(cudaGetLastError());
 }
 
+// accurate with the 2 x fp16 split (pipe 6): its pre-pass's scratch, the largest shape's.
+void* f16_scratch(const KernelArgs& a) {
+  static void* s = nullptr;
+  static int64_t have = 0;
+  const int64_t need = f16split_scratch_bytes(a.p);
+  if (need > have) {
+    if (s) CK(cudaFree(s));
+    CK(cudaMalloc(&s, size_t(need)));
+    have = need;
+  }
+  return s;
+}
+void run_f16_prepass(KernelArgs a) { CK(f16split_prepass(a, f16_scratch(a), nullptr)); }
+template <int E, int BN, int WG, int ST, bool PP>
+void run_f16split(KernelArgs a, int64_t, int64_t) {
+  bool mapped = false;
+  CK((f16split_kernel<E, BN, WG, ST, PP>(a, f16_scratch(a), nullptr, mapped)));
+  if (!mapped) {
+    std::fprintf(stderr, "no tensor map\n");
+    std::exit(1);
+  }
+}
+
 struct Variant {
   const char* name;
   std::function<void(KernelArgs, int64_t, int64_t)> run;
@@ -160,6 +185,23 @@ std::vector<Variant> variants() {
          true);
     both(v, "wg acc p5 wg2 bn64 st2", "wg acc p5 wg2 bn64 alone", run_ws_acc<64, 64, 2, 2, true>,
          true);
+    // The 2 x fp16 split (pipe 6): with its pre-pass (max, split), the kernel alone, the
+    // pre-pass alone; ping-pong (the op's) and not, 4 and 2 stages.
+    for (auto [name, alone, run] :
+         {std::tuple{"wg f16 p6 wg2 bn64 st4", "wg f16 p6 wg2 bn64 st4 alone",
+                     run_f16split<64, 64, 2, 4, true>},
+          std::tuple{"wg f16 p6 wg2 bn64 st2", "wg f16 p6 wg2 bn64 st2 alone",
+                     run_f16split<64, 64, 2, 2, true>},
+          std::tuple{"wg f16 nopp wg2 bn64 st4", "wg f16 nopp wg2 bn64 st4 alone",
+                     run_f16split<64, 64, 2, 4, false>}}) {
+      v.push_back({name, [run](KernelArgs a, int64_t T, int64_t BH) {
+                     run_f16_prepass(a);
+                     run(a, T, BH);
+                   }});
+      v.push_back({alone, run, run_f16_prepass});
+    }
+    v.push_back({"f16 pre-pass", [](KernelArgs a, int64_t, int64_t) { run_f16_prepass(a); },
+                 nullptr, false});
   } else {
     both(v, "wg p0 wg2 bn64", "wg p0 wg2 bn64 alone", run_wgmma<128, 64, 2, false>, false);
     both(v, "wg p1 wg1 bn64 st3", "wg p1 wg1 bn64 alone", run_ws<128, 64, 1, 3>, false);
