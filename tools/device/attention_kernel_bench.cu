@@ -19,7 +19,6 @@
 #include <functional>
 #include <random>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "ops/cuda/attention/attention_kernels.cuh"
@@ -116,10 +115,12 @@ void* f16_scratch(const KernelArgs& a) {
   return s;
 }
 void run_f16_prepass(KernelArgs a) { CK(f16split_prepass(a, f16_scratch(a), nullptr)); }
-template <int E, int BN, int WG, int ST, bool PP>
+// KIN: the kernel splits K's tiles; the pre-pass takes the max and splits V alone.
+void run_f16_prepass_v(KernelArgs a) { CK(f16split_prepass(a, f16_scratch(a), nullptr, false)); }
+template <int E, int BN, int WG, int ST, bool PP, bool KIN = false>
 void run_f16split(KernelArgs a, int64_t, int64_t) {
   bool mapped = false;
-  CK((f16split_kernel<E, BN, WG, ST, PP>(a, f16_scratch(a), nullptr, mapped)));
+  CK((f16split_kernel<E, BN, WG, ST, PP, KIN>(a, f16_scratch(a), nullptr, mapped)));
   if (!mapped) {
     std::fprintf(stderr, "no tensor map\n");
     std::exit(1);
@@ -187,21 +188,28 @@ std::vector<Variant> variants() {
          true);
     // The 2 x fp16 split (pipe 6): with its pre-pass (max, split), the kernel alone, the
     // pre-pass alone; ping-pong (the op's) and not, 4 and 2 stages.
-    for (auto [name, alone, run] :
-         {std::tuple{"wg f16 p6 wg2 bn64 st4", "wg f16 p6 wg2 bn64 st4 alone",
-                     run_f16split<64, 64, 2, 4, true>},
-          std::tuple{"wg f16 p6 wg2 bn64 st2", "wg f16 p6 wg2 bn64 st2 alone",
-                     run_f16split<64, 64, 2, 2, true>},
-          std::tuple{"wg f16 nopp wg2 bn64 st4", "wg f16 nopp wg2 bn64 st4 alone",
-                     run_f16split<64, 64, 2, 4, false>}}) {
-      v.push_back({name, [run](KernelArgs a, int64_t T, int64_t BH) {
-                     run_f16_prepass(a);
+    const auto f16 = [&v](const char* name, const char* alone, auto run, auto prep) {
+      v.push_back({name, [run, prep](KernelArgs a, int64_t T, int64_t BH) {
+                     prep(a);
                      run(a, T, BH);
                    }});
-      v.push_back({alone, run, run_f16_prepass});
-    }
+      v.push_back({alone, run, prep});
+    };
+    f16("wg f16 p6 wg2 bn64 st4", "wg f16 p6 wg2 bn64 st4 alone", run_f16split<64, 64, 2, 4, true>,
+        run_f16_prepass);
+    f16("wg f16 p6 wg2 bn64 st2", "wg f16 p6 wg2 bn64 st2 alone", run_f16split<64, 64, 2, 2, true>,
+        run_f16_prepass);
+    f16("wg f16 nopp wg2 bn64 st4", "wg f16 nopp wg2 bn64 st4 alone",
+        run_f16split<64, 64, 2, 4, false>, run_f16_prepass);
+    // K split in the kernel by the producer's spare warps (K's float32 tiles by TMA).
+    f16("wg f16 kin wg2 bn64 st4", "wg f16 kin wg2 bn64 st4 alone",
+        run_f16split<64, 64, 2, 4, true, true>, run_f16_prepass_v);
+    f16("wg f16 kin wg2 bn64 st3", "wg f16 kin wg2 bn64 st3 alone",
+        run_f16split<64, 64, 2, 3, true, true>, run_f16_prepass_v);
     v.push_back({"f16 pre-pass", [](KernelArgs a, int64_t, int64_t) { run_f16_prepass(a); },
                  nullptr, false});
+    v.push_back({"f16 pre-pass v only",
+                 [](KernelArgs a, int64_t, int64_t) { run_f16_prepass_v(a); }, nullptr, false});
   } else {
     both(v, "wg p0 wg2 bn64", "wg p0 wg2 bn64 alone", run_wgmma<128, 64, 2, false>, false);
     both(v, "wg p1 wg1 bn64 st3", "wg p1 wg1 bn64 alone", run_ws<128, 64, 1, 3>, false);

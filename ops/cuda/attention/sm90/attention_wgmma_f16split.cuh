@@ -121,6 +121,7 @@ __global__ void __launch_bounds__(256) attention_f16_absmax_kernel(KernelArgs a,
 __global__ void __launch_bounds__(256)
     attention_f16_split_kernel(KernelArgs a, const unsigned* amax, __half* kh, __half* vt,
                                int64_t sp, int64_t half_elems) {
+  // kh == nullptr: V alone (the kernel splits K's tiles itself).
   __shared__ float tile[32][33];
   const AttentionProblem& p = a.p;
   const int64_t b = blockIdx.z;
@@ -133,11 +134,13 @@ __global__ void __launch_bounds__(256)
   const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
   for (int r = ty; r < 32; r += 8) {
     const int64_t j = j0 + r;
-    const float x = j < p.S ? kb[j * p.k.row + e0 + tx] * ks : 0.f;
-    const __half h = __float2half_rn(x);
-    const int64_t at = (b * sp + j) * p.E + e0 + tx;
-    kh[at] = h;
-    kh[half_elems + at] = __float2half_rn((x - __half2float(h)) * kF16LoScale);
+    if (kh != nullptr) {
+      const float x = j < p.S ? kb[j * p.k.row + e0 + tx] * ks : 0.f;
+      const __half h = __float2half_rn(x);
+      const int64_t at = (b * sp + j) * p.E + e0 + tx;
+      kh[at] = h;
+      kh[half_elems + at] = __float2half_rn((x - __half2float(h)) * kF16LoScale);
+    }
     tile[r][tx] = j < p.S ? vb[j * p.v.row + e0 + tx] * vs : 0.f;
   }
   __syncthreads();
@@ -205,20 +208,22 @@ __device__ __forceinline__ void p_fragments_f16(const float (&sc)[SR], uint32_t 
   }
 }
 
-// Q's hi and lo (BM rows each), qmul, then STAGES stages of K's hi, K's lo, Vt's hi,
-// Vt's lo (BN x E halves each).
-template <int E, int BN, int WG, int STAGES>
+// Q's hi and lo (BM rows each), STAGES stages of K's hi, K's lo, Vt's hi, Vt's lo (BN x E
+// halves each; KIN: and K's float32 tile, by TMA from K itself), qmul, the barriers (KIN:
+// a third per stage, K's tile landed).
+template <int E, int BN, int WG, int STAGES, bool KIN = false>
 struct F16SplitTraits {
   static constexpr int kBM = 64 * WG;
   static constexpr int kThreads = 128 * (WG + 1);
-  static constexpr int kProducerRegs = 24;
+  // KIN: the splitting warps spilled at 24; at 32 the consumers keep 240.
+  static constexpr int kProducerRegs = KIN ? 32 : 24;
   static constexpr int kConsumerRegs = 240;
   static constexpr int kQBytes = kBM * E * 2 * 2;
   static constexpr int kPartBytes = BN * E * 2;
-  static constexpr int kStageBytes = 4 * kPartBytes;
+  static constexpr int kStageBytes = (KIN ? 6 : 4) * kPartBytes;
   static constexpr int kMulOffset = kQBytes + STAGES * kStageBytes;
   static constexpr int kBarOffset = kMulOffset + kBM * 4;
-  static constexpr int kSmemBytes = kBarOffset + 2 * STAGES * 8 + 1024;
+  static constexpr int kSmemBytes = kBarOffset + (KIN ? 3 : 2) * STAGES * 8 + 1024;
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB of an SM");
   static_assert(STAGES >= 2, "a ring of one stage would deadlock");
   static_assert(E == 64 && BN == 64, "head dim 64, 64-key tiles (the registers of E 128 spill)");
@@ -230,6 +235,7 @@ struct F16SplitTraits {
 struct F16SplitMaps {
   CUtensorMap k;
   CUtensorMap vt;
+  CUtensorMap kraw;  // KIN: K itself (attention_kv_map: pipe 2's map, 32 floats by BN keys)
 };
 
 inline bool f16split_maps(const AttentionProblem& p, const __half* kh, const __half* vt, int64_t sp,
@@ -253,18 +259,41 @@ inline bool f16split_maps(const AttentionProblem& p, const __half* kh, const __h
   return enc(m.k, kh, kdims, kstrides, kbox) && enc(m.vt, vt, vdims, vstrides, vbox);
 }
 
+// KIN: K's float32 tile (swizzled 32-float panels, swz()) into its fp16 hi and lo parts
+// (one 64-half panel each, BN rows), scaled by `ks`; threads tid, tid + threads, ... of
+// the producer's warps 1-3, a float4 each (the producer's 32 registers hold no more).
+template <int E, int BN>
+__device__ __forceinline__ void split_k_tile(const float* raw, uint8_t* hi, uint8_t* lo, float ks,
+                                             int tid, int threads) {
+  static_assert(E == 64, "one 64-half panel per part");
+#pragma unroll 2
+  for (int i = tid; i < BN * E / 4; i += threads) {
+    const int r = i / (E / 4), c4 = i % (E / 4);
+    const float4 x = *reinterpret_cast<const float4*>(raw + swz(r, c4, BN));
+    uint2 h, l;
+    f16_split2(x.x * ks, x.y * ks, h.x, l.x);
+    f16_split2(x.z * ks, x.w * ks, h.y, l.y);
+    const int at = r * 128 + (((c4 / 2) ^ (r % 8)) * 16) + (c4 % 2) * 8;
+    *reinterpret_cast<uint2*>(hi + at) = h;
+    *reinterpret_cast<uint2*>(lo + at) = l;
+  }
+}
+
 // The kernel: attention_wgmma_ws_kernel's TMA pipeline (one producer thread; PP: the two
 // consumers in ping-pong) with the 2 x fp16 split. Per tile: S = Qhi Khi and, apart,
 // Qhi Klo + Qlo Khi, combined S = (S + 2^-11 cross) 2^-(s_q + s_k) by FMA (the row's
 // factor); softmax in base e; tile t - 1's P V under tile t's softmax, Phi Vhi and
 // (Phi Vlo + Plo Vhi) in fresh accumulators, O = alpha O + (big + 2^-11 small) by FMA;
 // 2^-s_v with 1 / l at the store.
-template <int E, int BN, int WG, int STAGES, bool PP>
+// KIN: K's tiles come as float32 by TMA from K itself (its own barrier, kload) and the
+// producer's warps 1-3 split them beside the stage (fence, then arrive on the stage's
+// full barrier with the TMA's bytes of Vt's halves); the pre-pass splits V alone.
+template <int E, int BN, int WG, int STAGES, bool PP, bool KIN = false>
 __global__ void __launch_bounds__(128 * (WG + 1), 1)
     attention_wgmma_f16split_kernel(const __grid_constant__ KernelArgs a, const unsigned* amax,
                                     int64_t sp, const __grid_constant__ F16SplitMaps maps) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = F16SplitTraits<E, BN, WG, STAGES>;
+  using T = F16SplitTraits<E, BN, WG, STAGES, KIN>;
   static_assert(!PP || WG == 2, "the ping-pong takes two consumer warpgroups");
   namespace ptx = ::cuda::ptx;
   constexpr int BM = T::kBM;
@@ -276,6 +305,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
   float* qmul = reinterpret_cast<float*>(smem + T::kMulOffset);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
   uint64_t* empty = full + STAGES;
+  [[maybe_unused]] uint64_t* kload = empty + STAGES;
   const auto stage = [&](int s) { return smem + T::kQBytes + s * T::kStageBytes; };
 
   const int tid = threadIdx.x;
@@ -288,8 +318,9 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
 
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], 1);
+      mbar_init(&full[s], KIN ? 4 : 1);  // KIN: the TMA thread's and the 3 splitting warps'
       mbar_init(&empty[s], 4 * WG);
+      if constexpr (KIN) mbar_init(&kload[s], 1);
     }
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
@@ -304,22 +335,52 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       const int32_t klo = static_cast<int32_t>(qt.batches * sp);
       const int32_t vrow = static_cast<int32_t>(b * E);
       const int32_t vlo = static_cast<int32_t>(qt.batches * E);
+      [[maybe_unused]] int32_t kr[5];
+      if constexpr (KIN) k_batch_coords(p, b, kr);
       for (int tile = 0; tile < tiles; ++tile) {
         const int s = tile % STAGES;
         if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
         ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                       &full[s], T::kStageBytes);
+                                       &full[s], (KIN ? 2 : 4) * T::kPartBytes);
         uint8_t* st = stage(s);
         const int32_t n0 = tile * BN;
-        const int32_t kc[2] = {0, krow + n0}, kl[2] = {0, klo + krow + n0};
+        if constexpr (KIN) {
+          // K's rows past S arrive as zeros (the map's out-of-bounds fill).
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &kload[s], 2 * T::kPartBytes);
+#pragma unroll
+          for (int q = 0; q < E / 32; ++q) {
+            kr[0] = 32 * q;
+            kr[1] = n0;
+            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
+                                      st + 4 * T::kPartBytes + q * BN * 128, &maps.kraw, kr,
+                                      &kload[s]);
+          }
+        } else {
+          const int32_t kc[2] = {0, krow + n0}, kl[2] = {0, klo + krow + n0};
+          ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st, &maps.k, kc,
+                                    &full[s]);
+          ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + T::kPartBytes,
+                                    &maps.k, kl, &full[s]);
+        }
         const int32_t vc[2] = {n0, vrow}, vl[2] = {n0, vlo + vrow};
-        ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st, &maps.k, kc, &full[s]);
-        ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + T::kPartBytes,
-                                  &maps.k, kl, &full[s]);
         ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + 2 * T::kPartBytes,
                                   &maps.vt, vc, &full[s]);
         ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + 3 * T::kPartBytes,
                                   &maps.vt, vl, &full[s]);
+      }
+    } else if (KIN && tid >= 128 * WG + 32) {
+      const float ks = exp2_int(f16_shift(__uint_as_float(amax[2 * b])));
+      for (int tile = 0; tile < tiles; ++tile) {
+        const int s = tile % STAGES;
+        mbar_wait(&kload[s], (tile / STAGES) & 1);
+        uint8_t* st = stage(s);
+        split_k_tile<E, BN>(reinterpret_cast<const float*>(st + 4 * T::kPartBytes), st,
+                            st + T::kPartBytes, ks, tid - 128 * WG - 32, 96);
+        // The consumers' wgmma reads K's halves through the async proxy.
+        fence_proxy_async();
+        __syncwarp();
+        if (tid % 32 == 0) mbar_arrive(&full[s]);
       }
     }
   } else {
@@ -480,8 +541,10 @@ inline int64_t f16split_scratch_bytes(const AttentionProblem& p) {
   return 2 * 2 * half_elems * 2 + p.batch_count() * 2 * 4;
 }
 
-// The pre-pass alone (the kernel bench times the kernel without it).
-inline cudaError_t f16split_prepass(const KernelArgs& a, void* scratch, cudaStream_t stream) {
+// The pre-pass alone (the kernel bench times the kernel without it). with_k: K's split
+// too (false: the kernel splits K's tiles, KIN).
+inline cudaError_t f16split_prepass(const KernelArgs& a, void* scratch, cudaStream_t stream,
+                                    bool with_k = true) {
   const AttentionProblem& p = a.p;
   const int64_t sp = f16split_keys(p), batches = p.batch_count();
   const int64_t half_elems = batches * sp * p.E;
@@ -496,17 +559,20 @@ inline cudaError_t f16split_prepass(const KernelArgs& a, void* scratch, cudaStre
                                 0, stream>>>(a, amax);
   e = cudaGetLastError();
   if (e != cudaSuccess) return e;
+  if (sp == 0) return cudaSuccess;
   const dim3 grid(static_cast<unsigned>(sp / 32), static_cast<unsigned>(p.E / 32),
                   static_cast<unsigned>(batches));
-  attention_f16_split_kernel<<<grid, 256, 0, stream>>>(a, amax, kh, vt, sp, half_elems);
+  attention_f16_split_kernel<<<grid, 256, 0, stream>>>(a, amax, with_k ? kh : nullptr, vt, sp,
+                                                       half_elems);
   return cudaGetLastError();
 }
 
-// The kernel alone over the pre-pass's scratch (false: the driver refused the maps).
-template <int E, int BN, int WG, int ST, bool PP>
+// The kernel alone over the pre-pass's scratch (mapped false: the driver refused the
+// maps, or KIN and K has none: attention_tma.h).
+template <int E, int BN, int WG, int ST, bool PP, bool KIN = false>
 cudaError_t f16split_kernel(const KernelArgs& a, void* scratch, cudaStream_t stream,
                             bool& mapped) {
-  using Tr = F16SplitTraits<E, BN, WG, ST>;
+  using Tr = F16SplitTraits<E, BN, WG, ST, KIN>;
   const AttentionProblem& p = a.p;
   const int64_t sp = f16split_keys(p), half_elems = p.batch_count() * sp * p.E;
   const __half* kh = static_cast<const __half*>(scratch);
@@ -515,8 +581,13 @@ cudaError_t f16split_kernel(const KernelArgs& a, void* scratch, cudaStream_t str
   F16SplitMaps maps{};
   // No keys (S == 0): no tile is loaded, the maps go unused.
   mapped = sp == 0 || f16split_maps(p, kh, vt, sp, BN, maps);
+  if (KIN && sp > 0) {
+    const cuuint32_t kbox[5] = {32, cuuint32_t(BN), 1, 1, 1};
+    mapped = mapped && kv_tma_mappable(p, p.k) &&
+             attention_kv_map(p, p.k, a.k, kbox, CU_TENSOR_MAP_SWIZZLE_128B, maps.kraw);
+  }
   if (!mapped) return cudaSuccess;
-  const auto kernel = attention_wgmma_f16split_kernel<E, BN, WG, ST, PP>;
+  const auto kernel = attention_wgmma_f16split_kernel<E, BN, WG, ST, PP, KIN>;
   const cudaError_t e =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (e != cudaSuccess) return e;
