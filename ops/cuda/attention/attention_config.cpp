@@ -62,11 +62,11 @@ std::vector<AttnConfig> compiled_table() {
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
   }
 #undef TT_X
-  // pipe 6 (accurate: the 2 x fp16 split).
-#define TT_X(E, WG, BN, ST)                                                                 \
-  if (std::find(t.begin(), t.end(), AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 6}) == \
-      t.end())                                                                              \
-    t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 6});
+  // pipe 6 and 7 (accurate: the 2 x fp16 split).
+#define TT_X(E, WG, BN, ST, PIPE)                                                          \
+  if (std::find(t.begin(), t.end(),                                                        \
+                AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE}) == t.end()) \
+    t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE});
   if (kWgmmaPipe1Offered) {
     TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
   }
@@ -113,7 +113,7 @@ const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
         .field("bn", &AttnConfig::block_n,
                distinct(t, {Impl::kMma, Impl::kWgmma, Impl::kSimt2}, &AttnConfig::block_n),
                {"mma", "wgmma", "simt2"})
-        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5, 6}, {"wgmma"})
+        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5, 6, 7}, {"wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
   return d;
@@ -162,12 +162,13 @@ int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool a
     TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS(TT_X)
   }
 #undef TT_X
-  // pipe 6 (accurate, the 2 x fp16 split): Q's hi and lo and per stage K's and Vt's in
-  // fp16, Q's row factors, two barriers a stage.
-#define TT_X(E, WG, BN, ST)                                                               \
-  if (e == E && warps == 4 * WG && block_n == BN && pipe == 6) {                          \
-    return int64_t{64} * WG * E * 2 * 2 + int64_t{ST} * 4 * BN * E * 2 + int64_t{64} * WG * 4 + \
-           2 * ST * 8 + 1024;                                                             \
+  // pipe 6 and 7 (accurate, the 2 x fp16 split): Q's hi and lo, per stage K's and Vt's
+  // halves in fp16 (7: and K's float32 tile), Q's row factors, two barriers a stage (7:
+  // three).
+#define TT_X(E, WG, BN, ST, PIPE)                                                          \
+  if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                        \
+    return int64_t{64} * WG * E * 2 * 2 + int64_t{ST} * (PIPE == 7 ? 6 : 4) * BN * E * 2 + \
+           int64_t{64} * WG * 4 + (PIPE == 7 ? 3 : 2) * ST * 8 + 1024;                     \
   }
   if (accurate) {
     TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
@@ -178,7 +179,7 @@ int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool a
 
 int64_t smem_bytes(const AttnConfig& c, const AttentionProblem& p) {
   if (c.impl == Impl::kWgmma) {
-    if (c.pipe >= 2) return wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe, c.pipe == 6);
+    if (c.pipe >= 2) return wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe, c.pipe >= 6);
     return c.pipe == 1 ? wgmma_ws_smem_bytes(p.E, c.warps, c.block_n)
                        : wgmma_smem_bytes(p.E, c.warps, c.block_n, false);
   }
@@ -336,7 +337,7 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
     }
     rules.push_back(
         {"wgmma pipe=1 runs in tf32 mode only, with the variants of its head dim, and accurate "
-         "takes pipe 0, 2, 5 and 6 (ops/cuda/attention/attention_variants.h)",
+         "takes pipe 0, 2, 5, 6 and 7 (ops/cuda/attention/attention_variants.h)",
          [p, acc](const AttnConfig& c) {
            if (acc) {
              return c.pipe == 0 || wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe, true) > 0;
@@ -348,13 +349,15 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
          {"wgmma"}});
     // pipe 2-4 load K (4: and V) by TMA: offered where those layouts have tensor maps
     // (else the launcher would run pipe 1's kernel under their name). pipe 6 maps its
-    // pre-pass's buffers, never K or V.
+    // pre-pass's buffers, never K or V; pipe 7 K as pipe 2 does.
     rules.push_back(
         {"wgmma pipe=2, 3 and 4 (TMA) run the variants of their head dim "
          "(ops/cuda/attention/attention_variants.h) where K's (pipe 4: and V's) strides have "
          "a tensor map (ops/cuda/attention/attention_tma.h)",
          [p, acc](const AttnConfig& c) {
-           if (c.pipe == 6) return acc;  // accurate's only; the first rule checks the table
+           // accurate's only; the first rule checks the table
+           if (c.pipe == 6) return acc;
+           if (c.pipe == 7) return acc && tma_mappable(p, 2);
            return c.pipe <= 1 || (tma_mappable(p, c.pipe) &&
                                   wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe, acc) > 0);
          },

@@ -44,9 +44,9 @@ struct WgmmaF16N64 {
         "%26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
           "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
-          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
-          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
-          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
         : "l"(desc_a), "l"(desc_b), "r"(scale_d));
   }
   __device__ __forceinline__ static void mma_rs(float (&d)[32], const uint32_t (&a)[4],
@@ -58,14 +58,14 @@ struct WgmmaF16N64 {
         "%26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 0;\n}\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
           "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
-          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
-          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
-          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
   }
 };
 
-inline constexpr float kF16LoScale = 2048.f;        // 2^11
+inline constexpr float kF16LoScale = 2048.f;          // 2^11
 inline constexpr float kF16LoUnscale = 1.f / 2048.f;  // 2^-11
 
 // The shift s for a max |x| of m: m 2^s in [2^14, 2^15) (0 for m == 0, inf or NaN, whose
@@ -204,7 +204,8 @@ __device__ __forceinline__ void p_fragments_f16(const float (&sc)[SR], uint32_t 
 #pragma unroll
   for (int kk = 0; kk < SR / 8; ++kk) {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) f16_split2(sc[8 * kk + 2 * i], sc[8 * kk + 2 * i + 1], hi[kk][i], lo[kk][i]);
+    for (int i = 0; i < 4; ++i)
+      f16_split2(sc[8 * kk + 2 * i], sc[8 * kk + 2 * i + 1], hi[kk][i], lo[kk][i]);
   }
 }
 
@@ -405,9 +406,9 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       fence_regs(acc);
       fence_regs(ss);
       wgmma_fence();
-      issue_qk_f16<E, BN, BM>(acc, qa, k_addr, false);                         // Qhi Khi
-      issue_qk_f16<E, BN, BM>(ss, qa, k_addr + T::kPartBytes, false);          // Qhi Klo
-      issue_qk_f16<E, BN, BM>(ss, qa + kQLo, k_addr, true);                    // + Qlo Khi
+      issue_qk_f16<E, BN, BM>(acc, qa, k_addr, false);                 // Qhi Khi
+      issue_qk_f16<E, BN, BM>(ss, qa, k_addr + T::kPartBytes, false);  // Qhi Klo
+      issue_qk_f16<E, BN, BM>(ss, qa + kQLo, k_addr, true);            // + Qlo Khi
       wgmma_commit();
     };
     const auto s_landed = [&](float(&acc)[SR]) {
@@ -418,9 +419,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
         acc[i] = fmaf(ss[i], kF16LoUnscale, acc[i]) * (i % 4 < 2 ? mulA : mulB);
       }
     };
-    const auto wait_full = [&](int tile) {
-      mbar_wait(&full[tile % STAGES], (tile / STAGES) & 1);
-    };
+    const auto wait_full = [&](int tile) { mbar_wait(&full[tile % STAGES], (tile / STAGES) & 1); };
 
     float o[OR], pvb[OR], pvs[OR];
 #pragma unroll
@@ -439,8 +438,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       }
 #pragma unroll
       for (int j = 0; j < NT; ++j) {
-        WgmmaF16N64::mma_rs(pvs, ph[j], sw128_desc(v_addr + T::kPartBytes + off(j)),
-                            j > 0 ? 1 : 0);
+        WgmmaF16N64::mma_rs(pvs, ph[j], sw128_desc(v_addr + T::kPartBytes + off(j)), j > 0 ? 1 : 0);
         WgmmaF16N64::mma_rs(pvs, pl[j], sw128_desc(v_addr + off(j)), 1);
       }
       wgmma_commit();
@@ -555,8 +553,8 @@ inline cudaError_t f16split_prepass(const KernelArgs& a, void* scratch, cudaStre
   if (e != cudaSuccess) return e;
   const int64_t per_head = p.S * p.E / 4;
   const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(16, (per_head + 1023) / 1024));
-  attention_f16_absmax_kernel<<<dim3(std::max(blocks, 1u), static_cast<unsigned>(batches)), 256,
-                                0, stream>>>(a, amax);
+  attention_f16_absmax_kernel<<<dim3(std::max(blocks, 1u), static_cast<unsigned>(batches)), 256, 0,
+                                stream>>>(a, amax);
   e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   if (sp == 0) return cudaSuccess;
@@ -570,8 +568,7 @@ inline cudaError_t f16split_prepass(const KernelArgs& a, void* scratch, cudaStre
 // The kernel alone over the pre-pass's scratch (mapped false: the driver refused the
 // maps, or KIN and K has none: attention_tma.h).
 template <int E, int BN, int WG, int ST, bool PP, bool KIN = false>
-cudaError_t f16split_kernel(const KernelArgs& a, void* scratch, cudaStream_t stream,
-                            bool& mapped) {
+cudaError_t f16split_kernel(const KernelArgs& a, void* scratch, cudaStream_t stream, bool& mapped) {
   using Tr = F16SplitTraits<E, BN, WG, ST, KIN>;
   const AttentionProblem& p = a.p;
   const int64_t sp = f16split_keys(p), half_elems = p.batch_count() * sp * p.E;
