@@ -117,10 +117,10 @@ void* f16_scratch(const KernelArgs& a) {
 void run_f16_prepass(KernelArgs a) { CK(f16split_prepass(a, f16_scratch(a), nullptr)); }
 // KIN: the kernel splits K's tiles; the pre-pass takes the max and splits V alone.
 void run_f16_prepass_v(KernelArgs a) { CK(f16split_prepass(a, f16_scratch(a), nullptr, false)); }
-template <int E, int BN, int WG, int ST, bool PP, bool KIN = false>
+template <int E, int BN, int WG, int ST, bool PP, bool KIN = false, bool QR = false>
 void run_f16split(KernelArgs a, int64_t, int64_t) {
   bool mapped = false;
-  CK((f16split_kernel<E, BN, WG, ST, PP, KIN>(a, f16_scratch(a), nullptr, mapped)));
+  CK((f16split_kernel<E, BN, WG, ST, PP, KIN, QR>(a, f16_scratch(a), nullptr, mapped)));
   if (!mapped) {
     std::fprintf(stderr, "no tensor map\n");
     std::exit(1);
@@ -206,6 +206,11 @@ std::vector<Variant> variants() {
         run_f16split<64, 64, 2, 4, true, true>, run_f16_prepass_v);
     f16("wg f16 kin wg2 bn64 st3", "wg f16 kin wg2 bn64 st3 alone",
         run_f16split<64, 64, 2, 3, true, true>, run_f16_prepass_v);
+    // Q's hi as register fragments (two of S's three products read only K).
+    f16("wg f16 qr wg2 bn64 st4", "wg f16 qr wg2 bn64 st4 alone",
+        run_f16split<64, 64, 2, 4, true, false, true>, run_f16_prepass);
+    f16("wg f16 kin qr wg2 bn64 st4", "wg f16 kin qr wg2 bn64 st4 alone",
+        run_f16split<64, 64, 2, 4, true, true, true>, run_f16_prepass_v);
     v.push_back({"f16 pre-pass", [](KernelArgs a, int64_t, int64_t) { run_f16_prepass(a); },
                  nullptr, false});
     v.push_back({"f16 pre-pass v only",

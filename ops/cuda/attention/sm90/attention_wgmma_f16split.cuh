@@ -289,7 +289,10 @@ __device__ __forceinline__ void split_k_tile(const float* raw, uint8_t* hi, uint
 // KIN: K's tiles come as float32 by TMA from K itself (its own barrier, kload) and the
 // producer's warps 1-3 split them beside the stage (fence, then arrive on the stage's
 // full barrier with the TMA's bytes of Vt's halves); the pre-pass splits V alone.
-template <int E, int BN, int WG, int STAGES, bool PP, bool KIN = false>
+// QR: Q's hi as A fragments in registers (S's Qhi Khi and Qhi Klo then read only K from
+// shared memory; an m64n64k16 reading both operands there is at the shared memory's
+// rate), Q's lo from shared memory.
+template <int E, int BN, int WG, int STAGES, bool PP, bool KIN = false, bool QR = false>
 __global__ void __launch_bounds__(128 * (WG + 1), 1)
     attention_wgmma_f16split_kernel(const __grid_constant__ KernelArgs a, const unsigned* amax,
                                     int64_t sp, const __grid_constant__ F16SplitMaps maps) {
@@ -397,6 +400,22 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     const float mulA = qmul[rows.rA - m0] * kmul, mulB = qmul[rows.rB - m0] * kmul;
     const uint32_t qa = q_addr + wg * 64 * 128;
     constexpr uint32_t kQLo = BM * E * 2;
+    // QR: k-step kk's fragment of rows r = 16 warp + lane / 4 (+8), halves 16 kk + 2 t
+    // (+1) (+8), from the swizzled tile.
+    [[maybe_unused]] uint32_t qf[QR ? E / 16 : 1][4];
+    if constexpr (QR) {
+#pragma unroll
+      for (int kk = 0; kk < E / 16; ++kk) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const int r = wg * 64 + warp * 16 + lane / 4 + (i % 2) * 8;
+          const int c = 16 * kk + 2 * (lane % 4) + (i / 2) * 8;
+          const int at =
+              (c / 64) * BM * 128 + r * 128 + ((((c % 64) / 8) ^ (r % 8)) * 16) + (c % 8) * 2;
+          qf[kk][i] = *reinterpret_cast<const uint32_t*>(smem + at);
+        }
+      }
+    }
 
     float ss[SR];
     const auto issue_s = [&](float(&acc)[SR], int s) {
@@ -406,9 +425,19 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       fence_regs(acc);
       fence_regs(ss);
       wgmma_fence();
-      issue_qk_f16<E, BN, BM>(acc, qa, k_addr, false);                 // Qhi Khi
-      issue_qk_f16<E, BN, BM>(ss, qa, k_addr + T::kPartBytes, false);  // Qhi Klo
-      issue_qk_f16<E, BN, BM>(ss, qa + kQLo, k_addr, true);            // + Qlo Khi
+      if constexpr (QR) {
+#pragma unroll
+        for (int kk = 0; kk < E / 16; ++kk) {
+          const uint32_t koff = (kk / 4) * BN * 128 + (kk % 4) * 32;
+          WgmmaF16N64::mma_rs(acc, qf[kk], sw128_desc(k_addr + koff), kk > 0 ? 1 : 0);
+          WgmmaF16N64::mma_rs(ss, qf[kk], sw128_desc(k_addr + T::kPartBytes + koff),
+                              kk > 0 ? 1 : 0);
+        }
+      } else {
+        issue_qk_f16<E, BN, BM>(acc, qa, k_addr, false);                 // Qhi Khi
+        issue_qk_f16<E, BN, BM>(ss, qa, k_addr + T::kPartBytes, false);  // Qhi Klo
+      }
+      issue_qk_f16<E, BN, BM>(ss, qa + kQLo, k_addr, true);  // + Qlo Khi
       wgmma_commit();
     };
     const auto s_landed = [&](float(&acc)[SR]) {
@@ -567,7 +596,7 @@ inline cudaError_t f16split_prepass(const KernelArgs& a, void* scratch, cudaStre
 
 // The kernel alone over the pre-pass's scratch (mapped false: the driver refused the
 // maps, or KIN and K has none: attention_tma.h).
-template <int E, int BN, int WG, int ST, bool PP, bool KIN = false>
+template <int E, int BN, int WG, int ST, bool PP, bool KIN = false, bool QR = false>
 cudaError_t f16split_kernel(const KernelArgs& a, void* scratch, cudaStream_t stream, bool& mapped) {
   using Tr = F16SplitTraits<E, BN, WG, ST, KIN>;
   const AttentionProblem& p = a.p;
@@ -584,7 +613,7 @@ cudaError_t f16split_kernel(const KernelArgs& a, void* scratch, cudaStream_t str
              attention_kv_map(p, p.k, a.k, kbox, CU_TENSOR_MAP_SWIZZLE_128B, maps.kraw);
   }
   if (!mapped) return cudaSuccess;
-  const auto kernel = attention_wgmma_f16split_kernel<E, BN, WG, ST, PP, KIN>;
+  const auto kernel = attention_wgmma_f16split_kernel<E, BN, WG, ST, PP, KIN, QR>;
   const cudaError_t e =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (e != cudaSuccess) return e;
