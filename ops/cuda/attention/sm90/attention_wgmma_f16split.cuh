@@ -382,18 +382,13 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
         split_k_tile<E, BN>(reinterpret_cast<const float*>(st + 4 * T::kPartBytes), st,
                             st + T::kPartBytes, ks, tid - 128 * WG - 32, 96);
         // The consumers' wgmma reads K's halves through the async proxy.
-        fence_proxy_async();
-        __syncwarp();
-        if (tid % 32 == 0) mbar_arrive(&full[s]);
+        hand_over(&full[s]);
       }
     }
   } else {
     sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
     const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
-    Rows rows;
-    rows.rA = m0 + wg * 64 + warp * 16 + lane / 4;
-    rows.rB = rows.rA + 8;
-    rows.t = lane % 4;
+    Rows rows = consumer_rows(m0, wg, warp, lane);
     // The rows' factor back to float32 (Q's row shift and K's head shift), and V's.
     const float kmul = exp2_int(-f16_shift(__uint_as_float(amax[2 * b])));
     const float vmul = exp2_int(-f16_shift(__uint_as_float(amax[2 * b + 1])));
@@ -489,18 +484,9 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       __syncwarp();
       if (lane == 0) mbar_arrive(&empty[s]);
     };
-    // PP: attention_wgmma_ws_kernel's turns (two named barriers).
-    const auto turn_wait = [&] {
-      if constexpr (PP) asm volatile("bar.sync %0, 256;\n" ::"r"(1 + wg) : "memory");
-    };
-    const auto turn_pass = [&](bool last) {
-      if constexpr (PP) {
-        if (!(last && wg == 1)) asm volatile("bar.arrive %0, 256;\n" ::"r"(2 - wg) : "memory");
-      }
-    };
-    if constexpr (PP) {
-      if (wg == 1 && tiles > 0) asm volatile("bar.arrive 1, 256;\n" ::: "memory");
-    }
+    const PingPong<PP> turns(wg, tiles);
+    const auto turn_wait = [&] { turns.wait(); };
+    const auto turn_pass = [&](bool last) { turns.pass(last); };
 
     float sc[SR];
     uint32_t ph[NT][4], pl[NT][4];
