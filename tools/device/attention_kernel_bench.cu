@@ -195,22 +195,19 @@ std::vector<Variant> variants() {
                    }});
       v.push_back({alone, run, prep});
     };
-    f16("wg f16 p6 wg2 bn64 st4", "wg f16 p6 wg2 bn64 st4 alone", run_f16split<64, 64, 2, 4, true>,
+    // The op's pipe 6 (K split by the pre-pass) and 7 (K split in the kernel): ping-pong,
+    // 4 stages, Q's hi in registers; then each of those choices undone.
+    f16("f16 p6 op", "f16 p6 op alone", run_f16split<64, 64, 2, 4, true, false, true>,
         run_f16_prepass);
-    f16("wg f16 p6 wg2 bn64 st2", "wg f16 p6 wg2 bn64 st2 alone", run_f16split<64, 64, 2, 2, true>,
+    f16("f16 p7 op", "f16 p7 op alone", run_f16split<64, 64, 2, 4, true, true, true>,
+        run_f16_prepass_v);
+    f16("f16 p6 q smem", "f16 p6 q smem alone", run_f16split<64, 64, 2, 4, true>, run_f16_prepass);
+    f16("f16 p6 st2", "f16 p6 st2 alone", run_f16split<64, 64, 2, 2, true, false, true>,
         run_f16_prepass);
-    f16("wg f16 nopp wg2 bn64 st4", "wg f16 nopp wg2 bn64 st4 alone",
-        run_f16split<64, 64, 2, 4, false>, run_f16_prepass);
-    // K split in the kernel by the producer's spare warps (K's float32 tiles by TMA).
-    f16("wg f16 kin wg2 bn64 st4", "wg f16 kin wg2 bn64 st4 alone",
-        run_f16split<64, 64, 2, 4, true, true>, run_f16_prepass_v);
-    f16("wg f16 kin wg2 bn64 st3", "wg f16 kin wg2 bn64 st3 alone",
-        run_f16split<64, 64, 2, 3, true, true>, run_f16_prepass_v);
-    // Q's hi as register fragments (two of S's three products read only K).
-    f16("wg f16 qr wg2 bn64 st4", "wg f16 qr wg2 bn64 st4 alone",
-        run_f16split<64, 64, 2, 4, true, false, true>, run_f16_prepass);
-    f16("wg f16 kin qr wg2 bn64 st4", "wg f16 kin qr wg2 bn64 st4 alone",
-        run_f16split<64, 64, 2, 4, true, true, true>, run_f16_prepass_v);
+    f16("f16 p6 no pp", "f16 p6 no pp alone", run_f16split<64, 64, 2, 4, false, false, true>,
+        run_f16_prepass);
+    f16("f16 p7 st3", "f16 p7 st3 alone", run_f16split<64, 64, 2, 3, true, true, true>,
+        run_f16_prepass_v);
     v.push_back({"f16 pre-pass", [](KernelArgs a, int64_t, int64_t) { run_f16_prepass(a); },
                  nullptr, false});
     v.push_back({"f16 pre-pass v only",

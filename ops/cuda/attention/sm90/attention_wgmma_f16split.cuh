@@ -216,8 +216,11 @@ template <int E, int BN, int WG, int STAGES, bool KIN = false>
 struct F16SplitTraits {
   static constexpr int kBM = 64 * WG;
   static constexpr int kThreads = 128 * (WG + 1);
-  // KIN: the splitting warps spilled at 24; at 32 the consumers keep 240.
-  static constexpr int kProducerRegs = KIN ? 32 : 24;
+  // setmaxnreg moves registers within the block's allocation at launch, 168 a thread
+  // (384 threads): 128 x 24 + 256 x 240 is all of it. A producer at 32 with consumers at
+  // 240 asked for 1024 more, and the consumers' setmaxnreg.inc waited forever (pipe 7's
+  // first GPU run).
+  static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
   static constexpr int kQBytes = kBM * E * 2 * 2;
   static constexpr int kPartBytes = BN * E * 2;
@@ -228,7 +231,9 @@ struct F16SplitTraits {
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB of an SM");
   static_assert(STAGES >= 2, "a ring of one stage would deadlock");
   static_assert(E == 64 && BN == 64, "head dim 64, 64-key tiles (the registers of E 128 spill)");
-  static_assert((65536 - 128 * kProducerRegs) / (128 * WG) >= kConsumerRegs, "register budget");
+  static_assert(128 * kProducerRegs + 128 * WG * kConsumerRegs <=
+                    65536 / kThreads / 8 * 8 * kThreads,
+                "setmaxnreg past the block's registers at launch");
 };
 
 // The pre-pass's buffers as TMA maps: K's halves [2 batches S', E], a box of BN rows by
