@@ -551,7 +551,7 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
     TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS(TT_X)
   }
 #undef TT_X
-  // accurate with the 2 x fp16 split (pipe 6; 7: K split in the kernel): within 1e-6 likewise.
+  // accurate with the 2 x fp16 split (pipe 6): within 1e-6 likewise.
 #define TT_X(E, WG, BN, ST, PIPE) \
   variants.push_back({E, Precision::accurate, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
   if (at::kWgmmaPipe1Offered) {
@@ -601,37 +601,36 @@ TEST(AttentionCuda, F16SplitKeepsWideRangesWithinItsScales) {
   const Tensor vt = Tensor::from_vector(v, {B, H, S, E});
   const Device gpu = Device::cuda(0);
   PrecisionGuard guard(Precision::accurate);
-  for (int pipe : {6, 7})
-    for (bool causal : {false, true}) {
-      const at::AttnConfig cfg{at::Impl::kWgmma, 8, 4, 64, pipe};
-      autotune::ScopedConfigOverride force("attention", cfg.to_config());
-      const std::vector<double> w =
-          float64_attention(qt, kt, vt, Tensor(), causal).to_vector<double>();
-      const std::vector<double> g = ops::scaled_dot_product_attention(
-                                        qt.to(gpu), kt.to(gpu), vt.to(gpu), Tensor(), 0.0, causal)
-                                        .cpu()
-                                        .to_vector<double>();
-      const std::string what = fmt::format("pipe={} {}", pipe, causal ? "causal" : "full");
-      // Per head (the heads' magnitudes differ by 2^90), and per column 5 and 9.
-      const auto err = [&](int64_t h, int64_t col) {
-        double num = 0, den = 0;
-        for (int64_t i = 0; i < L; ++i) {
-          for (int64_t e = 0; e < E; ++e) {
-            if (col >= 0 ? e != col : (e == 5 || e == 9)) continue;
-            const size_t at = static_cast<size_t>((h * L + i) * E + e);
-            num += (g[at] - w[at]) * (g[at] - w[at]);
-            den += w[at] * w[at];
-          }
+  for (bool causal : {false, true}) {
+    const at::AttnConfig cfg{at::Impl::kWgmma, 8, 4, 64, 6};
+    autotune::ScopedConfigOverride force("attention", cfg.to_config());
+    const std::vector<double> w =
+        float64_attention(qt, kt, vt, Tensor(), causal).to_vector<double>();
+    const std::vector<double> g =
+        ops::scaled_dot_product_attention(qt.to(gpu), kt.to(gpu), vt.to(gpu), Tensor(), 0.0, causal)
+            .cpu()
+            .to_vector<double>();
+    const std::string what = std::string(causal ? "causal" : "full");
+    // Per head (the heads' magnitudes differ by 2^90), and per column 5 and 9.
+    const auto err = [&](int64_t h, int64_t col) {
+      double num = 0, den = 0;
+      for (int64_t i = 0; i < L; ++i) {
+        for (int64_t e = 0; e < E; ++e) {
+          if (col >= 0 ? e != col : (e == 5 || e == 9)) continue;
+          const size_t at = static_cast<size_t>((h * L + i) * E + e);
+          num += (g[at] - w[at]) * (g[at] - w[at]);
+          den += w[at] * w[at];
         }
-        return std::sqrt(num / den);
-      };
-      for (int64_t h = 0; h < B * H; ++h) {
-        EXPECT_LE(err(h, -1), 1e-6) << what << " head " << h;
-        EXPECT_LE(err(h, 5), 1e-6) << what << " head " << h << " column at 2^-24";
-        std::printf("f16 split %s head %ld: rel L2 %.3g, column at 2^-24 %.3g, at 2^-40 %.3g\n",
-                    what.c_str(), static_cast<long>(h), err(h, -1), err(h, 5), err(h, 9));
       }
+      return std::sqrt(num / den);
+    };
+    for (int64_t h = 0; h < B * H; ++h) {
+      EXPECT_LE(err(h, -1), 1e-6) << what << " head " << h;
+      EXPECT_LE(err(h, 5), 1e-6) << what << " head " << h << " column at 2^-24";
+      std::printf("f16 split %s head %ld: rel L2 %.3g, column at 2^-24 %.3g, at 2^-40 %.3g\n",
+                  what.c_str(), static_cast<long>(h), err(h, -1), err(h, 5), err(h, 9));
     }
+  }
 }
 
 // Where K has no tensor map (one K for every head: a batch stride of 0) the space
@@ -770,7 +769,6 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
                                                           "impl=wgmma,warps=8,bn=64,pipe=2;"
                                                           "impl=wgmma,warps=8,bn=64,pipe=5;"
                                                           "impl=wgmma,warps=8,bn=64,pipe=6;"
-                                                          "impl=wgmma,warps=8,bn=64,pipe=7;"
                                                         : "impl=wgmma,warps=4,bn=64,pipe=0;"
                                                           "impl=wgmma,warps=8,bn=64,pipe=0;")
         << accurate_wgmma(p);
@@ -825,7 +823,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     shared_k.k.batch[1] = 0;
     EXPECT_FALSE(at::kv_tma_mappable(shared_k, shared_k.k));
     EXPECT_EQ(pipes(shared_k), "");
-    // pipe 6 maps its pre-pass's buffers, not K: offered with a broadcast K too (7 not).
+    // pipe 6 maps its pre-pass's buffers, not K: offered with a broadcast K too.
     EXPECT_EQ(accurate_wgmma(shared_k),
               "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;"
               "impl=wgmma,warps=8,bn=64,pipe=6;");

@@ -62,7 +62,7 @@ std::vector<AttnConfig> compiled_table() {
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
   }
 #undef TT_X
-  // pipe 6 and 7 (accurate: the 2 x fp16 split).
+  // pipe 6 (accurate: the 2 x fp16 split).
 #define TT_X(E, WG, BN, ST, PIPE)                                                          \
   if (std::find(t.begin(), t.end(),                                                        \
                 AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE}) == t.end()) \
@@ -113,7 +113,7 @@ const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
         .field("bn", &AttnConfig::block_n,
                distinct(t, {Impl::kMma, Impl::kWgmma, Impl::kSimt2}, &AttnConfig::block_n),
                {"mma", "wgmma", "simt2"})
-        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5, 6, 7}, {"wgmma"})
+        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5, 6}, {"wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
   return d;
@@ -162,9 +162,9 @@ int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool a
     TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS(TT_X)
   }
 #undef TT_X
-  // pipe 6 and 7 (accurate, the 2 x fp16 split): Q's hi and lo, per stage K's and Vt's
-  // halves in fp16 (7: and K's float32 tile), Q's row factors, two barriers a stage (7:
-  // three).
+  // pipe 6 (accurate, the 2 x fp16 split): Q's hi and lo, per stage K's and Vt's halves
+  // in fp16, Q's row factors, two barriers a stage (the kernel's KIN, bench only: and K's
+  // float32 tile, three barriers).
 #define TT_X(E, WG, BN, ST, PIPE)                                                          \
   if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                        \
     return int64_t{64} * WG * E * 2 * 2 + int64_t{ST} * (PIPE == 7 ? 6 : 4) * BN * E * 2 + \
@@ -230,7 +230,9 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
       }
     }
     // accurate at head dim 64: the 2 x fp16 split on the ping-pong (pipe 6; it maps its
-    // pre-pass's buffers, so K needs no tensor map). PENDING the H100 run.
+    // pre-pass's buffers, so K needs no tensor map): on the H100 0.375 ms against pipe 5's
+    // 0.568 at B8 H16 T1024, 0.305 / 0.365 causal, 0.983 / 1.985 at B2 H16 T4096, error
+    // 2.2-3.3e-7 against pipe 5's 3.0-4.3e-7 and PyTorch's 4.6-7.0e-7 (docs/performance.md).
     if (precision == Precision::accurate && kWgmmaPipe1Offered && p.E == 64) {
       return {Impl::kWgmma, 8, rows, 64, 6};
     }
@@ -337,7 +339,7 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
     }
     rules.push_back(
         {"wgmma pipe=1 runs in tf32 mode only, with the variants of its head dim, and accurate "
-         "takes pipe 0, 2, 5, 6 and 7 (ops/cuda/attention/attention_variants.h)",
+         "takes pipe 0, 2, 5 and 6 (ops/cuda/attention/attention_variants.h)",
          [p, acc](const AttnConfig& c) {
            if (acc) {
              return c.pipe == 0 || wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe, true) > 0;
@@ -349,15 +351,13 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
          {"wgmma"}});
     // pipe 2-4 load K (4: and V) by TMA: offered where those layouts have tensor maps
     // (else the launcher would run pipe 1's kernel under their name). pipe 6 maps its
-    // pre-pass's buffers, never K or V; pipe 7 K as pipe 2 does.
+    // pre-pass's buffers, never K or V.
     rules.push_back(
         {"wgmma pipe=2, 3 and 4 (TMA) run the variants of their head dim "
          "(ops/cuda/attention/attention_variants.h) where K's (pipe 4: and V's) strides have "
          "a tensor map (ops/cuda/attention/attention_tma.h)",
          [p, acc](const AttnConfig& c) {
-           // accurate's only; the first rule checks the table
-           if (c.pipe == 6) return acc;
-           if (c.pipe == 7) return acc && tma_mappable(p, 2);
+           if (c.pipe == 6) return acc;  // accurate's only; the first rule checks the table
            return c.pipe <= 1 || (tma_mappable(p, c.pipe) &&
                                   wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe, acc) > 0);
          },

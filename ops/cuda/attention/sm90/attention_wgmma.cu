@@ -36,8 +36,8 @@ void launch_ws(const KernelArgs& args, const float* vt, int64_t sp, const AttnTm
   TT_CUDA_CHECK_LAUNCH();
 }
 
-// pipe 6 and 7 (accurate): the 2 x fp16 split's pre-pass and kernel (7: K split in the
-// kernel, the pre-pass splits V alone), ping-pong, Q's hi in registers. Its scratch (K's and
+// pipe 6 (accurate): the 2 x fp16 split's pre-pass and kernel (ping-pong, Q's hi in
+// registers; a PIPE 7 would split K in the kernel, KIN). Its scratch (K's and
 // Vt's halves, the per-head max) lives until the launcher returns; the caching
 // allocator hands it to later work on the same stream only, which runs after the kernel.
 void launch_f16split(const AttnConfig& c, const AttentionProblem& p, const KernelArgs& args,
@@ -85,7 +85,7 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
     return;
   }
   TT_CHECK(c.pipe == 0 || !acc || c.pipe == 2 || c.pipe == 5,
-           "attention: wgmma pipe={} runs in tf32 mode only (accurate: pipe 0, 2, 5, 6 and 7)",
+           "attention: wgmma pipe={} runs in tf32 mode only (accurate: pipe 0, 2, 5 and 6)",
            c.pipe);
   // pipe 2-4 read K (4: and V) through tensor maps; a layout that has none (a broadcast
   // or a fourth batch dim: attention_tma.h) runs the same variant on cp.async (pipe 1;
@@ -175,7 +175,7 @@ TT_ATTN_WGMMA_ACCURATE_VARIANTS(TT_X_ACC)
 #undef TT_X_TF32
 #undef TT_X
 
-// pipe 6's and 7's host formula (attention_config.cpp) is their kernel's own.
+// pipe 6's host formula (attention_config.cpp) is its kernel's own.
 #define TT_X(E_, WG_, BN_, ST_, PIPE_)                                                  \
   static_assert(F16SplitTraits<E_, BN_, WG_, ST_, PIPE_ == 7>::kSmemBytes ==            \
                     64 * WG_ * E_ * 2 * 2 + ST_ * (PIPE_ == 7 ? 6 : 4) * BN_ * E_ * 2 + \
