@@ -555,7 +555,7 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
   // accurate with the 2 x fp16 split (pipe 6): within 1e-6 likewise.
 #define TT_X(E, WG, BN, ST, PIPE) \
   variants.push_back({E, Precision::accurate, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
-  if (at::kWgmmaPipe1Offered) {
+  if (at::kWgmmaPipe1Offered && at::kF16SplitOffered) {
     TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
   }
 #undef TT_X
@@ -571,8 +571,10 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
 TEST(AttentionCuda, F16SplitKeepsWideRangesWithinItsScales) {
   TT_REQUIRE_CUDA();
   const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(0);
-  if (!at::kWgmmaCompiled || lim.cc_major != 9 || lim.cc_minor != 0 || !at::kWgmmaPipe1Offered) {
-    GTEST_SKIP() << "the wgmma kernels need compute capability 9.0 and this build's sm_90a code";
+  if (!at::kWgmmaCompiled || lim.cc_major != 9 || lim.cc_minor != 0 || !at::kWgmmaPipe1Offered ||
+      !at::kF16SplitOffered) {
+    GTEST_SKIP() << "the 2 x fp16 split needs compute capability 9.0, this build's sm_90a code "
+                    "and its variant offered (attention.h: kF16SplitOffered)";
   }
   const int64_t B = 2, H = 2, L = 150, S = 170, E = 64;
   std::vector<float> q = Tensor::randn({B, H, L, E}, 1900).to_vector<float>();
@@ -765,11 +767,13 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
       }
       return out;
     };
+    // pipe 6 (the 2 x fp16 split) where offered (attention.h: kF16SplitOffered).
+    const std::string f16 = at::kF16SplitOffered ? "impl=wgmma,warps=8,bn=64,pipe=6;" : "";
     EXPECT_EQ(accurate_wgmma(p), at::kWgmmaPipe1Offered ? "impl=wgmma,warps=4,bn=64,pipe=0;"
                                                           "impl=wgmma,warps=8,bn=64,pipe=0;"
                                                           "impl=wgmma,warps=8,bn=64,pipe=2;"
-                                                          "impl=wgmma,warps=8,bn=64,pipe=5;"
-                                                          "impl=wgmma,warps=8,bn=64,pipe=6;"
+                                                          "impl=wgmma,warps=8,bn=64,pipe=5;" +
+                                                              f16
                                                         : "impl=wgmma,warps=4,bn=64,pipe=0;"
                                                           "impl=wgmma,warps=8,bn=64,pipe=0;")
         << accurate_wgmma(p);
@@ -826,8 +830,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     EXPECT_EQ(pipes(shared_k), "");
     // pipe 6 maps its pre-pass's buffers, not K: offered with a broadcast K too.
     EXPECT_EQ(accurate_wgmma(shared_k),
-              "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;"
-              "impl=wgmma,warps=8,bn=64,pipe=6;");
+              "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;" + f16);
     ops::AttentionProblem shared_v = heads;  // one V for every head: pipe 4 only declines
     shared_v.v.batch[1] = 0;
     EXPECT_TRUE(at::tma_mappable(shared_v, 3));

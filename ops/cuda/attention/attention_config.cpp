@@ -67,7 +67,7 @@ std::vector<AttnConfig> compiled_table() {
   if (std::find(t.begin(), t.end(),                                                        \
                 AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE}) == t.end()) \
     t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE});
-  if (kWgmmaPipe1Offered) {
+  if (kWgmmaPipe1Offered && kF16SplitOffered) {
     TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
   }
 #undef TT_X
@@ -233,7 +233,7 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     // pre-pass's buffers, so K needs no tensor map): on the H100 0.375 ms against pipe 5's
     // 0.568 at B8 H16 T1024, 0.305 / 0.365 causal, 0.983 / 1.985 at B2 H16 T4096, error
     // 2.2-3.3e-7 against pipe 5's 3.0-4.3e-7 and PyTorch's 4.6-7.0e-7 (docs/performance.md).
-    if (precision == Precision::accurate && kWgmmaPipe1Offered && p.E == 64) {
+    if (precision == Precision::accurate && kWgmmaPipe1Offered && kF16SplitOffered && p.E == 64) {
       return {Impl::kWgmma, 8, rows, 64, 6};
     }
     // accurate at head dim 64: the 3xTF32 split on the TMA ping-pong pipeline (pipe 2
