@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <vector>
 
@@ -551,7 +552,88 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
     TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS(TT_X)
   }
 #undef TT_X
+  // accurate with the 2 x fp16 split (pipe 6): within 1e-6 likewise.
+#define TT_X(E, WG, BN, ST, PIPE) \
+  variants.push_back({E, Precision::accurate, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
+  if (at::kWgmmaPipe1Offered && at::kF16SplitOffered) {
+    TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
+  }
+#undef TT_X
   EXPECT_GT(expect_variants_match_float64(cases, variants, 500), 0u);
+}
+
+// The 2 x fp16 split (wgmma pipe 6) scales Q per row and K and V per (batch, head) by
+// powers of two: rows and heads of very different magnitudes (2^-60 to 2^60) keep float32
+// accuracy, and within a head an element down to about 2^-29 of the largest does. A V
+// column at 2^-24 of the rest keeps its own relative error within 1e-6; one at 2^-40
+// (beyond fp16's range after the head's scale) is lost to its own columns' error, which
+// the whole output's error does not show (printed, not asserted: the documented limit).
+TEST(AttentionCuda, F16SplitKeepsWideRangesWithinItsScales) {
+  TT_REQUIRE_CUDA();
+  const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(0);
+  if (!at::kWgmmaCompiled || lim.cc_major != 9 || lim.cc_minor != 0 || !at::kWgmmaPipe1Offered ||
+      !at::kF16SplitOffered) {
+    GTEST_SKIP() << "the 2 x fp16 split needs compute capability 9.0, this build's sm_90a code "
+                    "and its variant offered (attention.h: kF16SplitOffered)";
+  }
+  const int64_t B = 2, H = 2, L = 150, S = 170, E = 64;
+  std::vector<float> q = Tensor::randn({B, H, L, E}, 1900).to_vector<float>();
+  std::vector<float> k = Tensor::randn({B, H, S, E}, 1901).to_vector<float>();
+  std::vector<float> v = Tensor::randn({B, H, S, E}, 1902).to_vector<float>();
+  // The heads' K and V at 2^-30, 1, 2^30, 2^-60 (heads 0-3), each head's Q rows at the
+  // inverse of its K times 2^-2 ... 2^1 (row by row), so that the scores stay of order 1
+  // (float32's own exp would lose the float64 reference on scores of 2^30).
+  const int head_exp[4] = {-30, 0, 30, -60};
+  for (int64_t h = 0; h < B * H; ++h) {
+    for (int64_t i = 0; i < S * E; ++i) {
+      k[static_cast<size_t>(h * S * E + i)] *= std::ldexp(1.f, head_exp[h]);
+      v[static_cast<size_t>(h * S * E + i)] *= std::ldexp(1.f, head_exp[h]);
+    }
+    for (int64_t r = 0; r < L; ++r) {
+      const float f = std::ldexp(1.f, -head_exp[h] + static_cast<int>(r % 4) - 2);
+      for (int64_t e = 0; e < E; ++e) q[static_cast<size_t>((h * L + r) * E + e)] *= f;
+    }
+  }
+  // Column 5 of V at 2^-24 of its head, column 9 at 2^-40.
+  for (int64_t j = 0; j < B * H * S; ++j) {
+    v[static_cast<size_t>(j * E + 5)] *= std::ldexp(1.f, -24);
+    v[static_cast<size_t>(j * E + 9)] *= std::ldexp(1.f, -40);
+  }
+  const Tensor qt = Tensor::from_vector(q, {B, H, L, E});
+  const Tensor kt = Tensor::from_vector(k, {B, H, S, E});
+  const Tensor vt = Tensor::from_vector(v, {B, H, S, E});
+  const Device gpu = Device::cuda(0);
+  PrecisionGuard guard(Precision::accurate);
+  for (bool causal : {false, true}) {
+    const at::AttnConfig cfg{at::Impl::kWgmma, 8, 4, 64, 6};
+    autotune::ScopedConfigOverride force("attention", cfg.to_config());
+    const std::vector<double> w =
+        float64_attention(qt, kt, vt, Tensor(), causal).to_vector<double>();
+    const std::vector<double> g =
+        ops::scaled_dot_product_attention(qt.to(gpu), kt.to(gpu), vt.to(gpu), Tensor(), 0.0, causal)
+            .cpu()
+            .to_vector<double>();
+    const std::string what = std::string(causal ? "causal" : "full");
+    // Per head (the heads' magnitudes differ by 2^90), and per column 5 and 9.
+    const auto err = [&](int64_t h, int64_t col) {
+      double num = 0, den = 0;
+      for (int64_t i = 0; i < L; ++i) {
+        for (int64_t e = 0; e < E; ++e) {
+          if (col >= 0 ? e != col : (e == 5 || e == 9)) continue;
+          const size_t at = static_cast<size_t>((h * L + i) * E + e);
+          num += (g[at] - w[at]) * (g[at] - w[at]);
+          den += w[at] * w[at];
+        }
+      }
+      return std::sqrt(num / den);
+    };
+    for (int64_t h = 0; h < B * H; ++h) {
+      EXPECT_LE(err(h, -1), 1e-6) << what << " head " << h;
+      EXPECT_LE(err(h, 5), 1e-6) << what << " head " << h << " column at 2^-24";
+      std::printf("f16 split %s head %ld: rel L2 %.3g, column at 2^-24 %.3g, at 2^-40 %.3g\n",
+                  what.c_str(), static_cast<long>(h), err(h, -1), err(h, 5), err(h, 9));
+    }
+  }
 }
 
 // Where K has no tensor map (one K for every head: a batch stride of 0) the space
@@ -685,10 +767,13 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
       }
       return out;
     };
+    // pipe 6 (the 2 x fp16 split) where offered (attention.h: kF16SplitOffered).
+    const std::string f16 = at::kF16SplitOffered ? "impl=wgmma,warps=8,bn=64,pipe=6;" : "";
     EXPECT_EQ(accurate_wgmma(p), at::kWgmmaPipe1Offered ? "impl=wgmma,warps=4,bn=64,pipe=0;"
                                                           "impl=wgmma,warps=8,bn=64,pipe=0;"
                                                           "impl=wgmma,warps=8,bn=64,pipe=2;"
-                                                          "impl=wgmma,warps=8,bn=64,pipe=5;"
+                                                          "impl=wgmma,warps=8,bn=64,pipe=5;" +
+                                                              f16
                                                         : "impl=wgmma,warps=4,bn=64,pipe=0;"
                                                           "impl=wgmma,warps=8,bn=64,pipe=0;")
         << accurate_wgmma(p);
@@ -743,8 +828,9 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     shared_k.k.batch[1] = 0;
     EXPECT_FALSE(at::kv_tma_mappable(shared_k, shared_k.k));
     EXPECT_EQ(pipes(shared_k), "");
+    // pipe 6 maps its pre-pass's buffers, not K: offered with a broadcast K too.
     EXPECT_EQ(accurate_wgmma(shared_k),
-              "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;");
+              "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;" + f16);
     ops::AttentionProblem shared_v = heads;  // one V for every head: pipe 4 only declines
     shared_v.v.batch[1] = 0;
     EXPECT_TRUE(at::tma_mappable(shared_v, 3));

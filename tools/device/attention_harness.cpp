@@ -6,12 +6,14 @@
 // (the sweep `tt tune` would run), so the best config per shape and mode shows.
 // Rows: "RESULT,<shape>,ours-<mode>[-best],<ms>,<tflops>,<rel_err>,<config>" (the
 // default config, then the best of the sweep) and "CONFIG,<mode>,<shape>,<config>,<ms>". Usage:
-// attention_harness [--quick]
+// attention_harness [--quick]; ATTN_SHAPES="2,3" times only those shapes of the full list
+// (0-based), ATTN_MODES="accurate" only those modes.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -81,6 +83,19 @@ int main(int argc, char** argv) {
                                {2, 16, 4096, 64, false},  {2, 16, 4096, 64, true},
                                {8, 16, 1024, 128, false}, {8, 16, 1024, 128, true}};
   if (quick) shapes.resize(2);
+  // ATTN_SHAPES / ATTN_MODES: comma-separated picks (the whole list where unset).
+  const auto picked = [](const char* var, const std::string& item) {
+    const char* v = std::getenv(var);
+    if (v == nullptr || *v == 0) return true;
+    return ("," + std::string(v) + ",").find("," + item + ",") != std::string::npos;
+  };
+  {
+    std::vector<Shape> kept;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      if (picked("ATTN_SHAPES", std::to_string(i))) kept.push_back(shapes[i]);
+    }
+    shapes = kept;
+  }
   const int reps = quick ? 5 : 20;
   uint64_t seed = 1;
   for (const Shape& sh : shapes) {
@@ -106,8 +121,9 @@ int main(int argc, char** argv) {
     }
     for (tt::Precision prec :
          {tt::Precision::strict, tt::Precision::tf32, tt::Precision::accurate}) {
-      tt::PrecisionGuard guard(prec);
       const char* mode = tt::precision_name(prec);
+      if (!picked("ATTN_MODES", mode)) continue;
+      tt::PrecisionGuard guard(prec);
       Tensor out;
       const auto run = [&] {
         out = tt::ops::scaled_dot_product_attention(q, k, v, Tensor(), 0.0, sh.causal);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "ops/cuda/attention/attention_kernels.cuh"
+#include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
 #include "tools/device/standalone_check.cuh"
 
@@ -101,6 +102,31 @@ void run_ws_acc(KernelArgs a, int64_t, int64_t) {
   CK(cudaGetLastError());
 }
 
+// accurate with the 2 x fp16 split (pipe 6): its pre-pass's scratch, the largest shape's.
+void* f16_scratch(const KernelArgs& a) {
+  static void* s = nullptr;
+  static int64_t have = 0;
+  const int64_t need = f16split_scratch_bytes(a.p);
+  if (need > have) {
+    if (s) CK(cudaFree(s));
+    CK(cudaMalloc(&s, size_t(need)));
+    have = need;
+  }
+  return s;
+}
+void run_f16_prepass(KernelArgs a) { CK(f16split_prepass(a, f16_scratch(a), nullptr)); }
+// KIN: the kernel splits K's tiles; the pre-pass takes the max and splits V alone.
+void run_f16_prepass_v(KernelArgs a) { CK(f16split_prepass(a, f16_scratch(a), nullptr, false)); }
+template <int E, int BN, int WG, int ST, bool PP, bool KIN = false, bool QR = false>
+void run_f16split(KernelArgs a, int64_t, int64_t) {
+  bool mapped = false;
+  CK((f16split_kernel<E, BN, WG, ST, PP, KIN, QR>(a, f16_scratch(a), nullptr, mapped)));
+  if (!mapped) {
+    std::fprintf(stderr, "no tensor map\n");
+    std::exit(1);
+  }
+}
+
 struct Variant {
   const char* name;
   std::function<void(KernelArgs, int64_t, int64_t)> run;
@@ -160,6 +186,32 @@ std::vector<Variant> variants() {
          true);
     both(v, "wg acc p5 wg2 bn64 st2", "wg acc p5 wg2 bn64 alone", run_ws_acc<64, 64, 2, 2, true>,
          true);
+    // The 2 x fp16 split (pipe 6): with its pre-pass (max, split), the kernel alone, the
+    // pre-pass alone; ping-pong (the op's) and not, 4 and 2 stages.
+    const auto f16 = [&v](const char* name, const char* alone, auto run, auto prep) {
+      v.push_back({name, [run, prep](KernelArgs a, int64_t T, int64_t BH) {
+                     prep(a);
+                     run(a, T, BH);
+                   }});
+      v.push_back({alone, run, prep});
+    };
+    // The op's pipe 6 (K split by the pre-pass) and 7 (K split in the kernel): ping-pong,
+    // 4 stages, Q's hi in registers; then each of those choices undone.
+    f16("f16 p6 op", "f16 p6 op alone", run_f16split<64, 64, 2, 4, true, false, true>,
+        run_f16_prepass);
+    f16("f16 p7 op", "f16 p7 op alone", run_f16split<64, 64, 2, 4, true, true, true>,
+        run_f16_prepass_v);
+    f16("f16 p6 q smem", "f16 p6 q smem alone", run_f16split<64, 64, 2, 4, true>, run_f16_prepass);
+    f16("f16 p6 st2", "f16 p6 st2 alone", run_f16split<64, 64, 2, 2, true, false, true>,
+        run_f16_prepass);
+    f16("f16 p6 no pp", "f16 p6 no pp alone", run_f16split<64, 64, 2, 4, false, false, true>,
+        run_f16_prepass);
+    f16("f16 p7 st3", "f16 p7 st3 alone", run_f16split<64, 64, 2, 3, true, true, true>,
+        run_f16_prepass_v);
+    v.push_back({"f16 pre-pass", [](KernelArgs a, int64_t, int64_t) { run_f16_prepass(a); },
+                 nullptr, false});
+    v.push_back({"f16 pre-pass v only",
+                 [](KernelArgs a, int64_t, int64_t) { run_f16_prepass_v(a); }, nullptr, false});
   } else {
     both(v, "wg p0 wg2 bn64", "wg p0 wg2 bn64 alone", run_wgmma<128, 64, 2, false>, false);
     both(v, "wg p1 wg1 bn64 st3", "wg p1 wg1 bn64 alone", run_ws<128, 64, 1, 3>, false);

@@ -8,6 +8,7 @@ TF32 matmuls. Each launch follows an L2 flush, CUDA events around it
 (halved for causal); the error is the relative L2 against float64 on the same inputs
 (computed on the GPU).
 Rows: RESULT,<shape>,<impl>,<ms>,<tflops>,<rel_err>,
+ATTN_SHAPES="2,3": only those shapes of the full list (0-based), as the harness.
 """
 import os
 import sys
@@ -24,6 +25,9 @@ shapes = [(8, 16, 1024, 64, False), (8, 16, 1024, 64, True), (2, 16, 4096, 64, F
           (2, 16, 4096, 64, True), (8, 16, 1024, 128, False), (8, 16, 1024, 128, True)]
 if quick:
     shapes = shapes[:2]
+if os.environ.get("ATTN_SHAPES"):
+    picks = {int(i) for i in os.environ["ATTN_SHAPES"].split(",")}
+    shapes = [s for i, s in enumerate(shapes) if i in picks]
 
 
 def median_ms(fn):

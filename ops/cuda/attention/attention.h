@@ -40,7 +40,11 @@
 //            pre-pass), pipe 5 as 2 with the two consumers taking turns to issue
 //            (ping-pong; head dim 64 also in 128-key tiles). accurate at head dim 64: pipe 0, and
 //            pipe 2 and 5 with the 3xTF32 split of both products (K's lo split by the producer's
-//            spare warps, Vt's lo from the pre-pass). Compute capability 9.0 only.
+//            spare warps, Vt's lo from the pre-pass); pipe 6 (accurate only) pipe 5's
+//            ping-pong with the 2 x fp16 split instead (hi + 2^-11 lo per operand, per-row
+//            and per-head power-of-two scales, fp16 wgmma at twice tf32's rate; K and V
+//            split by a pre-pass; sm90/attention_wgmma_f16split.cuh). Compute capability
+//            9.0 only.
 //
 // Kernel name and problem key in the tuning database:
 //   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool,align=16B,precision=P
@@ -81,6 +85,12 @@ namespace tt::ops::cuda::attention {
 // memcheck/racecheck on an H100 (docs/performance.md). A failing variant is never offered.
 inline constexpr bool kWgmmaPipe1Offered = true;
 
+// Whether the 2 x fp16 split (wgmma pipe 6, accurate) is offered and the accurate default
+// at head dim 64. Its kernel passed the H100's awkward-shape check through the op and the
+// kernel bench's float64 checks (docs/performance.md); the full attention_test and the
+// sanitizers over it are still to run on a GPU: set false if they fail.
+inline constexpr bool kF16SplitOffered = true;
+
 inline constexpr const char* kKernel = "attention";
 
 enum class Impl : int { kGeneric = 0, kMma = 1, kSimt = 2, kWgmma = 3, kSimt2 = 4 };
@@ -94,7 +104,7 @@ struct AttnConfig {
   int pipe = 0;      // wgmma: 0 block-synchronous double buffer, 1 warp-specialized
                      // (cp.async), 2 the same by TMA, 3 TMA multicast in 2-CTA clusters,
                      // 4 as 3 with V transposed in the kernel (no pre-pass), 5 as 2 with the
-                     // consumers in ping-pong
+                     // consumers in ping-pong, 6 as 5 with the 2 x fp16 split (accurate)
 
   autotune::Config to_config() const;
   static AttnConfig from_config(const autotune::Config& c);
@@ -155,7 +165,8 @@ int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n);
 // pipe 2-5 (K and Vt by TMA; 3: in 2-CTA clusters, multicast; 4: V transposed in the
 // kernel; 5: ping-pong): the variant's shared memory, 0 where the table has no such
 // variant (attention_variants.h: TT_ATTN_WGMMA_TMA_VARIANTS; accurate:
-// TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS, pipe 2 and 5).
+// TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS, pipe 2 and 5; and pipe 6,
+// TT_ATTN_WGMMA_F16SPLIT_VARIANTS).
 int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool accurate = false);
 void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
                   cudaStream_t stream);

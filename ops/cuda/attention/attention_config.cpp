@@ -62,6 +62,15 @@ std::vector<AttnConfig> compiled_table() {
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
   }
 #undef TT_X
+  // pipe 6 (accurate: the 2 x fp16 split).
+#define TT_X(E, WG, BN, ST, PIPE)                                                          \
+  if (std::find(t.begin(), t.end(),                                                        \
+                AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE}) == t.end()) \
+    t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE});
+  if (kWgmmaPipe1Offered && kF16SplitOffered) {
+    TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
+  }
+#undef TT_X
   return t;
 }
 
@@ -104,7 +113,7 @@ const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
         .field("bn", &AttnConfig::block_n,
                distinct(t, {Impl::kMma, Impl::kWgmma, Impl::kSimt2}, &AttnConfig::block_n),
                {"mma", "wgmma", "simt2"})
-        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5}, {"wgmma"})
+        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5, 6}, {"wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
   return d;
@@ -153,12 +162,24 @@ int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool a
     TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS(TT_X)
   }
 #undef TT_X
+  // pipe 6 (accurate, the 2 x fp16 split): Q's hi and lo, per stage K's and Vt's halves
+  // in fp16, Q's row factors, two barriers a stage (the kernel's KIN, bench only: and K's
+  // float32 tile, three barriers).
+#define TT_X(E, WG, BN, ST, PIPE)                                                          \
+  if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                        \
+    return int64_t{64} * WG * E * 2 * 2 + int64_t{ST} * (PIPE == 7 ? 6 : 4) * BN * E * 2 + \
+           int64_t{64} * WG * 4 + (PIPE == 7 ? 3 : 2) * ST * 8 + 1024;                     \
+  }
+  if (accurate) {
+    TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
+  }
+#undef TT_X
   return 0;  // no such variant
 }
 
 int64_t smem_bytes(const AttnConfig& c, const AttentionProblem& p) {
   if (c.impl == Impl::kWgmma) {
-    if (c.pipe >= 2) return wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe);
+    if (c.pipe >= 2) return wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe, c.pipe >= 6);
     return c.pipe == 1 ? wgmma_ws_smem_bytes(p.E, c.warps, c.block_n)
                        : wgmma_smem_bytes(p.E, c.warps, c.block_n, false);
   }
@@ -207,6 +228,13 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
         return p.causal ? AttnConfig{Impl::kWgmma, 8, rows, 64, 5}
                         : AttnConfig{Impl::kWgmma, 4, rows, 64, 2};
       }
+    }
+    // accurate at head dim 64: the 2 x fp16 split on the ping-pong (pipe 6; it maps its
+    // pre-pass's buffers, so K needs no tensor map): on the H100 0.375 ms against pipe 5's
+    // 0.568 at B8 H16 T1024, 0.305 / 0.365 causal, 0.983 / 1.985 at B2 H16 T4096, error
+    // 2.2-3.3e-7 against pipe 5's 3.0-4.3e-7 and PyTorch's 4.6-7.0e-7 (docs/performance.md).
+    if (precision == Precision::accurate && kWgmmaPipe1Offered && kF16SplitOffered && p.E == 64) {
+      return {Impl::kWgmma, 8, rows, 64, 6};
     }
     // accurate at head dim 64: the 3xTF32 split on the TMA ping-pong pipeline (pipe 2
     // and 5 beat pipe 0 by 3-14% at every head-dim-64 shape, pipe 5 pipe 2 by 0-1%).
@@ -311,7 +339,7 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
     }
     rules.push_back(
         {"wgmma pipe=1 runs in tf32 mode only, with the variants of its head dim, and accurate "
-         "takes pipe 0, 2 and 5 (ops/cuda/attention/attention_variants.h)",
+         "takes pipe 0, 2, 5 and 6 (ops/cuda/attention/attention_variants.h)",
          [p, acc](const AttnConfig& c) {
            if (acc) {
              return c.pipe == 0 || wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe, true) > 0;
@@ -322,12 +350,14 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
          },
          {"wgmma"}});
     // pipe 2-4 load K (4: and V) by TMA: offered where those layouts have tensor maps
-    // (else the launcher would run pipe 1's kernel under their name).
+    // (else the launcher would run pipe 1's kernel under their name). pipe 6 maps its
+    // pre-pass's buffers, never K or V.
     rules.push_back(
         {"wgmma pipe=2, 3 and 4 (TMA) run the variants of their head dim "
          "(ops/cuda/attention/attention_variants.h) where K's (pipe 4: and V's) strides have "
          "a tensor map (ops/cuda/attention/attention_tma.h)",
          [p, acc](const AttnConfig& c) {
+           if (c.pipe == 6) return acc;  // accurate's only; the first rule checks the table
            return c.pipe <= 1 || (tma_mappable(p, c.pipe) &&
                                   wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe, acc) > 0);
          },

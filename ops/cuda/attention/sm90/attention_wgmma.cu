@@ -11,6 +11,7 @@
 #include "ops/cuda/attention/attention.h"
 #include "ops/cuda/attention/attention_tma.h"
 #include "ops/cuda/attention/attention_variants.h"
+#include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
 
 namespace tt::ops::cuda::attention {
@@ -35,6 +36,33 @@ void launch_ws(const KernelArgs& args, const float* vt, int64_t sp, const AttnTm
   TT_CUDA_CHECK_LAUNCH();
 }
 
+// pipe 6 (accurate): the 2 x fp16 split's pre-pass and kernel (ping-pong, Q's hi in
+// registers; a PIPE 7 would split K in the kernel, KIN). Its scratch (K's and
+// Vt's halves, the per-head max) lives until the launcher returns; the caching
+// allocator hands it to later work on the same stream only, which runs after the kernel.
+void launch_f16split(const AttnConfig& c, const AttentionProblem& p, const KernelArgs& args,
+                     int device, cudaStream_t stream) {
+  const int64_t bytes = f16split_scratch_bytes(p);
+  const Tensor scratch = Tensor::empty({(bytes + 3) / 4}, DType::F32, Device::cuda(device));
+  void* s = scratch.data_ptr();
+#define TT_X(E_, WG_, BN_, ST_, PIPE_)                                                          \
+  if (c.pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {                 \
+    TT_CUDA_CHECK(f16split_prepass(args, s, stream, PIPE_ == 6));                               \
+    bool mapped = false;                                                                        \
+    TT_CUDA_CHECK(                                                                              \
+        (f16split_kernel<E_, BN_, WG_, ST_, true, PIPE_ == 7, true>(args, s, stream, mapped))); \
+    TT_CHECK(mapped,                                                                            \
+             "attention: cuTensorMapEncodeTiled refused the fp16 split's maps of wgmma "        \
+             "pipe={} (head dim {}, bn={}), or the driver has none",                            \
+             c.pipe, p.E, c.block_n);                                                           \
+    return;                                                                                     \
+  }
+  TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
+#undef TT_X
+  TT_FAIL("attention: no wgmma pipe={} variant for head dim {} with warps={} bn={} (accurate)",
+          c.pipe, p.E, c.warps, c.block_n);
+}
+
 }  // namespace
 
 void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
@@ -50,8 +78,15 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   TT_CUDA_CHECK(cudaGetDevice(&device));
   const double scale = acc ? p.scale : p.scale * 1.4426950408889634;
   const KernelArgs args{p, a.q, a.k, a.v, a.mask, a.out, static_cast<float>(scale)};
+  TT_CHECK(c.pipe < 6 || acc,
+           "attention: wgmma pipe={} (the 2 x fp16 split) runs in accurate mode only", c.pipe);
+  if (c.pipe >= 6) {
+    launch_f16split(c, p, args, device, stream);
+    return;
+  }
   TT_CHECK(c.pipe == 0 || !acc || c.pipe == 2 || c.pipe == 5,
-           "attention: wgmma pipe={} runs in tf32 mode only (accurate: pipe 0, 2 and 5)", c.pipe);
+           "attention: wgmma pipe={} runs in tf32 mode only (accurate: pipe 0, 2, 5 and 6)",
+           c.pipe);
   // pipe 2-4 read K (4: and V) through tensor maps; a layout that has none (a broadcast
   // or a fourth batch dim: attention_tma.h) runs the same variant on cp.async (pipe 1;
   // tf32 only: the space offers accurate's TMA pipes only where the maps exist).
@@ -138,6 +173,15 @@ TT_ATTN_WGMMA_VARIANTS(TT_X_TF32)
 TT_ATTN_WGMMA_ACCURATE_VARIANTS(TT_X_ACC)
 #undef TT_X_ACC
 #undef TT_X_TF32
+#undef TT_X
+
+// pipe 6's host formula (attention_config.cpp) is its kernel's own.
+#define TT_X(E_, WG_, BN_, ST_, PIPE_)                                                  \
+  static_assert(F16SplitTraits<E_, BN_, WG_, ST_, PIPE_ == 7>::kSmemBytes ==            \
+                    64 * WG_ * E_ * 2 * 2 + ST_ * (PIPE_ == 7 ? 6 : 4) * BN_ * E_ * 2 + \
+                        64 * WG_ * 4 + (PIPE_ == 7 ? 3 : 2) * ST_ * 8 + 1024,           \
+                "wgmma_tma_smem_bytes (pipe 6, 7)");
+TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
 #undef TT_X
 
 }  // namespace tt::ops::cuda::attention

@@ -92,6 +92,15 @@ struct Rows {
   float mA = -INFINITY, mB = -INFINITY, lA = 0.f, lB = 0.f;
 };
 
+// A consumer thread's rows: warpgroup wg's 64 rows of the query tile from m0.
+__device__ __forceinline__ Rows consumer_rows(int64_t m0, int wg, int warp, int lane) {
+  Rows r;
+  r.rA = m0 + wg * 64 + warp * 16 + lane / 4;
+  r.rB = r.rA + 8;
+  r.t = lane % 4;
+  return r;
+}
+
 // Scores of keys past S, above the causal diagonal or masked out, in the tile of BN keys
 // from n0 of the query tile from m0 (`mask_mul`: the scale of the score's base).
 template <int SR>
@@ -361,10 +370,7 @@ __global__ void __launch_bounds__(128 * WG, 1)
   const BatchBase base = batch_base(a, b);
   const float* vtb = vt + b * E * sp;
   const float* vtb_lo = ACC ? vt_lo + b * E * sp : nullptr;
-  Rows rows;
-  rows.rA = m0 + wg * 64 + warp * 16 + lane / 4;
-  rows.rB = rows.rA + 8;
-  rows.t = lane % 4;
+  Rows rows = consumer_rows(m0, wg, warp, lane);
 
   load_q<E, BM, ACC>(qs, a, base.q, m0, tid, T::kThreads);
   const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
@@ -505,6 +511,13 @@ __device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
 __device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
 }
+// A producer warp's part of a stage, written by ordinary stores, goes to the consumers'
+// wgmma (the async proxy): fence, then one arrival per warp on `bar`.
+__device__ __forceinline__ void hand_over(uint64_t* bar) {
+  fence_proxy_async();
+  __syncwarp();
+  if (threadIdx.x % 32 == 0) mbar_arrive(bar);
+}
 // Arrives once the calling thread's earlier cp.async copies have landed (noinc: the
 // arrival is one of the barrier's expected count).
 __device__ __forceinline__ void mbar_arrive_cp_async(uint64_t* bar) {
@@ -609,6 +622,29 @@ __device__ __forceinline__ void k_batch_coords(const AttentionProblem& p, int64_
     }
   }
 }
+
+// FlashAttention-3's ping-pong of two consumer warpgroups (PP; nothing otherwise):
+// consumer w issues after barrier 1 + w completes (its partner's arrival), then arrives
+// on its partner's. Both issue tiles + 1 times (tile 0's S, each loop iteration, the last
+// P V); consumer 1 opens with an arrival so consumer 0 goes first, and leaves out its
+// last one, so that no arrival is left pending at exit.
+template <bool PP>
+struct PingPong {
+  int wg;
+  __device__ __forceinline__ PingPong(int consumer, int tiles) : wg(consumer) {
+    if constexpr (PP) {
+      if (wg == 1 && tiles > 0) asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+    }
+  }
+  __device__ __forceinline__ void wait() const {
+    if constexpr (PP) asm volatile("bar.sync %0, 256;\n" ::"r"(1 + wg) : "memory");
+  }
+  __device__ __forceinline__ void pass(bool last) const {
+    if constexpr (PP) {
+      if (!(last && wg == 1)) asm volatile("bar.arrive %0, 256;\n" ::"r"(2 - wg) : "memory");
+    }
+  }
+};
 
 // Diagnostics of the pipe=1 kernel (DIAG bits; the kernel bench alone instantiates them,
 // their output is meaningless): where its time goes, by leaving a part out.
@@ -836,9 +872,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
           kl4[i] = make_float4(tf32_lo(x.x), tf32_lo(x.y), tf32_lo(x.z), tf32_lo(x.w));
         }
         // The consumers' wgmma reads K's lo through the async proxy.
-        fence_proxy_async();
-        __syncwarp();
-        if (tid % 32 == 0) mbar_arrive(&full[s]);
+        hand_over(&full[s]);
       }
     } else if (VT && tid >= 128 * WG + 32) {
       // Warps 1-3: V's raw tile [BN][E] into Vt's place, Vt[e][j'] = V[key(j')][e] with
@@ -859,19 +893,14 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
               tf32_rna(col[0]), tf32_rna(col[2 * E]), tf32_rna(col[4 * E]), tf32_rna(col[6 * E]));
         }
         // The consumers' wgmma reads Vt through the async proxy.
-        fence_proxy_async();
-        __syncwarp();
-        if (tid % 32 == 0) mbar_arrive(&full[s]);
+        hand_over(&full[s]);
       }
     }
     // The producer ends here; setmaxnreg wants each role one branch of an if/else.
   } else {
     sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
     const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
-    Rows rows;
-    rows.rA = m0 + wg * 64 + warp * 16 + lane / 4;
-    rows.rB = rows.rA + 8;
-    rows.t = lane % 4;
+    Rows rows = consumer_rows(m0, wg, warp, lane);
     const uint32_t qa = q_addr + wg * 64 * 128;
     // QR: Q's fragments in registers for the whole run (head dim 64: 32 registers; with
     // 128-key tiles or head dim 128 they spill).
@@ -993,21 +1022,9 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
       }
     };
 
-    // PP: consumer w issues after barrier 1 + w completes (its partner's arrival), then
-    // arrives on its partner's. Both issue tiles + 1 times (tile 0's S, each loop
-    // iteration, the last P V); consumer 1 opens with an arrival so consumer 0 goes
-    // first, and leaves out its last one, so that no arrival is left pending at exit.
-    const auto turn_wait = [&] {
-      if constexpr (PP) asm volatile("bar.sync %0, 256;\n" ::"r"(1 + wg) : "memory");
-    };
-    const auto turn_pass = [&](bool last) {
-      if constexpr (PP) {
-        if (!(last && wg == 1)) asm volatile("bar.arrive %0, 256;\n" ::"r"(2 - wg) : "memory");
-      }
-    };
-    if constexpr (PP) {
-      if (wg == 1 && tiles > 0) asm volatile("bar.arrive 1, 256;\n" ::: "memory");
-    }
+    const PingPong<PP> turns(wg, tiles);
+    const auto turn_wait = [&] { turns.wait(); };
+    const auto turn_pass = [&](bool last) { turns.pass(last); };
 
     float sc[SR];
     uint32_t pa[NT][4], pl[ACC ? NT : 1][4];
