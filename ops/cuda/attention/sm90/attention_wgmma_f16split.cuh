@@ -118,40 +118,59 @@ __global__ void __launch_bounds__(256) attention_f16_absmax_kernel(KernelArgs a,
 }
 
 // The split of K (rows as they are) and V (transposed, keys contiguous) into kh and vt,
-// hi halves then lo halves (`half_elems` apart each); zeros past S. 32 x 32 tiles, V's
-// through shared memory. Grid (S' / 32, E / 32, batches).
+// hi halves then lo halves (`half_elems` apart each); zeros past S. Tiles of 64 keys x 32
+// head-dim columns: K's float4 loads become 8-byte stores of four halves; V's tile goes
+// through shared memory and leaves as four consecutive keys per thread (8-byte stores),
+// so every warp writes whole 128-byte lines (scalar 2-byte stores ran the pre-pass at
+// about half the copy bandwidth). Grid (S' / 64, E / 32, batches), 256 threads.
+inline constexpr int kF16SplitTileKeys = 64;
 __global__ void __launch_bounds__(256)
     attention_f16_split_kernel(KernelArgs a, const unsigned* amax, __half* kh, __half* vt,
                                int64_t sp, int64_t half_elems) {
   // kh == nullptr: V alone (the kernel splits K's tiles itself).
-  __shared__ float tile[32][33];
+  constexpr int TK = kF16SplitTileKeys;
+  __shared__ float tile[TK][33];
   const AttentionProblem& p = a.p;
   const int64_t b = blockIdx.z;
-  const int64_t j0 = int64_t{blockIdx.x} * 32;
+  const int64_t j0 = int64_t{blockIdx.x} * TK;
   const int e0 = blockIdx.y * 32;
   const float* kb = a.k + batch_offset(p, p.k, b);
   const float* vb = a.v + batch_offset(p, p.v, b);
   const float ks = exp2_int(f16_shift(__uint_as_float(amax[2 * b])));
   const float vs = exp2_int(f16_shift(__uint_as_float(amax[2 * b + 1])));
-  const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
-  for (int r = ty; r < 32; r += 8) {
+  const auto split4 = [](float4 x, __half* hi, __half* lo) {
+    uint2 h, l;
+    f16_split2(x.x, x.y, h.x, l.x);
+    f16_split2(x.z, x.w, h.y, l.y);
+    *reinterpret_cast<uint2*>(hi) = h;
+    *reinterpret_cast<uint2*>(lo) = l;
+  };
+  // 64 rows x 8 float4 columns: two per thread.
+  for (int i = threadIdx.x; i < TK * 8; i += 256) {
+    const int r = i / 8, c = (i % 8) * 4;
     const int64_t j = j0 + r;
+    const bool in = j < p.S;
     if (kh != nullptr) {
-      const float x = j < p.S ? kb[j * p.k.row + e0 + tx] * ks : 0.f;
-      const __half h = __float2half_rn(x);
-      const int64_t at = (b * sp + j) * p.E + e0 + tx;
-      kh[at] = h;
-      kh[half_elems + at] = __float2half_rn((x - __half2float(h)) * kF16LoScale);
+      float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (in) x = *reinterpret_cast<const float4*>(kb + j * p.k.row + e0 + c);
+      x = make_float4(x.x * ks, x.y * ks, x.z * ks, x.w * ks);
+      const int64_t at = (b * sp + j) * p.E + e0 + c;
+      split4(x, kh + at, kh + half_elems + at);
     }
-    tile[r][tx] = j < p.S ? vb[j * p.v.row + e0 + tx] * vs : 0.f;
+    float4 y = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (in) y = *reinterpret_cast<const float4*>(vb + j * p.v.row + e0 + c);
+    tile[r][c] = y.x * vs;
+    tile[r][c + 1] = y.y * vs;
+    tile[r][c + 2] = y.z * vs;
+    tile[r][c + 3] = y.w * vs;
   }
   __syncthreads();
-  for (int r = ty; r < 32; r += 8) {
-    const float x = tile[tx][r];
-    const __half h = __float2half_rn(x);
-    const int64_t at = (b * p.Ev + e0 + r) * sp + j0 + tx;
-    vt[at] = h;
-    vt[half_elems + at] = __float2half_rn((x - __half2float(h)) * kF16LoScale);
+  // 32 rows of Vt x 16 groups of four keys: two per thread.
+  for (int i = threadIdx.x; i < 32 * (TK / 4); i += 256) {
+    const int e = i / (TK / 4), k4 = (i % (TK / 4)) * 4;
+    const float4 x = make_float4(tile[k4][e], tile[k4 + 1][e], tile[k4 + 2][e], tile[k4 + 3][e]);
+    const int64_t at = (b * p.Ev + e0 + e) * sp + j0 + k4;
+    split4(x, vt + at, vt + half_elems + at);
   }
 }
 
@@ -552,7 +571,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
 // buffer of 4 bytes per element of K and V) and the kernel, one block per 64 * WG query
 // rows and (batch, head) in query_tile_grid's order. `scratch`: at least
 // f16split_scratch_bytes(p) bytes, 16-byte aligned, alive until the kernel has run.
-inline constexpr int64_t kF16SplitKeyPad = 64;  // the 64-key tiles and the 32-key split tiles
+inline constexpr int64_t kF16SplitKeyPad = 64;  // the 64-key tiles and the split's tiles
+static_assert(kF16SplitKeyPad % kF16SplitTileKeys == 0, "the split's tiles cover the padded keys");
 inline int64_t f16split_keys(const AttentionProblem& p) {
   return (p.S + kF16SplitKeyPad - 1) / kF16SplitKeyPad * kF16SplitKeyPad;
 }
@@ -580,7 +600,7 @@ inline cudaError_t f16split_prepass(const KernelArgs& a, void* scratch, cudaStre
   e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   if (sp == 0) return cudaSuccess;
-  const dim3 grid(static_cast<unsigned>(sp / 32), static_cast<unsigned>(p.E / 32),
+  const dim3 grid(static_cast<unsigned>(sp / kF16SplitTileKeys), static_cast<unsigned>(p.E / 32),
                   static_cast<unsigned>(batches));
   attention_f16_split_kernel<<<grid, 256, 0, stream>>>(a, amax, with_k ? kh : nullptr, vt, sp,
                                                        half_elems);
