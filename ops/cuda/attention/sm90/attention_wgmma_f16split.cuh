@@ -92,15 +92,18 @@ __device__ __forceinline__ void f16_split2(float x, float y, uint32_t& hi, uint3
 
 // Per (batch, head): max |k| and max |v| as float bits (non-negative floats order as
 // their bits), into amax[2 b] and amax[2 b + 1] (zeroed first). Grid (blocks, batches).
+// Index: the element counter's type, 32-bit where a head's float4s fit (a 64-bit
+// division per float4 made this pass slower than the split that follows it).
+template <class Index>
 __global__ void __launch_bounds__(256) attention_f16_absmax_kernel(KernelArgs a, unsigned* amax) {
   const AttentionProblem& p = a.p;
   const int64_t b = blockIdx.y;
   const float* kb = a.k + batch_offset(p, p.k, b);
   const float* vb = a.v + batch_offset(p, p.v, b);
-  const int64_t c4s = p.E / 4, n = p.S * c4s;
+  const Index c4s = static_cast<Index>(p.E / 4), n = static_cast<Index>(p.S) * c4s;
   float mk = 0.f, mv = 0.f;
-  for (int64_t i = int64_t{blockIdx.x} * 256 + threadIdx.x; i < n; i += int64_t{gridDim.x} * 256) {
-    const int64_t j = i / c4s, c = (i % c4s) * 4;
+  for (Index i = Index{blockIdx.x} * 256 + threadIdx.x; i < n; i += Index{gridDim.x} * 256) {
+    const Index j = i / c4s, c = (i - j * c4s) * 4;
     const float4 x = *reinterpret_cast<const float4*>(kb + j * p.k.row + c);
     const float4 y = *reinterpret_cast<const float4*>(vb + j * p.v.row + c);
     mk = fmaxf(mk, fmaxf(fmaxf(fabsf(x.x), fabsf(x.y)), fmaxf(fabsf(x.z), fabsf(x.w))));
@@ -595,8 +598,11 @@ inline cudaError_t f16split_prepass(const KernelArgs& a, void* scratch, cudaStre
   if (e != cudaSuccess) return e;
   const int64_t per_head = p.S * p.E / 4;
   const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(16, (per_head + 1023) / 1024));
-  attention_f16_absmax_kernel<<<dim3(std::max(blocks, 1u), static_cast<unsigned>(batches)), 256, 0,
-                                stream>>>(a, amax);
+  const dim3 max_grid(std::max(blocks, 1u), static_cast<unsigned>(batches));
+  if (p.S * (p.E / 4) + int64_t{max_grid.x} * 256 <= int64_t{UINT32_MAX})
+    attention_f16_absmax_kernel<uint32_t><<<max_grid, 256, 0, stream>>>(a, amax);
+  else
+    attention_f16_absmax_kernel<int64_t><<<max_grid, 256, 0, stream>>>(a, amax);
   e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   if (sp == 0) return cudaSuccess;
