@@ -92,8 +92,7 @@ __device__ __forceinline__ void f16_split2(float x, float y, uint32_t& hi, uint3
 
 // Per (batch, head): max |k| and max |v| as float bits (non-negative floats order as
 // their bits), into amax[2 b] and amax[2 b + 1] (zeroed first). Grid (blocks, batches).
-// Index: the element counter's type, 32-bit where a head's float4s fit (a 64-bit
-// division per float4 made this pass slower than the split that follows it).
+// Index: the element counter's type, 32-bit where a head's float4s fit.
 template <class Index>
 __global__ void __launch_bounds__(256) attention_f16_absmax_kernel(KernelArgs a, unsigned* amax) {
   const AttentionProblem& p = a.p;
