@@ -53,4 +53,15 @@ extern template void launch_chain<NoSteps, AddMulSteps>(const SegmentConfig&,
 extern template void launch_chain<AnyOps, AnyOps>(const SegmentConfig&, const SegmentChainArgs&,
                                                   cudaStream_t);
 
+// The AnyOps pair's launchers, one per row of TT_NORM_SEGMENT_VARIANTS: switching on every
+// step, its kernels are the family's slowest to compile, so norm_chain_any_*.cu instantiate
+// them, one list of norm_variants.h each, to build in parallel; norm_chain.cu dispatches.
+#define TT_NORM_ANY_LAUNCH(PREFIX, kind, threads, lanes, vec, items, cluster, buffers)       \
+  PREFIX void launch_segment_variant<SegmentKind::kind, threads, lanes, vec, items, cluster, \
+                                     buffers, ChainPro<AnyOps>, ChainEpi<AnyOps>>(           \
+      const SegmentLaunch<ChainPro<AnyOps>, ChainEpi<AnyOps>>&, cudaStream_t);
+#define TT_NORM_ANY_EXTERN(...) TT_NORM_ANY_LAUNCH(extern template, __VA_ARGS__)
+#define TT_NORM_ANY_INSTANCE(...) TT_NORM_ANY_LAUNCH(template, __VA_ARGS__)
+TT_NORM_SEGMENT_VARIANTS(TT_NORM_ANY_EXTERN)
+
 }  // namespace tt::ops::cuda::norm

@@ -20,89 +20,102 @@
 // subgroup b segments whose loads are all in flight together (b segments' registers count against
 // the same budget). For the swish/bias/group-norm pass (64-float groups) 4 lanes x 16 floats at 128
 // threads is the fastest subwarp shape, near the memory floor.
-#define TT_NORM_SEGMENT_VARIANTS(X)     \
-  X(kSubwarp, 128, 4, 4, 4, 1, 0)       \
-  X(kSubwarp, 128, 4, 4, 4, 1, 2)       \
-  X(kSubwarp, 64, 4, 4, 4, 1, 0)        \
-  X(kSubwarp, 128, 2, 4, 8, 1, 0)       \
-  X(kSubwarp, 256, 2, 4, 8, 1, 0)       \
-  X(kSubwarp, 256, 8, 4, 2, 1, 0)       \
-  X(kSubwarp, 256, 8, 4, 2, 1, 2)       \
-  X(kSubwarp, 256, 8, 4, 4, 1, 0)       \
-  X(kSubwarp, 256, 8, 4, 1, 1, 0)       \
-  X(kSubwarp, 256, 16, 4, 1, 1, 0)      \
-  X(kSubwarp, 256, 16, 4, 2, 1, 0)      \
-  X(kSubwarp, 256, 32, 4, 1, 1, 0)      \
-  X(kSubwarp, 256, 32, 4, 2, 1, 0)      \
-  X(kSubwarp, 256, 32, 4, 4, 1, 0)      \
-  X(kSubwarp, 256, 32, 4, 8, 1, 0)      \
-  X(kSubwarp, 128, 16, 4, 1, 1, 0)      \
-  X(kSubwarp, 512, 16, 4, 1, 1, 0)      \
-  X(kSubwarp, 256, 4, 4, 4, 1, 0)       \
-  X(kSubwarp, 256, 4, 4, 2, 1, 0)       \
-  X(kSubwarp, 256, 4, 4, 8, 1, 0)       \
-  X(kSubwarp, 128, 32, 2, 1, 1, 0)      \
-  X(kSubwarp, 512, 32, 2, 1, 1, 0)      \
-  X(kSubwarp, 256, 16, 2, 1, 1, 0)      \
-  X(kSubwarp, 256, 16, 2, 2, 1, 0)      \
-  X(kSubwarp, 256, 32, 2, 1, 1, 0)      \
-  X(kSubwarp, 256, 32, 2, 2, 1, 0)      \
-  X(kSubwarp, 256, 32, 2, 4, 1, 0)      \
-  X(kSubwarp, 256, 32, 2, 8, 1, 0)      \
-  X(kSubwarp, 256, 8, 1, 1, 1, 0)       \
-  X(kSubwarp, 256, 16, 1, 1, 1, 0)      \
-  X(kSubwarp, 256, 32, 1, 1, 1, 0)      \
-  X(kSubwarp, 256, 32, 1, 2, 1, 0)      \
-  X(kSubwarp, 256, 32, 1, 4, 1, 0)      \
-  X(kSubwarp, 256, 32, 1, 8, 1, 0)      \
-  X(kBlock, 128, 128, 4, 1, 1, 0)       \
-  X(kBlock, 128, 128, 4, 2, 1, 0)       \
-  X(kBlock, 128, 128, 4, 4, 1, 0)       \
-  X(kBlock, 128, 128, 4, 8, 1, 0)       \
-  X(kBlock, 256, 256, 4, 1, 1, 0)       \
-  X(kBlock, 256, 256, 4, 2, 1, 0)       \
-  X(kBlock, 256, 256, 4, 4, 1, 0)       \
-  X(kBlock, 256, 256, 4, 8, 1, 0)       \
-  X(kBlock, 256, 256, 4, 16, 1, 0)      \
-  X(kBlock, 512, 512, 4, 4, 1, 0)       \
-  X(kBlock, 512, 512, 4, 8, 1, 0)       \
-  X(kBlock, 512, 512, 4, 16, 1, 0)      \
-  X(kBlock, 1024, 1024, 4, 4, 1, 0)     \
-  X(kBlock, 1024, 1024, 4, 8, 1, 0)     \
-  X(kBlock, 256, 256, 2, 2, 1, 0)       \
-  X(kBlock, 256, 256, 2, 4, 1, 0)       \
-  X(kBlock, 256, 256, 2, 8, 1, 0)       \
-  X(kBlock, 256, 256, 2, 16, 1, 0)      \
-  X(kBlock, 1024, 1024, 2, 8, 1, 0)     \
-  X(kBlock, 256, 256, 1, 4, 1, 0)       \
-  X(kBlock, 256, 256, 1, 8, 1, 0)       \
-  X(kBlock, 256, 256, 1, 16, 1, 0)      \
-  X(kBlock, 1024, 1024, 1, 16, 1, 0)    \
-  X(kStream, 512, 512, 4, 4, 1, 0)      \
-  X(kStream, 256, 256, 4, 4, 1, 0)      \
-  X(kStream, 1024, 1024, 4, 2, 1, 0)    \
-  X(kStream, 256, 256, 2, 4, 1, 0)      \
-  X(kStream, 256, 256, 1, 8, 1, 0)      \
-  X(kStream, 1024, 1024, 1, 4, 1, 0)    \
-  X(kCluster, 512, 512, 4, 16, 2, 0)    \
-  X(kCluster, 512, 512, 4, 8, 4, 0)     \
-  X(kCluster, 512, 512, 4, 16, 4, 0)    \
-  X(kCluster, 512, 512, 4, 16, 8, 0)    \
-  X(kCluster, 256, 256, 4, 16, 16, 0)   \
-  X(kCluster, 512, 512, 4, 8, 16, 0)    \
-  X(kCluster, 1024, 1024, 4, 4, 16, 0)  \
-  X(kCluster, 1024, 1024, 2, 8, 16, 0)  \
-  X(kCluster, 1024, 1024, 1, 16, 16, 0) \
-  X(kPipe, 256, 256, 4, 16, 16, 2)      \
-  X(kPipe, 256, 256, 4, 16, 16, 1)      \
-  X(kPipe, 256, 256, 4, 16, 16, 3)      \
-  X(kPipe, 512, 512, 4, 16, 8, 1)       \
-  X(kPipe, 512, 512, 4, 8, 16, 2)       \
-  X(kPipe, 512, 512, 4, 8, 16, 3)       \
-  X(kPipe, 256, 256, 4, 16, 8, 2)       \
-  X(kPipe, 256, 256, 4, 16, 4, 2)       \
-  X(kSplit, 256, 256, 4, 4, 4, 0)       \
+// The rows in four lists by kind, so that each list's kernels can be instantiated in a
+// translation unit of its own (norm_chain_any_*.cu); TT_NORM_SEGMENT_VARIANTS is all of
+// them, in this order.
+#define TT_NORM_SUBWARP_VARIANTS(X) \
+  X(kSubwarp, 128, 4, 4, 4, 1, 0)   \
+  X(kSubwarp, 128, 4, 4, 4, 1, 2)   \
+  X(kSubwarp, 64, 4, 4, 4, 1, 0)    \
+  X(kSubwarp, 128, 2, 4, 8, 1, 0)   \
+  X(kSubwarp, 256, 2, 4, 8, 1, 0)   \
+  X(kSubwarp, 256, 8, 4, 2, 1, 0)   \
+  X(kSubwarp, 256, 8, 4, 2, 1, 2)   \
+  X(kSubwarp, 256, 8, 4, 4, 1, 0)   \
+  X(kSubwarp, 256, 8, 4, 1, 1, 0)   \
+  X(kSubwarp, 256, 16, 4, 1, 1, 0)  \
+  X(kSubwarp, 256, 16, 4, 2, 1, 0)  \
+  X(kSubwarp, 256, 32, 4, 1, 1, 0)  \
+  X(kSubwarp, 256, 32, 4, 2, 1, 0)  \
+  X(kSubwarp, 256, 32, 4, 4, 1, 0)  \
+  X(kSubwarp, 256, 32, 4, 8, 1, 0)  \
+  X(kSubwarp, 128, 16, 4, 1, 1, 0)  \
+  X(kSubwarp, 512, 16, 4, 1, 1, 0)  \
+  X(kSubwarp, 256, 4, 4, 4, 1, 0)   \
+  X(kSubwarp, 256, 4, 4, 2, 1, 0)   \
+  X(kSubwarp, 256, 4, 4, 8, 1, 0)   \
+  X(kSubwarp, 128, 32, 2, 1, 1, 0)  \
+  X(kSubwarp, 512, 32, 2, 1, 1, 0)  \
+  X(kSubwarp, 256, 16, 2, 1, 1, 0)  \
+  X(kSubwarp, 256, 16, 2, 2, 1, 0)  \
+  X(kSubwarp, 256, 32, 2, 1, 1, 0)  \
+  X(kSubwarp, 256, 32, 2, 2, 1, 0)  \
+  X(kSubwarp, 256, 32, 2, 4, 1, 0)  \
+  X(kSubwarp, 256, 32, 2, 8, 1, 0)  \
+  X(kSubwarp, 256, 8, 1, 1, 1, 0)   \
+  X(kSubwarp, 256, 16, 1, 1, 1, 0)  \
+  X(kSubwarp, 256, 32, 1, 1, 1, 0)  \
+  X(kSubwarp, 256, 32, 1, 2, 1, 0)  \
+  X(kSubwarp, 256, 32, 1, 4, 1, 0)  \
+  X(kSubwarp, 256, 32, 1, 8, 1, 0)
+
+#define TT_NORM_BLOCK_VARIANTS(X)   \
+  X(kBlock, 128, 128, 4, 1, 1, 0)   \
+  X(kBlock, 128, 128, 4, 2, 1, 0)   \
+  X(kBlock, 128, 128, 4, 4, 1, 0)   \
+  X(kBlock, 128, 128, 4, 8, 1, 0)   \
+  X(kBlock, 256, 256, 4, 1, 1, 0)   \
+  X(kBlock, 256, 256, 4, 2, 1, 0)   \
+  X(kBlock, 256, 256, 4, 4, 1, 0)   \
+  X(kBlock, 256, 256, 4, 8, 1, 0)   \
+  X(kBlock, 256, 256, 4, 16, 1, 0)  \
+  X(kBlock, 512, 512, 4, 4, 1, 0)   \
+  X(kBlock, 512, 512, 4, 8, 1, 0)   \
+  X(kBlock, 512, 512, 4, 16, 1, 0)  \
+  X(kBlock, 1024, 1024, 4, 4, 1, 0) \
+  X(kBlock, 1024, 1024, 4, 8, 1, 0) \
+  X(kBlock, 256, 256, 2, 2, 1, 0)   \
+  X(kBlock, 256, 256, 2, 4, 1, 0)   \
+  X(kBlock, 256, 256, 2, 8, 1, 0)   \
+  X(kBlock, 256, 256, 2, 16, 1, 0)  \
+  X(kBlock, 1024, 1024, 2, 8, 1, 0) \
+  X(kBlock, 256, 256, 1, 4, 1, 0)   \
+  X(kBlock, 256, 256, 1, 8, 1, 0)   \
+  X(kBlock, 256, 256, 1, 16, 1, 0)  \
+  X(kBlock, 1024, 1024, 1, 16, 1, 0)
+
+#define TT_NORM_STREAM_CLUSTER_VARIANTS(X) \
+  X(kStream, 512, 512, 4, 4, 1, 0)         \
+  X(kStream, 256, 256, 4, 4, 1, 0)         \
+  X(kStream, 1024, 1024, 4, 2, 1, 0)       \
+  X(kStream, 256, 256, 2, 4, 1, 0)         \
+  X(kStream, 256, 256, 1, 8, 1, 0)         \
+  X(kStream, 1024, 1024, 1, 4, 1, 0)       \
+  X(kCluster, 512, 512, 4, 16, 2, 0)       \
+  X(kCluster, 512, 512, 4, 8, 4, 0)        \
+  X(kCluster, 512, 512, 4, 16, 4, 0)       \
+  X(kCluster, 512, 512, 4, 16, 8, 0)       \
+  X(kCluster, 256, 256, 4, 16, 16, 0)      \
+  X(kCluster, 512, 512, 4, 8, 16, 0)       \
+  X(kCluster, 1024, 1024, 4, 4, 16, 0)     \
+  X(kCluster, 1024, 1024, 2, 8, 16, 0)     \
+  X(kCluster, 1024, 1024, 1, 16, 16, 0)
+
+#define TT_NORM_PIPE_SPLIT_VARIANTS(X) \
+  X(kPipe, 256, 256, 4, 16, 16, 2)     \
+  X(kPipe, 256, 256, 4, 16, 16, 1)     \
+  X(kPipe, 256, 256, 4, 16, 16, 3)     \
+  X(kPipe, 512, 512, 4, 16, 8, 1)      \
+  X(kPipe, 512, 512, 4, 8, 16, 2)      \
+  X(kPipe, 512, 512, 4, 8, 16, 3)      \
+  X(kPipe, 256, 256, 4, 16, 8, 2)      \
+  X(kPipe, 256, 256, 4, 16, 4, 2)      \
+  X(kSplit, 256, 256, 4, 4, 4, 0)      \
   X(kSplit, 256, 256, 4, 4, 8, 0)
+
+#define TT_NORM_SEGMENT_VARIANTS(X) \
+  TT_NORM_SUBWARP_VARIANTS(X)       \
+  TT_NORM_BLOCK_VARIANTS(X) TT_NORM_STREAM_CLUSTER_VARIANTS(X) TT_NORM_PIPE_SPLIT_VARIANTS(X)
 
 // X(threads, col_threads, vec, items, chunk_rows)
 #define TT_NORM_COLUMN_STATS_VARIANTS(X) \

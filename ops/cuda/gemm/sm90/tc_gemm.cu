@@ -8,12 +8,9 @@
 #include <cudaTypedefs.h>
 #include <fmt/format.h>
 
-#include <atomic>
-
 #include "core/cuda/check.h"
 #include "core/error.h"
-#include "ops/cuda/gemm/sm90/tc_gemm_kernel.cuh"
-#include "ops/cuda/gemm/sm90/tc_gemm_variants.h"
+#include "ops/cuda/gemm/sm90/tc_gemm_launch.cuh"
 
 namespace tt::ops::cuda::gemm::sm90 {
 
@@ -29,11 +26,16 @@ std::string to_string(const TcConfig& cfg) {
       cfg.vec);
 }
 
+namespace detail {
+// The rows' launchers with residual steps: tc_gemm_residual.cu instantiates them.
+TT_TC_GEMM_VARIANTS(TT_TC_RESIDUAL_EXTERN)
+}  // namespace detail
+
 namespace {
 
-using LaunchFn = void (*)(const TcConfig&, const CUtensorMap&, const CUtensorMap&,
-                          const CUtensorMap&, const CUtensorMap&, const TcParams&, int sms,
-                          cudaStream_t);
+using detail::flavor;
+using detail::launch;
+using detail::LaunchFn;
 
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
   // Through the runtime's entry-point query, so that nothing links libcuda directly.
@@ -72,59 +74,12 @@ CUtensorMap make_map(const float* p, int64_t rows, int64_t k, int box_rows,
   return map;
 }
 
-template <int FLAVOR, int BM, int BN, int BK, int STAGES, int CONSUMERS, bool PP, int CM, bool RES>
-void launch(const TcConfig& cfg, const CUtensorMap& mx, const CUtensorMap& mw,
-            const CUtensorMap& mc, const CUtensorMap& mr, const TcParams& p, int sms,
-            cudaStream_t stream) {
-  using T = TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM, RES>;
-  static_assert(T::kEpiBufs == TcTraits<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM>::kEpiBufs,
-                "the residual's barriers leave the row's TMA store buffers as they are");
-  auto kernel = tc_gemm_kernel<FLAVOR, BM, BN, BK, STAGES, CONSUMERS, PP, CM, RES>;
-  cudaLaunchAttribute cluster = detail::cluster_attribute(CM);
-  cudaLaunchConfig_t lc{};
-  lc.blockDim = dim3(T::kThreads);
-  lc.dynamicSmemBytes = T::kSmemBytes;
-  lc.stream = stream;
-  lc.attrs = &cluster;
-  lc.numAttrs = CM > 1 ? 1 : 0;
-  // Per function and device, once each: raise the dynamic shared-memory limit, and count
-  // the clusters that fit on the GPU at once (a persistent grid's size; GPCs of
-  // different sizes leave some SMs out of clusters).
-  static std::atomic<int> resident[64] = {};
-  int device = 0;
-  TT_CUDA_CHECK(cudaGetDevice(&device));
-  std::atomic<int>& slots = resident[device & 63];
-  if (slots.load() == 0) {
-    TT_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSmemBytes));
-    int clusters = sms;
-    if constexpr (CM > 1) {
-      lc.gridDim = dim3(sms / CM * CM);
-      TT_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &lc));
-      TT_CHECK(clusters > 0,
-               "tc_gemm: no cluster of {} CTAs of the variant '{}' fits on device {}.", CM,
-               to_string(cfg), device);
-    }
-    slots.store(clusters);
-  }
-  // A cluster takes CM vertically adjacent tiles together (tc_gemm_kernel.cuh).
-  const int cluster_tiles = (p.tiles_m + CM - 1) / CM * p.tiles_n;
-  const int clusters = cfg.persistent ? std::min(cluster_tiles, slots.load()) : cluster_tiles;
-  lc.gridDim = dim3(clusters * CM);
-  TT_CUDA_CHECK(cudaLaunchKernelEx(&lc, kernel, mx, mw, mc, mr, p));
-  TT_CUDA_CHECK_LAUNCH();
-}
-
 struct Entry {
   TcConfig cfg;
   LaunchFn fn;
   LaunchFn fn_residual;  // the same row with residual steps in its TMA store epilogue
   int epi_bufs;          // the TMA store epilogue's buffers (0: registers only)
 };
-
-constexpr int flavor(TcMode m, bool a_regs) {
-  return m == TcMode::accurate ? kAccurate : a_regs ? kRS : kSS;
-}
 
 TcConfig row(TcMode mode, bool a_regs, int bm, int bn, int bk, int stages, int consumers,
              bool pingpong, int cluster) {

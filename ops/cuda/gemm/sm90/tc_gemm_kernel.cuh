@@ -1,7 +1,7 @@
 // The sm90 tensor-core GEMM kernel (see tc_gemm.h for the family). Reads top to bottom:
 // shared-memory layout and descriptors, the producer warpgroup (TMA into the stage
 // ring), the consumer warpgroups (split for accurate, wgmma, promotion), the epilogue.
-// Only tc_gemm.cu includes it, compiled for sm_90a alone.
+// Only tc_gemm_launch.cuh includes it, compiled for sm_90a alone.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap

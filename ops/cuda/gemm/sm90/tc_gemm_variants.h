@@ -5,9 +5,9 @@
 // warpgroup owns a (BM / CONSUMERS) x BN tile and the consumers take turns in the main loop, so
 // one's epilogue overlaps the other's products; 0: the consumers share one BM x BN tile. CLUSTER:
 // CTAs per cluster along M, which share W's tiles through the TMA's multicast (1: no cluster).
-// tc_gemm.cu instantiates two kernels per row (without and with residual steps in the TMA
-// store epilogue) and the variant list is built from the same rows, so a new variant is one
-// line here. Everything else (promotion interval,
+// Two kernels are instantiated per row, without residual steps in the TMA store epilogue
+// (tc_gemm.cu) and with them (tc_gemm_residual.cu), and the variant list is built from the
+// same rows, so a new variant is one line here. Everything else (promotion interval,
 // raster group and order, persistence, epilogue stores) is a run-time field of
 // TcConfig and needs no row. Rules each row must keep (static_asserts in
 // tc_gemm_kernel.cuh): BM / CONSUMERS a multiple of 64; BN one of the generated wgmma N
