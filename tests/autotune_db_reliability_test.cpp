@@ -44,12 +44,7 @@ TuningEntry entry(const std::string& config, double median_ms = 1.0) {
   return e;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using tt::test::read_file;
 
 // A valid one-entry file, with `entry_extra` appended to the entry's fields.
 std::string one_entry_yaml(const std::string& entry_extra = "", const std::string& sm = "132") {

@@ -40,12 +40,7 @@ std::string cmake() {
   return c.empty() ? "cmake" : c;
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using tt::test::read_file;
 
 class Installed : public testing::Test {
  protected:

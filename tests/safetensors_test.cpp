@@ -33,10 +33,7 @@ using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using tt::test::read_file;
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
@@ -127,7 +124,7 @@ TEST_F(SafetensorsTest, SavedHeaderIsPaddedToEightBytesAndDataFollows) {
   const std::string p = path("layout.safetensors");
   safetensors::save(p, {{"a", Tensor::from_vector<float>({1, 2, 3}, {3})},
                         {"b", Tensor::from_vector<double>({4}, {1})}});
-  const std::string bytes = read_bytes(p);
+  const std::string bytes = read_file(p);
   ASSERT_GE(bytes.size(), 8u);
   uint64_t header_size = 0;
   for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | static_cast<uint8_t>(bytes[i]);

@@ -41,12 +41,7 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 #if TT_CUDA
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using tt::test::read_file;
 #endif
 
 test::CommandResult tt(const std::string& args) {

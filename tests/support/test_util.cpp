@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <system_error>
 #include <vector>
@@ -19,6 +21,11 @@
 namespace tt::test {
 
 bool cuda_available() { return cuda::is_available(); }
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
 
 ScratchDir::ScratchDir(const std::string& prefix) {
   std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "_XXXXXX")).string();

@@ -21,6 +21,9 @@ bool cuda_available();
 double rel_l2(const Tensor& a, const Tensor& b);
 double max_abs_diff(const Tensor& a, const Tensor& b);
 
+// The bytes of the file at `path` as they are ("" when it cannot be read).
+std::string read_file(const std::string& path);
+
 // The message of the tt::Error that fn() throws; "(no tt::Error thrown)" (which no
 // expected message equals) when it throws none.
 template <typename Fn>
