@@ -63,6 +63,13 @@ void launch_f16split(const AttnConfig& c, const AttentionProblem& p, const Kerne
           c.pipe, p.E, c.warps, c.block_n);
 }
 
+// Every wgmma variant as TT_X(E, WG, BN, accurate), tf32's then accurate's, for the TT_X
+// defined where it expands.
+#define TT_X_TF32(E_, WG_, BN_) TT_X(E_, WG_, BN_, false)
+#define TT_X_ACC(E_, WG_, BN_) TT_X(E_, WG_, BN_, true)
+#define TT_EACH_WGMMA_VARIANT \
+  TT_ATTN_WGMMA_VARIANTS(TT_X_TF32) TT_ATTN_WGMMA_ACCURATE_VARIANTS(TT_X_ACC)
+
 }  // namespace
 
 void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
@@ -151,12 +158,7 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
     TT_CUDA_CHECK_LAUNCH();                                                                 \
     return;                                                                                 \
   }
-#define TT_X_TF32(E_, WG_, BN_) TT_X(E_, WG_, BN_, false)
-#define TT_X_ACC(E_, WG_, BN_) TT_X(E_, WG_, BN_, true)
-  TT_ATTN_WGMMA_VARIANTS(TT_X_TF32)
-  TT_ATTN_WGMMA_ACCURATE_VARIANTS(TT_X_ACC)
-#undef TT_X_ACC
-#undef TT_X_TF32
+  TT_EACH_WGMMA_VARIANT
 #undef TT_X
   TT_FAIL("attention: no wgmma variant for head dim {} with warps={} bn={} in {} mode", p.E,
           c.warps, c.block_n, precision_name(a.precision));
@@ -167,12 +169,7 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   static_assert(WgTraits<E_, BN_, WG_, ACC_>::kSmemBytes ==                                      \
                     (64 * WG_ * E_ * (ACC_ ? 2 : 1) + 4 * BN_ * E_ * (ACC_ ? 2 : 1)) * 4 + 1024, \
                 "wgmma_smem_bytes");
-#define TT_X_TF32(E_, WG_, BN_) TT_X(E_, WG_, BN_, false)
-#define TT_X_ACC(E_, WG_, BN_) TT_X(E_, WG_, BN_, true)
-TT_ATTN_WGMMA_VARIANTS(TT_X_TF32)
-TT_ATTN_WGMMA_ACCURATE_VARIANTS(TT_X_ACC)
-#undef TT_X_ACC
-#undef TT_X_TF32
+TT_EACH_WGMMA_VARIANT
 #undef TT_X
 
 // pipe 6's host formula (attention_config.cpp) is its kernel's own.
