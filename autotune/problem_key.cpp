@@ -53,6 +53,10 @@ ProblemKey& ProblemKey::add_align_floats(int floats) {
 
 ProblemKey& ProblemKey::add_precision(Precision p) { return add("precision", precision_name(p)); }
 
+std::string ProblemKey::str_aligned(int floats) {
+  return add_align_floats(floats).add_precision().str();
+}
+
 ProblemKey ProblemKey::parse(std::string_view text) {
   ProblemKey key;
   for_each_name_value(text, "problem key", [&](std::string_view name, std::string_view value) {

@@ -39,6 +39,10 @@ class ProblemKey {
   // the default; a kernel that honours the mode passes it.
   ProblemKey& add_precision(Precision p = Precision::strict);
 
+  // The key of a strict-float32 kernel's problem: add_align_floats(floats),
+  // add_precision(), then str().
+  std::string str_aligned(int floats);
+
   // Reads "m=1024,precision=strict"; throws tt::Error naming the bad field.
   static ProblemKey parse(std::string_view text);
   std::string str() const;

@@ -219,18 +219,11 @@ std::string segment_problem_key(const SegmentProblem& p) {
   return autotune::ProblemKey()
       .add("segments", p.segments)
       .add("length", p.length)
-      .add_align_floats(p.align)
-      .add_precision()
-      .str();
+      .str_aligned(p.align);
 }
 
 std::string column_problem_key(const ColumnProblem& p) {
-  return autotune::ProblemKey()
-      .add("rows", p.rows)
-      .add("cols", p.cols)
-      .add_align_floats(p.align)
-      .add_precision()
-      .str();
+  return autotune::ProblemKey().add("rows", p.rows).add("cols", p.cols).str_aligned(p.align);
 }
 
 std::string affine_problem_key(const AffineProblem& p) {
@@ -238,9 +231,7 @@ std::string affine_problem_key(const AffineProblem& p) {
       .add("total", p.total)
       .add("channels", p.channels)
       .add("inner", p.inner)
-      .add_align_floats(p.align)
-      .add_precision()
-      .str();
+      .str_aligned(p.align);
 }
 
 namespace {

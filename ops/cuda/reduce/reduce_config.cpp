@@ -268,9 +268,7 @@ std::string inner_problem_key(Op op, const InnerProblem& p) {
       .add("op", op_name(op))
       .add("rows", p.rows)
       .add("cols", p.cols)
-      .add_align_floats(p.align)
-      .add_precision()
-      .str();
+      .str_aligned(p.align);
 }
 
 std::string outer_problem_key(Op op, const OuterProblem& p) {
@@ -279,18 +277,11 @@ std::string outer_problem_key(Op op, const OuterProblem& p) {
       .add("outer", p.outer)
       .add("rows", p.rows)
       .add("inner", p.inner)
-      .add_align_floats(p.align)
-      .add_precision()
-      .str();
+      .str_aligned(p.align);
 }
 
 std::string row_problem_key(const RowProblem& p) {
-  return autotune::ProblemKey()
-      .add("rows", p.rows)
-      .add("cols", p.cols)
-      .add_align_floats(p.align)
-      .add_precision()
-      .str();
+  return autotune::ProblemKey().add("rows", p.rows).add("cols", p.cols).str_aligned(p.align);
 }
 
 // ---- spaces: the descriptor's axes and compiled table, the problem's rules ----
