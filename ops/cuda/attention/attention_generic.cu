@@ -25,14 +25,10 @@ void launch_generic(const AttnConfig& c, const AttentionProblem& p, const AttnLa
                   static_cast<unsigned>(ceil_div(p.Ev, kGenericCols)));
   const size_t smem = static_cast<size_t>(smem_bytes(c, p));
   const KernelArgs args = args_of(p, a, static_cast<float>(p.scale));
-#define TT_X(W, R)                                                                  \
-  if (c.warps == W && c.rows == R) {                                                \
-    TT_CUDA_CHECK(cudaFuncSetAttribute(attention_generic_kernel<R>,                 \
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, \
-                                       static_cast<int>(smem)));                    \
-    attention_generic_kernel<R><<<grid, W * 32, smem, stream>>>(args);              \
-    TT_CUDA_CHECK_LAUNCH();                                                         \
-    return;                                                                         \
+#define TT_X(W, R)                                                                   \
+  if (c.warps == W && c.rows == R) {                                                 \
+    launch_with_smem(attention_generic_kernel<R>, grid, W * 32, smem, stream, args); \
+    return;                                                                          \
   }
   TT_ATTN_GENERIC_VARIANTS(TT_X)
 #undef TT_X

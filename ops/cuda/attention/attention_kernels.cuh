@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "core/cuda/check.h"
 #include "ops/attention_problem.h"
 
 namespace tt::ops::cuda::attention {
@@ -499,6 +500,23 @@ __global__ void __launch_bounds__(WARPS * 32) attention_mma_kernel(KernelArgs a)
 
 namespace tt::ops::cuda::attention {
 
+// Rows [r0, r0 + ROWS) of a [*, E] matrix (row stride `stride`, zeros from row `limit`)
+// into shared memory transposed, dst[c * ROWS + r], by a block of 256 threads. Rows
+// fastest: the transposed stores of a warp hit 32 consecutive words.
+template <int ROWS, int E>
+__device__ __forceinline__ void load_rows_transposed(float* dst, const float* src, int64_t r0,
+                                                     int64_t limit, int64_t stride) {
+  for (int i = threadIdx.x; i < ROWS * E / 4; i += 256) {
+    const int r = i % ROWS, c = (i / ROWS) * 4;
+    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (r0 + r < limit) x = *reinterpret_cast<const float4*>(src + (r0 + r) * stride + c);
+    dst[(c + 0) * ROWS + r] = x.x;
+    dst[(c + 1) * ROWS + r] = x.y;
+    dst[(c + 2) * ROWS + r] = x.z;
+    dst[(c + 3) * ROWS + r] = x.w;
+  }
+}
+
 // ---- simt: the strict flash kernel, FMA units only ----
 // 256 threads as 16 x 16: thread (ty, tx) holds query rows ty*TM .. +TM-1 and keys
 // tx*4 .. +3 of a 64-key tile (S = Q K^T in registers, 16 FMA per two 16-byte shared
@@ -541,16 +559,7 @@ __global__ void __launch_bounds__(256) attention_simt_kernel(KernelArgs a) {
   const float *qb = base.q, *kb = base.k, *vb = base.v;
   const int64_t mb = base.mask;
   float* ob = base.out;
-  // Rows fastest: the transposed stores of a warp hit 32 consecutive words.
-  for (int i = threadIdx.x; i < BM * E / 4; i += 256) {
-    const int r = i % BM, c = (i / BM) * 4;
-    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (m0 + r < p.L) x = *reinterpret_cast<const float4*>(qb + (m0 + r) * p.q.row + c);
-    qs[(c + 0) * BM + r] = x.x;
-    qs[(c + 1) * BM + r] = x.y;
-    qs[(c + 2) * BM + r] = x.z;
-    qs[(c + 3) * BM + r] = x.w;
-  }
+  load_rows_transposed<BM, E>(qs, qb, m0, p.L, p.q.row);
   float m[TM], l[TM], o[TM][CW][OC];
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
@@ -565,15 +574,7 @@ __global__ void __launch_bounds__(256) attention_simt_kernel(KernelArgs a) {
   const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
   for (int64_t n0 = 0; n0 < keys; n0 += BN) {
     __syncthreads();
-    for (int i = threadIdx.x; i < BN * E / 4; i += 256) {
-      const int r = i % BN, c = (i / BN) * 4;
-      float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
-      if (n0 + r < p.S) x = *reinterpret_cast<const float4*>(kb + (n0 + r) * p.k.row + c);
-      ks[(c + 0) * BN + r] = x.x;
-      ks[(c + 1) * BN + r] = x.y;
-      ks[(c + 2) * BN + r] = x.z;
-      ks[(c + 3) * BN + r] = x.w;
-    }
+    load_rows_transposed<BN, E>(ks, kb, n0, p.S, p.k.row);
     for (int i = threadIdx.x; i < BN * E / 4; i += 256) {
       const int r = i / (E / 4), c = (i % (E / 4)) * 4;
       float4 y = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -686,16 +687,24 @@ bool launch_mma_e64(int warps, int block_n, bool accurate, const KernelArgs& a, 
 bool launch_mma_e128(int warps, int block_n, bool accurate, const KernelArgs& a, dim3 grid,
                      size_t smem, cudaStream_t stream);
 
+// Launches `kernel` with `smem` bytes of dynamic shared memory, past the 48 KB a launch
+// gets without asking; every attention launcher's last step.
+template <class... Params, class... Args>
+void launch_with_smem(void (*kernel)(Params...), dim3 grid, unsigned threads, size_t smem,
+                      cudaStream_t stream, const Args&... args) {
+  TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(smem)));
+  kernel<<<grid, threads, smem, stream>>>(args...);
+  TT_CUDA_CHECK_LAUNCH();
+}
+
 // The body of those launchers: the variant (E, warps, block_n) in the mode asked.
-#define TT_ATTN_LAUNCH_MMA_CASE(E_, W, BN)                                                  \
-  if (E_ == E && warps == W && block_n == BN) {                                             \
-    const auto kernel = accurate ? attention_mma_kernel<E_, W, BN, true, kSplitS>           \
-                                 : attention_mma_kernel<E_, W, BN, false>;                  \
-    TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, \
-                                       static_cast<int>(smem)));                            \
-    kernel<<<grid, W * 32, smem, stream>>>(a);                                              \
-    TT_CUDA_CHECK_LAUNCH();                                                                 \
-    return true;                                                                            \
+#define TT_ATTN_LAUNCH_MMA_CASE(E_, W, BN)                                        \
+  if (E_ == E && warps == W && block_n == BN) {                                   \
+    const auto kernel = accurate ? attention_mma_kernel<E_, W, BN, true, kSplitS> \
+                                 : attention_mma_kernel<E_, W, BN, false>;        \
+    launch_with_smem(kernel, grid, W * 32, smem, stream, a);                      \
+    return true;                                                                  \
   }
 
 }  // namespace tt::ops::cuda::attention

@@ -17,11 +17,7 @@ void launch_simt(const AttnConfig& c, const AttentionProblem& p, const AttnLaunc
   const size_t smem = static_cast<size_t>(smem_bytes(c, p));
 #define TT_X(E_, R_)                                                                \
   if (p.E == E_ && c.rows == R_) {                                                  \
-    TT_CUDA_CHECK(cudaFuncSetAttribute(attention_simt_kernel<E_, R_>,               \
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, \
-                                       static_cast<int>(smem)));                    \
-    attention_simt_kernel<E_, R_><<<grid, 256, smem, stream>>>(args);               \
-    TT_CUDA_CHECK_LAUNCH();                                                         \
+    launch_with_smem(attention_simt_kernel<E_, R_>, grid, 256, smem, stream, args); \
     return;                                                                         \
   }
   TT_ATTN_SIMT_VARIANTS(TT_X)
@@ -35,15 +31,12 @@ void launch_simt2(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   const dim3 grid = query_tile_grid(p, int64_t{2} * c.warps * c.rows);
   const size_t smem = static_cast<size_t>(smem_bytes(c, p));
   const bool masked = a.mask != nullptr;
-#define TT_X(E_, W_, R_, BN_)                                                               \
-  if (p.E == E_ && c.warps == W_ && c.rows == R_ && c.block_n == BN_) {                     \
-    const auto kernel = masked ? attention_simt2_kernel<E_, W_, R_, BN_, true>              \
-                               : attention_simt2_kernel<E_, W_, R_, BN_, false>;            \
-    TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, \
-                                       static_cast<int>(smem)));                            \
-    kernel<<<grid, 32 * W_, smem, stream>>>(args);                                          \
-    TT_CUDA_CHECK_LAUNCH();                                                                 \
-    return;                                                                                 \
+#define TT_X(E_, W_, R_, BN_)                                                    \
+  if (p.E == E_ && c.warps == W_ && c.rows == R_ && c.block_n == BN_) {          \
+    const auto kernel = masked ? attention_simt2_kernel<E_, W_, R_, BN_, true>   \
+                               : attention_simt2_kernel<E_, W_, R_, BN_, false>; \
+    launch_with_smem(kernel, grid, 32 * W_, smem, stream, args);                 \
+    return;                                                                      \
   }
   TT_ATTN_SIMT2_VARIANTS(TT_X)
 #undef TT_X

@@ -147,16 +147,13 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
             c.pipe, p.E, c.warps, c.block_n, precision_name(a.precision));
   }
   const size_t smem = static_cast<size_t>(wgmma_smem_bytes(p.E, c.warps, c.block_n, acc));
-#define TT_X(E_, WG_, BN_, ACC_)                                                            \
-  if (p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_ && acc == ACC_) {                 \
-    const auto kernel = attention_wgmma_kernel<E_, BN_, WG_, ACC_>;                         \
-    TT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, \
-                                       static_cast<int>(smem)));                            \
-    const dim3 grid(static_cast<unsigned>((p.L + 64 * WG_ - 1) / (64 * WG_)),               \
-                    static_cast<unsigned>(batches));                                        \
-    kernel<<<grid, 128 * WG_, smem, stream>>>(args, vt_ptr, lo_ptr, sp);                    \
-    TT_CUDA_CHECK_LAUNCH();                                                                 \
-    return;                                                                                 \
+#define TT_X(E_, WG_, BN_, ACC_)                                                       \
+  if (p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_ && acc == ACC_) {            \
+    const auto kernel = attention_wgmma_kernel<E_, BN_, WG_, ACC_>;                    \
+    const dim3 grid(static_cast<unsigned>((p.L + 64 * WG_ - 1) / (64 * WG_)),          \
+                    static_cast<unsigned>(batches));                                   \
+    launch_with_smem(kernel, grid, 128 * WG_, smem, stream, args, vt_ptr, lo_ptr, sp); \
+    return;                                                                            \
   }
   TT_EACH_WGMMA_VARIANT
 #undef TT_X
