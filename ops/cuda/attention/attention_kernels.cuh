@@ -8,6 +8,7 @@
 
 #include "core/cuda/check.h"
 #include "ops/attention_problem.h"
+#include "ops/cuda/attention/attention_order.cuh"
 
 namespace tt::ops::cuda::attention {
 
@@ -274,14 +275,9 @@ __global__ void __launch_bounds__(WARPS * 32) attention_mma_kernel(KernelArgs a)
   float* vs = smem + 2 * BN * LD;  // [2][BN][LD]
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, t = lane % 4;
-  // Heaviest causal tiles first: the last query tiles attend the most keys.
-  const int64_t mt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-  const int64_t m0 = mt * BM;
-  const int64_t b = blockIdx.y;
-  const BatchBase base = batch_base(a, b);
-  const float *qb = base.q, *kb = base.k, *vb = base.v;
-  const int64_t mb = base.mask;
-  float* ob = base.out;
+  const QueryTile qt = query_tile_reversed(p);
+  const int64_t m0 = qt.mt * BM;
+  const BatchBase base = batch_base(a, qt.b);
   const int64_t rA = m0 + warp * 16 + g, rB = rA + 8;
 
   // Q fragments, scaled, in float32 (split per use in accurate mode).
@@ -289,10 +285,10 @@ __global__ void __launch_bounds__(WARPS * 32) attention_mma_kernel(KernelArgs a)
 #pragma unroll
   for (int kk = 0; kk < KT; ++kk) {
     const int c0 = kk * 8 + t, c1 = c0 + 4;
-    qf[kk][0] = rA < p.L ? qb[rA * p.q.row + c0] * q_scale : 0.f;
-    qf[kk][1] = rB < p.L ? qb[rB * p.q.row + c0] * q_scale : 0.f;
-    qf[kk][2] = rA < p.L ? qb[rA * p.q.row + c1] * q_scale : 0.f;
-    qf[kk][3] = rB < p.L ? qb[rB * p.q.row + c1] * q_scale : 0.f;
+    qf[kk][0] = rA < p.L ? base.q[rA * p.q.row + c0] * q_scale : 0.f;
+    qf[kk][1] = rB < p.L ? base.q[rB * p.q.row + c0] * q_scale : 0.f;
+    qf[kk][2] = rA < p.L ? base.q[rA * p.q.row + c1] * q_scale : 0.f;
+    qf[kk][3] = rB < p.L ? base.q[rB * p.q.row + c1] * q_scale : 0.f;
   }
   float o[KT][4];
 #pragma unroll
@@ -313,8 +309,8 @@ __global__ void __launch_bounds__(WARPS * 32) attention_mma_kernel(KernelArgs a)
       const int64_t j = n0 + r;
       const bool ok = j < p.S;
       const int64_t jj = ok ? j : 0;
-      cp_async16(ks + (stage * BN + r) * LD + col, kb + jj * p.k.row + col, ok);
-      cp_async16(vs + (stage * BN + r) * LD + col, vb + jj * p.v.row + col, ok);
+      cp_async16(ks + (stage * BN + r) * LD + col, base.k + jj * p.k.row + col, ok);
+      cp_async16(vs + (stage * BN + r) * LD + col, base.v + jj * p.v.row + col, ok);
     }
     cp_async_commit();
   };
@@ -331,42 +327,30 @@ __global__ void __launch_bounds__(WARPS * 32) attention_mma_kernel(KernelArgs a)
     const float* kt = ks + stage * BN * LD;
     const float* vt = vs + stage * BN * LD;
     const int64_t n0 = int64_t{tile} * BN;
-    float s[NT][4];
+    float s[NT][4], ss[NT][4];  // ss: kSplit's small products, apart until the tile ends
 #pragma unroll
     for (int j = 0; j < NT; ++j) {
 #pragma unroll
-      for (int i = 0; i < 4; ++i) s[j][i] = 0.f;
+      for (int i = 0; i < 4; ++i) s[j][i] = ss[j][i] = 0.f;
     }
-    if constexpr (kSplit) {
-      float ss[NT][4];
+#pragma unroll
+    for (int kk = 0; kk < KT; ++kk) {
 #pragma unroll
       for (int j = 0; j < NT; ++j) {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) ss[j][i] = 0.f;
-      }
-#pragma unroll
-      for (int kk = 0; kk < KT; ++kk) {
-#pragma unroll
-        for (int j = 0; j < NT; ++j) {
-          const float bf[2] = {kt[(j * 8 + g) * LD + kk * 8 + t],
-                               kt[(j * 8 + g) * LD + kk * 8 + t + 4]};
+        const float bf[2] = {kt[(j * 8 + g) * LD + kk * 8 + t],
+                             kt[(j * 8 + g) * LD + kk * 8 + t + 4]};
+        if constexpr (kSplit) {
           mma_split(s[j], ss[j], qf[kk], bf);
+        } else {
+          mma_mode<ACCURATE>(s[j], qf[kk], bf);
         }
       }
+    }
+    if constexpr (kSplit) {
 #pragma unroll
       for (int j = 0; j < NT; ++j) {
 #pragma unroll
         for (int i = 0; i < 4; ++i) s[j][i] += ss[j][i];
-      }
-    } else {
-#pragma unroll
-      for (int kk = 0; kk < KT; ++kk) {
-#pragma unroll
-        for (int j = 0; j < NT; ++j) {
-          const float bf[2] = {kt[(j * 8 + g) * LD + kk * 8 + t],
-                               kt[(j * 8 + g) * LD + kk * 8 + t + 4]};
-          mma_mode<ACCURATE>(s[j], qf[kk], bf);
-        }
       }
     }
     if constexpr (kLateScale) {
@@ -388,7 +372,7 @@ __global__ void __launch_bounds__(WARPS * 32) attention_mma_kernel(KernelArgs a)
           if (col >= p.S || (p.causal && col > row)) {
             s[j][i] = -INFINITY;
           } else if (a.mask && row < p.L) {
-            s[j][i] += mask_term(p, a.mask, mb + row * p.mask.row, col, mask_mul);
+            s[j][i] += mask_term(p, a.mask, base.mask + row * p.mask.row, col, mask_mul);
           }
         }
       }
@@ -486,11 +470,11 @@ __global__ void __launch_bounds__(WARPS * 32) attention_mma_kernel(KernelArgs a)
   for (int n = 0; n < KT; ++n) {
     const int col = n * 8 + 2 * t;
     if (rA < p.L) {
-      *reinterpret_cast<float2*>(ob + rA * p.out.row + col) =
+      *reinterpret_cast<float2*>(base.out + rA * p.out.row + col) =
           make_float2(o[n][0] * invA, o[n][1] * invA);
     }
     if (rB < p.L) {
-      *reinterpret_cast<float2*>(ob + rB * p.out.row + col) =
+      *reinterpret_cast<float2*>(base.out + rB * p.out.row + col) =
           make_float2(o[n][2] * invB, o[n][3] * invB);
     }
   }
@@ -552,14 +536,10 @@ __global__ void __launch_bounds__(256) attention_simt_kernel(KernelArgs a) {
   float* vs = ks + E * BN;  // [BN][E]
   float* ps = vs + BN * E;  // [BN][BM]
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-  const int64_t mt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-  const int64_t m0 = mt * BM;
-  const int64_t b = blockIdx.y;
-  const BatchBase base = batch_base(a, b);
-  const float *qb = base.q, *kb = base.k, *vb = base.v;
-  const int64_t mb = base.mask;
-  float* ob = base.out;
-  load_rows_transposed<BM, E>(qs, qb, m0, p.L, p.q.row);
+  const QueryTile qt = query_tile_reversed(p);
+  const int64_t m0 = qt.mt * BM;
+  const BatchBase base = batch_base(a, qt.b);
+  load_rows_transposed<BM, E>(qs, base.q, m0, p.L, p.q.row);
   float m[TM], l[TM], o[TM][CW][OC];
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
@@ -574,11 +554,11 @@ __global__ void __launch_bounds__(256) attention_simt_kernel(KernelArgs a) {
   const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
   for (int64_t n0 = 0; n0 < keys; n0 += BN) {
     __syncthreads();
-    load_rows_transposed<BN, E>(ks, kb, n0, p.S, p.k.row);
+    load_rows_transposed<BN, E>(ks, base.k, n0, p.S, p.k.row);
     for (int i = threadIdx.x; i < BN * E / 4; i += 256) {
       const int r = i / (E / 4), c = (i % (E / 4)) * 4;
       float4 y = make_float4(0.f, 0.f, 0.f, 0.f);
-      if (n0 + r < p.S) y = *reinterpret_cast<const float4*>(vb + (n0 + r) * p.v.row + c);
+      if (n0 + r < p.S) y = *reinterpret_cast<const float4*>(base.v + (n0 + r) * p.v.row + c);
       *reinterpret_cast<float4*>(vs + r * E + c) = y;
     }
     __syncthreads();
@@ -612,7 +592,7 @@ __global__ void __launch_bounds__(256) attention_simt_kernel(KernelArgs a) {
         if (col >= p.S || (p.causal && col > row)) {
           x = -INFINITY;
         } else if (a.mask && row < p.L) {
-          x += mask_term(p, a.mask, mb + row * p.mask.row, col, 1.f);
+          x += mask_term(p, a.mask, base.mask + row * p.mask.row, col, 1.f);
         }
         s[i][j] = x;
         mx = fmaxf(mx, x);
@@ -673,7 +653,8 @@ __global__ void __launch_bounds__(256) attention_simt_kernel(KernelArgs a) {
 #pragma unroll
     for (int w = 0; w < CW; ++w) {
 #pragma unroll
-      for (int c = 0; c < OC; ++c) ob[row * p.out.row + w * 64 + tx * OC + c] = o[i][w][c] * inv;
+      for (int c = 0; c < OC; ++c)
+        base.out[row * p.out.row + w * 64 + tx * OC + c] = o[i][w][c] * inv;
     }
   }
 }

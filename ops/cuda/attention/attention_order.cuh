@@ -43,4 +43,11 @@ __device__ __forceinline__ QueryTile query_tile(const AttentionProblem& p, int64
   return {m_tiles - 1 - r / heads, g * kCausalHeadGroup + r % heads, batches};
 }
 
+// The 2-D grid (query tiles, batches) with each head's tiles reversed when causal, so
+// that a head's heaviest tiles start first: the kernels that the head-group order above
+// does not serve (the mma and simt kernels, the wgmma cluster pairs).
+__device__ __forceinline__ QueryTile query_tile_reversed(const AttentionProblem& p) {
+  return {p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x, blockIdx.y, gridDim.y};
+}
+
 }  // namespace tt::ops::cuda::attention
