@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <map>
+#include <string>
+#include <string_view>
 
 #include "core/safetensors.h"
 #include "models/compare.h"
@@ -20,14 +22,14 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-const std::string& metadata(const safetensors::File& file, const std::string& key) {
-  auto it = file.metadata.find(key);
+const std::string& metadata(const safetensors::File& file, std::string_view key) {
+  auto it = file.metadata.find(std::string(key));
   TT_CHECK(it != file.metadata.end(), "the metadata has no '{}' entry", key);
   return it->second;
 }
 
-const Tensor& tensor(const safetensors::File& file, const std::string& key) {
-  auto it = file.tensors.find(key);
+const Tensor& tensor(const safetensors::File& file, std::string_view key) {
+  auto it = file.tensors.find(std::string(key));
   TT_CHECK(it != file.tensors.end(), "the file has no tensor '{}'", key);
   return it->second;
 }

@@ -350,13 +350,13 @@ std::string closest_name(const std::string& text, const std::vector<std::string>
   return !best.empty() && best_distance * 3 <= longest ? best : std::string();
 }
 
-const ModelInfo& find_model(const std::string& name) {
+const ModelInfo& find_model(std::string_view name) {
   std::vector<std::string> names;
   for (const ModelInfo& m : registered_models()) {
     if (m.name == name) return m;
     names.push_back(m.name);
   }
-  const std::string guess = closest_name(name, names);
+  const std::string guess = closest_name(std::string(name), names);
   TT_FAIL("unknown model '{}'{}; the known models are {}", name,
           guess.empty() ? "" : fmt::format(" (did you mean {}?)", guess),
           fmt::format("{}", fmt::join(names, ", ")));

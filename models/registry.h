@@ -23,6 +23,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -189,7 +190,7 @@ const std::vector<std::string>& startup_registration_errors();
 const std::vector<ModelInfo>& registered_models();
 // Throws tt::Error naming the closest known name (and listing them all) when `name`
 // is not registered.
-const ModelInfo& find_model(const std::string& name);
+const ModelInfo& find_model(std::string_view name);
 
 // The candidate closest to `text` by edit distance (case-insensitive), when it is
 // close enough to be a likely typo; "" otherwise. The CLI uses it for commands too.

@@ -7,6 +7,8 @@
 
 #include <map>
 #include <set>
+#include <string>
+#include <string_view>
 
 #include "autotune/sweep.h"
 #include "core/error.h"
@@ -74,11 +76,11 @@ SweepOptions options(double* clock = nullptr) {
   return o;
 }
 
-const Measurement& row(const SweepResult& r, const std::string& config) {
+const Measurement& row(const SweepResult& r, std::string_view config) {
   for (const Measurement& m : r.measurements) {
     if (m.config.str() == config) return m;
   }
-  throw Error("no row for " + config);
+  throw Error("no row for " + std::string(config));
 }
 
 TEST(Sweep, EveryConfigIsVerifiedOrRejectedAndTheFastestCorrectOneWins) {
