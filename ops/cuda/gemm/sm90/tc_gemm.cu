@@ -83,16 +83,7 @@ struct Entry {
 
 TcConfig row(TcMode mode, bool a_regs, int bm, int bn, int bk, int stages, int consumers,
              bool pingpong, int cluster) {
-  TcConfig c;
-  c.mode = mode;
-  c.a_regs = a_regs;
-  c.bm = bm;
-  c.bn = bn;
-  c.bk = bk;
-  c.stages = stages;
-  c.consumers = consumers;
-  c.pingpong = pingpong;
-  c.cluster = cluster;
+  TcConfig c{mode, a_regs, bm, bn, bk, stages, consumers, pingpong, cluster};  // its field order
   c.promote = mode == TcMode::accurate ? 64 : 0;  // the measured bound (tc_gemm.h)
   return c;
 }
