@@ -91,6 +91,11 @@ inline constexpr bool kWgmmaPipe1Offered = true;
 // AttentionCuda.* (docs/performance.md); false withdraws it (the default goes back to pipe 5).
 inline constexpr bool kF16SplitOffered = true;
 
+// Whether pipe 6 is also the accurate default at head dim 128 (issue 19, tenth step: its
+// head-dim-128 variant runs P V in halves, one tile at a time; docs/performance.md). It is
+// offered there wherever kF16SplitOffered; false keeps simt2 as that default.
+inline constexpr bool kF16SplitDefaultE128 = true;
+
 inline constexpr const char* kKernel = "attention";
 
 enum class Impl : int { kGeneric = 0, kMma = 1, kSimt = 2, kWgmma = 3, kSimt2 = 4 };

@@ -117,4 +117,8 @@
 // 32 KB). K split in the kernel by the producer's spare warps (the kernel's KIN; it would
 // be pipe 7) lost to the pre-pass by 6-33% on the H100 (docs/performance.md): the
 // kernel bench keeps it, the space does not offer it.
-#define TT_ATTN_WGMMA_F16SPLIT_VARIANTS(X) X(64, 2, 64, 4, 6)
+// Head dim 128 (issue 19, tenth step): two stages (Q's hi and lo 64 KB, a stage 64 KB), P V
+// in two halves of 64 output columns (the consumers' registers), Q from shared memory.
+#define TT_ATTN_WGMMA_F16SPLIT_VARIANTS(X) \
+  X(64, 2, 64, 4, 6)                       \
+  X(128, 2, 64, 2, 6)
