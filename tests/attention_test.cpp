@@ -746,18 +746,24 @@ TEST(AttentionCuda, EverySimt2VariantMatchesFloat64) {
 // The family's spaces need no GPU: strict offers no tensor-core config, tf32 and
 // accurate do, the tiled kernels need head dims 32/64/128 with unit column stride, and
 // every default is a member of its space.
-TEST(AttentionSpace, OffersWhatEachModePromises) {
-  namespace at = tt::ops::cuda::attention;
+// Four contiguous [100, E] heads, L = S = 100.
+ops::AttentionProblem contiguous_problem(int64_t E) {
   ops::AttentionProblem p;
   p.batch_rank = 1;
   p.batch[0] = 4;
   p.L = p.S = 100;
-  p.E = p.Ev = 64;
+  p.E = p.Ev = E;
   for (ops::AttnStrides* st : {&p.q, &p.k, &p.v, &p.out}) {
-    st->batch[0] = 6400;
-    st->row = 64;
+    st->batch[0] = 100 * E;
+    st->row = E;
     st->col = 1;
   }
+  return p;
+}
+
+TEST(AttentionSpace, OffersWhatEachModePromises) {
+  namespace at = tt::ops::cuda::attention;
+  const ops::AttentionProblem p = contiguous_problem(64);
   std::vector<float> buf(4 * 6400 + 4);
   at::AttnLaunch a;
   a.q = a.k = a.v = buf.data();
@@ -896,16 +902,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
 TEST(AttentionSpace, AccurateAtHeadDim128OffersTheF16Split) {
   namespace at = tt::ops::cuda::attention;
   if (!at::kWgmmaCompiled) GTEST_SKIP() << "this build has no sm_90a code";
-  ops::AttentionProblem p;
-  p.batch_rank = 1;
-  p.batch[0] = 4;
-  p.L = p.S = 100;
-  p.E = p.Ev = 128;
-  for (ops::AttnStrides* st : {&p.q, &p.k, &p.v, &p.out}) {
-    st->batch[0] = 12800;
-    st->row = 128;
-    st->col = 1;
-  }
+  const ops::AttentionProblem p = contiguous_problem(128);
   const autotune::ParamSpace space =
       at::space(p, true, Precision::accurate, tt::cuda::hopper_limits());
   std::string wgmma;

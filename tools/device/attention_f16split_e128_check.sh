@@ -11,7 +11,8 @@
 # absolute path outside the tree keeps the build for a second call on the same machine).
 # KERNEL_BENCH_BIN: the kernel bench built beforehand (nvcc, as attention_check.sh does);
 # its head-dim-128 kernel's SASS is counted (local memory, HGMMA). SANITIZE_TOOLS="": no
-# sanitizers. Logs in $OUT; the tables come last.
+# sanitizers; SANITIZE_ONLY=1: the sanitizers alone (SANITIZE_LIMIT seconds each). Logs
+# in $OUT; the tables come last.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/attention-out}
@@ -40,10 +41,7 @@ fi
 echo "binaries: $bin ($((SECONDS - t0)) s)"
 
 source tools/device/run_step.sh  # run NAME LOG CMD..., the summary lines (STEP_LIMIT)
-STEP_LIMIT=120 run attention_test attention_test.log "$bin/attention_test" \
-  --gtest_filter='Attention*' ||
-  grep -E "Failure|Expected|Which is|actual|FAILED|error" "$OUT/attention_test.log" | head -40
-grep -h "^f16 split" "$OUT/attention_test.log" | head -32
+if [ "${SANITIZE_ONLY:-0}" != 1 ]; then
 # The op at head dim 128 (the harness's shapes 4 and 5) in accurate mode, PyTorch beside.
 STEP_LIMIT=90 ATTN_SHAPES=4,5 ATTN_MODES=accurate run harness harness.log "$bin/attention_harness"
 STEP_LIMIT=60 ATTN_SHAPES=4,5 run pytorch pytorch.log python3 tools/device/bench_attention.py
@@ -57,6 +55,15 @@ if [ -x "$kb" ]; then
        on && /LDL|STL/ {l[f]++} on && /HGMMA/ {h[f]++}
        END {for (k in h) printf "SASS %s HGMMA %d LDL/STL %d\n", k, h[k], l[k]}' "$OUT/kb.sass"
   gzip -f "$OUT/kb.sass"
+fi
+# The tests with what time is left (the timings above first), 20 to 150 s.
+tl=$(left)
+[ "$tl" -gt 150 ] && tl=150
+[ "$tl" -lt 20 ] && tl=20
+STEP_LIMIT=$tl run attention_test attention_test.log "$bin/attention_test" \
+  --gtest_filter='Attention*' ||
+  grep -E "Failure|Expected|Which is|actual|FAILED|error" "$OUT/attention_test.log" | head -40
+grep -h "^f16 split" "$OUT/attention_test.log" | head -32
 fi
 # The sanitizers side by side with the time that is left (at least 60 s each).
 lim=${SANITIZE_LIMIT:-$(left)}

@@ -560,47 +560,49 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
         fence_regs(o);
         finish_pv(alpha, s, true);
       }
-    } else {
-      float2 alpha_pv = make_float2(1.f, 1.f);
-      if (tiles > 0) {
-        wait_full(0);
-        turn_wait();
-        issue_s(sc, 0);
-        turn_pass(false);
-        wgmma_wait<0>();
-        s_landed(sc);
-        mask_tile(sc, a, base, rows, 0, m0, 1.f);
-        alpha_pv = softmax_tile<true>(sc, rows);
-        p_fragments_f16(sc, ph, pl);
-      }
-      for (int tile = 1; tile < tiles; ++tile) {
-        const int s = tile % STAGES;
-        wait_full(tile);
-        turn_wait();
-        issue_s(sc, s);
-        issue_pv((tile - 1) % STAGES, 0);
-        turn_pass(false);
-        wgmma_wait<1>();
-        s_landed(sc);
-        mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, 1.f);
-        const float2 alpha = softmax_tile<true>(sc, rows);
-        wgmma_wait<0>();
-        // The P V has read ph and pl: only now may the new P be written.
-        fence_regs(o);
-        fence_regs(sc);
-        finish_pv(alpha_pv, (tile - 1) % STAGES, true);
-        alpha_pv = alpha;
-        p_fragments_f16(sc, ph, pl);
-      }
-      if (tiles > 0) {
-        turn_wait();
-        issue_pv((tiles - 1) % STAGES, 0);
-        turn_pass(true);
-      }
-      wgmma_wait<0>();
-      fence_regs(o);
-      if (tiles > 0) finish_pv(alpha_pv, (tiles - 1) % STAGES, false);
     }
+    // Head dim 64: tile t's S and tile t - 1's P V in flight together, the P V under tile
+    // t's softmax (head dim 128 ran the loop above: no tiles here).
+    const int ptiles = NH == 1 ? tiles : 0;
+    float2 alpha_pv = make_float2(1.f, 1.f);
+    if (ptiles > 0) {
+      wait_full(0);
+      turn_wait();
+      issue_s(sc, 0);
+      turn_pass(false);
+      wgmma_wait<0>();
+      s_landed(sc);
+      mask_tile(sc, a, base, rows, 0, m0, 1.f);
+      alpha_pv = softmax_tile<true>(sc, rows);
+      p_fragments_f16(sc, ph, pl);
+    }
+    for (int tile = 1; tile < ptiles; ++tile) {
+      const int s = tile % STAGES;
+      wait_full(tile);
+      turn_wait();
+      issue_s(sc, s);
+      issue_pv((tile - 1) % STAGES, 0);
+      turn_pass(false);
+      wgmma_wait<1>();
+      s_landed(sc);
+      mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, 1.f);
+      const float2 alpha = softmax_tile<true>(sc, rows);
+      wgmma_wait<0>();
+      // The P V has read ph and pl: only now may the new P be written.
+      fence_regs(o);
+      fence_regs(sc);
+      finish_pv(alpha_pv, (tile - 1) % STAGES, true);
+      alpha_pv = alpha;
+      p_fragments_f16(sc, ph, pl);
+    }
+    if (ptiles > 0) {
+      turn_wait();
+      issue_pv((ptiles - 1) % STAGES, 0);
+      turn_pass(true);
+    }
+    wgmma_wait<0>();
+    fence_regs(o);
+    if (ptiles > 0) finish_pv(alpha_pv, (ptiles - 1) % STAGES, false);
     scale_rows(o, make_float2(vmul, vmul));
     store_rows(o, rows, p, base.out);
   }
