@@ -19,7 +19,9 @@
 // split (K as [2][batches][S'][E], hi then lo; V transposed, [2][batches][E][S'], keys
 // contiguous, so both products read K-major B operands; S' = S rounded up to 64,
 // zeros past S). The consumer's S accumulator packs into fp16 A fragments as it stands
-// (FlashAttention 2/3's trick): no key permutation. KIN (the kernel bench only; it lost
+// (FlashAttention 2/3's trick): no key permutation. Head dim 128 (two stages) runs P V in
+// halves of 64 output columns and one tile at a time, where the registers do not hold
+// head dim 64's overlap of the next S with this P V. KIN (the kernel bench only; it lost
 // to the pre-pass on the H100): K's float32 tiles by TMA, split by the producer's spare
 // warps, the pre-pass splitting V alone.
 #pragma once
