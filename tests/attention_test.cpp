@@ -743,9 +743,6 @@ TEST(AttentionCuda, EverySimt2VariantMatchesFloat64) {
 #endif
 
 #if TT_CUDA
-// The family's spaces need no GPU: strict offers no tensor-core config, tf32 and
-// accurate do, the tiled kernels need head dims 32/64/128 with unit column stride, and
-// every default is a member of its space.
 // Four contiguous [100, E] heads, L = S = 100.
 ops::AttentionProblem contiguous_problem(int64_t E) {
   ops::AttentionProblem p;
@@ -761,6 +758,9 @@ ops::AttentionProblem contiguous_problem(int64_t E) {
   return p;
 }
 
+// The family's spaces need no GPU: strict offers no tensor-core config, tf32 and
+// accurate do, the tiled kernels need head dims 32/64/128 with unit column stride, and
+// every default is a member of its space.
 TEST(AttentionSpace, OffersWhatEachModePromises) {
   namespace at = tt::ops::cuda::attention;
   const ops::AttentionProblem p = contiguous_problem(64);

@@ -38,9 +38,9 @@ void launch_ws(const KernelArgs& args, const float* vt, int64_t sp, const AttnTm
 
 // pipe 6 (accurate): the 2 x fp16 split's pre-pass and kernel (ping-pong, Q's hi in
 // registers at head dim 64, from shared memory at 128; a PIPE 7 would split K in the
-// kernel, KIN). Its scratch (K's and
-// Vt's halves, the per-head max) lives until the launcher returns; the caching
-// allocator hands it to later work on the same stream only, which runs after the kernel.
+// kernel, KIN). Its scratch (K's and Vt's halves, the per-head max) lives until the
+// launcher returns; the caching allocator hands it to later work on the same stream only,
+// which runs after the kernel.
 void launch_f16split(const AttnConfig& c, const AttentionProblem& p, const KernelArgs& args,
                      int device, cudaStream_t stream) {
   const int64_t bytes = f16split_scratch_bytes(p);
