@@ -568,15 +568,9 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
 // column at 2^-24 of the rest keeps its own relative error within 1e-6; one at 2^-40
 // (beyond fp16's range after the head's scale) is lost to its own columns' error, which
 // the whole output's error does not show (printed, not asserted: the documented limit).
-TEST(AttentionCuda, F16SplitKeepsWideRangesWithinItsScales) {
-  TT_REQUIRE_CUDA();
-  const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(0);
-  if (!at::kWgmmaCompiled || lim.cc_major != 9 || lim.cc_minor != 0 || !at::kWgmmaPipe1Offered ||
-      !at::kF16SplitOffered) {
-    GTEST_SKIP() << "the 2 x fp16 split needs compute capability 9.0, this build's sm_90a code "
-                    "and its variant offered (attention.h: kF16SplitOffered)";
-  }
-  const int64_t B = 2, H = 2, L = 150, S = 170, E = 64;
+// At head dim E (64 and 128: pipe 6's variants).
+void expect_f16split_wide_ranges(int64_t E) {
+  const int64_t B = 2, H = 2, L = 150, S = 170;
   std::vector<float> q = Tensor::randn({B, H, L, E}, 1900).to_vector<float>();
   std::vector<float> k = Tensor::randn({B, H, S, E}, 1901).to_vector<float>();
   std::vector<float> v = Tensor::randn({B, H, S, E}, 1902).to_vector<float>();
@@ -613,7 +607,7 @@ TEST(AttentionCuda, F16SplitKeepsWideRangesWithinItsScales) {
         ops::scaled_dot_product_attention(qt.to(gpu), kt.to(gpu), vt.to(gpu), Tensor(), 0.0, causal)
             .cpu()
             .to_vector<double>();
-    const std::string what = std::string(causal ? "causal" : "full");
+    const std::string what = std::string(causal ? "causal" : "full") + " E" + std::to_string(E);
     // Per head (the heads' magnitudes differ by 2^90), and per column 5 and 9.
     const auto err = [&](int64_t h, int64_t col) {
       double num = 0, den = 0;
@@ -634,6 +628,49 @@ TEST(AttentionCuda, F16SplitKeepsWideRangesWithinItsScales) {
                   what.c_str(), static_cast<long>(h), err(h, -1), err(h, 5), err(h, 9));
     }
   }
+}
+
+bool f16split_runs_here() {
+  const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(0);
+  return at::kWgmmaCompiled && lim.cc_major == 9 && lim.cc_minor == 0 && at::kWgmmaPipe1Offered &&
+         at::kF16SplitOffered;
+}
+#define TT_SKIP_UNLESS_F16SPLIT()                                                                \
+  if (!f16split_runs_here()) {                                                                   \
+    GTEST_SKIP() << "the 2 x fp16 split needs compute capability 9.0, this build's sm_90a code " \
+                    "and its variant offered (attention.h: kF16SplitOffered)";                   \
+  }
+
+TEST(AttentionCuda, F16SplitKeepsWideRangesWithinItsScales) {
+  TT_REQUIRE_CUDA();
+  TT_SKIP_UNLESS_F16SPLIT();
+  expect_f16split_wide_ranges(64);
+}
+
+// ---- issue 19, tenth step: the 2 x fp16 split at head dim 128 (fa19i) ----
+
+// Its variant (P V in halves of 64 output columns, one tile at a time) keeps the same
+// ranges.
+TEST(AttentionCuda, F16SplitKeepsWideRangesAtHeadDim128) {
+  TT_REQUIRE_CUDA();
+  TT_SKIP_UNLESS_F16SPLIT();
+  expect_f16split_wide_ranges(128);
+}
+
+// Many key tiles (the two-stage ring wraps up to 16 times), causal with L == S and L != S,
+// an additive mask: the head-dim-128 variant forced, against float64.
+TEST(AttentionCuda, F16SplitAtHeadDim128WalksManyTiles) {
+  TT_REQUIRE_CUDA();
+  TT_SKIP_UNLESS_F16SPLIT();
+  const std::vector<HardCase> cases = {
+      {1, 2, 1000, 1000, 128, false, 0, false},
+      {1, 1, 2100, 2100, 128, true, 0, false},
+      {1, 2, 300, 2100, 128, true, 0, false},
+      {2, 2, 257, 513, 128, false, 1, false},
+  };
+  const std::vector<ForcedVariant> variants = {
+      {128, Precision::accurate, {at::Impl::kWgmma, 8, 4, 64, 6}}};
+  EXPECT_EQ(expect_variants_match_float64(cases, variants, 1950), 4u);
 }
 
 // Where K has no tensor map (one K for every head: a batch stride of 0) the space
@@ -706,21 +743,27 @@ TEST(AttentionCuda, EverySimt2VariantMatchesFloat64) {
 #endif
 
 #if TT_CUDA
+// Four contiguous [100, E] heads, L = S = 100.
+ops::AttentionProblem contiguous_problem(int64_t E) {
+  ops::AttentionProblem p;
+  p.batch_rank = 1;
+  p.batch[0] = 4;
+  p.L = p.S = 100;
+  p.E = p.Ev = E;
+  for (ops::AttnStrides* st : {&p.q, &p.k, &p.v, &p.out}) {
+    st->batch[0] = 100 * E;
+    st->row = E;
+    st->col = 1;
+  }
+  return p;
+}
+
 // The family's spaces need no GPU: strict offers no tensor-core config, tf32 and
 // accurate do, the tiled kernels need head dims 32/64/128 with unit column stride, and
 // every default is a member of its space.
 TEST(AttentionSpace, OffersWhatEachModePromises) {
   namespace at = tt::ops::cuda::attention;
-  ops::AttentionProblem p;
-  p.batch_rank = 1;
-  p.batch[0] = 4;
-  p.L = p.S = 100;
-  p.E = p.Ev = 64;
-  for (ops::AttnStrides* st : {&p.q, &p.k, &p.v, &p.out}) {
-    st->batch[0] = 6400;
-    st->row = 64;
-    st->col = 1;
-  }
+  const ops::AttentionProblem p = contiguous_problem(64);
   std::vector<float> buf(4 * 6400 + 4);
   at::AttnLaunch a;
   a.q = a.k = a.v = buf.data();
@@ -849,6 +892,32 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
   for (const autotune::Config& c : generic.enumerate()) {
     EXPECT_NE(c.str().find("impl=generic"), std::string::npos) << c.str();
   }
+}
+
+// ---- issue 19, tenth step (fa19i): accurate at head dim 128 ----
+
+// On an sm_90 device accurate at head dim 128 offers the 2 x fp16 split (pipe 6, two
+// consumers, 64-key tiles) and no other wgmma config (3xTF32's hi/lo tiles pass the shared
+// memory there); its default is pipe 6 or simt2 (attention.h: kF16SplitDefaultE128).
+TEST(AttentionSpace, AccurateAtHeadDim128OffersTheF16Split) {
+  namespace at = tt::ops::cuda::attention;
+  if (!at::kWgmmaCompiled) GTEST_SKIP() << "this build has no sm_90a code";
+  const ops::AttentionProblem p = contiguous_problem(128);
+  const autotune::ParamSpace space =
+      at::space(p, true, Precision::accurate, tt::cuda::hopper_limits());
+  std::string wgmma;
+  for (const autotune::Config& c : space.enumerate()) {
+    if (c.str().find("impl=wgmma") != std::string::npos) wgmma += c.str() + ";";
+  }
+  const bool offered = at::kWgmmaPipe1Offered && at::kF16SplitOffered;
+  EXPECT_EQ(wgmma, offered ? "impl=wgmma,warps=8,bn=64,pipe=6;" : "") << wgmma;
+  const std::string def = space.default_config().str();
+  EXPECT_NE(def.find(offered && at::kF16SplitDefaultE128 ? "impl=wgmma" : "impl=simt2"),
+            std::string::npos)
+      << def;
+  // Without the device (the portable space) nothing wgmma is the default.
+  EXPECT_EQ(at::space(p, true, Precision::accurate, {}).default_config().str().find("impl=wgmma"),
+            std::string::npos);
 }
 #endif
 

@@ -146,6 +146,17 @@ void both(std::vector<Variant>& v, const char* name, const char* alone, F run, b
   v.push_back({alone, run, [acc](KernelArgs a) { run_vt(a, acc); }});
 }
 
+// A 2 x fp16 split variant twice: with its pre-pass (max, split; what the op runs) and the
+// kernel alone.
+template <class F, class P>
+void f16_both(std::vector<Variant>& v, const char* name, const char* alone, F run, P prep) {
+  v.push_back({name, [run, prep](KernelArgs a, int64_t T, int64_t BH) {
+                 prep(a);
+                 run(a, T, BH);
+               }});
+  v.push_back({alone, run, prep});
+}
+
 template <int E>
 std::vector<Variant> variants() {
   std::vector<Variant> v = {
@@ -189,11 +200,7 @@ std::vector<Variant> variants() {
     // The 2 x fp16 split (pipe 6): with its pre-pass (max, split), the kernel alone, the
     // pre-pass alone; ping-pong (the op's) and not, 4 and 2 stages.
     const auto f16 = [&v](const char* name, const char* alone, auto run, auto prep) {
-      v.push_back({name, [run, prep](KernelArgs a, int64_t T, int64_t BH) {
-                     prep(a);
-                     run(a, T, BH);
-                   }});
-      v.push_back({alone, run, prep});
+      f16_both(v, name, alone, run, prep);
     };
     // The op's pipe 6 (K split by the pre-pass) and 7 (K split in the kernel): ping-pong,
     // 4 stages, Q's hi in registers; then each of those choices undone.
@@ -226,6 +233,14 @@ std::vector<Variant> variants() {
          false);
     both(v, "wg p5 wg2 bn64 st2", "wg p5 wg2 bn64 alone",
          run_ws<128, 64, 2, 2, 1, 0, false, 1, false, true>, false);
+    // The 2 x fp16 split at head dim 128 (pipe 6's variant: two stages, P V in halves, one
+    // tile at a time; fa19i): the op's (ping-pong), without the ping-pong, its pre-pass.
+    f16_both(v, "f16 e128 p6 op", "f16 e128 p6 op alone", run_f16split<128, 64, 2, 2, true>,
+             run_f16_prepass);
+    f16_both(v, "f16 e128 no pp", "f16 e128 no pp alone", run_f16split<128, 64, 2, 2, false>,
+             run_f16_prepass);
+    v.push_back({"f16 e128 pre-pass", [](KernelArgs a, int64_t, int64_t) { run_f16_prepass(a); },
+                 nullptr, false});
   }
   return v;
 }

@@ -43,8 +43,9 @@
 //            spare warps, Vt's lo from the pre-pass); pipe 6 (accurate only) pipe 5's
 //            ping-pong with the 2 x fp16 split instead (hi + 2^-11 lo per operand, per-row
 //            and per-head power-of-two scales, fp16 wgmma at twice tf32's rate; K and V
-//            split by a pre-pass; sm90/attention_wgmma_f16split.cuh). Compute capability
-//            9.0 only.
+//            split by a pre-pass; sm90/attention_wgmma_f16split.cuh), also at head dim
+//            128 (P V in halves of 64 columns, one tile at a time; accurate's only wgmma
+//            kernel there). Compute capability 9.0 only.
 //
 // Kernel name and problem key in the tuning database:
 //   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool,align=16B,precision=P
@@ -90,6 +91,14 @@ inline constexpr bool kWgmmaPipe1Offered = true;
 // awkward shapes, the wide-range test) and memcheck, racecheck and synccheck over
 // AttentionCuda.* (docs/performance.md); false withdraws it (the default goes back to pipe 5).
 inline constexpr bool kF16SplitOffered = true;
+
+// Whether pipe 6 is also the accurate default at head dim 128 (issue 19, tenth step: its
+// head-dim-128 variant runs P V in halves, one tile at a time). On the H100 at B8 H16 T1024
+// it ran 0.579 ms full and 0.455 causal against simt2's 1.784 / 1.028 and PyTorch's float32
+// SDPA 1.555 / 0.908, error 4.0e-7 / 3.1e-7 against PyTorch's 6.7e-7 / 5.0e-7; attention_test
+// and memcheck, racecheck and synccheck over AttentionCuda.* passed (docs/performance.md).
+// It is offered there wherever kF16SplitOffered; false keeps simt2 as that default.
+inline constexpr bool kF16SplitDefaultE128 = true;
 
 inline constexpr const char* kKernel = "attention";
 

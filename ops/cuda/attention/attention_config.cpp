@@ -214,7 +214,12 @@ std::string problem_key(const AttentionProblem& p, bool aligned, Precision preci
 AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bool wgmma_ok,
                        Precision precision, int64_t max_smem) {
   const int rows = AttnConfig{}.rows, warps = AttnConfig{}.warps;
-  if (wgmma_ok) {
+  // accurate at head dim 128: the 2 x fp16 split (pipe 6) where it is the default
+  // (attention.h: kF16SplitDefaultE128; 3.1x simt2 full, 2.3x causal on the H100), else the
+  // FMA kernels below.
+  const bool acc128 = precision == Precision::accurate && p.E == 128;
+  if (wgmma_ok && acc128 && kF16SplitDefaultE128) return {Impl::kWgmma, 8, rows, 64, 6};
+  if (wgmma_ok && !acc128) {
     // The defaults are the H100 sweeps' winners (docs/performance.md, the attention
     // family's sections): where K and Vt have tensor maps, TMA loads with the two
     // consumers in ping-pong (pipe 5) at head dim 64 and the TMA pipeline with one
@@ -247,8 +252,8 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     }
     return {Impl::kWgmma, 8, rows, precision == Precision::tf32 && p.E == 64 ? 128 : 64, 0};
   }
-  // accurate at head dim 128 (no wgmma kernel there): the strict kernel, IEEE FMA, is
-  // both faster than the 3xTF32 mma kernel on the H100 and more accurate
+  // accurate at head dim 128 where pipe 6 is not the default: the strict kernel, IEEE FMA,
+  // is both faster than the 3xTF32 mma kernel on the H100 and more accurate
   // (docs/performance.md).
   const bool accurate_on_fma = precision == Precision::accurate && p.E == 128 && tiled_ok;
   if (mma_ok && precision != Precision::strict && !accurate_on_fma) {
@@ -307,11 +312,13 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
   if (tiled_ok) impls.push_back("simt2");
   if (offer_mma) impls.push_back("mma");
   // wgmma, on sm_90 with this build's sm_90a code: tf32 at head dims 64 and 128,
-  // accurate at 64 (its hi/lo tiles at 128 pass the shared memory).
+  // accurate at 64 and, the 2 x fp16 split alone (pipe 6), at 128 (3xTF32's hi/lo tiles
+  // at 128 pass the shared memory).
   const bool acc = precision == Precision::accurate;
   const bool offer_wgmma =
       tiled_ok && kWgmmaCompiled &&
-      ((precision == Precision::tf32 && (p.E == 64 || p.E == 128)) || (acc && p.E == 64));
+      ((precision == Precision::tf32 && (p.E == 64 || p.E == 128)) || (acc && p.E == 64) ||
+       (acc && p.E == 128 && kWgmmaPipe1Offered && kF16SplitOffered));
   // The default takes wgmma only where the device is known to run it.
   const bool wgmma_on_device =
       offer_wgmma && limits.known && limits.cc_major == 9 && limits.cc_minor == 0;

@@ -117,4 +117,10 @@
 // 32 KB). K split in the kernel by the producer's spare warps (the kernel's KIN; it would
 // be pipe 7) lost to the pre-pass by 6-33% on the H100 (docs/performance.md): the
 // kernel bench keeps it, the space does not offer it.
-#define TT_ATTN_WGMMA_F16SPLIT_VARIANTS(X) X(64, 2, 64, 4, 6)
+// Head dim 128 (issue 19, tenth step): two stages (Q's hi and lo 64 KB, a stage 64 KB), P V
+// in two halves of 64 output columns, one tile at a time (the consumers' registers), Q from
+// shared memory; 0.579 ms at B8 H16 T1024 on the H100 (the kernel alone 0.423; without
+// the ping-pong 0.450).
+#define TT_ATTN_WGMMA_F16SPLIT_VARIANTS(X) \
+  X(64, 2, 64, 4, 6)                       \
+  X(128, 2, 64, 2, 6)

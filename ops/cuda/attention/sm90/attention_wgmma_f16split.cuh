@@ -19,7 +19,9 @@
 // split (K as [2][batches][S'][E], hi then lo; V transposed, [2][batches][E][S'], keys
 // contiguous, so both products read K-major B operands; S' = S rounded up to 64,
 // zeros past S). The consumer's S accumulator packs into fp16 A fragments as it stands
-// (FlashAttention 2/3's trick): no key permutation. KIN (the kernel bench only; it lost
+// (FlashAttention 2/3's trick): no key permutation. Head dim 128 (two stages) runs P V in
+// halves of 64 output columns and one tile at a time, where the registers do not hold
+// head dim 64's overlap of the next S with this P V. KIN (the kernel bench only; it lost
 // to the pre-pass on the H100): K's float32 tiles by TMA, split by the producer's spare
 // warps, the pre-pass splitting V alone.
 #pragma once
@@ -245,7 +247,10 @@ struct F16SplitTraits {
   static constexpr int kSmemBytes = kBarOffset + (KIN ? 3 : 2) * STAGES * 8 + 1024;
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB of an SM");
   static_assert(STAGES >= 2, "a ring of one stage would deadlock");
-  static_assert(E == 64 && BN == 64, "head dim 64, 64-key tiles (the registers of E 128 spill)");
+  // Head dim 128 (Q's hi and lo 64 KB, a stage 64 KB: two stages) runs P V in halves of
+  // 64 output columns (the consumer's registers hold O and one half's two accumulators);
+  // KIN's split of K's tile takes one 64-half panel.
+  static_assert(BN == 64 && (E == 64 || (E == 128 && !KIN)), "head dim 64 or 128, 64-key tiles");
   static_assert(128 * kProducerRegs + 128 * WG * kConsumerRegs <=
                     65536 / kThreads / 8 * 8 * kThreads,
                 "setmaxnreg past the block's registers at launch");
@@ -381,11 +386,15 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
                                       &kload[s]);
           }
         } else {
-          const int32_t kc[2] = {0, krow + n0}, kl[2] = {0, klo + krow + n0};
-          ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st, &maps.k, kc,
-                                    &full[s]);
-          ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + T::kPartBytes,
-                                    &maps.k, kl, &full[s]);
+          // One box per 64-half panel of K's rows (E / 64 of them).
+#pragma unroll
+          for (int q = 0; q < E / 64; ++q) {
+            const int32_t kc[2] = {64 * q, krow + n0}, kl[2] = {64 * q, klo + krow + n0};
+            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + q * BN * 128,
+                                      &maps.k, kc, &full[s]);
+            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
+                                      st + T::kPartBytes + q * BN * 128, &maps.k, kl, &full[s]);
+          }
         }
         const int32_t vc[2] = {n0, vrow}, vl[2] = {n0, vlo + vrow};
         ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + 2 * T::kPartBytes,
@@ -399,8 +408,10 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
         const int s = tile % STAGES;
         mbar_wait(&kload[s], (tile / STAGES) & 1);
         uint8_t* st = stage(s);
-        split_k_tile<E, BN>(reinterpret_cast<const float*>(st + 4 * T::kPartBytes), st,
-                            st + T::kPartBytes, ks, tid - 128 * WG - 32, 96);
+        if constexpr (KIN) {  // head dim 64 only (F16SplitTraits)
+          split_k_tile<E, BN>(reinterpret_cast<const float*>(st + 4 * T::kPartBytes), st,
+                              st + T::kPartBytes, ks, tid - 128 * WG - 32, 96);
+        }
         // The consumers' wgmma reads K's halves through the async proxy.
         hand_over(&full[s]);
       }
@@ -465,16 +476,22 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     };
     const auto wait_full = [&](int tile) { mbar_wait(&full[tile % STAGES], (tile / STAGES) & 1); };
 
-    float o[OR], pvb[OR], pvs[OR];
+    // P V in NH halves of 64 output columns, each into the same fresh accumulators, one
+    // after the other (head dim 128: both at once would hold 128 accumulator registers).
+    constexpr int NH = E / 64, HR = OR / NH;
+    float o[OR], pvb[HR], pvs[HR];
+    float sc[SR];
+    uint32_t ph[NT][4], pl[NT][4];
 #pragma unroll
     for (int i = 0; i < OR; ++i) o[i] = 0.f;
-    const auto issue_pv = [&](const uint32_t(&ph)[NT][4], const uint32_t(&pl)[NT][4], int s) {
+    // Half h of P V (P's fragments ph and pl, Vt's halves from stage s), issued.
+    const auto issue_pv = [&](int s, int h) {
 #pragma unroll
-      for (int i = 0; i < OR; ++i) pvb[i] = pvs[i] = 0.f;
+      for (int i = 0; i < HR; ++i) pvb[i] = pvs[i] = 0.f;
       fence_regs(pvb);
       fence_regs(pvs);
       wgmma_fence();
-      const uint32_t v_addr = smem_u32(stage(s)) + 2 * T::kPartBytes;
+      const uint32_t v_addr = smem_u32(stage(s)) + 2 * T::kPartBytes + h * 64 * 128;
       const auto off = [](int j) { return uint32_t((j / 4) * E * 128 + (j % 4) * 32); };
 #pragma unroll
       for (int j = 0; j < NT; ++j) {
@@ -487,16 +504,18 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       }
       wgmma_commit();
     };
-    // Once P V has landed: O = alpha O + (big + 2^-11 small), IEEE FMA.
-    const auto promote = [&](float2 f) {
+    // Once half h of P V has landed: its columns of O = alpha O + (big + 2^-11 small), IEEE
+    // FMA.
+    const auto promote = [&](float2 f, int h) {
       fence_regs(pvb);
       fence_regs(pvs);
 #pragma unroll
-      for (int n = 0; n < OR / 4; ++n) {
+      for (int n = 0; n < HR / 4; ++n) {
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
           const float pv = fmaf(pvs[4 * n + i], kF16LoUnscale, pvb[4 * n + i]);
-          o[4 * n + i] = fmaf(o[4 * n + i], i < 2 ? f.x : f.y, pv);
+          float& x = o[h * HR + 4 * n + i];
+          x = fmaf(x, i < 2 ? f.x : f.y, pv);
         }
       }
     };
@@ -504,14 +523,51 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       __syncwarp();
       if (lane == 0) mbar_arrive(&empty[s]);
     };
+    // The first half of stage s's P V has landed: promote it, then issue, wait for and
+    // promote the other halves in turn; give the stage back (`give_back`) once the last
+    // has read it.
+    const auto finish_pv = [&](float2 f, int s, bool give_back) {
+#pragma unroll
+      for (int h = 0; h < NH; ++h) {
+        if (h > 0) {
+          issue_pv(s, h);
+          wgmma_wait<0>();
+        }
+        if (h == NH - 1 && give_back) release(s);
+        promote(f, h);
+      }
+    };
     const PingPong<PP> turns(wg, tiles);
     const auto turn_wait = [&] { turns.wait(); };
     const auto turn_pass = [&](bool last) { turns.pass(last); };
 
-    float sc[SR];
-    uint32_t ph[NT][4], pl[NT][4];
+    if constexpr (NH > 1) {
+      // Head dim 128, one tile at a time: S, its softmax, then P V half by half (the
+      // ping-pong runs one consumer's softmax and promotions under the other's products).
+      // S of the next tile in flight beside this tile's P V, as at head dim 64, would need
+      // O, S's two accumulators, P's fragments and a half's two: 224 registers, and spilled.
+      for (int tile = 0; tile < tiles; ++tile) {
+        const int s = tile % STAGES;
+        wait_full(tile);
+        turn_wait();
+        issue_s(sc, s);
+        turn_pass(tile == tiles - 1);
+        wgmma_wait<0>();
+        s_landed(sc);
+        mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, 1.f);
+        const float2 alpha = softmax_tile<true>(sc, rows);
+        p_fragments_f16(sc, ph, pl);
+        issue_pv(s, 0);
+        wgmma_wait<0>();
+        fence_regs(o);
+        finish_pv(alpha, s, true);
+      }
+    }
+    // Head dim 64: tile t's S and tile t - 1's P V in flight together, the P V under tile
+    // t's softmax (head dim 128 ran the loop above: no tiles here).
+    const int ptiles = NH == 1 ? tiles : 0;
     float2 alpha_pv = make_float2(1.f, 1.f);
-    if (tiles > 0) {
+    if (ptiles > 0) {
       wait_full(0);
       turn_wait();
       issue_s(sc, 0);
@@ -522,12 +578,12 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       alpha_pv = softmax_tile<true>(sc, rows);
       p_fragments_f16(sc, ph, pl);
     }
-    for (int tile = 1; tile < tiles; ++tile) {
+    for (int tile = 1; tile < ptiles; ++tile) {
       const int s = tile % STAGES;
       wait_full(tile);
       turn_wait();
       issue_s(sc, s);
-      issue_pv(ph, pl, (tile - 1) % STAGES);
+      issue_pv((tile - 1) % STAGES, 0);
       turn_pass(false);
       wgmma_wait<1>();
       s_landed(sc);
@@ -537,19 +593,18 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       // The P V has read ph and pl: only now may the new P be written.
       fence_regs(o);
       fence_regs(sc);
-      release((tile - 1) % STAGES);
-      promote(alpha_pv);
+      finish_pv(alpha_pv, (tile - 1) % STAGES, true);
       alpha_pv = alpha;
       p_fragments_f16(sc, ph, pl);
     }
-    if (tiles > 0) {
+    if (ptiles > 0) {
       turn_wait();
-      issue_pv(ph, pl, (tiles - 1) % STAGES);
+      issue_pv((ptiles - 1) % STAGES, 0);
       turn_pass(true);
     }
     wgmma_wait<0>();
     fence_regs(o);
-    if (tiles > 0) promote(alpha_pv);
+    if (ptiles > 0) finish_pv(alpha_pv, (ptiles - 1) % STAGES, false);
     scale_rows(o, make_float2(vmul, vmul));
     store_rows(o, rows, p, base.out);
   }
