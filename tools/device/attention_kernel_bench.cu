@@ -221,6 +221,9 @@ std::vector<Variant> variants() {
     cut("diag f16 keys 128", 128, run_f16split<64, 64, 2, 4, true, true>);
     cut("diag f16 keys 256", 256, run_f16split<64, 64, 2, 4, true, true>);
     cut("diag f16 q first keys 64", 64, run_f16split<64, 64, 2, 4, true, true, kF16DiagQFirst>);
+    cut("diag f16 no store keys 64", 64, run_f16split<64, 64, 2, 4, true, true, kF16DiagNoStore>);
+    v.push_back({"diag f16 no store", run_f16split<64, 64, 2, 4, true, true, kF16DiagNoStore>,
+                 run_f16_prepass, false});
   } else {
     both(v, "wg p0 wg2 bn64", "wg p0 wg2 bn64 alone", run_wgmma<128, 64, 2, false>, false);
     both(v, "wg p1 wg1 bn64 st3", "wg p1 wg1 bn64 alone", run_ws<128, 64, 1, 3>, false);

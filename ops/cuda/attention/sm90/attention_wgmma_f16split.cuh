@@ -328,10 +328,12 @@ inline constexpr int kF16QBarrier = 3;
 // every key tile of the query tile (the old causal loop); kF16DiagPdl, launched as the
 // pre-pass's programmatic dependent: the prologue and Q under the pre-pass's last blocks,
 // the producer and the consumers waiting for its writes (griddepcontrol.wait) before the
-// first copy and the first factor.
+// first copy and the first factor; kF16DiagNoStore, no output stored (its cost; the
+// output is then meaningless: a never-true test keeps the work that feeds it).
 inline constexpr int kF16DiagQFirst = 1;
 inline constexpr int kF16DiagWholeTile = 2;
 inline constexpr int kF16DiagPdl = 4;
+inline constexpr int kF16DiagNoStore = 8;
 template <int E, int BN, int WG, int STAGES, bool PP, bool QR = false, int DIAG = 0>
 __global__ void __launch_bounds__(128 * (WG + 1), 1)
     attention_wgmma_f16split_kernel(const __grid_constant__ KernelArgs a, const float2* tmul,
@@ -575,7 +577,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     wgmma_wait<0>();
     fence_regs(o);
     if (my_tiles > 0) promote(alpha_pv, vmul_pv);
-    store_rows(o, rows, p, base.out);
+    if ((DIAG & kF16DiagNoStore) == 0 || a.scale == -1.f) store_rows(o, rows, p, base.out);
   }
 #else
   (void)a;
