@@ -105,9 +105,9 @@ __global__ void __launch_bounds__(256)
   const float* vb = a.v + batch_offset(p, p.v, b);
   const int tid = threadIdx.x;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // A kernel launched as this one's programmatic dependent (the bench's kF16DiagPdl) may
-  // start its prologue now; it waits for this grid before reading what it writes. A
-  // no-op for a plain launch after it (the op's).
+  // The kernel, launched as this one's programmatic dependent, may start its prologue
+  // now; it waits for this grid before reading what it writes (a no-op before a plain
+  // launch).
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
   // Every load first (16 of 16 bytes in flight per thread), then the maxima.
@@ -321,18 +321,18 @@ inline constexpr int kF16QBarrier = 3;
 // QR: Q's hi as A fragments in registers (S's Qhi Khi and Qhi Klo then read only K from
 // shared memory; an m64n64k16 reading both operands there is at the shared memory's
 // rate), Q's lo from shared memory.
-// Causal: a consumer leaves out the key tiles above its own 64 rows' diagonal (consumer 0
-// the last tile of its query tile), taking its turns all the same.
+// The kernel runs as the pre-pass's programmatic dependent (PDL): its prologue and Q's
+// loads under the pre-pass's last blocks, the producer and the consumers waiting for the
+// pre-pass's writes (griddepcontrol.wait) before the first copy and the first factor.
 // DIAG (the kernel bench only, where the time goes): kF16DiagQFirst, Q loaded before the
-// first copies start (the old prologue); kF16DiagWholeTile, both causal consumers walk
-// every key tile of the query tile (the old causal loop); kF16DiagPdl, launched as the
-// pre-pass's programmatic dependent: the prologue and Q under the pre-pass's last blocks,
-// the producer and the consumers waiting for its writes (griddepcontrol.wait) before the
-// first copy and the first factor; kF16DiagNoStore, no output stored (its cost; the
-// output is then meaningless: a never-true test keeps the work that feeds it).
+// first copies start (the old prologue); kF16DiagSkipLast, causal consumer 0 leaves out
+// the key tile above its rows (taking its turn all the same: it lost, the loop's code
+// got slower everywhere); kF16DiagNoPdl, a plain launch; kF16DiagNoStore, no output
+// stored (its cost; the output is then meaningless: a never-true test keeps the work
+// that feeds it).
 inline constexpr int kF16DiagQFirst = 1;
-inline constexpr int kF16DiagWholeTile = 2;
-inline constexpr int kF16DiagPdl = 4;
+inline constexpr int kF16DiagSkipLast = 2;
+inline constexpr int kF16DiagNoPdl = 4;
 inline constexpr int kF16DiagNoStore = 8;
 template <int E, int BN, int WG, int STAGES, bool PP, bool QR = false, int DIAG = 0>
 __global__ void __launch_bounds__(128 * (WG + 1), 1)
@@ -382,7 +382,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       const int32_t klo = static_cast<int32_t>(qt.batches * sp);
       const int32_t vrow = static_cast<int32_t>(b * E);
       const int32_t vlo = static_cast<int32_t>(qt.batches * E);
-      if constexpr ((DIAG & kF16DiagPdl) != 0) asm volatile("griddepcontrol.wait;\n" ::: "memory");
+      if constexpr ((DIAG & kF16DiagNoPdl) == 0)
+        asm volatile("griddepcontrol.wait;\n" ::: "memory");
       for (int tile = 0; tile < tiles; ++tile) {
         const int s = tile % STAGES;
         if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
@@ -409,17 +410,16 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       fence_proxy_async();
       asm volatile("bar.sync %0, %1;\n" ::"n"(kF16QBarrier), "n"(128 * WG) : "memory");
     }
-    if constexpr ((DIAG & kF16DiagPdl) != 0) asm volatile("griddepcontrol.wait;\n" ::: "memory");
+    if constexpr ((DIAG & kF16DiagNoPdl) == 0) asm volatile("griddepcontrol.wait;\n" ::: "memory");
     const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
     Rows rows = consumer_rows(m0, wg, warp, lane);
     const float qmulA = qmul[rows.rA - m0], qmulB = qmul[rows.rB - m0];
-    // This consumer's key tiles: causal, those up to its own last row's (consumer 0 leaves
-    // out the last where keys go past its rows; one tile at most: 64-row consumers, 64-key
-    // tiles, two consumers).
-    // (Masking from each consumer's own first row, so that consumer 1 leaves out the
-    // diagonal test on the tile below its rows, spilled 60 bytes at 240 registers.)
-    constexpr bool kWhole = (DIAG & kF16DiagWholeTile) != 0;
-    const bool skip_last = !kWhole && p.causal && wg == 0 && WG == 2 && p.S > m0 + 64;
+    // kF16DiagSkipLast: causal consumer 0 leaves out the last key tile where keys go past
+    // its rows (one tile at most: 64-row consumers, 64-key tiles, two consumers). (Masking
+    // from each consumer's own first row, so that consumer 1 leaves out the diagonal test
+    // on the tile below its rows, spilled 60 bytes at 240 registers.)
+    constexpr bool kSkip = (DIAG & kF16DiagSkipLast) != 0;
+    const bool skip_last = kSkip && p.causal && wg == 0 && WG == 2 && p.S > m0 + 64;
     const int my_tiles = tiles - (skip_last ? 1 : 0);
     // The tiles' factors (2^-s_k, 2^-s_v) of this (batch, head): the pre-pass's grid
     // keeps their index in 31 bits.
@@ -650,7 +650,7 @@ cudaError_t f16split_kernel(const KernelArgs& a, void* scratch, cudaStream_t str
   cudaLaunchAttribute pdl{};
   pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   pdl.val.programmaticStreamSerializationAllowed = 1;
-  if ((DIAG & kF16DiagPdl) != 0) {
+  if ((DIAG & kF16DiagNoPdl) == 0) {
     cfg.attrs = &pdl;
     cfg.numAttrs = 1;
   }
