@@ -9,7 +9,8 @@
 # QUICK="": the op's timing at two shapes and 5 reps, or at ATTN_SHAPES with 20.
 # KERNEL_BENCH_BIN (a bench built beforehand with the nvcc line in its header) saves its
 # minute of nvcc; PREBUILT=DIR (attention_test, attention_harness built for sm_90a) skips
-# the builds. Logs in $OUT (as one archive); the tables come last.
+# the builds; CHECK_LIMIT bounds attention_check.sh. Logs in $OUT (as one archive); the
+# tables come last.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export OUT=${OUT:-$PWD/attention-out}
@@ -32,7 +33,8 @@ if [ -n "${KB_BASE_BIN:-}" ] && [ -x "$KB_BASE_BIN" ]; then
     >"$OUT/kernel_bench_base.log" 2>&1
   echo "kernel_bench_base rc=$?"
 fi
-tools/device/attention_check.sh ${QUICK---quick}
+# CHECK_LIMIT (seconds): the rest ends there, so that the logs' archive below is made.
+timeout "${CHECK_LIMIT:-3600}" tools/device/attention_check.sh ${QUICK---quick}
 # The wide-range test's per-column errors (printed, not asserted).
 grep -h "^f16 split" "$OUT/attention_test.log" 2>/dev/null | head -20
 echo "==== kernels alone: shape | variant | ms | TFLOP/s | rel L2 (base: the older tree) ===="

@@ -208,6 +208,18 @@ std::vector<Variant> variants() {
         run_f16_prepass);
     v.push_back({"f16 pre-pass", [](KernelArgs a, int64_t, int64_t) { run_f16_prepass(a); },
                  nullptr, false});
+    // The pre-pass's block of 128 and 512 threads (4 and 1 groups of 8 floats of K and V
+    // each) against the op's 256.
+    v.push_back({"f16 pre-pass t128",
+                 [](KernelArgs a, int64_t, int64_t) {
+                   CK(f16split_prepass<128>(a, f16_scratch(a), nullptr));
+                 },
+                 nullptr, false});
+    v.push_back({"f16 pre-pass t512",
+                 [](KernelArgs a, int64_t, int64_t) {
+                   CK(f16split_prepass<512>(a, f16_scratch(a), nullptr));
+                 },
+                 nullptr, false});
     // The fixed cost per query tile: the op's kernel alone with the keys cut to 1, 2, 4
     // key tiles (unchecked; the pre-pass of the same cut untimed before each run).
     const auto cut = [&v](const char* name, int64_t keys, auto run) {

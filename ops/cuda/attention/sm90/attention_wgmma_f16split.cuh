@@ -88,16 +88,17 @@ __device__ __forceinline__ void f16_split2(float x, float y, uint32_t& hi, uint3
 // `half_elems` apart; zeros past S. Each thread owns 8 consecutive floats of a row:
 // two 16-byte loads, 16-byte stores of hi and lo, 8 threads a whole 128-byte line of
 // halves (2-byte stores ran an earlier pre-pass at half the copy bandwidth). Grid: the
-// tiles of every (batch, head), head by head; 256 threads.
+// tiles of every (batch, head), head by head; THREADS threads (the op: 256).
 inline constexpr int kF16SplitTileKeys = 64;
-template <int E>
-__global__ void __launch_bounds__(256)
+inline constexpr int kF16SplitThreads = 256;
+template <int E, int THREADS = kF16SplitThreads>
+__global__ void __launch_bounds__(THREADS)
     attention_f16_split_kernel(KernelArgs a, __half* kh, __half* vt, float2* tmul, int64_t sp,
                                int64_t half_elems) {
-  constexpr int TK = kF16SplitTileKeys, G = E / 8, N = TK * G / 256;
-  static_assert(E % 8 == 0 && (TK * G) % 256 == 0, "whole groups of 8 columns per thread");
+  constexpr int TK = kF16SplitTileKeys, G = E / 8, N = TK * G / THREADS;
+  static_assert(E % 8 == 0 && (TK * G) % THREADS == 0, "whole groups of 8 columns per thread");
   __shared__ float tile[TK][E + 1];
-  __shared__ float2 wmax[8];
+  __shared__ float2 wmax[THREADS / 32];
   const AttentionProblem& p = a.p;
   const int64_t tiles = sp / TK;
   const int64_t b = blockIdx.x / tiles, j0 = (blockIdx.x - b * tiles) * TK;
@@ -110,11 +111,11 @@ __global__ void __launch_bounds__(256)
   // launch).
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
-  // Every load first (16 of 16 bytes in flight per thread), then the maxima.
+  // Every load issued before the first use, then the maxima.
   float4 x[N][2], y[N][2];
 #pragma unroll
   for (int n = 0; n < N; ++n) {
-    const int i = tid + 256 * n, r = i / G, c = (i % G) * 8;
+    const int i = tid + THREADS * n, r = i / G, c = (i % G) * 8;
     const int64_t j = j0 + r;
     const float4 z = make_float4(0.f, 0.f, 0.f, 0.f);
     x[n][0] = x[n][1] = y[n][0] = y[n][1] = z;
@@ -133,7 +134,7 @@ __global__ void __launch_bounds__(256)
   for (int n = 0; n < N; ++n) {
     mk = amax4(amax4(mk, x[n][0]), x[n][1]);
     mv = amax4(amax4(mv, y[n][0]), y[n][1]);
-    const int i = tid + 256 * n, r = i / G, c = (i % G) * 8;
+    const int i = tid + THREADS * n, r = i / G, c = (i % G) * 8;
     const float yv[8] = {y[n][0].x, y[n][0].y, y[n][0].z, y[n][0].w,
                          y[n][1].x, y[n][1].y, y[n][1].z, y[n][1].w};
 #pragma unroll
@@ -147,7 +148,7 @@ __global__ void __launch_bounds__(256)
   if (tid % 32 == 0) wmax[tid / 32] = make_float2(mk, mv);
   __syncthreads();
 #pragma unroll
-  for (int w = 0; w < 8; ++w) {
+  for (int w = 0; w < THREADS / 32; ++w) {
     mk = fmaxf(mk, wmax[w].x);
     mv = fmaxf(mv, wmax[w].y);
   }
@@ -166,7 +167,7 @@ __global__ void __launch_bounds__(256)
   };
 #pragma unroll
   for (int n = 0; n < N; ++n) {
-    const int i = tid + 256 * n, r = i / G, c = (i % G) * 8;
+    const int i = tid + THREADS * n, r = i / G, c = (i % G) * 8;
     const float xv[8] = {x[n][0].x, x[n][0].y, x[n][0].z, x[n][0].w,
                          x[n][1].x, x[n][1].y, x[n][1].z, x[n][1].w};
     const int64_t at = (b * sp + j0 + r) * E + c;
@@ -175,7 +176,7 @@ __global__ void __launch_bounds__(256)
   // Vt: row e of the tile, keys 8 g ... 8 g + 7 per thread (8 threads a row).
 #pragma unroll
   for (int n = 0; n < N; ++n) {
-    const int i = tid + 256 * n, e = i / (TK / 8), k8 = (i % (TK / 8)) * 8;
+    const int i = tid + THREADS * n, e = i / (TK / 8), k8 = (i % (TK / 8)) * 8;
     float v[8];
 #pragma unroll
     for (int u = 0; u < 8; ++u) v[u] = tile[k8 + u][e];
@@ -615,15 +616,16 @@ inline F16SplitScratch f16split_parts(const AttentionProblem& p, void* scratch) 
   return {kh, vt, reinterpret_cast<float2*>(vt + 2 * half_elems), sp, half_elems};
 }
 
-// The pre-pass alone (the kernel bench times the kernel without it). Head dim 64 (the
-// kernel's).
-inline cudaError_t f16split_prepass(const KernelArgs& a, void* scratch, cudaStream_t stream) {
+// The pre-pass alone (the kernel bench times the kernel without it, and THREADS other
+// than the op's). Head dim 64 (the kernel's).
+template <int THREADS = kF16SplitThreads>
+cudaError_t f16split_prepass(const KernelArgs& a, void* scratch, cudaStream_t stream) {
   const F16SplitScratch s = f16split_parts(a.p, scratch);
   if (s.sp == 0 || a.p.batch_count() == 0) return cudaSuccess;
   if (a.p.E != 64 || a.p.Ev != 64) return cudaErrorInvalidValue;
   const int64_t blocks = a.p.batch_count() * (s.sp / kF16SplitTileKeys);
   if (blocks > int64_t{INT32_MAX}) return cudaErrorInvalidConfiguration;
-  attention_f16_split_kernel<64><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
+  attention_f16_split_kernel<64, THREADS><<<static_cast<unsigned>(blocks), THREADS, 0, stream>>>(
       a, s.kh, s.vt, s.tmul, s.sp, s.half_elems);
   return cudaGetLastError();
 }
