@@ -9,7 +9,7 @@
 # SANITIZE_TOOLS (default "memcheck racecheck synccheck"; empty: none) and
 # SANITIZE_LIMIT (seconds per tool, default 120) and SANITIZE_FILTER (a gtest filter,
 # default AttentionCuda.*) narrow the sanitizer stage (SANITIZE_PARALLEL=1: the tools side
-# by side); STEP_LIMIT
+# by side; TEST_BESIDE_SANITIZERS=1 with it: the tests beside them); STEP_LIMIT
 # (seconds, default 600) ends any other step that hangs (a deadlocked kernel);
 # KERNEL_BENCH=1 adds the kernels-alone bench (tools/device/attention_kernel_bench.cu);
 # HARNESS=0 and PYTORCH=0 leave out the op's timing and PyTorch's; PREBUILT=DIR runs
