@@ -562,12 +562,15 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
   EXPECT_GT(expect_variants_match_float64(cases, variants, 500), 0u);
 }
 
-// The 2 x fp16 split (wgmma pipe 6) scales Q per row and K and V per (batch, head) by
-// powers of two: rows and heads of very different magnitudes (2^-60 to 2^60) keep float32
-// accuracy, and within a head an element down to about 2^-29 of the largest does. A V
-// column at 2^-24 of the rest keeps its own relative error within 1e-6; one at 2^-40
-// (beyond fp16's range after the head's scale) is lost to its own columns' error, which
-// the whole output's error does not show (printed, not asserted: the documented limit).
+// The 2 x fp16 split (wgmma pipe 6) scales Q per row and K and V per 64-key tile by
+// powers of two: rows, heads and key tiles of very different magnitudes (2^-60 to 2^60)
+// keep float32 accuracy, and within a tile an element down to about 2^-29 of the largest
+// does. A V column at 2^-24 of the rest keeps its own relative error within 1e-6; one at
+// 2^-40 (beyond fp16's range after its tile's scale) is lost to its own columns' error,
+// which the whole output's error does not show (printed, not asserted: the documented
+// limit). Causal, head 1's first key tile (K and V) sits at 2^-40 of the head's other
+// tiles and its first 64 query rows at 2^40, so those rows attend that tile alone: their
+// outputs, 2^-40 of the head's, keep float32 accuracy (a scale per head lost them).
 // At head dim E (64 and 128: pipe 6's variants).
 void expect_f16split_wide_ranges(int64_t E) {
   const int64_t B = 2, H = 2, L = 150, S = 170;
@@ -593,12 +596,21 @@ void expect_f16split_wide_ranges(int64_t E) {
     v[static_cast<size_t>(j * E + 5)] *= std::ldexp(1.f, -24);
     v[static_cast<size_t>(j * E + 9)] *= std::ldexp(1.f, -40);
   }
-  const Tensor qt = Tensor::from_vector(q, {B, H, L, E});
-  const Tensor kt = Tensor::from_vector(k, {B, H, S, E});
-  const Tensor vt = Tensor::from_vector(v, {B, H, S, E});
+  // Causal only (full attention would put those Q rows' scores against the other tiles
+  // at 2^40): head 1's keys 0-63 at 2^-40, its query rows 0-63 at 2^40.
+  std::vector<float> qc = q, kc = k, vc = v;
+  constexpr int64_t kSmallHead = 1, kTile = 64;
+  for (int64_t i = 0; i < kTile * E; ++i) {
+    kc[static_cast<size_t>(kSmallHead * S * E + i)] *= std::ldexp(1.f, -40);
+    vc[static_cast<size_t>(kSmallHead * S * E + i)] *= std::ldexp(1.f, -40);
+    qc[static_cast<size_t>(kSmallHead * L * E + i)] *= std::ldexp(1.f, 40);
+  }
   const Device gpu = Device::cuda(0);
   PrecisionGuard guard(Precision::accurate);
   for (bool causal : {false, true}) {
+    const Tensor qt = Tensor::from_vector(causal ? qc : q, {B, H, L, E});
+    const Tensor kt = Tensor::from_vector(causal ? kc : k, {B, H, S, E});
+    const Tensor vt = Tensor::from_vector(causal ? vc : v, {B, H, S, E});
     const at::AttnConfig cfg{at::Impl::kWgmma, 8, 4, 64, 6};
     autotune::ScopedConfigOverride force("attention", cfg.to_config());
     const std::vector<double> w =
@@ -608,10 +620,11 @@ void expect_f16split_wide_ranges(int64_t E) {
             .cpu()
             .to_vector<double>();
     const std::string what = std::string(causal ? "causal" : "full") + " E" + std::to_string(E);
-    // Per head (the heads' magnitudes differ by 2^90), and per column 5 and 9.
-    const auto err = [&](int64_t h, int64_t col) {
+    // Per head (the heads' magnitudes differ by 2^90) over rows [r0, r1), and per column 5
+    // and 9.
+    const auto err_rows = [&](int64_t h, int64_t col, int64_t r0, int64_t r1) {
       double num = 0, den = 0;
-      for (int64_t i = 0; i < L; ++i) {
+      for (int64_t i = r0; i < r1; ++i) {
         for (int64_t e = 0; e < E; ++e) {
           if (col >= 0 ? e != col : (e == 5 || e == 9)) continue;
           const size_t at = static_cast<size_t>((h * L + i) * E + e);
@@ -621,11 +634,21 @@ void expect_f16split_wide_ranges(int64_t E) {
       }
       return std::sqrt(num / den);
     };
+    const auto err = [&](int64_t h, int64_t col) { return err_rows(h, col, 0, L); };
     for (int64_t h = 0; h < B * H; ++h) {
       EXPECT_LE(err(h, -1), 1e-6) << what << " head " << h;
       EXPECT_LE(err(h, 5), 1e-6) << what << " head " << h << " column at 2^-24";
       std::printf("f16 split %s head %ld: rel L2 %.3g, column at 2^-24 %.3g, at 2^-40 %.3g\n",
                   what.c_str(), static_cast<long>(h), err(h, -1), err(h, 5), err(h, 9));
+    }
+    if (causal) {
+      EXPECT_LE(err_rows(kSmallHead, -1, 0, kTile), 1e-6) << "rows on the key tile at 2^-40";
+      EXPECT_LE(err_rows(kSmallHead, 5, 0, kTile), 1e-6)
+          << "rows on the key tile at 2^-40, column 5";
+      std::printf(
+          "f16 split causal head 1 rows 0-63 (key tile at 2^-40): rel L2 %.3g, column "
+          "at 2^-24 %.3g\n",
+          err_rows(kSmallHead, -1, 0, kTile), err_rows(kSmallHead, 5, 0, kTile));
     }
   }
 }

@@ -9,7 +9,7 @@
 # SANITIZE_TOOLS (default "memcheck racecheck synccheck"; empty: none) and
 # SANITIZE_LIMIT (seconds per tool, default 120) and SANITIZE_FILTER (a gtest filter,
 # default AttentionCuda.*) narrow the sanitizer stage (SANITIZE_PARALLEL=1: the tools side
-# by side); STEP_LIMIT
+# by side; TEST_BESIDE_SANITIZERS=1 with it: the tests beside them); STEP_LIMIT
 # (seconds, default 600) ends any other step that hangs (a deadlocked kernel);
 # KERNEL_BENCH=1 adds the kernels-alone bench (tools/device/attention_kernel_bench.cu);
 # HARNESS=0 and PYTORCH=0 leave out the op's timing and PyTorch's; PREBUILT=DIR runs
@@ -48,8 +48,18 @@ fi
 echo "build: $((SECONDS - t0)) s"
 
 source tools/device/run_step.sh  # run NAME LOG CMD..., the summary lines (STEP_LIMIT)
-run attention_test attention_test.log "$build/tests/attention_test" ||
+# TEST_BESIDE_SANITIZERS=1 (with SANITIZE_PARALLEL=1): the tests run beside the
+# sanitizers (their wall time, not the sum); their lines follow the sanitizers'.
+test_failures() {
   grep -E "Failure|Expected|Which is|actual|FAILED|error" "$OUT/attention_test.log" | head -40
+}
+if [ "${TEST_BESIDE_SANITIZERS:-0}" = 1 ] && [ "${SANITIZE_PARALLEL:-0}" = 1 ]; then
+  t_test=$SECONDS
+  (timeout "${STEP_LIMIT:-0}" "$build/tests/attention_test" >"$OUT/attention_test.log" 2>&1
+    echo "exit $?" >>"$OUT/attention_test.log") &
+else
+  run attention_test attention_test.log "$build/tests/attention_test" || test_failures
+fi
 if [ -x "$build/tests/op_table_test" ]; then
   run op_table.attention op_table.log "$build/tests/op_table_test" \
     --gtest_filter='*scaled_dot_product_attention*' ||
@@ -68,6 +78,11 @@ if [ "${SANITIZE_PARALLEL:-0}" = 1 ]; then
     (sanitize "$tool" >"$OUT/sanitize_$tool.log" 2>&1; echo "exit $?" >>"$OUT/sanitize_$tool.log") &
   done
   wait
+  if [ -n "${t_test:-}" ]; then
+    summary+=("$(printf '%-26s %-7s %4ss' attention_test "$(tail -1 "$OUT/attention_test.log")" \
+      $((SECONDS - t_test)))")
+    test_failures
+  fi
   for tool in ${SANITIZE_TOOLS-memcheck racecheck synccheck}; do
     summary+=("$(printf '%-26s %-7s %4ss' "sanitize.$tool" "$(tail -1 "$OUT/sanitize_$tool.log")" \
       $((SECONDS - t1)))")

@@ -115,12 +115,10 @@ void* f16_scratch(const KernelArgs& a) {
   return s;
 }
 void run_f16_prepass(KernelArgs a) { CK(f16split_prepass(a, f16_scratch(a), nullptr)); }
-// KIN: the kernel splits K's tiles; the pre-pass takes the max and splits V alone.
-void run_f16_prepass_v(KernelArgs a) { CK(f16split_prepass(a, f16_scratch(a), nullptr, false)); }
-template <int E, int BN, int WG, int ST, bool PP, bool KIN = false, bool QR = false>
+template <int E, int BN, int WG, int ST, bool PP, bool QR = false, int DIAG = 0>
 void run_f16split(KernelArgs a, int64_t, int64_t) {
   bool mapped = false;
-  CK((f16split_kernel<E, BN, WG, ST, PP, KIN, QR>(a, f16_scratch(a), nullptr, mapped)));
+  CK((f16split_kernel<E, BN, WG, ST, PP, QR, DIAG>(a, f16_scratch(a), nullptr, mapped)));
   if (!mapped) {
     std::fprintf(stderr, "no tensor map\n");
     std::exit(1);
@@ -146,7 +144,7 @@ void both(std::vector<Variant>& v, const char* name, const char* alone, F run, b
   v.push_back({alone, run, [acc](KernelArgs a) { run_vt(a, acc); }});
 }
 
-// A 2 x fp16 split variant twice: with its pre-pass (max, split; what the op runs) and the
+// A 2 x fp16 split variant twice: with its pre-pass (the split; what the op runs) and the
 // kernel alone.
 template <class F, class P>
 void f16_both(std::vector<Variant>& v, const char* name, const char* alone, F run, P prep) {
@@ -202,23 +200,50 @@ std::vector<Variant> variants() {
     const auto f16 = [&v](const char* name, const char* alone, auto run, auto prep) {
       f16_both(v, name, alone, run, prep);
     };
-    // The op's pipe 6 (K split by the pre-pass) and 7 (K split in the kernel): ping-pong,
-    // 4 stages, Q's hi in registers; then each of those choices undone.
-    f16("f16 p6 op", "f16 p6 op alone", run_f16split<64, 64, 2, 4, true, false, true>,
-        run_f16_prepass);
-    f16("f16 p7 op", "f16 p7 op alone", run_f16split<64, 64, 2, 4, true, true, true>,
-        run_f16_prepass_v);
+    // The op's pipe 6: ping-pong, 4 stages, Q's hi in registers, Q's loads under the
+    // first copies, launched as the pre-pass's dependent (PDL); then each undone, and causal
+    // consumer 0 leaving out the tile above its rows (lost).
+    f16("f16 p6 op", "f16 p6 op alone", run_f16split<64, 64, 2, 4, true, true>, run_f16_prepass);
+    f16("f16 p6 q first", "f16 p6 q first alone",
+        run_f16split<64, 64, 2, 4, true, true, kF16DiagQFirst>, run_f16_prepass);
+    f16("f16 p6 skip last", "f16 p6 skip last alone",
+        run_f16split<64, 64, 2, 4, true, true, kF16DiagSkipLast>, run_f16_prepass);
+    f16("f16 p6 no pdl", "f16 p6 no pdl alone",
+        run_f16split<64, 64, 2, 4, true, true, kF16DiagNoPdl>, run_f16_prepass);
     f16("f16 p6 q smem", "f16 p6 q smem alone", run_f16split<64, 64, 2, 4, true>, run_f16_prepass);
-    f16("f16 p6 st2", "f16 p6 st2 alone", run_f16split<64, 64, 2, 2, true, false, true>,
+    f16("f16 p6 no pp", "f16 p6 no pp alone", run_f16split<64, 64, 2, 4, false, true>,
         run_f16_prepass);
-    f16("f16 p6 no pp", "f16 p6 no pp alone", run_f16split<64, 64, 2, 4, false, false, true>,
-        run_f16_prepass);
-    f16("f16 p7 st3", "f16 p7 st3 alone", run_f16split<64, 64, 2, 3, true, true, true>,
-        run_f16_prepass_v);
     v.push_back({"f16 pre-pass", [](KernelArgs a, int64_t, int64_t) { run_f16_prepass(a); },
                  nullptr, false});
-    v.push_back({"f16 pre-pass v only",
-                 [](KernelArgs a, int64_t, int64_t) { run_f16_prepass_v(a); }, nullptr, false});
+    // The pre-pass's block of 128 and 512 threads (4 and 1 groups of 8 floats of K and V
+    // each) against the op's 256.
+    v.push_back({"f16 pre-pass t128",
+                 [](KernelArgs a, int64_t, int64_t) {
+                   CK(f16split_prepass<128>(a, f16_scratch(a), nullptr));
+                 },
+                 nullptr, false});
+    v.push_back({"f16 pre-pass t512",
+                 [](KernelArgs a, int64_t, int64_t) {
+                   CK(f16split_prepass<512>(a, f16_scratch(a), nullptr));
+                 },
+                 nullptr, false});
+    // The fixed cost per query tile: the op's kernel alone with the keys cut to 1, 2, 4
+    // key tiles (unchecked; the pre-pass of the same cut untimed before each run).
+    const auto cut = [&v](const char* name, int64_t keys, auto run) {
+      const auto with = [keys](KernelArgs a) {
+        a.p.S = std::min(a.p.S, keys);
+        return a;
+      };
+      v.push_back({name, [with, run](KernelArgs a, int64_t T, int64_t BH) { run(with(a), T, BH); },
+                   [with](KernelArgs a) { run_f16_prepass(with(a)); }, false});
+    };
+    cut("diag f16 keys 64", 64, run_f16split<64, 64, 2, 4, true, true>);
+    cut("diag f16 keys 128", 128, run_f16split<64, 64, 2, 4, true, true>);
+    cut("diag f16 keys 256", 256, run_f16split<64, 64, 2, 4, true, true>);
+    cut("diag f16 q first keys 64", 64, run_f16split<64, 64, 2, 4, true, true, kF16DiagQFirst>);
+    cut("diag f16 no store keys 64", 64, run_f16split<64, 64, 2, 4, true, true, kF16DiagNoStore>);
+    v.push_back({"diag f16 no store", run_f16split<64, 64, 2, 4, true, true, kF16DiagNoStore>,
+                 run_f16_prepass, false});
   } else {
     both(v, "wg p0 wg2 bn64", "wg p0 wg2 bn64 alone", run_wgmma<128, 64, 2, false>, false);
     both(v, "wg p1 wg1 bn64 st3", "wg p1 wg1 bn64 alone", run_ws<128, 64, 1, 3>, false);

@@ -163,8 +163,8 @@ int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool a
   }
 #undef TT_X
   // pipe 6 (accurate, the 2 x fp16 split): Q's hi and lo, per stage K's and Vt's halves
-  // in fp16, Q's row factors, two barriers a stage (the kernel's KIN, bench only: and K's
-  // float32 tile, three barriers).
+  // in fp16, Q's row factors, two barriers a stage (a pipe 7, gone, added K's float32
+  // tile and a third barrier).
 #define TT_X(E, WG, BN, ST, PIPE)                                                          \
   if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                        \
     return int64_t{64} * WG * E * 2 * 2 + int64_t{ST} * (PIPE == 7 ? 6 : 4) * BN * E * 2 + \

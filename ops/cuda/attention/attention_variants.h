@@ -114,13 +114,12 @@
 // wgmma pipe 6, accurate only: the 2 x fp16 split (sm90/attention_wgmma_f16split.cuh) on
 // pipe 5's TMA ping-pong, K and Vt split by a pre-pass. X(E, WG, BN, STAGES, PIPE): head
 // dim 64, two consumers, 64-key tiles (Q's hi and lo 32 KB, a stage of four fp16 parts
-// 32 KB). K split in the kernel by the producer's spare warps (the kernel's KIN; it would
-// be pipe 7) lost to the pre-pass by 6-33% on the H100 (docs/performance.md): the
-// kernel bench keeps it, the space does not offer it.
+// 32 KB). K split in the kernel by the producer's spare warps (a pipe 7) lost to the
+// pre-pass by 6-33% on the H100 (docs/performance.md) and went when the pre-pass's
+// scales became per key tile.
 // Head dim 128 (issue 19, tenth step): two stages (Q's hi and lo 64 KB, a stage 64 KB), P V
 // in two halves of 64 output columns, one tile at a time (the consumers' registers), Q from
-// shared memory; 0.579 ms at B8 H16 T1024 on the H100 (the kernel alone 0.423; without
-// the ping-pong 0.450).
+// shared memory.
 #define TT_ATTN_WGMMA_F16SPLIT_VARIANTS(X) \
   X(64, 2, 64, 4, 6)                       \
   X(128, 2, 64, 2, 6)

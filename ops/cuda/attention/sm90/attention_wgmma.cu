@@ -37,26 +37,24 @@ void launch_ws(const KernelArgs& args, const float* vt, int64_t sp, const AttnTm
 }
 
 // pipe 6 (accurate): the 2 x fp16 split's pre-pass and kernel (ping-pong, Q's hi in
-// registers at head dim 64, from shared memory at 128; a PIPE 7 would split K in the
-// kernel, KIN). Its scratch (K's and Vt's halves, the per-head max) lives until the
-// launcher returns; the caching allocator hands it to later work on the same stream only,
-// which runs after the kernel.
+// registers at head dim 64, from shared memory at 128). Its scratch (K's and Vt's halves,
+// the key tiles' factors) lives until the launcher returns; the caching allocator hands it
+// to later work on the same stream only, which runs after the kernel.
 void launch_f16split(const AttnConfig& c, const AttentionProblem& p, const KernelArgs& args,
                      int device, cudaStream_t stream) {
   const int64_t bytes = f16split_scratch_bytes(p);
   const Tensor scratch = Tensor::empty({(bytes + 3) / 4}, DType::F32, Device::cuda(device));
   void* s = scratch.data_ptr();
-#define TT_X(E_, WG_, BN_, ST_, PIPE_)                                                             \
-  if (c.pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {                    \
-    TT_CUDA_CHECK(f16split_prepass(args, s, stream, PIPE_ == 6));                                  \
-    bool mapped = false;                                                                           \
-    TT_CUDA_CHECK((                                                                                \
-        f16split_kernel<E_, BN_, WG_, ST_, true, PIPE_ == 7, E_ == 64>(args, s, stream, mapped))); \
-    TT_CHECK(mapped,                                                                               \
-             "attention: cuTensorMapEncodeTiled refused the fp16 split's maps of wgmma "           \
-             "pipe={} (head dim {}, bn={}), or the driver has none",                               \
-             c.pipe, p.E, c.block_n);                                                              \
-    return;                                                                                        \
+#define TT_X(E_, WG_, BN_, ST_, PIPE_)                                                            \
+  if (c.pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {                   \
+    TT_CUDA_CHECK(f16split_prepass(args, s, stream));                                             \
+    bool mapped = false;                                                                          \
+    TT_CUDA_CHECK((f16split_kernel<E_, BN_, WG_, ST_, true, E_ == 64>(args, s, stream, mapped))); \
+    TT_CHECK(mapped,                                                                              \
+             "attention: cuTensorMapEncodeTiled refused the fp16 split's maps of wgmma "          \
+             "pipe={} (head dim {}, bn={}), or the driver has none",                              \
+             c.pipe, p.E, c.block_n);                                                             \
+    return;                                                                                       \
   }
   TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
 #undef TT_X
@@ -172,7 +170,7 @@ TT_EACH_WGMMA_VARIANT
 
 // pipe 6's host formula (attention_config.cpp) is its kernel's own.
 #define TT_X(E_, WG_, BN_, ST_, PIPE_)                                                  \
-  static_assert(F16SplitTraits<E_, BN_, WG_, ST_, PIPE_ == 7>::kSmemBytes ==            \
+  static_assert(F16SplitTraits<E_, BN_, WG_, ST_>::kSmemBytes ==                        \
                     64 * WG_ * E_ * 2 * 2 + ST_ * (PIPE_ == 7 ? 6 : 4) * BN_ * E_ * 2 + \
                         64 * WG_ * 4 + (PIPE_ == 7 ? 3 : 2) * ST_ * 8 + 1024,           \
                 "wgmma_tma_smem_bytes (pipe 6, 7)");

@@ -8,22 +8,20 @@
 // 2^11); a product is hi hi + (hi lo + lo hi) 2^-11, the small products in an
 // accumulator of their own, combined by IEEE FMA (the tensor cores' accumulation rounds
 // toward zero). fp16's range needs the power-of-two scale s: per query row for Q (it
-// joins the per-row factor that takes S back to float32), per (batch, head) for K and V
-// (a factor on S and on O), each from the max |x| so that the largest element lands in
-// [2^14, 2^15). P in [0, 1] needs none. Where this differs from float32: an element more
-// than about 2^29 below its row's (Q) or head's (K, V) largest loses relative accuracy
-// (lo becomes subnormal near 2^-14 of fp16, hi and lo flush to zero below 2^-24);
-// docs/performance.md gives the figures.
+// joins the per-row factor that takes S back to float32), per 64-key tile for K and V (a
+// factor on the tile's scores and on its P V), each from the max |x| so that the largest
+// element lands in [2^14, 2^15). P in [0, 1] needs none. Where this differs from float32:
+// an element more than about 2^29 below its row's (Q) or key tile's (K, V) largest loses
+// relative accuracy (lo becomes subnormal near 2^-14 of fp16, hi and lo flush to zero
+// below 2^-24); docs/performance.md gives the figures.
 //
-// A pre-pass per (batch, head): the max |k| and |v| (one kernel, atomics), then the
-// split (K as [2][batches][S'][E], hi then lo; V transposed, [2][batches][E][S'], keys
-// contiguous, so both products read K-major B operands; S' = S rounded up to 64,
-// zeros past S). The consumer's S accumulator packs into fp16 A fragments as it stands
-// (FlashAttention 2/3's trick): no key permutation. Head dim 128 (two stages) runs P V in
-// halves of 64 output columns and one tile at a time, where the registers do not hold
-// head dim 64's overlap of the next S with this P V. KIN (the kernel bench only; it lost
-// to the pre-pass on the H100): K's float32 tiles by TMA, split by the producer's spare
-// warps, the pre-pass splitting V alone.
+// A pre-pass reads K and V once: per (batch, head) and 64-key tile, the split (K as
+// [2][batches][S'][E], hi then lo; V transposed, [2][batches][E][S'], keys contiguous, so
+// both products read K-major B operands; S' = S rounded up to 64, zeros past S) and the
+// tile's two factors. The consumer's S accumulator packs into fp16 A fragments as it
+// stands (FlashAttention 2/3's trick): no key permutation. Head dim 128 (two stages) runs
+// P V in halves of 64 output columns and one tile at a time, where the registers do not
+// hold head dim 64's overlap of the next S with this P V.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -84,113 +82,144 @@ __device__ __forceinline__ void f16_split2(float x, float y, uint32_t& hi, uint3
   lo = *reinterpret_cast<const uint32_t*>(&l);
 }
 
-// Per (batch, head): max |k| and max |v| as float bits (non-negative floats order as
-// their bits), into amax[2 b] and amax[2 b + 1] (zeroed first). Grid (blocks, batches).
-// Index: the element counter's type, 32-bit where a head's float4s fit.
-template <class Index>
-__global__ void __launch_bounds__(256) attention_f16_absmax_kernel(KernelArgs a, unsigned* amax) {
+// The pre-pass: one block per (batch, head) and 64-key tile reads the tile of K and of V
+// once, takes each one's max |x| on chip (no pass over the head before it, no atomics)
+// and writes K's halves (rows as they are), V's transposed (keys contiguous, so both
+// products read K-major B operands; through shared memory) and the tile's two factors
+// back to float32, tmul[b * tiles + t] = (2^-s_k, 2^-s_v). Halves: hi then lo,
+// `half_elems` apart; zeros past S. Each thread owns 8 consecutive floats of a row:
+// two 16-byte loads, 16-byte stores of hi and lo, 8 threads a whole 128-byte line of
+// halves (2-byte stores ran an earlier pre-pass at half the copy bandwidth). Grid: the
+// tiles of every (batch, head), head by head; THREADS threads (the op: 256).
+inline constexpr int kF16SplitTileKeys = 64;
+inline constexpr int kF16SplitThreads = 256;
+template <int E, int THREADS = kF16SplitThreads>
+__global__ void __launch_bounds__(THREADS)
+    attention_f16_split_kernel(KernelArgs a, __half* kh, __half* vt, float2* tmul, int64_t sp,
+                               int64_t half_elems) {
+  constexpr int TK = kF16SplitTileKeys, G = E / 8, N = TK * G / THREADS;
+  static_assert(E % 8 == 0 && (TK * G) % THREADS == 0, "whole groups of 8 columns per thread");
+  __shared__ float tile[TK][E + 1];
+  __shared__ float2 wmax[THREADS / 32];
   const AttentionProblem& p = a.p;
-  const int64_t b = blockIdx.y;
+  const int64_t tiles = sp / TK;
+  const int64_t b = blockIdx.x / tiles, j0 = (blockIdx.x - b * tiles) * TK;
   const float* kb = a.k + batch_offset(p, p.k, b);
   const float* vb = a.v + batch_offset(p, p.v, b);
-  const Index c4s = static_cast<Index>(p.E / 4), n = static_cast<Index>(p.S) * c4s;
+  const int tid = threadIdx.x;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // The kernel, launched as this one's programmatic dependent, may start its prologue
+  // now; it waits for this grid before reading what it writes (a no-op before a plain
+  // launch).
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+  // Every load issued before the first use, then the maxima.
+  float4 x[N][2], y[N][2];
+#pragma unroll
+  for (int n = 0; n < N; ++n) {
+    const int i = tid + THREADS * n, r = i / G, c = (i % G) * 8;
+    const int64_t j = j0 + r;
+    const float4 z = make_float4(0.f, 0.f, 0.f, 0.f);
+    x[n][0] = x[n][1] = y[n][0] = y[n][1] = z;
+    if (j < p.S) {
+      x[n][0] = *reinterpret_cast<const float4*>(kb + j * p.k.row + c);
+      x[n][1] = *reinterpret_cast<const float4*>(kb + j * p.k.row + c + 4);
+      y[n][0] = *reinterpret_cast<const float4*>(vb + j * p.v.row + c);
+      y[n][1] = *reinterpret_cast<const float4*>(vb + j * p.v.row + c + 4);
+    }
+  }
+  const auto amax4 = [](float m, float4 v) {
+    return fmaxf(m, fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
+  };
   float mk = 0.f, mv = 0.f;
-  for (Index i = Index{blockIdx.x} * 256 + threadIdx.x; i < n; i += Index{gridDim.x} * 256) {
-    const Index j = i / c4s, c = (i - j * c4s) * 4;
-    const float4 x = *reinterpret_cast<const float4*>(kb + j * p.k.row + c);
-    const float4 y = *reinterpret_cast<const float4*>(vb + j * p.v.row + c);
-    mk = fmaxf(mk, fmaxf(fmaxf(fabsf(x.x), fabsf(x.y)), fmaxf(fabsf(x.z), fabsf(x.w))));
-    mv = fmaxf(mv, fmaxf(fmaxf(fabsf(y.x), fabsf(y.y)), fmaxf(fabsf(y.z), fabsf(y.w))));
+#pragma unroll
+  for (int n = 0; n < N; ++n) {
+    mk = amax4(amax4(mk, x[n][0]), x[n][1]);
+    mv = amax4(amax4(mv, y[n][0]), y[n][1]);
+    const int i = tid + THREADS * n, r = i / G, c = (i % G) * 8;
+    const float yv[8] = {y[n][0].x, y[n][0].y, y[n][0].z, y[n][0].w,
+                         y[n][1].x, y[n][1].y, y[n][1].z, y[n][1].w};
+#pragma unroll
+    for (int u = 0; u < 8; ++u) tile[r][c + u] = yv[u];
   }
 #pragma unroll
   for (int off = 16; off > 0; off /= 2) {
     mk = fmaxf(mk, __shfl_xor_sync(0xffffffffu, mk, off));
     mv = fmaxf(mv, __shfl_xor_sync(0xffffffffu, mv, off));
   }
-  if (threadIdx.x % 32 == 0) {
-    atomicMax(&amax[2 * b], __float_as_uint(mk));
-    atomicMax(&amax[2 * b + 1], __float_as_uint(mv));
-  }
-}
-
-// The split of K (rows as they are) and V (transposed, keys contiguous) into kh and vt,
-// hi halves then lo halves (`half_elems` apart each); zeros past S. Tiles of 64 keys x 32
-// head-dim columns: K's float4 loads become 8-byte stores of four halves; V's tile goes
-// through shared memory and leaves as four consecutive keys per thread (8-byte stores),
-// so every warp writes whole 128-byte lines (scalar 2-byte stores ran the pre-pass at
-// about half the copy bandwidth). Grid (S' / 64, E / 32, batches), 256 threads.
-inline constexpr int kF16SplitTileKeys = 64;
-__global__ void __launch_bounds__(256)
-    attention_f16_split_kernel(KernelArgs a, const unsigned* amax, __half* kh, __half* vt,
-                               int64_t sp, int64_t half_elems) {
-  // kh == nullptr: V alone (the kernel splits K's tiles itself).
-  constexpr int TK = kF16SplitTileKeys;
-  __shared__ float tile[TK][33];
-  const AttentionProblem& p = a.p;
-  const int64_t b = blockIdx.z;
-  const int64_t j0 = int64_t{blockIdx.x} * TK;
-  const int e0 = blockIdx.y * 32;
-  const float* kb = a.k + batch_offset(p, p.k, b);
-  const float* vb = a.v + batch_offset(p, p.v, b);
-  const float ks = exp2_int(f16_shift(__uint_as_float(amax[2 * b])));
-  const float vs = exp2_int(f16_shift(__uint_as_float(amax[2 * b + 1])));
-  const auto split4 = [](float4 x, __half* hi, __half* lo) {
-    uint2 h, l;
-    f16_split2(x.x, x.y, h.x, l.x);
-    f16_split2(x.z, x.w, h.y, l.y);
-    *reinterpret_cast<uint2*>(hi) = h;
-    *reinterpret_cast<uint2*>(lo) = l;
-  };
-  // 64 rows x 8 float4 columns: two per thread.
-  for (int i = threadIdx.x; i < TK * 8; i += 256) {
-    const int r = i / 8, c = (i % 8) * 4;
-    const int64_t j = j0 + r;
-    const bool in = j < p.S;
-    if (kh != nullptr) {
-      float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
-      if (in) x = *reinterpret_cast<const float4*>(kb + j * p.k.row + e0 + c);
-      x = make_float4(x.x * ks, x.y * ks, x.z * ks, x.w * ks);
-      const int64_t at = (b * sp + j) * p.E + e0 + c;
-      split4(x, kh + at, kh + half_elems + at);
-    }
-    float4 y = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (in) y = *reinterpret_cast<const float4*>(vb + j * p.v.row + e0 + c);
-    tile[r][c] = y.x * vs;
-    tile[r][c + 1] = y.y * vs;
-    tile[r][c + 2] = y.z * vs;
-    tile[r][c + 3] = y.w * vs;
-  }
+  if (tid % 32 == 0) wmax[tid / 32] = make_float2(mk, mv);
   __syncthreads();
-  // 32 rows of Vt x 16 groups of four keys: two per thread.
-  for (int i = threadIdx.x; i < 32 * (TK / 4); i += 256) {
-    const int e = i / (TK / 4), k4 = (i % (TK / 4)) * 4;
-    const float4 x = make_float4(tile[k4][e], tile[k4 + 1][e], tile[k4 + 2][e], tile[k4 + 3][e]);
-    const int64_t at = (b * p.Ev + e0 + e) * sp + j0 + k4;
-    split4(x, vt + at, vt + half_elems + at);
+#pragma unroll
+  for (int w = 0; w < THREADS / 32; ++w) {
+    mk = fmaxf(mk, wmax[w].x);
+    mv = fmaxf(mv, wmax[w].y);
+  }
+  const int sk = f16_shift(mk), sv = f16_shift(mv);
+  const float ks = exp2_int(sk), vs = exp2_int(sv);
+  if (tid == 0) tmul[blockIdx.x] = make_float2(exp2_int(-sk), exp2_int(-sv));
+  // 8 scaled floats into one 16-byte store of hi and one of lo.
+  const auto split8 = [](const float(&v)[8], float s, __half* hi, __half* lo) {
+    uint4 h, l;
+    f16_split2(v[0] * s, v[1] * s, h.x, l.x);
+    f16_split2(v[2] * s, v[3] * s, h.y, l.y);
+    f16_split2(v[4] * s, v[5] * s, h.z, l.z);
+    f16_split2(v[6] * s, v[7] * s, h.w, l.w);
+    *reinterpret_cast<uint4*>(hi) = h;
+    *reinterpret_cast<uint4*>(lo) = l;
+  };
+#pragma unroll
+  for (int n = 0; n < N; ++n) {
+    const int i = tid + THREADS * n, r = i / G, c = (i % G) * 8;
+    const float xv[8] = {x[n][0].x, x[n][0].y, x[n][0].z, x[n][0].w,
+                         x[n][1].x, x[n][1].y, x[n][1].z, x[n][1].w};
+    const int64_t at = (b * sp + j0 + r) * E + c;
+    split8(xv, ks, kh + at, kh + half_elems + at);
+  }
+  // Vt: row e of the tile, keys 8 g ... 8 g + 7 per thread (8 threads a row).
+#pragma unroll
+  for (int n = 0; n < N; ++n) {
+    const int i = tid + THREADS * n, e = i / (TK / 8), k8 = (i % (TK / 8)) * 8;
+    float v[8];
+#pragma unroll
+    for (int u = 0; u < 8; ++u) v[u] = tile[k8 + u][e];
+    const int64_t at = (b * E + e) * sp + j0 + k8;
+    split8(v, vs, vt + at, vt + half_elems + at);
   }
 }
 
 // Q's rows m0.. (zeros past L), scaled by the op's scale, split per row into fp16 hi and
 // lo in 128-byte swizzled K-major panels ([E / 64][BM][64 halves]), lo BM * E halves
-// after hi; qmul[r] = 2^-s of row r. Threads tid, tid + threads, ... (a multiple of 32:
-// each warp's rows are whole, E / 4 lanes a row, for the row max's shuffles).
-template <int E, int BM>
+// after hi; qmul[r] = 2^-s of row r. Threads tid < THREADS (whole warps of whole rows,
+// E / 4 lanes a row, for the row max's shuffles), every load issued before the first
+// use: a loop of load, shuffle, store waited on one DRAM round trip per float4.
+template <int E, int BM, int THREADS>
 __device__ __forceinline__ void load_q_f16(uint8_t* qs, float* qmul, const KernelArgs& a,
-                                           const float* qb, int64_t m0, int tid, int threads) {
-  static_assert((BM * E / 4) % 32 == 0 && E / 4 <= 32, "whole warps of whole rows");
-  for (int i = tid; i < BM * E / 4; i += threads) {
-    const int r = i / (E / 4), c4 = i % (E / 4);
-    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (m0 + r < a.p.L) x = *reinterpret_cast<const float4*>(qb + (m0 + r) * a.p.q.row + c4 * 4);
-    x = make_float4(x.x * a.scale, x.y * a.scale, x.z * a.scale, x.w * a.scale);
-    float m = fmaxf(fmaxf(fabsf(x.x), fabsf(x.y)), fmaxf(fabsf(x.z), fabsf(x.w)));
+                                           const float* qb, int64_t m0, int tid) {
+  constexpr int N = BM * E / 4 / THREADS;
+  static_assert(N * THREADS == BM * E / 4 && THREADS % 32 == 0 && E / 4 <= 32,
+                "whole warps of whole rows, the same count per thread");
+  float4 x[N];
+#pragma unroll
+  for (int n = 0; n < N; ++n) {
+    const int i = tid + n * THREADS, r = i / (E / 4), c4 = i % (E / 4);
+    x[n] = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (m0 + r < a.p.L) {
+      x[n] = *reinterpret_cast<const float4*>(qb + (m0 + r) * a.p.q.row + c4 * 4);
+    }
+  }
+#pragma unroll
+  for (int n = 0; n < N; ++n) {
+    const int i = tid + n * THREADS, r = i / (E / 4), c4 = i % (E / 4);
+    const float4 y =
+        make_float4(x[n].x * a.scale, x[n].y * a.scale, x[n].z * a.scale, x[n].w * a.scale);
+    float m = fmaxf(fmaxf(fabsf(y.x), fabsf(y.y)), fmaxf(fabsf(y.z), fabsf(y.w)));
 #pragma unroll
     for (int off = 1; off < E / 4; off *= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
     const int s = f16_shift(m);
     const float f = exp2_int(s);
     uint2 hi, lo;
-    f16_split2(x.x * f, x.y * f, hi.x, lo.x);
-    f16_split2(x.z * f, x.w * f, hi.y, lo.y);
+    f16_split2(y.x * f, y.y * f, hi.x, lo.x);
+    f16_split2(y.z * f, y.w * f, hi.y, lo.y);
     const int c = 4 * c4;
     const int at = (c / 64) * BM * 128 + r * 128 + ((((c % 64) / 8) ^ (r % 8)) * 16) + (c % 8) * 2;
     *reinterpret_cast<uint2*>(qs + at) = hi;
@@ -227,30 +256,29 @@ __device__ __forceinline__ void p_fragments_f16(const float (&sc)[SR], uint32_t 
 }
 
 // Q's hi and lo (BM rows each), STAGES stages of K's hi, K's lo, Vt's hi, Vt's lo (BN x E
-// halves each; KIN: and K's float32 tile, by TMA from K itself), qmul, the barriers (KIN:
-// a third per stage, K's tile landed).
-template <int E, int BN, int WG, int STAGES, bool KIN = false>
+// halves each), qmul, the barriers.
+template <int E, int BN, int WG, int STAGES>
 struct F16SplitTraits {
   static constexpr int kBM = 64 * WG;
   static constexpr int kThreads = 128 * (WG + 1);
   // setmaxnreg moves registers within the block's allocation at launch, 168 a thread
   // (384 threads): 128 x 24 + 256 x 240 is all of it. A producer at 32 with consumers at
-  // 240 asked for 1024 more, and the consumers' setmaxnreg.inc waited forever (pipe 7's
-  // first GPU run).
+  // 240 asked for 1024 more, and the consumers' setmaxnreg.inc waited forever (an earlier
+  // variant's first GPU run).
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
   static constexpr int kQBytes = kBM * E * 2 * 2;
   static constexpr int kPartBytes = BN * E * 2;
-  static constexpr int kStageBytes = (KIN ? 6 : 4) * kPartBytes;
+  static constexpr int kStageBytes = 4 * kPartBytes;
   static constexpr int kMulOffset = kQBytes + STAGES * kStageBytes;
   static constexpr int kBarOffset = kMulOffset + kBM * 4;
-  static constexpr int kSmemBytes = kBarOffset + (KIN ? 3 : 2) * STAGES * 8 + 1024;
+  static constexpr int kSmemBytes = kBarOffset + 2 * STAGES * 8 + 1024;
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB of an SM");
   static_assert(STAGES >= 2, "a ring of one stage would deadlock");
   // Head dim 128 (Q's hi and lo 64 KB, a stage 64 KB: two stages) runs P V in halves of
-  // 64 output columns (the consumer's registers hold O and one half's two accumulators);
-  // KIN's split of K's tile takes one 64-half panel.
-  static_assert(BN == 64 && (E == 64 || (E == 128 && !KIN)), "head dim 64 or 128, 64-key tiles");
+  // 64 output columns (the consumer's registers hold O and one half's two accumulators).
+  static_assert(BN == 64 && (E == 64 || E == 128), "head dim 64 or 128, 64-key tiles");
+  static_assert(BN == kF16SplitTileKeys, "a key tile is a tile of the pre-pass's factors");
   static_assert(128 * kProducerRegs + 128 * WG * kConsumerRegs <=
                     65536 / kThreads / 8 * 8 * kThreads,
                 "setmaxnreg past the block's registers at launch");
@@ -261,7 +289,6 @@ struct F16SplitTraits {
 struct F16SplitMaps {
   CUtensorMap k;
   CUtensorMap vt;
-  CUtensorMap kraw;  // KIN: K itself (attention_kv_map: pipe 2's map, 32 floats by BN keys)
 };
 
 inline bool f16split_maps(const AttentionProblem& p, const __half* kh, const __half* vt, int64_t sp,
@@ -285,45 +312,41 @@ inline bool f16split_maps(const AttentionProblem& p, const __half* kh, const __h
   return enc(m.k, kh, kdims, kstrides, kbox) && enc(m.vt, vt, vdims, vstrides, vbox);
 }
 
-// KIN: K's float32 tile (swizzled 32-float panels, swz()) into its fp16 hi and lo parts
-// (one 64-half panel each, BN rows), scaled by `ks`; threads tid, tid + threads, ... of
-// the producer's warps 1-3, a float4 each (the producer's 32 registers hold no more).
-template <int E, int BN>
-__device__ __forceinline__ void split_k_tile(const float* raw, uint8_t* hi, uint8_t* lo, float ks,
-                                             int tid, int threads) {
-  static_assert(E == 64, "one 64-half panel per part");
-#pragma unroll 2
-  for (int i = tid; i < BN * E / 4; i += threads) {
-    const int r = i / (E / 4), c4 = i % (E / 4);
-    const float4 x = *reinterpret_cast<const float4*>(raw + swz(r, c4, BN));
-    uint2 h, l;
-    f16_split2(x.x * ks, x.y * ks, h.x, l.x);
-    f16_split2(x.z * ks, x.w * ks, h.y, l.y);
-    const int at = r * 128 + (((c4 / 2) ^ (r % 8)) * 16) + (c4 % 2) * 8;
-    *reinterpret_cast<uint2*>(hi + at) = h;
-    *reinterpret_cast<uint2*>(lo + at) = l;
-  }
-}
+// The consumers' barrier once Q is in shared memory (PingPong takes 1 and 2).
+inline constexpr int kF16QBarrier = 3;
 
 // The kernel: attention_wgmma_ws_kernel's TMA pipeline (one producer thread; PP: the two
-// consumers in ping-pong) with the 2 x fp16 split. Per tile: S = Qhi Khi and, apart,
-// Qhi Klo + Qlo Khi, combined S = (S + 2^-11 cross) 2^-(s_q + s_k) by FMA (the row's
-// factor); softmax in base e; tile t - 1's P V under tile t's softmax, Phi Vhi and
-// (Phi Vlo + Plo Vhi) in fresh accumulators, O = alpha O + (big + 2^-11 small) by FMA;
-// 2^-s_v with 1 / l at the store.
-// KIN: K's tiles come as float32 by TMA from K itself (its own barrier, kload) and the
-// producer's warps 1-3 split them beside the stage (fence, then arrive on the stage's
-// full barrier with the TMA's bytes of Vt's halves); the pre-pass splits V alone.
+// consumers in ping-pong) with the 2 x fp16 split. Per tile t: S = Qhi Khi and, apart,
+// Qhi Klo + Qlo Khi, combined S = (S + 2^-11 cross) 2^-(s_q + s_k,t) by FMA (the row's
+// factor times the tile's); softmax in base e; tile t - 1's P V under tile t's softmax,
+// Phi Vhi and (Phi Vlo + Plo Vhi) in fresh accumulators, O = alpha O + 2^-s_v,t (big +
+// 2^-11 small) by FMAs (the tile's V factor: one multiply per O element, exact); 1 / l at
+// the store. The producer's copies start at once; the consumers load and split Q
+// meanwhile.
 // QR: Q's hi as A fragments in registers (S's Qhi Khi and Qhi Klo then read only K from
 // shared memory; an m64n64k16 reading both operands there is at the shared memory's
 // rate), Q's lo from shared memory.
-template <int E, int BN, int WG, int STAGES, bool PP, bool KIN = false, bool QR = false>
+// The kernel runs as the pre-pass's programmatic dependent (PDL): its prologue and Q's
+// loads under the pre-pass's last blocks, the producer and the consumers waiting for the
+// pre-pass's writes (griddepcontrol.wait) before the first copy and the first factor.
+// DIAG (the kernel bench only, where the time goes): kF16DiagQFirst, Q loaded before the
+// first copies start (the old prologue); kF16DiagSkipLast, causal consumer 0 leaves out
+// the key tile above its rows (taking its turn all the same: it lost, the loop's code
+// got slower everywhere); kF16DiagNoPdl, a plain launch; kF16DiagNoStore, no output
+// stored (its cost; the output is then meaningless: a never-true test keeps the work
+// that feeds it).
+inline constexpr int kF16DiagQFirst = 1;
+inline constexpr int kF16DiagSkipLast = 2;
+inline constexpr int kF16DiagNoPdl = 4;
+inline constexpr int kF16DiagNoStore = 8;
+template <int E, int BN, int WG, int STAGES, bool PP, bool QR = false, int DIAG = 0>
 __global__ void __launch_bounds__(128 * (WG + 1), 1)
-    attention_wgmma_f16split_kernel(const __grid_constant__ KernelArgs a, const unsigned* amax,
+    attention_wgmma_f16split_kernel(const __grid_constant__ KernelArgs a, const float2* tmul,
                                     int64_t sp, const __grid_constant__ F16SplitMaps maps) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = F16SplitTraits<E, BN, WG, STAGES, KIN>;
+  using T = F16SplitTraits<E, BN, WG, STAGES>;
   static_assert(!PP || WG == 2, "the ping-pong takes two consumer warpgroups");
+  static_assert(WG <= 2 && BN == 64, "a causal consumer leaves out one key tile at most");
   namespace ptx = ::cuda::ptx;
   constexpr int BM = T::kBM;
   constexpr int NT = BN / 16, SR = BN / 2, OR = E / 2;
@@ -334,7 +357,6 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
   float* qmul = reinterpret_cast<float*>(smem + T::kMulOffset);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
   uint64_t* empty = full + STAGES;
-  [[maybe_unused]] uint64_t* kload = empty + STAGES;
   const auto stage = [&](int s) { return smem + T::kQBytes + s * T::kStageBytes; };
 
   const int tid = threadIdx.x;
@@ -347,14 +369,15 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
 
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], KIN ? 4 : 1);  // KIN: the TMA thread's and the 3 splitting warps'
+      mbar_init(&full[s], 1);
       mbar_init(&empty[s], 4 * WG);
-      if constexpr (KIN) mbar_init(&kload[s], 1);
     }
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
-  load_q_f16<E, BM>(smem, qmul, a, base.q, m0, tid, T::kThreads);
-  fence_proxy_async();
+  if constexpr ((DIAG & kF16DiagQFirst) != 0) {
+    if (tid < 128 * WG) load_q_f16<E, BM, 128 * WG>(smem, qmul, a, base.q, m0, tid);
+    fence_proxy_async();
+  }
   __syncthreads();
 
   if (tid >= 128 * WG) {
@@ -364,37 +387,23 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       const int32_t klo = static_cast<int32_t>(qt.batches * sp);
       const int32_t vrow = static_cast<int32_t>(b * E);
       const int32_t vlo = static_cast<int32_t>(qt.batches * E);
-      [[maybe_unused]] int32_t kr[5];
-      if constexpr (KIN) k_batch_coords(p, b, kr);
+      if constexpr ((DIAG & kF16DiagNoPdl) == 0)
+        asm volatile("griddepcontrol.wait;\n" ::: "memory");
       for (int tile = 0; tile < tiles; ++tile) {
         const int s = tile % STAGES;
         if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
         ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                       &full[s], (KIN ? 2 : 4) * T::kPartBytes);
+                                       &full[s], 4 * T::kPartBytes);
         uint8_t* st = stage(s);
         const int32_t n0 = tile * BN;
-        if constexpr (KIN) {
-          // K's rows past S arrive as zeros (the map's out-of-bounds fill).
-          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &kload[s], 2 * T::kPartBytes);
+        // One box per 64-half panel of K's rows (E / 64 of them).
 #pragma unroll
-          for (int q = 0; q < E / 32; ++q) {
-            kr[0] = 32 * q;
-            kr[1] = n0;
-            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
-                                      st + 4 * T::kPartBytes + q * BN * 128, &maps.kraw, kr,
-                                      &kload[s]);
-          }
-        } else {
-          // One box per 64-half panel of K's rows (E / 64 of them).
-#pragma unroll
-          for (int q = 0; q < E / 64; ++q) {
-            const int32_t kc[2] = {64 * q, krow + n0}, kl[2] = {64 * q, klo + krow + n0};
-            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + q * BN * 128,
-                                      &maps.k, kc, &full[s]);
-            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
-                                      st + T::kPartBytes + q * BN * 128, &maps.k, kl, &full[s]);
-          }
+        for (int q = 0; q < E / 64; ++q) {
+          const int32_t kc[2] = {64 * q, krow + n0}, kl[2] = {64 * q, klo + krow + n0};
+          ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + q * BN * 128,
+                                    &maps.k, kc, &full[s]);
+          ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
+                                    st + T::kPartBytes + q * BN * 128, &maps.k, kl, &full[s]);
         }
         const int32_t vc[2] = {n0, vrow}, vl[2] = {n0, vlo + vrow};
         ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + 2 * T::kPartBytes,
@@ -402,28 +411,29 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
         ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + 3 * T::kPartBytes,
                                   &maps.vt, vl, &full[s]);
       }
-    } else if (KIN && tid >= 128 * WG + 32) {
-      const float ks = exp2_int(f16_shift(__uint_as_float(amax[2 * b])));
-      for (int tile = 0; tile < tiles; ++tile) {
-        const int s = tile % STAGES;
-        mbar_wait(&kload[s], (tile / STAGES) & 1);
-        uint8_t* st = stage(s);
-        if constexpr (KIN) {  // head dim 64 only (F16SplitTraits)
-          split_k_tile<E, BN>(reinterpret_cast<const float*>(st + 4 * T::kPartBytes), st,
-                              st + T::kPartBytes, ks, tid - 128 * WG - 32, 96);
-        }
-        // The consumers' wgmma reads K's halves through the async proxy.
-        hand_over(&full[s]);
-      }
     }
   } else {
     sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
+    if constexpr ((DIAG & kF16DiagQFirst) == 0) {
+      // Q's loads under the first copies; the consumers alone wait for each other.
+      load_q_f16<E, BM, 128 * WG>(smem, qmul, a, base.q, m0, tid);
+      fence_proxy_async();
+      asm volatile("bar.sync %0, %1;\n" ::"n"(kF16QBarrier), "n"(128 * WG) : "memory");
+    }
+    if constexpr ((DIAG & kF16DiagNoPdl) == 0) asm volatile("griddepcontrol.wait;\n" ::: "memory");
     const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
     Rows rows = consumer_rows(m0, wg, warp, lane);
-    // The rows' factor back to float32 (Q's row shift and K's head shift), and V's.
-    const float kmul = exp2_int(-f16_shift(__uint_as_float(amax[2 * b])));
-    const float vmul = exp2_int(-f16_shift(__uint_as_float(amax[2 * b + 1])));
-    const float mulA = qmul[rows.rA - m0] * kmul, mulB = qmul[rows.rB - m0] * kmul;
+    const float qmulA = qmul[rows.rA - m0], qmulB = qmul[rows.rB - m0];
+    // kF16DiagSkipLast: causal consumer 0 leaves out the last key tile where keys go past
+    // its rows (one tile at most: 64-row consumers, 64-key tiles, two consumers). (Masking
+    // from each consumer's own first row, so that consumer 1 leaves out the diagonal test
+    // on the tile below its rows, spilled 60 bytes at 240 registers.)
+    constexpr bool kSkip = (DIAG & kF16DiagSkipLast) != 0;
+    const bool skip_last = kSkip && p.causal && wg == 0 && WG == 2 && p.S > m0 + 64;
+    const int my_tiles = tiles - (skip_last ? 1 : 0);
+    // The tiles' factors (2^-s_k, 2^-s_v) of this (batch, head): the pre-pass's grid
+    // keeps their index in 31 bits.
+    const int tm = static_cast<int>(b * (sp / BN));
     const uint32_t qa = q_addr + wg * 64 * 128;
     constexpr uint32_t kQLo = BM * E * 2;
     // QR: k-step kk's fragment of rows r = 16 warp + lane / 4 (+8), halves 16 kk + 2 t
@@ -466,9 +476,11 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       issue_qk_f16<E, BN, BM>(ss, qa + kQLo, k_addr, true);  // + Qlo Khi
       wgmma_commit();
     };
-    const auto s_landed = [&](float(&acc)[SR]) {
+    // S back to float32: the rows' factors times tile t's K factor.
+    const auto s_landed = [&](float(&acc)[SR], float kmul) {
       fence_regs(acc);
       fence_regs(ss);
+      const float mulA = qmulA * kmul, mulB = qmulB * kmul;
 #pragma unroll
       for (int i = 0; i < SR; ++i) {
         acc[i] = fmaf(ss[i], kF16LoUnscale, acc[i]) * (i % 4 < 2 ? mulA : mulB);
@@ -504,16 +516,18 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       }
       wgmma_commit();
     };
-    // Once half h of P V has landed: its columns of O = alpha O + (big + 2^-11 small), IEEE
-    // FMA.
-    const auto promote = [&](float2 f, int h) {
+    // Once half h of P V has landed: its columns of O = alpha O + vmul (big + 2^-11 small),
+    // IEEE FMAs (vmul a power of two: the product is exact, one rounding as with a factor
+    // of 1).
+    const auto promote = [&](float2 f, float vmul, int h) {
       fence_regs(pvb);
       fence_regs(pvs);
+      const float lmul = vmul * kF16LoUnscale;
 #pragma unroll
       for (int n = 0; n < HR / 4; ++n) {
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-          const float pv = fmaf(pvs[4 * n + i], kF16LoUnscale, pvb[4 * n + i]);
+          const float pv = fmaf(pvs[4 * n + i], lmul, pvb[4 * n + i] * vmul);
           float& x = o[h * HR + 4 * n + i];
           x = fmaf(x, i < 2 ? f.x : f.y, pv);
         }
@@ -526,7 +540,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     // The first half of stage s's P V has landed: promote it, then issue, wait for and
     // promote the other halves in turn; give the stage back (`give_back`) once the last
     // has read it.
-    const auto finish_pv = [&](float2 f, int s, bool give_back) {
+    const auto finish_pv = [&](float2 f, float vmul, int s, bool give_back) {
 #pragma unroll
       for (int h = 0; h < NH; ++h) {
         if (h > 0) {
@@ -534,7 +548,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
           wgmma_wait<0>();
         }
         if (h == NH - 1 && give_back) release(s);
-        promote(f, h);
+        promote(f, vmul, h);
       }
     };
     const PingPong<PP> turns(wg, tiles);
@@ -546,144 +560,161 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       // ping-pong runs one consumer's softmax and promotions under the other's products).
       // S of the next tile in flight beside this tile's P V, as at head dim 64, would need
       // O, S's two accumulators, P's fragments and a half's two: 224 registers, and spilled.
+      static_assert(!kSkip, "kF16DiagSkipLast: head dim 64 only");
       for (int tile = 0; tile < tiles; ++tile) {
         const int s = tile % STAGES;
+        const float2 f = __ldg(tmul + tm + tile);
         wait_full(tile);
         turn_wait();
         issue_s(sc, s);
         turn_pass(tile == tiles - 1);
         wgmma_wait<0>();
-        s_landed(sc);
+        s_landed(sc, f.x);
         mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, 1.f);
         const float2 alpha = softmax_tile<true>(sc, rows);
         p_fragments_f16(sc, ph, pl);
         issue_pv(s, 0);
         wgmma_wait<0>();
         fence_regs(o);
-        finish_pv(alpha, s, true);
+        finish_pv(alpha, f.y, s, true);
       }
     }
     // Head dim 64: tile t's S and tile t - 1's P V in flight together, the P V under tile
     // t's softmax (head dim 128 ran the loop above: no tiles here).
-    const int ptiles = NH == 1 ? tiles : 0;
+    const int ptiles = NH == 1 ? my_tiles : 0;
     float2 alpha_pv = make_float2(1.f, 1.f);
+    float vmul_pv = 1.f;
     if (ptiles > 0) {
+      const float2 f = __ldg(tmul + tm);
       wait_full(0);
       turn_wait();
       issue_s(sc, 0);
       turn_pass(false);
       wgmma_wait<0>();
-      s_landed(sc);
+      s_landed(sc, f.x);
       mask_tile(sc, a, base, rows, 0, m0, 1.f);
       alpha_pv = softmax_tile<true>(sc, rows);
+      vmul_pv = f.y;
       p_fragments_f16(sc, ph, pl);
     }
     for (int tile = 1; tile < ptiles; ++tile) {
       const int s = tile % STAGES;
+      const float2 f = __ldg(tmul + tm + tile);
       wait_full(tile);
       turn_wait();
       issue_s(sc, s);
       issue_pv((tile - 1) % STAGES, 0);
       turn_pass(false);
       wgmma_wait<1>();
-      s_landed(sc);
+      s_landed(sc, f.x);
       mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, 1.f);
       const float2 alpha = softmax_tile<true>(sc, rows);
       wgmma_wait<0>();
       // The P V has read ph and pl: only now may the new P be written.
       fence_regs(o);
       fence_regs(sc);
-      finish_pv(alpha_pv, (tile - 1) % STAGES, true);
+      finish_pv(alpha_pv, vmul_pv, (tile - 1) % STAGES, true);
       alpha_pv = alpha;
+      vmul_pv = f.y;
       p_fragments_f16(sc, ph, pl);
     }
     if (ptiles > 0) {
       turn_wait();
       issue_pv((ptiles - 1) % STAGES, 0);
+      turn_pass(!skip_last);
+    }
+    // The tile left out (causal, above this consumer's rows): a turn with nothing issued.
+    // It is the query tile's last, so no stage is refilled after it and it needs no
+    // giving back (nor does this consumer's last, as before).
+    if (skip_last) {
+      turn_wait();
       turn_pass(true);
     }
     wgmma_wait<0>();
     fence_regs(o);
-    if (ptiles > 0) finish_pv(alpha_pv, (ptiles - 1) % STAGES, false);
-    scale_rows(o, make_float2(vmul, vmul));
-    store_rows(o, rows, p, base.out);
+    if (ptiles > 0) finish_pv(alpha_pv, vmul_pv, (ptiles - 1) % STAGES, false);
+    if ((DIAG & kF16DiagNoStore) == 0 || a.scale == -1.f) store_rows(o, rows, p, base.out);
   }
 #else
   (void)a;
-  (void)amax;
+  (void)tmul;
   (void)sp;
   (void)maps;
 #endif
 }
 
-// The op's path for pipe 6: the pre-pass (max |k|, |v| per head; the split into a
-// buffer of 4 bytes per element of K and V) and the kernel, one block per 64 * WG query
-// rows and (batch, head) in query_tile_grid's order. `scratch`: at least
-// f16split_scratch_bytes(p) bytes, 16-byte aligned, alive until the kernel has run.
+// The op's path for pipe 6: the pre-pass (the split into a buffer of 4 bytes per element
+// of K and V, the tiles' factors) and the kernel, one block per 64 * WG query rows and
+// (batch, head) in query_tile_grid's order. `scratch`: at least f16split_scratch_bytes(p)
+// bytes, 16-byte aligned, alive until the kernel has run.
 inline constexpr int64_t kF16SplitKeyPad = 64;  // the 64-key tiles and the split's tiles
 static_assert(kF16SplitKeyPad % kF16SplitTileKeys == 0, "the split's tiles cover the padded keys");
 inline int64_t f16split_keys(const AttentionProblem& p) {
   return (p.S + kF16SplitKeyPad - 1) / kF16SplitKeyPad * kF16SplitKeyPad;
 }
 inline int64_t f16split_scratch_bytes(const AttentionProblem& p) {
-  const int64_t half_elems = p.batch_count() * f16split_keys(p) * p.E;
-  return 2 * 2 * half_elems * 2 + p.batch_count() * 2 * 4;
+  const int64_t sp = f16split_keys(p), half_elems = p.batch_count() * sp * p.E;
+  return 2 * 2 * half_elems * 2 + p.batch_count() * (sp / kF16SplitTileKeys) * 8;
 }
 
-// The pre-pass alone (the kernel bench times the kernel without it). with_k: K's split
-// too (false: the kernel splits K's tiles, KIN).
-inline cudaError_t f16split_prepass(const KernelArgs& a, void* scratch, cudaStream_t stream,
-                                    bool with_k = true) {
-  const AttentionProblem& p = a.p;
-  const int64_t sp = f16split_keys(p), batches = p.batch_count();
-  const int64_t half_elems = batches * sp * p.E;
+// The scratch's parts: K's halves, Vt's, the tiles' factors.
+struct F16SplitScratch {
+  __half* kh;
+  __half* vt;
+  float2* tmul;
+  int64_t sp, half_elems;
+};
+inline F16SplitScratch f16split_parts(const AttentionProblem& p, void* scratch) {
+  const int64_t sp = f16split_keys(p), half_elems = p.batch_count() * sp * p.E;
   __half* kh = static_cast<__half*>(scratch);
   __half* vt = kh + 2 * half_elems;
-  unsigned* amax = reinterpret_cast<unsigned*>(vt + 2 * half_elems);
-  cudaError_t e = cudaMemsetAsync(amax, 0, static_cast<size_t>(batches) * 8, stream);
-  if (e != cudaSuccess) return e;
-  const int64_t per_head = p.S * p.E / 4;
-  const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(16, (per_head + 1023) / 1024));
-  const dim3 max_grid(std::max(blocks, 1u), static_cast<unsigned>(batches));
-  if (p.S * (p.E / 4) + int64_t{max_grid.x} * 256 <= int64_t{UINT32_MAX})
-    attention_f16_absmax_kernel<uint32_t><<<max_grid, 256, 0, stream>>>(a, amax);
-  else
-    attention_f16_absmax_kernel<int64_t><<<max_grid, 256, 0, stream>>>(a, amax);
-  e = cudaGetLastError();
-  if (e != cudaSuccess) return e;
-  if (sp == 0) return cudaSuccess;
-  const dim3 grid(static_cast<unsigned>(sp / kF16SplitTileKeys), static_cast<unsigned>(p.E / 32),
-                  static_cast<unsigned>(batches));
-  attention_f16_split_kernel<<<grid, 256, 0, stream>>>(a, amax, with_k ? kh : nullptr, vt, sp,
-                                                       half_elems);
+  return {kh, vt, reinterpret_cast<float2*>(vt + 2 * half_elems), sp, half_elems};
+}
+
+// The pre-pass alone (the kernel bench times the kernel without it, and THREADS other
+// than the op's). Head dims 64 and 128 (the kernel's).
+template <int THREADS = kF16SplitThreads>
+cudaError_t f16split_prepass(const KernelArgs& a, void* scratch, cudaStream_t stream) {
+  const F16SplitScratch s = f16split_parts(a.p, scratch);
+  if (s.sp == 0 || a.p.batch_count() == 0) return cudaSuccess;
+  if ((a.p.E != 64 && a.p.E != 128) || a.p.Ev != a.p.E) return cudaErrorInvalidValue;
+  const int64_t blocks = a.p.batch_count() * (s.sp / kF16SplitTileKeys);
+  if (blocks > int64_t{INT32_MAX}) return cudaErrorInvalidConfiguration;
+  const auto kernel = a.p.E == 64 ? attention_f16_split_kernel<64, THREADS>
+                                  : attention_f16_split_kernel<128, THREADS>;
+  kernel<<<static_cast<unsigned>(blocks), THREADS, 0, stream>>>(a, s.kh, s.vt, s.tmul, s.sp,
+                                                                s.half_elems);
   return cudaGetLastError();
 }
 
 // The kernel alone over the pre-pass's scratch (mapped false: the driver refused the
-// maps, or KIN and K has none: attention_tma.h).
-template <int E, int BN, int WG, int ST, bool PP, bool KIN = false, bool QR = false>
+// maps).
+template <int E, int BN, int WG, int ST, bool PP, bool QR = false, int DIAG = 0>
 cudaError_t f16split_kernel(const KernelArgs& a, void* scratch, cudaStream_t stream, bool& mapped) {
-  using Tr = F16SplitTraits<E, BN, WG, ST, KIN>;
-  const AttentionProblem& p = a.p;
-  const int64_t sp = f16split_keys(p), half_elems = p.batch_count() * sp * p.E;
-  const __half* kh = static_cast<const __half*>(scratch);
-  const __half* vt = kh + 2 * half_elems;
-  const unsigned* amax = reinterpret_cast<const unsigned*>(vt + 2 * half_elems);
+  using Tr = F16SplitTraits<E, BN, WG, ST>;
+  const F16SplitScratch s = f16split_parts(a.p, scratch);
   F16SplitMaps maps{};
   // No keys (S == 0): no tile is loaded, the maps go unused.
-  mapped = sp == 0 || f16split_maps(p, kh, vt, sp, BN, maps);
-  if (KIN && sp > 0) {
-    const cuuint32_t kbox[5] = {32, cuuint32_t(BN), 1, 1, 1};
-    mapped = mapped && kv_tma_mappable(p, p.k) &&
-             attention_kv_map(p, p.k, a.k, kbox, CU_TENSOR_MAP_SWIZZLE_128B, maps.kraw);
-  }
+  mapped = s.sp == 0 || f16split_maps(a.p, s.kh, s.vt, s.sp, BN, maps);
   if (!mapped) return cudaSuccess;
-  const auto kernel = attention_wgmma_f16split_kernel<E, BN, WG, ST, PP, KIN, QR>;
+  const auto kernel = attention_wgmma_f16split_kernel<E, BN, WG, ST, PP, QR, DIAG>;
   const cudaError_t e =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (e != cudaSuccess) return e;
-  kernel<<<query_tile_grid(p, Tr::kBM), Tr::kThreads, Tr::kSmemBytes, stream>>>(a, amax, sp, maps);
-  return cudaGetLastError();
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = query_tile_grid(a.p, Tr::kBM);
+  cfg.blockDim = dim3(Tr::kThreads);
+  cfg.dynamicSmemBytes = Tr::kSmemBytes;
+  cfg.stream = stream;
+  cudaLaunchAttribute pdl{};
+  pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  pdl.val.programmaticStreamSerializationAllowed = 1;
+  if ((DIAG & kF16DiagNoPdl) == 0) {
+    cfg.attrs = &pdl;
+    cfg.numAttrs = 1;
+  }
+  const cudaError_t l = cudaLaunchKernelEx(&cfg, kernel, a, s.tmul, s.sp, maps);
+  return l != cudaSuccess ? l : cudaGetLastError();
 }
 
 }  // namespace
