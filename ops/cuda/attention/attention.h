@@ -93,11 +93,10 @@ inline constexpr bool kWgmmaPipe1Offered = true;
 inline constexpr bool kF16SplitOffered = true;
 
 // Whether pipe 6 is also the accurate default at head dim 128 (issue 19, tenth step: its
-// head-dim-128 variant runs P V in halves, one tile at a time). On the H100 at B8 H16 T1024
-// it ran 0.579 ms full and 0.455 causal against simt2's 1.784 / 1.028 and PyTorch's float32
-// SDPA 1.555 / 0.908, error 4.0e-7 / 3.1e-7 against PyTorch's 6.7e-7 / 5.0e-7; attention_test
-// and memcheck, racecheck and synccheck over AttentionCuda.* passed (docs/performance.md).
-// It is offered there wherever kF16SplitOffered; false keeps simt2 as that default.
+// head-dim-128 variant runs P V in halves, one tile at a time). On the H100 it beat simt2
+// and PyTorch's float32 SDPA at below PyTorch's error, and attention_test and memcheck,
+// racecheck and synccheck over AttentionCuda.* passed (docs/performance.md). It is offered
+// there wherever kF16SplitOffered; false keeps simt2 as that default.
 inline constexpr bool kF16SplitDefaultE128 = true;
 
 inline constexpr const char* kKernel = "attention";

@@ -215,8 +215,7 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
                        Precision precision, int64_t max_smem) {
   const int rows = AttnConfig{}.rows, warps = AttnConfig{}.warps;
   // accurate at head dim 128: the 2 x fp16 split (pipe 6) where it is the default
-  // (attention.h: kF16SplitDefaultE128; 3.1x simt2 full, 2.3x causal on the H100), else the
-  // FMA kernels below.
+  // (attention.h: kF16SplitDefaultE128), else the FMA kernels below.
   const bool acc128 = precision == Precision::accurate && p.E == 128;
   if (wgmma_ok && acc128 && kF16SplitDefaultE128) return {Impl::kWgmma, 8, rows, 64, 6};
   if (wgmma_ok && !acc128) {
@@ -235,9 +234,8 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
       }
     }
     // accurate at head dim 64: the 2 x fp16 split on the ping-pong (pipe 6; it maps its
-    // pre-pass's buffers, so K needs no tensor map): on the H100 0.375 ms against pipe 5's
-    // 0.568 at B8 H16 T1024, 0.305 / 0.365 causal, 0.983 / 1.985 at B2 H16 T4096, error
-    // 2.2-3.3e-7 against pipe 5's 3.0-4.3e-7 and PyTorch's 4.6-7.0e-7 (docs/performance.md).
+    // pre-pass's buffers, so K needs no tensor map): faster than pipe 5's 3xTF32 at every
+    // shape on the H100, and closer to float64 (docs/performance.md).
     if (precision == Precision::accurate && kWgmmaPipe1Offered && kF16SplitOffered && p.E == 64) {
       return {Impl::kWgmma, 8, rows, 64, 6};
     }
