@@ -215,11 +215,11 @@ std::vector<Variant> variants() {
         run_f16_prepass);
     v.push_back({"f16 pre-pass", [](KernelArgs a, int64_t, int64_t) { run_f16_prepass(a); },
                  nullptr, false});
-    // The pre-pass's block of 128 and 512 threads (4 and 1 groups of 8 floats of K and V
-    // each) against the op's 256.
-    v.push_back({"f16 pre-pass t128",
+    // The pre-pass's block of 256 and 512 threads (2 and 1 groups of 8 floats of K and V
+    // each) against the op's 128.
+    v.push_back({"f16 pre-pass t256",
                  [](KernelArgs a, int64_t, int64_t) {
-                   CK(f16split_prepass<128>(a, f16_scratch(a), nullptr));
+                   CK(f16split_prepass<256>(a, f16_scratch(a), nullptr));
                  },
                  nullptr, false});
     v.push_back({"f16 pre-pass t512",
@@ -265,6 +265,11 @@ std::vector<Variant> variants() {
     f16_both(v, "f16 e128 no pp", "f16 e128 no pp alone", run_f16split<128, 64, 2, 2, false>,
              run_f16_prepass);
     v.push_back({"f16 e128 pre-pass", [](KernelArgs a, int64_t, int64_t) { run_f16_prepass(a); },
+                 nullptr, false});
+    v.push_back({"f16 e128 pre-pass t256",
+                 [](KernelArgs a, int64_t, int64_t) {
+                   CK(f16split_prepass<256>(a, f16_scratch(a), nullptr));
+                 },
                  nullptr, false});
   }
   return v;

@@ -90,9 +90,10 @@ __device__ __forceinline__ void f16_split2(float x, float y, uint32_t& hi, uint3
 // `half_elems` apart; zeros past S. Each thread owns 8 consecutive floats of a row:
 // two 16-byte loads, 16-byte stores of hi and lo, 8 threads a whole 128-byte line of
 // halves (2-byte stores ran an earlier pre-pass at half the copy bandwidth). Grid: the
-// tiles of every (batch, head), head by head; THREADS threads (the op: 256).
+// tiles of every (batch, head), head by head; THREADS threads (the op: 128, more blocks in
+// flight per SM than 256's, docs/performance.md).
 inline constexpr int kF16SplitTileKeys = 64;
-inline constexpr int kF16SplitThreads = 256;
+inline constexpr int kF16SplitThreads = 128;
 template <int E, int THREADS = kF16SplitThreads>
 __global__ void __launch_bounds__(THREADS)
     attention_f16_split_kernel(KernelArgs a, __half* kh, __half* vt, float2* tmul, int64_t sp,
