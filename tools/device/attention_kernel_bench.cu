@@ -115,6 +115,11 @@ void* f16_scratch(const KernelArgs& a) {
   return s;
 }
 void run_f16_prepass(KernelArgs a) { CK(f16split_prepass(a, f16_scratch(a), nullptr)); }
+// The pre-pass alone with THREADS threads a block (timed; no output to check).
+template <int THREADS>
+void run_f16_prepass_t(KernelArgs a, int64_t, int64_t) {
+  CK(f16split_prepass<THREADS>(a, f16_scratch(a), nullptr));
+}
 template <int E, int BN, int WG, int ST, bool PP, bool QR = false, int DIAG = 0>
 void run_f16split(KernelArgs a, int64_t, int64_t) {
   bool mapped = false;
@@ -217,16 +222,8 @@ std::vector<Variant> variants() {
                  nullptr, false});
     // The pre-pass's block of 256 and 512 threads (2 and 1 groups of 8 floats of K and V
     // each) against the op's 128.
-    v.push_back({"f16 pre-pass t256",
-                 [](KernelArgs a, int64_t, int64_t) {
-                   CK(f16split_prepass<256>(a, f16_scratch(a), nullptr));
-                 },
-                 nullptr, false});
-    v.push_back({"f16 pre-pass t512",
-                 [](KernelArgs a, int64_t, int64_t) {
-                   CK(f16split_prepass<512>(a, f16_scratch(a), nullptr));
-                 },
-                 nullptr, false});
+    v.push_back({"f16 pre-pass t256", run_f16_prepass_t<256>, nullptr, false});
+    v.push_back({"f16 pre-pass t512", run_f16_prepass_t<512>, nullptr, false});
     // The fixed cost per query tile: the op's kernel alone with the keys cut to 1, 2, 4
     // key tiles (unchecked; the pre-pass of the same cut untimed before each run).
     const auto cut = [&v](const char* name, int64_t keys, auto run) {
@@ -266,11 +263,7 @@ std::vector<Variant> variants() {
              run_f16_prepass);
     v.push_back({"f16 e128 pre-pass", [](KernelArgs a, int64_t, int64_t) { run_f16_prepass(a); },
                  nullptr, false});
-    v.push_back({"f16 e128 pre-pass t256",
-                 [](KernelArgs a, int64_t, int64_t) {
-                   CK(f16split_prepass<256>(a, f16_scratch(a), nullptr));
-                 },
-                 nullptr, false});
+    v.push_back({"f16 e128 pre-pass t256", run_f16_prepass_t<256>, nullptr, false});
   }
   return v;
 }
