@@ -33,30 +33,11 @@
 namespace tt::ops::cuda::attention {
 namespace {
 
-// wgmma m64n64k16, fp16 operands (K-major), float32 accumulator. mma: A and B from
-// shared memory; mma_rs: A from registers (the m16n8k16 A fragment per warp: rows
-// 16 warp + lane / 4 (+8), columns 2 (lane % 4) (+1) (+8)). scale_d == 0 starts afresh.
+// wgmma m64n64k16, fp16 operands (K-major), float32 accumulator (TT_WGMMA_N64_MMA,
+// sm90/wgmma_tf32.cuh). mma_rs's A: the m16n8k16 A fragment per warp, rows 16 warp + lane
+// / 4 (+8), columns 2 (lane % 4) (+1) (+8).
 struct WgmmaF16N64 {
-  __device__ __forceinline__ static void mma(float (&d)[32], uint64_t desc_a, uint64_t desc_b,
-                                             int scale_d) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, "
-        "%8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, "
-        "%26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-        : TT_WGMMA_D32(d)
-        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-  }
-  __device__ __forceinline__ static void mma_rs(float (&d)[32], const uint32_t (&a)[4],
-                                                uint64_t desc_b, int scale_d) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, "
-        "%8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, "
-        "%26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 0;\n}\n"
-        : TT_WGMMA_D32(d)
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
-  }
+  TT_WGMMA_N64_MMA("m64n64k16.f32.f16.f16", "1, 1, 0, 0", "1, 1, 0")
 };
 
 inline constexpr float kF16LoScale = 2048.f;          // 2^11

@@ -364,9 +364,9 @@ __global__ void __launch_bounds__(128 * WG, 1)
   const int tid = threadIdx.x;
   const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
   // Heaviest causal tiles first: the last query tiles attend the most keys.
-  const int64_t mt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-  const int64_t m0 = mt * BM;
-  const int64_t b = blockIdx.y;
+  const QueryTile qt = query_tile_reversed(p);
+  const int64_t m0 = qt.mt * BM;
+  const int64_t b = qt.b;
   const BatchBase base = batch_base(a, b);
   const float* vtb = vt + b * E * sp;
   const float* vtb_lo = ACC ? vt_lo + b * E * sp : nullptr;
@@ -748,9 +748,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
   const int tid = threadIdx.x;
   // One CTA: query_tile_grid's order (causal: heaviest tiles first across groups of
   // heads); a pair: neighbouring query tiles of one head, heaviest pair first.
-  const QueryTile qt = CL == 1 ? query_tile(p, BM)
-                               : QueryTile{p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x,
-                                           blockIdx.y, gridDim.y};
+  const QueryTile qt = CL == 1 ? query_tile(p, BM) : query_tile_reversed(p);
   const int64_t m0 = qt.mt * BM;
   const int64_t b = qt.b;
   const BatchBase base = batch_base(a, b);

@@ -16,27 +16,38 @@ namespace tt::ops::cuda::gemm::sm90 {
 // wrapper of that shape (tf32 here, fp16 in attention's split).
 #define TT_WGMMA_D32(d) "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
 
+// The m64n64 wrappers of one wgmma instruction INSTR (shape and types, e.g.
+// "m64n64k8.f32.tf32.tf32"), shared by tf32 here and fp16 in attention's split: mma with A
+// and B from shared memory (descriptors), SS_IMM the immediates after its predicate;
+// mma_rs with A from registers (the m16n8 A fragment), RS_IMM likewise (tf32 takes the
+// scale immediates, fp16 its transpose flags too). scale_d == 0 starts afresh.
+#define TT_WGMMA_N64_REGS                                                                       \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+#define TT_WGMMA_N64_MMA(INSTR, SS_IMM, RS_IMM)                                               \
+  __device__ __forceinline__ static void mma(float(&d)[32], uint64_t desc_a, uint64_t desc_b, \
+                                             int scale_d) {                                   \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                 \
+                 "wgmma.mma_async.sync.aligned." INSTR " " TT_WGMMA_N64_REGS                  \
+                 ", %32, %33, p, " SS_IMM ";\n}\n"                                             \
+                 : TT_WGMMA_D32(d)                                                            \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));                                   \
+  }                                                                                           \
+  __device__ __forceinline__ static void mma_rs(float(&d)[32], const uint32_t(&a)[4],         \
+                                                uint64_t desc_b, int scale_d) {               \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                                 \
+                 "wgmma.mma_async.sync.aligned." INSTR " " TT_WGMMA_N64_REGS                  \
+                 ", {%32, %33, %34, %35}, %36, p, " RS_IMM ";\n}\n"                            \
+                 : TT_WGMMA_D32(d)                                                            \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));    \
+  }
+
 template <int N>
 struct WgmmaTf32;
 
 template <>
 struct WgmmaTf32<64> {
-  __device__ __forceinline__ static void mma(float (&d)[32], uint64_t desc_a, uint64_t desc_b,
-                                            int scale_d) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1;\n}\n"
-        : TT_WGMMA_D32(d)
-        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-  }
-  __device__ __forceinline__ static void mma_rs(float (&d)[32], const uint32_t (&a)[4],
-                                               uint64_t desc_b, int scale_d) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
-        : TT_WGMMA_D32(d)
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
-  }
+  TT_WGMMA_N64_MMA("m64n64k8.f32.tf32.tf32", "1, 1", "1, 1")
 };
 
 template <>
