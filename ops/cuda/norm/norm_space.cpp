@@ -240,23 +240,21 @@ namespace {
 // normalisation) unless a cluster's shared memory holds it: the pipe kind reads it once,
 // 1.42x faster on the H100 at InstanceNorm2d's 1 MiB slices (docs/performance.md). It
 // needs clusters and the opt-in shared memory, so it is the default only where the
-// device's limits are known to allow it: the tightest pipe variant that holds the segment,
-// then the smallest cluster and the fewest buffers.
-SegmentConfig segment_default(const SegmentProblem& p, const DeviceLimits& limits) {
-  const SegmentConfig streaming = SegmentConfig::default_for(p);
-  if (!limits.known || streaming.kind != SegmentKind::kStream) return streaming;
-  const auto fits = [&](const SegmentConfig& c) {
-    const int64_t shared = int64_t{c.buffers} * c.threads * c.vec * c.items * 4;
-    return c.kind == SegmentKind::kPipe && segment_holds(c, p) && c.cluster <= limits.max_cluster &&
-           c.threads <= limits.max_threads_per_block && shared <= limits.max_shared_per_block;
-  };
+// device's limits are known and the space (its device rules) accepts it: the tightest
+// pipe variant that holds the segment, then the smallest cluster and the fewest buffers.
+void prefer_the_pipe(ParamSpace& space, const SegmentProblem& p) {
+  const auto& d = segment_descriptor();
+  if (d.from_config(space.default_config()).kind != SegmentKind::kStream) return;
   const auto order = [](const SegmentConfig& c) {
     return std::make_tuple(c.capacity(), c.cluster, c.buffers, -c.vec);
   };
   std::optional<SegmentConfig> best;
-  for (const SegmentConfig& c : SegmentConfig::candidates(p))
-    if (fits(c) && (!best || order(c) < order(*best))) best = c;
-  return best.value_or(streaming);
+  for (const SegmentConfig& c : SegmentConfig::candidates(p)) {
+    if (c.kind == SegmentKind::kPipe && space.is_valid(d.to_config(c)) &&
+        (!best || order(c) < order(*best)))
+      best = c;
+  }
+  if (best) space.set_default(d.to_config(*best));
 }
 
 }  // namespace
@@ -304,7 +302,9 @@ ParamSpace segment_space(const std::string& kernel, const SegmentProblem& p,
                        return floats * static_cast<int64_t>(sizeof(float)) <= max_shared;
                      }});
   }
-  return d.space(kernel, std::move(rules), segment_default(p, limits));
+  ParamSpace space = d.space(kernel, std::move(rules), SegmentConfig::default_for(p));
+  if (limits.known) prefer_the_pipe(space, p);
+  return space;
 }
 
 ParamSpace column_stats_space(const std::string& kernel, const ColumnProblem& p,
