@@ -169,11 +169,11 @@ TT_EACH_WGMMA_VARIANT
 #undef TT_X
 
 // pipe 6's host formula (attention_config.cpp) is its kernel's own.
-#define TT_X(E_, WG_, BN_, ST_, PIPE_)                                                  \
-  static_assert(F16SplitTraits<E_, BN_, WG_, ST_>::kSmemBytes ==                        \
-                    64 * WG_ * E_ * 2 * 2 + ST_ * (PIPE_ == 7 ? 6 : 4) * BN_ * E_ * 2 + \
-                        64 * WG_ * 4 + (PIPE_ == 7 ? 3 : 2) * ST_ * 8 + 1024,           \
-                "wgmma_tma_smem_bytes (pipe 6, 7)");
+#define TT_X(E_, WG_, BN_, ST_, PIPE_)                                                        \
+  static_assert(                                                                              \
+      F16SplitTraits<E_, BN_, WG_, ST_>::kSmemBytes ==                                        \
+          64 * WG_ * E_ * 2 * 2 + ST_ * 4 * BN_ * E_ * 2 + 64 * WG_ * 4 + 2 * ST_ * 8 + 1024, \
+      "wgmma_tma_smem_bytes (pipe 6)");
 TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
 #undef TT_X
 
