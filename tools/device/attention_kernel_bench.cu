@@ -151,13 +151,13 @@ void both(std::vector<Variant>& v, const char* name, const char* alone, F run, b
 
 // A 2 x fp16 split variant twice: with its pre-pass (the split; what the op runs) and the
 // kernel alone.
-template <class F, class P>
-void f16_both(std::vector<Variant>& v, const char* name, const char* alone, F run, P prep) {
-  v.push_back({name, [run, prep](KernelArgs a, int64_t T, int64_t BH) {
-                 prep(a);
+template <class F>
+void f16_both(std::vector<Variant>& v, const char* name, const char* alone, F run) {
+  v.push_back({name, [run](KernelArgs a, int64_t T, int64_t BH) {
+                 run_f16_prepass(a);
                  run(a, T, BH);
                }});
-  v.push_back({alone, run, prep});
+  v.push_back({alone, run, run_f16_prepass});
 }
 
 template <int E>
@@ -200,26 +200,21 @@ std::vector<Variant> variants() {
          true);
     both(v, "wg acc p5 wg2 bn64 st2", "wg acc p5 wg2 bn64 alone", run_ws_acc<64, 64, 2, 2, true>,
          true);
-    // The 2 x fp16 split (pipe 6): with its pre-pass (max, split), the kernel alone, the
+    // The 2 x fp16 split (pipe 6): with its pre-pass (the split), the kernel alone, the
     // pre-pass alone; ping-pong (the op's) and not, 4 and 2 stages.
-    const auto f16 = [&v](const char* name, const char* alone, auto run, auto prep) {
-      f16_both(v, name, alone, run, prep);
-    };
     // The op's pipe 6: ping-pong, 4 stages, Q's hi in registers, Q's loads under the
     // first copies, launched as the pre-pass's dependent (PDL); then each undone, and causal
     // consumer 0 leaving out the tile above its rows (lost).
-    f16("f16 p6 op", "f16 p6 op alone", run_f16split<64, 64, 2, 4, true, true>, run_f16_prepass);
-    f16("f16 p6 q first", "f16 p6 q first alone",
-        run_f16split<64, 64, 2, 4, true, true, kF16DiagQFirst>, run_f16_prepass);
-    f16("f16 p6 skip last", "f16 p6 skip last alone",
-        run_f16split<64, 64, 2, 4, true, true, kF16DiagSkipLast>, run_f16_prepass);
-    f16("f16 p6 no pdl", "f16 p6 no pdl alone",
-        run_f16split<64, 64, 2, 4, true, true, kF16DiagNoPdl>, run_f16_prepass);
-    f16("f16 p6 q smem", "f16 p6 q smem alone", run_f16split<64, 64, 2, 4, true>, run_f16_prepass);
-    f16("f16 p6 no pp", "f16 p6 no pp alone", run_f16split<64, 64, 2, 4, false, true>,
-        run_f16_prepass);
-    v.push_back({"f16 pre-pass", [](KernelArgs a, int64_t, int64_t) { run_f16_prepass(a); },
-                 nullptr, false});
+    f16_both(v, "f16 p6 op", "f16 p6 op alone", run_f16split<64, 64, 2, 4, true, true>);
+    f16_both(v, "f16 p6 q first", "f16 p6 q first alone",
+             run_f16split<64, 64, 2, 4, true, true, kF16DiagQFirst>);
+    f16_both(v, "f16 p6 skip last", "f16 p6 skip last alone",
+             run_f16split<64, 64, 2, 4, true, true, kF16DiagSkipLast>);
+    f16_both(v, "f16 p6 no pdl", "f16 p6 no pdl alone",
+             run_f16split<64, 64, 2, 4, true, true, kF16DiagNoPdl>);
+    f16_both(v, "f16 p6 q smem", "f16 p6 q smem alone", run_f16split<64, 64, 2, 4, true>);
+    f16_both(v, "f16 p6 no pp", "f16 p6 no pp alone", run_f16split<64, 64, 2, 4, false, true>);
+    v.push_back({"f16 pre-pass", run_f16_prepass_t<kF16SplitThreads>, nullptr, false});
     // The pre-pass's block of 256 and 512 threads (2 and 1 groups of 8 floats of K and V
     // each) against the op's 128.
     v.push_back({"f16 pre-pass t256", run_f16_prepass_t<256>, nullptr, false});
@@ -257,12 +252,9 @@ std::vector<Variant> variants() {
          run_ws<128, 64, 2, 2, 1, 0, false, 1, false, true>, false);
     // The 2 x fp16 split at head dim 128 (pipe 6's variant: two stages, P V in halves, one
     // tile at a time; fa19i): the op's (ping-pong), without the ping-pong, its pre-pass.
-    f16_both(v, "f16 e128 p6 op", "f16 e128 p6 op alone", run_f16split<128, 64, 2, 2, true>,
-             run_f16_prepass);
-    f16_both(v, "f16 e128 no pp", "f16 e128 no pp alone", run_f16split<128, 64, 2, 2, false>,
-             run_f16_prepass);
-    v.push_back({"f16 e128 pre-pass", [](KernelArgs a, int64_t, int64_t) { run_f16_prepass(a); },
-                 nullptr, false});
+    f16_both(v, "f16 e128 p6 op", "f16 e128 p6 op alone", run_f16split<128, 64, 2, 2, true>);
+    f16_both(v, "f16 e128 no pp", "f16 e128 no pp alone", run_f16split<128, 64, 2, 2, false>);
+    v.push_back({"f16 e128 pre-pass", run_f16_prepass_t<kF16SplitThreads>, nullptr, false});
     v.push_back({"f16 e128 pre-pass t256", run_f16_prepass_t<256>, nullptr, false});
   }
   return v;
