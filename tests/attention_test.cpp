@@ -744,6 +744,59 @@ TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
   }
 }
 
+// ---- issue 19: the TMA pipes launched as the Vt pre-pass's programmatic dependent ----
+
+// Calls back to back on one stream, the same shapes and new values of V: each call's Vt is
+// the block the last one freed, still holding the last V; the kernel, started before its
+// pre-pass ends (PDL), copies Vt only after waiting for that grid, so each output is its
+// own problem's.
+TEST(AttentionCuda, TmaPipesReadEachCallsOwnVt) {
+  TT_REQUIRE_CUDA();
+  const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(0);
+  if (!at::kWgmmaCompiled || lim.cc_major != 9 || lim.cc_minor != 0 || !at::kWgmmaPipe1Offered) {
+    GTEST_SKIP() << "the wgmma kernels need compute capability 9.0 and this build's sm_90a code";
+  }
+  const Device gpu = Device::cuda(0);
+  PrecisionGuard guard(Precision::tf32);
+  // Every pipe with a pre-pass at head dim 64 (pipe 4 has none).
+  std::vector<at::AttnConfig> configs;
+#define TT_X(E, WG, BN, ST, MB, PIPE) \
+  if (E == 64 && PIPE != 4) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, PIPE});
+  TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
+#undef TT_X
+#define TT_X(E, WG, BN, ST, MB) \
+  if (E == 64) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, 1});
+  TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
+#undef TT_X
+  const Tensor q = Tensor::randn({4, 16, 512, 64}, 1200);
+  const Tensor k = Tensor::randn({4, 16, 512, 64}, 1201);
+  const Tensor qg = q.to(gpu), kg = k.to(gpu);
+  std::vector<Tensor> vs, vgs;
+  for (uint64_t seed : {1202u, 1203u, 1204u}) {
+    vs.push_back(Tensor::randn({4, 16, 512, 64}, seed));
+    vgs.push_back(vs.back().to(gpu));
+  }
+  for (bool causal : {false, true}) {
+    std::vector<std::vector<double>> want;
+    for (const Tensor& v : vs) {
+      want.push_back(float64_attention(q, k, v, Tensor(), causal).to_vector<double>());
+    }
+    for (const at::AttnConfig& cfg : configs) {
+      autotune::ScopedConfigOverride force("attention", cfg.to_config());
+      // Back to back: each call's scratch is freed for the next as it returns.
+      std::vector<Tensor> outs;
+      for (const Tensor& vg : vgs) {
+        outs.push_back(ops::scaled_dot_product_attention(qg, kg, vg, Tensor(), 0.0, causal));
+      }
+      for (size_t i = 0; i < vs.size(); ++i) {
+        EXPECT_LE(rel_err(outs[i].cpu().to_vector<double>(), want[i]), 2e-3)
+            << cfg.to_config().str() << (causal ? " causal" : " full") << " call " << i;
+      }
+    }
+  }
+  EXPECT_EQ(configs.size(), 8u);
+}
+
 // simt2 (the strict SGEMM-style flash kernel): every compiled variant, forced in turn,
 // at head dims 32/64/128 too.
 TEST(AttentionCuda, EverySimt2VariantMatchesFloat64) {

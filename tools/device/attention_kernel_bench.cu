@@ -102,6 +102,21 @@ void run_ws_acc(KernelArgs a, int64_t, int64_t) {
   CK(cudaGetLastError());
 }
 
+// The Vt pre-pass, then the TMA kernel (pipe 2; PP: 5) as its programmatic dependent (PDL,
+// the op's launch): the kernel's prologue, Q and K's first copies under the pre-pass's end.
+template <int E, int BN, int WG, int ST, bool PP>
+void run_ws_pdl(KernelArgs a, int64_t, int64_t) {
+  run_vt(a, false);
+  a.scale = float(a.p.scale * kLog2e);
+  AttnTmaMaps maps{};
+  if (!attention_tma_maps(a.p, a.k, a.v, vt_buffer(), vt_keys(a), BN, false, maps)) {
+    std::fprintf(stderr, "no tensor map\n");
+    std::exit(1);
+  }
+  CK((launch_ws_kernel<E, BN, WG, ST, 1, 1, false, PP>(a, vt_buffer(), vt_keys(a), maps, nullptr,
+                                                       true)));
+}
+
 // accurate with the 2 x fp16 split (pipe 6): its pre-pass's scratch, the largest shape's.
 void* f16_scratch(const KernelArgs& a) {
   static void* s = nullptr;
@@ -190,6 +205,9 @@ std::vector<Variant> variants() {
     // leaves the consumers 240: 52 bytes spilled).
     both(v, "wg p5 wg2 bn128 st3", "wg p5 wg2 bn128 alone",
          run_ws<64, 128, 2, 3, 1, 0, false, 1, false, true>, false);
+    // With the pre-pass, the kernel its programmatic dependent (the op's launch).
+    v.push_back({"wg p5 wg2 bn64 st4 pdl", run_ws_pdl<64, 64, 2, 4, true>});
+    v.push_back({"wg p5 wg2 bn128 st3 pdl", run_ws_pdl<64, 128, 2, 3, true>});
     // V transposed by the producer (pipe 4): no pre-pass, so "alone" is the op's kernel.
     v.push_back({"wg p4 wg2 bn64 st4", run_ws<64, 64, 2, 4, 1, 0, true, 2, true>});
     diag("diag p2 wg2 loads only", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax | kDiagNoMma, true, 1>);
@@ -250,6 +268,8 @@ std::vector<Variant> variants() {
          false);
     both(v, "wg p5 wg2 bn64 st2", "wg p5 wg2 bn64 alone",
          run_ws<128, 64, 2, 2, 1, 0, false, 1, false, true>, false);
+    v.push_back({"wg p2 wg1 bn64 st3 pdl", run_ws_pdl<128, 64, 1, 3, false>});
+    v.push_back({"wg p5 wg2 bn64 st2 pdl", run_ws_pdl<128, 64, 2, 2, true>});
     // The 2 x fp16 split at head dim 128 (pipe 6's variant: two stages, P V in halves, one
     // tile at a time; fa19i): the op's (ping-pong), without the ping-pong, its pre-pass.
     f16_both(v, "f16 e128 p6 op", "f16 e128 p6 op alone", run_f16split<128, 64, 2, 2, true>);

@@ -25,6 +25,7 @@ constexpr int ws_loader(int pipe) { return pipe == 1 ? 0 : pipe == 2 || pipe == 
 template <int E, int BN, int WG, int ST, int MB, int LD, bool VT, bool PP, bool ACC = false>
 void launch_ws(const KernelArgs& args, const float* vt, int64_t sp, const AttnTmaMaps& maps,
                cudaStream_t stream) {
+  // The kernel runs as the Vt pre-pass's programmatic dependent (pipe 4 has none).
   // The host's formulas (attention_config.cpp: wgmma_ws_smem_bytes, wgmma_tma_smem_bytes)
   // are the kernel's own.
   constexpr int kParts = ACC ? 4 : VT ? 3 : 2, kBars = VT || ACC ? 3 : 2;
@@ -32,7 +33,8 @@ void launch_ws(const KernelArgs& args, const float* vt, int64_t sp, const AttnTm
       WsTraits<E, BN, WG, ST, MB, VT, ACC>::kSmemBytes ==
           (64 * WG * E * (ACC ? 2 : 1) + ST * kParts * BN * E) * 4 + kBars * ST * 8 + 1024,
       "wgmma_ws_smem_bytes");
-  TT_CUDA_CHECK((launch_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP, ACC>(args, vt, sp, maps, stream)));
+  TT_CUDA_CHECK((launch_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP, ACC>(args, vt, sp, maps, stream,
+                                                                      !VT && vt != nullptr)));
   TT_CUDA_CHECK_LAUNCH();
 }
 

@@ -316,6 +316,12 @@ __device__ __forceinline__ void q_fragments(uint32_t (&qf)[E / 8][4], const Kern
 // the rest, v - hi rounded to TF32, into the same place of a second array.
 __global__ void __launch_bounds__(256)
     attention_vt_kernel(KernelArgs a, float* vt, float* lo, int64_t sp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // The warp-specialized kernel, launched as this one's programmatic dependent, may start
+  // its prologue now; its producer waits for this grid before the first copy of Vt (a
+  // no-op before a plain launch).
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
   __shared__ float tile[32][33];
   const AttentionProblem& p = a.p;
   const int64_t b = blockIdx.z;
@@ -533,6 +539,13 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
       : "memory");
 }
 
+// Waits for the grid this one depends on (PDL: the pre-pass) to finish and its writes to be
+// visible, then orders this thread's TMA (async proxy) reads after them.
+__device__ __forceinline__ void grid_dependency_wait() {
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("fence.proxy.async.global;\n" ::: "memory");
+}
+
 // ---- pipe 2 and 3: K and Vt by TMA, pipe 3 multicast across a 2-CTA cluster ----
 
 // The tensor maps of the TMA pipelines: K as [batch dims..., S, E] (five dims: E, S, then
@@ -719,7 +732,7 @@ template <int E, int BN, int WG, int STAGES, int MINB = 1, int LD = 0, bool VT =
           bool QR = (E * BN <= 64 * 64 && MINB == 1 && !ACC)>
 __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     attention_wgmma_ws_kernel(const __grid_constant__ KernelArgs a, const float* vt, int64_t sp,
-                              const __grid_constant__ AttnTmaMaps maps) {
+                              const __grid_constant__ AttnTmaMaps maps, bool vt_dependent) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using T = WsTraits<E, BN, WG, STAGES, MINB, VT, ACC>;
   static_assert(!VT || LD != 0, "the in-kernel V transpose reads V's tile by TMA");
@@ -789,6 +802,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     sm90::detail::setmaxnreg_dec<T::kProducerRegs>();
     if constexpr (LD == 0) {
       const float* vtb = vt + b * E * sp;
+      if (vt_dependent) grid_dependency_wait();
       for (int tile = 0; tile < ((DIAG & kDiagNoLoads) ? 0 : tiles); ++tile) {
         const int s = tile % STAGES;
         if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
@@ -842,6 +856,9 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
             tma_load(ks + 2 * BN * E, &maps.v, kc, &vload[s]);
           }
         } else if (CL == 1 || rank == 1) {
+          // vt_dependent: the pre-pass's grid before the first copy of Vt (K's copies,
+          // from the problem's own tensor, went out already).
+          if (vt_dependent && tile == 0) grid_dependency_wait();
 #pragma unroll
           for (int q = 0; q < BN / 32; ++q) {
             const int32_t vc[2] = {n0 + 32 * q, vrow};
@@ -1106,6 +1123,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
   (void)vt;
   (void)sp;
   (void)maps;
+  (void)vt_dependent;
 #endif
 }
 
@@ -1115,7 +1133,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
 template <int E, int BN, int WG, int ST, int MB, int LD, bool VT, bool PP, bool ACC = false,
           int DIAG = 0, bool QR = (E * BN <= 64 * 64 && MB == 1 && !ACC)>
 cudaError_t launch_ws_kernel(const KernelArgs& a, const float* vt, int64_t sp,
-                             const AttnTmaMaps& maps, cudaStream_t stream) {
+                             const AttnTmaMaps& maps, cudaStream_t stream,
+                             bool vt_dependent = false) {
   using Tr = WsTraits<E, BN, WG, ST, MB, VT, ACC>;
   const auto kernel = attention_wgmma_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP, ACC, DIAG, QR>;
   const cudaError_t e =
@@ -1123,7 +1142,11 @@ cudaError_t launch_ws_kernel(const KernelArgs& a, const float* vt, int64_t sp,
   if (e != cudaSuccess) return e;
   constexpr int kCluster = LD == 2 ? 2 : 1;
   const int64_t m_tiles = (a.p.L + Tr::kBM - 1) / Tr::kBM;
-  cudaLaunchAttribute cluster = gemm::sm90::detail::cluster_attribute(kCluster);
+  // vt_dependent: launched as the Vt pre-pass's programmatic dependent (PDL), so that this
+  // kernel's prologue, Q's loads and K's first copies run under the pre-pass's last blocks.
+  cudaLaunchAttribute attrs[2] = {gemm::sm90::detail::cluster_attribute(kCluster), {}};
+  attrs[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attrs[1].val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t lc{};
   lc.gridDim = kCluster == 1
                    ? query_tile_grid(a.p, Tr::kBM)
@@ -1132,9 +1155,9 @@ cudaError_t launch_ws_kernel(const KernelArgs& a, const float* vt, int64_t sp,
   lc.blockDim = dim3(Tr::kThreads);
   lc.dynamicSmemBytes = static_cast<size_t>(Tr::kSmemBytes);
   lc.stream = stream;
-  lc.attrs = &cluster;
-  lc.numAttrs = kCluster > 1 ? 1 : 0;
-  return cudaLaunchKernelEx(&lc, kernel, a, vt, sp, maps);
+  lc.attrs = kCluster > 1 ? attrs : attrs + 1;
+  lc.numAttrs = (kCluster > 1 ? 1 : 0) + (vt_dependent ? 1 : 0);
+  return cudaLaunchKernelEx(&lc, kernel, a, vt, sp, maps, vt_dependent);
 }
 
 }  // namespace
