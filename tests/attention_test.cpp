@@ -816,6 +816,62 @@ TEST(AttentionCuda, EverySimt2VariantMatchesFloat64) {
   // four variants per head dim, each case once
   EXPECT_EQ(expect_variants_match_float64(cases, variants, 700), 4u * 12u);
 }
+
+// ---- issue 19, eleventh step: the fp16 split, many units and calls back to back (fa19j) ----
+
+// Many of the pre-pass's units ((batch-head, 64-key tile)s; 40 heads: a whole group of 32
+// of the causal order and a part one): full and causal, L != S both ways, boolean masks
+// with a fully masked row, head dims 64 and 128, against float64.
+TEST(AttentionCuda, F16SplitWalksManyUnits) {
+  TT_REQUIRE_CUDA();
+  TT_SKIP_UNLESS_F16SPLIT();
+  const std::vector<HardCase> cases = {
+      {1, 40, 200, 1100, 64, false, 2, false},
+      {1, 40, 1100, 700, 64, true, 0, false},
+      {1, 40, 300, 1100, 128, true, 0, false},
+      {2, 20, 130, 900, 128, false, 2, false},
+  };
+  std::vector<ForcedVariant> variants;
+#define TT_X(E, WG, BN, ST, PIPE) \
+  variants.push_back({E, Precision::accurate, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
+  TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
+#undef TT_X
+  EXPECT_EQ(expect_variants_match_float64(cases, variants, 1990), 4u);
+}
+
+// Back to back on one stream, nothing synchronized in between: each call's scratch (the
+// caching allocator hands the same block again) holds the last call's split; a call
+// reads only its own K and V. Each output equals the same inputs' run alone, bit for bit
+// (the kernels are deterministic), full and causal, head dims 64 and 128.
+TEST(AttentionCuda, F16SplitBackToBackCallsReadTheirOwnSplit) {
+  TT_REQUIRE_CUDA();
+  TT_SKIP_UNLESS_F16SPLIT();
+  const Device gpu = Device::cuda(0);
+  PrecisionGuard guard(Precision::accurate);
+  const autotune::ScopedConfigOverride force(
+      "attention", at::AttnConfig{at::Impl::kWgmma, 8, 4, 64, 6}.to_config());
+  for (int64_t E : {64, 128}) {
+    for (bool causal : {false, true}) {
+      const Shape shape{2, 16, 512, E};
+      const Tensor q = Tensor::randn(shape, 1995).to(gpu);
+      std::vector<Tensor> ks, vs;
+      for (uint64_t i = 0; i < 3; ++i) {
+        ks.push_back(Tensor::randn(shape, 1996 + 2 * i).to(gpu));
+        vs.push_back(Tensor::randn(shape, 1997 + 2 * i).to(gpu));
+      }
+      const auto run = [&](size_t i) {
+        return ops::scaled_dot_product_attention(q, ks[i], vs[i], Tensor(), 0.0, causal);
+      };
+      std::vector<Tensor> chained;
+      for (size_t i = 0; i < 3; ++i) chained.push_back(run(i));
+      for (size_t i = 0; i < 3; ++i) {
+        const Tensor alone = run(i).cpu();
+        EXPECT_EQ(max_abs_diff(chained[i].cpu(), alone), 0.0)
+            << "call " << i << " E" << E << (causal ? " causal" : " full");
+      }
+    }
+  }
+}
 #endif
 
 #if TT_CUDA
