@@ -29,7 +29,8 @@
 //            apart and each tile's P V promoted into O by IEEE FMA. Offered in tf32 and accurate
 //            modes only (strict promises IEEE FMA arithmetic).
 //   wgmma    sm_90a (sm90/attention_wgmma.cu): both products on warpgroup MMAs, V
-//            transposed by a pre-pass (tf32 wgmma reads B K-major only), K/Vt tiles by
+//            transposed by a pre-pass (tf32 wgmma reads B K-major only; pipes 1-3 and 5,
+//            like pipe 6, launch as its programmatic dependent), K/Vt tiles by
 //            cp.async into swizzled shared memory; pipe 0 block-synchronous (tf32 at head
 //            dims 64/128, accurate at 64), pipe 1 warp-specialized (a producer
 //            warpgroup, an mbarrier ring; each consumer runs tile t - 1's P V under
@@ -42,7 +43,7 @@
 //            pipe 2 and 5 with the 3xTF32 split of both products (K's lo split by the producer's
 //            spare warps, Vt's lo from the pre-pass); pipe 6 (accurate only) pipe 5's
 //            ping-pong with the 2 x fp16 split instead (hi + 2^-11 lo per operand, per-row
-//            and per-head power-of-two scales, fp16 wgmma at twice tf32's rate; K and V
+//            and per-64-key-tile power-of-two scales, fp16 wgmma at twice tf32's rate; K and V
 //            split by a pre-pass; sm90/attention_wgmma_f16split.cuh), also at head dim
 //            128 (P V in halves of 64 columns, one tile at a time; accurate's only wgmma
 //            kernel there). Compute capability 9.0 only.
