@@ -75,8 +75,11 @@ void run_wgmma(KernelArgs a, int64_t T, int64_t BH) {
   CK(cudaGetLastError());
 }
 
+// PDL: launched as the Vt pre-pass's programmatic dependent (the op's launch; the caller
+// runs the pre-pass right before).
 template <int E, int BN, int WG, int ST, int MB = 1, int DIAG = 0,
-          bool QR = (E * BN <= 64 * 64 && MB == 1), int LD = 0, bool VT = false, bool PP = false>
+          bool QR = (E * BN <= 64 * 64 && MB == 1), int LD = 0, bool VT = false, bool PP = false,
+          bool PDL = false>
 void run_ws(KernelArgs a, int64_t T, int64_t BH) {
   a.scale = float(a.p.scale * kLog2e);
   AttnTmaMaps maps{};
@@ -85,7 +88,7 @@ void run_ws(KernelArgs a, int64_t T, int64_t BH) {
     std::exit(1);
   }
   CK((launch_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP, false, DIAG, QR>(a, vt_buffer(), vt_keys(a),
-                                                                       maps, nullptr)));
+                                                                       maps, nullptr, PDL)));
   CK(cudaGetLastError());
 }
 
@@ -105,16 +108,9 @@ void run_ws_acc(KernelArgs a, int64_t, int64_t) {
 // The Vt pre-pass, then the TMA kernel (pipe 2; PP: 5) as its programmatic dependent (PDL,
 // the op's launch): the kernel's prologue, Q and K's first copies under the pre-pass's end.
 template <int E, int BN, int WG, int ST, bool PP>
-void run_ws_pdl(KernelArgs a, int64_t, int64_t) {
+void run_ws_pdl(KernelArgs a, int64_t T, int64_t BH) {
   run_vt(a, false);
-  a.scale = float(a.p.scale * kLog2e);
-  AttnTmaMaps maps{};
-  if (!attention_tma_maps(a.p, a.k, a.v, vt_buffer(), vt_keys(a), BN, false, maps)) {
-    std::fprintf(stderr, "no tensor map\n");
-    std::exit(1);
-  }
-  CK((launch_ws_kernel<E, BN, WG, ST, 1, 1, false, PP>(a, vt_buffer(), vt_keys(a), maps, nullptr,
-                                                       true)));
+  run_ws<E, BN, WG, ST, 1, 0, E * BN <= 64 * 64, 1, false, PP, true>(a, T, BH);
 }
 
 // accurate with the 2 x fp16 split (pipe 6): its pre-pass's scratch, the largest shape's.

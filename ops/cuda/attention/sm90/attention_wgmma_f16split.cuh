@@ -89,12 +89,9 @@ __global__ void __launch_bounds__(THREADS)
   const float* kb = a.k + batch_offset(p, p.k, b);
   const float* vb = a.v + batch_offset(p, p.v, b);
   const int tid = threadIdx.x;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // The kernel, launched as this one's programmatic dependent, may start its prologue
-  // now; it waits for this grid before reading what it writes (a no-op before a plain
-  // launch).
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
+  // The kernel may start its prologue now; it waits for this grid before reading what it
+  // writes.
+  let_dependents_launch();
   // Every load issued before the first use, then the maxima.
   float4 x[N][2], y[N][2];
 #pragma unroll
@@ -688,9 +685,7 @@ cudaError_t f16split_kernel(const KernelArgs& a, void* scratch, cudaStream_t str
   cfg.blockDim = dim3(Tr::kThreads);
   cfg.dynamicSmemBytes = Tr::kSmemBytes;
   cfg.stream = stream;
-  cudaLaunchAttribute pdl{};
-  pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  pdl.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchAttribute pdl = gemm::sm90::detail::pdl_attribute();
   if ((DIAG & kF16DiagNoPdl) == 0) {
     cfg.attrs = &pdl;
     cfg.numAttrs = 1;

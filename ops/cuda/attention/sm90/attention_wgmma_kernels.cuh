@@ -311,17 +311,23 @@ __device__ __forceinline__ void q_fragments(uint32_t (&qf)[E / 8][4], const Kern
   }
 }
 
+// A pre-pass lets the kernel launched as its programmatic dependent (PDL) start its
+// prologue (a no-op before a plain launch); the kernel waits for the pre-pass's grid before
+// it reads what the pre-pass writes.
+__device__ __forceinline__ void let_dependents_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
 // Vt[b][e][j'] = V[b][key(j')][e], key(j') the 0,2,4,6,1,3,5,7 order inside each group of 8,
 // rounded to TF32; zeros past S. 32 x 32 tiles through shared memory. `lo` (accurate):
 // the rest, v - hi rounded to TF32, into the same place of a second array.
 __global__ void __launch_bounds__(256)
     attention_vt_kernel(KernelArgs a, float* vt, float* lo, int64_t sp) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // The warp-specialized kernel, launched as this one's programmatic dependent, may start
-  // its prologue now; its producer waits for this grid before the first copy of Vt (a
-  // no-op before a plain launch).
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
+  // The warp-specialized kernel may start its prologue now; its producer waits for this
+  // grid before the first copy of Vt.
+  let_dependents_launch();
   __shared__ float tile[32][33];
   const AttentionProblem& p = a.p;
   const int64_t b = blockIdx.z;
@@ -1144,9 +1150,8 @@ cudaError_t launch_ws_kernel(const KernelArgs& a, const float* vt, int64_t sp,
   const int64_t m_tiles = (a.p.L + Tr::kBM - 1) / Tr::kBM;
   // vt_dependent: launched as the Vt pre-pass's programmatic dependent (PDL), so that this
   // kernel's prologue, Q's loads and K's first copies run under the pre-pass's last blocks.
-  cudaLaunchAttribute attrs[2] = {gemm::sm90::detail::cluster_attribute(kCluster), {}};
-  attrs[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attrs[1].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchAttribute attrs[2] = {gemm::sm90::detail::cluster_attribute(kCluster),
+                                  gemm::sm90::detail::pdl_attribute()};
   cudaLaunchConfig_t lc{};
   lc.gridDim = kCluster == 1
                    ? query_tile_grid(a.p, Tr::kBM)

@@ -21,6 +21,16 @@ inline cudaLaunchAttribute cluster_attribute(unsigned x) {
   return a;
 }
 
+// The launch attribute that makes a kernel its stream predecessor's programmatic dependent
+// (PDL): it may start once every block of the predecessor has triggered
+// (griddepcontrol.launch_dependents) and waits for that grid with griddepcontrol.wait.
+inline cudaLaunchAttribute pdl_attribute() {
+  cudaLaunchAttribute a{};
+  a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  a.val.programmaticStreamSerializationAllowed = 1;
+  return a;
+}
+
 // wgmma shared-memory descriptor of a K-major tile with the 128-byte swizzle: rows of
 // 128 bytes, 8-row atoms 1024 bytes apart (stride byte offset); the leading byte
 // offset is unused in this layout. The tile base must be 1024-byte aligned; a k-step
