@@ -723,24 +723,24 @@ TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
     };
     EXPECT_LE(rel_err(run(), w), 2e-3) << (causal ? "causal" : "full");
     size_t refused = 0;
-#define TT_X(E, WG, BN, ST, MB, PIPE)                                                    \
-  if (E == 64) {                                                                         \
-    const at::AttnConfig cfg{at::Impl::kWgmma, 4 * WG, 4, BN, PIPE};                     \
-    autotune::ScopedConfigOverride force("attention", cfg.to_config());                  \
-    try {                                                                                \
-      run();                                                                             \
-      ADD_FAILURE() << cfg.to_config().str() << " ran where K has no tensor map";        \
-    } catch (const Error& e) {                                                           \
-      EXPECT_NE(std::string(e.what()).find("where K's (pipe 4: and V's) strides have a " \
-                                           "tensor map"),                                \
-                std::string::npos)                                                       \
-          << e.what();                                                                   \
-      ++refused;                                                                         \
-    }                                                                                    \
+#define TT_X(E, WG, BN, ST, MB, PIPE)                                                   \
+  if (E == 64) {                                                                        \
+    const at::AttnConfig cfg{at::Impl::kWgmma, 4 * WG, 4, BN, PIPE};                    \
+    autotune::ScopedConfigOverride force("attention", cfg.to_config());                 \
+    try {                                                                               \
+      run();                                                                            \
+      ADD_FAILURE() << cfg.to_config().str() << " ran where K has no tensor map";       \
+    } catch (const Error& e) {                                                          \
+      EXPECT_NE(std::string(e.what()).find("where K's (pipe 4 and 7: and V's) strides " \
+                                           "have a tensor map"),                        \
+                std::string::npos)                                                      \
+          << e.what();                                                                  \
+      ++refused;                                                                        \
+    }                                                                                   \
   }
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
 #undef TT_X
-    EXPECT_EQ(refused, 7u);
+    EXPECT_EQ(refused, 8u);
   }
 }
 
@@ -758,10 +758,11 @@ TEST(AttentionCuda, TmaPipesReadEachCallsOwnVt) {
   }
   const Device gpu = Device::cuda(0);
   PrecisionGuard guard(Precision::tf32);
-  // Every pipe with a pre-pass at head dim 64 (pipe 4 has none).
+  // Every pipe with a pre-pass at head dim 64 (pipes 4 and 7 have none).
   std::vector<at::AttnConfig> configs;
-#define TT_X(E, WG, BN, ST, MB, PIPE) \
-  if (E == 64 && PIPE != 4) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, PIPE});
+#define TT_X(E, WG, BN, ST, MB, PIPE)               \
+  if (E == 64 && !at::transposes_v_in_kernel(PIPE)) \
+    configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, PIPE});
   TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
 #undef TT_X
 #define TT_X(E, WG, BN, ST, MB) \
@@ -974,7 +975,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     const auto pipes = [&](const ops::AttentionProblem& prob) {
       std::string out;
       for (const autotune::Config& c : at::space(prob, true, Precision::tf32, hopper).enumerate()) {
-        for (const char* pipe : {"pipe=2", "pipe=3", "pipe=4", "pipe=5"}) {
+        for (const char* pipe : {"pipe=2", "pipe=3", "pipe=4", "pipe=5", "pipe=7"}) {
           if (c.str().find(pipe) != std::string::npos) out += c.str() + ";";
         }
       }
@@ -987,6 +988,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
                                                  "impl=wgmma,warps=8,bn=64,pipe=3;"
                                                  "impl=wgmma,warps=8,bn=64,pipe=4;"
                                                  "impl=wgmma,warps=8,bn=64,pipe=5;"
+                                                 "impl=wgmma,warps=8,bn=64,pipe=7;"
                                                  "impl=wgmma,warps=8,bn=128,pipe=5;"
                                                : "")
         << pipes(p);
@@ -1006,10 +1008,12 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     // pipe 6 maps its pre-pass's buffers, not K: offered with a broadcast K too.
     EXPECT_EQ(accurate_wgmma(shared_k),
               "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;" + f16);
-    ops::AttentionProblem shared_v = heads;  // one V for every head: pipe 4 only declines
+    ops::AttentionProblem shared_v = heads;  // one V for every head: pipes 4 and 7 decline
     shared_v.v.batch[1] = 0;
     EXPECT_TRUE(at::tma_mappable(shared_v, 3));
+    EXPECT_TRUE(at::tma_mappable(shared_v, 5));
     EXPECT_FALSE(at::tma_mappable(shared_v, 4));
+    EXPECT_FALSE(at::tma_mappable(shared_v, 7));
     ops::AttentionProblem rank4 = p;
     rank4.batch_rank = 4;
     EXPECT_FALSE(at::kv_tma_mappable(rank4, rank4.k));

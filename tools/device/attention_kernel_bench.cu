@@ -206,6 +206,10 @@ std::vector<Variant> variants() {
     v.push_back({"wg p5 wg2 bn128 st3 pdl", run_ws_pdl<64, 128, 2, 3, true>});
     // V transposed by the producer (pipe 4): no pre-pass, so "alone" is the op's kernel.
     v.push_back({"wg p4 wg2 bn64 st4", run_ws<64, 64, 2, 4, 1, 0, true, 2, true>});
+    // Pipe 7: pipe 5 with V transposed by the producer's warps 1-3 as pipe 4 (no pre-pass).
+    v.push_back({"wg p7 wg2 bn64 st4", run_ws<64, 64, 2, 4, 1, 0, true, 1, true, true>});
+    diag("diag p7 loads only",
+         run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax | kDiagNoMma, true, 1, true, true>);
     diag("diag p2 wg2 loads only", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax | kDiagNoMma, true, 1>);
     diag("diag p2 wg2 no softmax", run_ws<64, 64, 2, 4, 1, kDiagNoSoftmax, true, 1>);
     diag("diag p2 wg2 no mma", run_ws<64, 64, 2, 4, 1, kDiagNoMma, true, 1>);

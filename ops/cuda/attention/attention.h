@@ -46,7 +46,8 @@
 //            and per-64-key-tile power-of-two scales, fp16 wgmma at twice tf32's rate; K and V
 //            split by a pre-pass; sm90/attention_wgmma_f16split.cuh), also at head dim
 //            128 (P V in halves of 64 columns, one tile at a time; accurate's only wgmma
-//            kernel there). Compute capability 9.0 only.
+//            kernel there); pipe 7 (tf32) pipe 5 with V transposed in the kernel as pipe 4
+//            does (no pre-pass). Compute capability 9.0 only.
 //
 // Kernel name and problem key in the tuning database:
 //   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool,align=16B,precision=P
@@ -113,7 +114,8 @@ struct AttnConfig {
   int pipe = 0;      // wgmma: 0 block-synchronous double buffer, 1 warp-specialized
                      // (cp.async), 2 the same by TMA, 3 TMA multicast in 2-CTA clusters,
                      // 4 as 3 with V transposed in the kernel (no pre-pass), 5 as 2 with the
-                     // consumers in ping-pong, 6 as 5 with the 2 x fp16 split (accurate)
+                     // consumers in ping-pong, 6 as 5 with the 2 x fp16 split (accurate),
+                     // 7 as 5 with V transposed in the kernel (tf32)
 
   autotune::Config to_config() const;
   static AttnConfig from_config(const autotune::Config& c);
@@ -171,8 +173,8 @@ inline int64_t wgmma_smem_bytes(int64_t e, int warps, int block_n, bool accurate
 }
 // pipe=1: Q, the variant's ring of K and Vt tiles (attention_variants.h), its barriers.
 int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n);
-// pipe 2-5 (K and Vt by TMA; 3: in 2-CTA clusters, multicast; 4: V transposed in the
-// kernel; 5: ping-pong): the variant's shared memory, 0 where the table has no such
+// pipe 2-5 and 7 (K and Vt by TMA; 3: in 2-CTA clusters, multicast; 4: V transposed in
+// the kernel; 5: ping-pong; 7: both): the variant's shared memory, 0 where the table has no such
 // variant (attention_variants.h: TT_ATTN_WGMMA_TMA_VARIANTS; accurate:
 // TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS, pipe 2 and 5; and pipe 6,
 // TT_ATTN_WGMMA_F16SPLIT_VARIANTS).

@@ -113,7 +113,7 @@ const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
         .field("bn", &AttnConfig::block_n,
                distinct(t, {Impl::kMma, Impl::kWgmma, Impl::kSimt2}, &AttnConfig::block_n),
                {"mma", "wgmma", "simt2"})
-        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5, 6}, {"wgmma"})
+        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5, 6, 7}, {"wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
   return d;
@@ -146,7 +146,7 @@ int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n) {
 int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool accurate) {
 #define TT_X(E, WG, BN, ST, MB, PIPE)                                                         \
   if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                           \
-    const int parts = PIPE == 4 ? 3 : 2; /* K, Vt (, V's raw tile) */                         \
+    const int parts = transposes_v_in_kernel(PIPE) ? 3 : 2; /* K, Vt (, V's raw tile) */      \
     return (int64_t{64} * WG * E + int64_t{ST} * parts * BN * E) * 4 + parts * ST * 8 + 1024; \
   }
   if (!accurate) {
@@ -178,7 +178,7 @@ int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool a
 
 int64_t smem_bytes(const AttnConfig& c, const AttentionProblem& p) {
   if (c.impl == Impl::kWgmma) {
-    if (c.pipe >= 2) return wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe, c.pipe >= 6);
+    if (c.pipe >= 2) return wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe, c.pipe == 6);
     return c.pipe == 1 ? wgmma_ws_smem_bytes(p.E, c.warps, c.block_n)
                        : wgmma_smem_bytes(p.E, c.warps, c.block_n, false);
   }
@@ -224,8 +224,13 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     // consumer (pipe 2) at 128; the cp.async pipeline (pipe 1) where they have none;
     // multicast pairs and V transposed in the kernel lost.
     // Full attention at head dim 64 takes 128-key tiles (9% at T4096, even at T1024;
-    // causal lost 22%); causal at head dim 128 the ping-pong (12% over pipe 2).
+    // causal lost 22%); causal at head dim 128 the ping-pong (12% over pipe 2). Causal at
+    // head dim 64 up to 1024 keys transposes V in the kernel (pipe 7: the pre-pass weighs
+    // most where the causal products are few; 8% at T1024, 14% slower at T4096 full).
     if (precision == Precision::tf32 && kWgmmaPipe1Offered && tma_mappable(p, 2)) {
+      if (p.E == 64 && p.causal && p.S <= 1024 && tma_mappable(p, 7)) {
+        return {Impl::kWgmma, 8, rows, 64, 7};
+      }
       if (p.E == 64) return {Impl::kWgmma, 8, rows, p.causal ? 64 : 128, 5};
       if (p.E == 128) {
         return p.causal ? AttnConfig{Impl::kWgmma, 8, rows, 64, 5}
@@ -353,13 +358,13 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
                   (c.pipe >= 2 && wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe) > 0);
          },
          {"wgmma"}});
-    // pipe 2-4 load K (4: and V) by TMA: offered where those layouts have tensor maps
-    // (else the launcher would run pipe 1's kernel under their name). pipe 6 maps its
-    // pre-pass's buffers, never K or V.
+    // pipe 2-5 and 7 load K (4 and 7: and V) by TMA: offered where those layouts have
+    // tensor maps (else the launcher would run pipe 1's kernel under their name). pipe 6
+    // maps its pre-pass's buffers, never K or V.
     rules.push_back(
-        {"wgmma pipe=2, 3 and 4 (TMA) run the variants of their head dim "
-         "(ops/cuda/attention/attention_variants.h) where K's (pipe 4: and V's) strides have "
-         "a tensor map (ops/cuda/attention/attention_tma.h)",
+        {"wgmma pipe=2, 3, 4, 5 and 7 (TMA) run the variants of their head dim "
+         "(ops/cuda/attention/attention_variants.h) where K's (pipe 4 and 7: and V's) strides "
+         "have a tensor map (ops/cuda/attention/attention_tma.h)",
          [p, acc](const AttnConfig& c) {
            if (c.pipe == 6) return acc;  // accurate's only; the first rule checks the table
            return c.pipe <= 1 || (tma_mappable(p, c.pipe) &&

@@ -22,9 +22,12 @@ inline bool kv_tma_mappable(const AttentionProblem& p, const AttnStrides& st) {
   return true;
 }
 
-// The TMA pipe's operands have maps: K, and V where the kernel transposes it (pipe 4).
+// The pipes that transpose V in the kernel (from V's own tensor map): no Vt pre-pass.
+constexpr bool transposes_v_in_kernel(int pipe) { return pipe == 4 || pipe == 7; }
+
+// The TMA pipe's operands have maps: K, and V where the kernel transposes it.
 inline bool tma_mappable(const AttentionProblem& p, int pipe) {
-  return kv_tma_mappable(p, p.k) && (pipe < 4 || kv_tma_mappable(p, p.v));
+  return kv_tma_mappable(p, p.k) && (!transposes_v_in_kernel(pipe) || kv_tma_mappable(p, p.v));
 }
 
 }  // namespace tt::ops::cuda::attention

@@ -78,7 +78,7 @@
   X(128, 1, 64, 3, 1)                \
   X(128, 2, 64, 2, 1)
 
-// wgmma pipe 2, 3 and 4 (tf32): X(E, WG, BN, STAGES, MINB, PIPE), the warp-specialized
+// wgmma pipe 2, 3, 4, 5 and 7 (tf32): X(E, WG, BN, STAGES, MINB, PIPE), the warp-specialized
 // kernel with K and Vt by TMA from one producer thread (pipe 2), in clusters of two
 // blocks that multicast each tile into both (pipe 3: each CTA loads half the stage), and
 // the same with V's raw tile multicast and transposed by the producer in shared memory
@@ -89,6 +89,9 @@
 // TMA pipes only where the maps exist. Pipe 5 with 128-key tiles (three stages; the
 // producer at 24 registers leaves the consumers 240, 52 bytes spilled) ran 9% faster
 // than 64-key tiles at B2 H16 T4096 full, the same at T1024 and 22% slower causal.
+// Pipe 7 is pipe 5 with V transposed in the kernel as pipe 4 does (no pre-pass, a third
+// part per stage): it saves the pre-pass where the products are few (causal at 1k keys)
+// and loses where they are many (docs/performance.md).
 #define TT_ATTN_WGMMA_TMA_VARIANTS(X) \
   X(64, 2, 64, 4, 1, 2)               \
   X(64, 1, 64, 2, 2, 2)               \
@@ -101,7 +104,8 @@
   X(64, 2, 64, 4, 1, 4)               \
   X(64, 2, 64, 4, 1, 5)               \
   X(64, 2, 128, 3, 1, 5)              \
-  X(128, 2, 64, 2, 1, 5)
+  X(128, 2, 64, 2, 1, 5)              \
+  X(64, 2, 64, 4, 1, 7)
 
 // wgmma pipe 2 and 5 in accurate mode (the 3xTF32 split of both products on the TMA
 // pipeline; sm90/attention_wgmma_kernels.cuh, ACC): X(E, WG, BN, STAGES, MINB, PIPE) as

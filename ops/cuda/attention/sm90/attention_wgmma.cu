@@ -18,14 +18,16 @@ namespace tt::ops::cuda::attention {
 
 namespace {
 
-// The warp-specialized kernel's LD of a pipe (1: cp.async; 2 and 5: TMA; 3 and 4: TMA
-// multicast; 4 adds VT, 5 PP).
-constexpr int ws_loader(int pipe) { return pipe == 1 ? 0 : pipe == 2 || pipe == 5 ? 1 : 2; }
+// The warp-specialized kernel's LD of a pipe (1: cp.async; 2, 5 and 7: TMA; 3 and 4: TMA
+// multicast; 4 and 7 add VT, 5 and 7 PP).
+constexpr int ws_loader(int pipe) {
+  return pipe == 1 ? 0 : pipe == 2 || pipe == 5 || pipe == 7 ? 1 : 2;
+}
 
 template <int E, int BN, int WG, int ST, int MB, int LD, bool VT, bool PP, bool ACC = false>
 void launch_ws(const KernelArgs& args, const float* vt, int64_t sp, const AttnTmaMaps& maps,
                cudaStream_t stream) {
-  // The kernel runs as the Vt pre-pass's programmatic dependent (pipe 4 has none).
+  // The kernel runs as the Vt pre-pass's programmatic dependent (pipes 4 and 7 have none).
   // The host's formulas (attention_config.cpp: wgmma_ws_smem_bytes, wgmma_tma_smem_bytes)
   // are the kernel's own.
   constexpr int kParts = ACC ? 4 : VT ? 3 : 2, kBars = VT || ACC ? 3 : 2;
@@ -86,19 +88,19 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   TT_CUDA_CHECK(cudaGetDevice(&device));
   const double scale = acc ? p.scale : p.scale * 1.4426950408889634;
   const KernelArgs args{p, a.q, a.k, a.v, a.mask, a.out, static_cast<float>(scale)};
-  TT_CHECK(c.pipe < 6 || acc,
+  TT_CHECK(c.pipe != 6 || acc,
            "attention: wgmma pipe={} (the 2 x fp16 split) runs in accurate mode only", c.pipe);
-  if (c.pipe >= 6) {
+  if (c.pipe == 6) {
     launch_f16split(c, p, args, device, stream);
     return;
   }
   TT_CHECK(c.pipe == 0 || !acc || c.pipe == 2 || c.pipe == 5,
            "attention: wgmma pipe={} runs in tf32 mode only (accurate: pipe 0, 2, 5 and 6)",
            c.pipe);
-  // pipe 2-4 read K (4: and V) through tensor maps; a layout that has none (a broadcast
-  // or a fourth batch dim: attention_tma.h) runs the same variant on cp.async (pipe 1;
-  // tf32 only: the space offers accurate's TMA pipes only where the maps exist).
-  // pipe 4 transposes V in the kernel: no pre-pass.
+  // pipe 2-5 and 7 read K (4 and 7: and V) through tensor maps; a layout that has none (a
+  // broadcast or a fourth batch dim: attention_tma.h) runs the same variant on cp.async
+  // (pipe 1; tf32 only: the space offers accurate's TMA pipes only where the maps exist).
+  // pipes 4 and 7 transpose V in the kernel: no pre-pass.
   const bool tma = c.pipe >= 2 && tma_mappable(p, c.pipe);
   TT_CHECK(!acc || c.pipe == 0 || tma,
            "attention: accurate wgmma pipe={} needs K's tensor map (attention_tma.h)", c.pipe);
@@ -109,7 +111,7 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   Tensor vt;
   float* vt_ptr = nullptr;
   float* lo_ptr = nullptr;
-  if (sp > 0 && pipe != 4) {
+  if (sp > 0 && !transposes_v_in_kernel(pipe)) {
     vt = Tensor::empty({vt_floats * (acc ? 2 : 1)}, DType::F32, Device::cuda(device));
     vt_ptr = static_cast<float*>(vt.data_ptr());
     lo_ptr = acc ? vt_ptr + vt_floats : nullptr;
@@ -121,16 +123,17 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   if (pipe >= 1) {
     AttnTmaMaps maps{};
     if (pipe >= 2) {
-      TT_CHECK(attention_tma_maps(p, a.k, a.v, vt_ptr, sp, c.block_n, pipe == 4, maps, acc),
+      TT_CHECK(attention_tma_maps(p, a.k, a.v, vt_ptr, sp, c.block_n, transposes_v_in_kernel(pipe),
+                                  maps, acc),
                "attention: cuTensorMapEncodeTiled refused the K/V maps of wgmma pipe={} (head "
                "dim {}, bn={}), or the driver has none",
                pipe, p.E, c.block_n);
     }
-#define TT_X(E_, WG_, BN_, ST_, MB_, PIPE_)                                                       \
-  if (!acc && pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {             \
-    launch_ws<E_, BN_, WG_, ST_, MB_, ws_loader(PIPE_), PIPE_ == 4, PIPE_ == 5>(args, vt_ptr, sp, \
-                                                                                maps, stream);    \
-    return;                                                                                       \
+#define TT_X(E_, WG_, BN_, ST_, MB_, PIPE_)                                            \
+  if (!acc && pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {  \
+    launch_ws<E_, BN_, WG_, ST_, MB_, ws_loader(PIPE_), transposes_v_in_kernel(PIPE_), \
+              PIPE_ == 5 || PIPE_ == 7>(args, vt_ptr, sp, maps, stream);               \
+    return;                                                                            \
   }
 #define TT_X_CP(E_, WG_, BN_, ST_, MB_) TT_X(E_, WG_, BN_, ST_, MB_, 1)
     TT_ATTN_WGMMA_WS_VARIANTS(TT_X_CP)

@@ -665,6 +665,62 @@ struct PingPong {
   }
 };
 
+// The in-kernel V transpose writes Vt's K-major tile (swz()'s panels, keys in the
+// pre-pass's 0,2,4,6,1,3,5,7 order of each 8, rounded to TF32) in 4 x 4 blocks: item i
+// reads four keys' 16 bytes of columns 4a .. 4a + 3 and writes four Vt rows' 16 bytes of
+// Vt positions 4c4 .. 4c4 + 3 (keys key0 + 0, 2, 4, 6). The eight lanes of a quarter-warp
+// (one 16-byte access phase) take eight consecutive column chunks (distinct banks for
+// reads of one shared-memory row, whole 128-byte lines of a global one) and, by pairs,
+// four key chunks rotated by the round, so that the writes' swizzled chunks ((key
+// chunk) ^ (row % 8)) are distinct too. (One thread a 4-byte read per element, the
+// first version, ran 8-14% slower through pipes 4 and 7: docs/performance.md.)
+struct VtBlock {
+  int a, c4, key0;
+};
+template <int E>
+__device__ __forceinline__ VtBlock vt_block(int i) {
+  constexpr int kColGroups = E / 32;
+  const int lane8 = i % 8, round = i / 8;
+  const int turn = round % 4, col_group = (round / 4) % kColGroups;
+  const int key_group = round / (4 * kColGroups);
+  VtBlock blk;
+  blk.a = 8 * col_group + lane8;
+  blk.c4 = 4 * key_group + ((lane8 >> 1) + turn) % 4;
+  blk.key0 = (blk.c4 / 2) * 8 + (blk.c4 & 1);
+  return blk;
+}
+__device__ __forceinline__ float float4_at(const float4& v, int j) {
+  return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
+}
+// Block `blk`'s four keys x[k] (columns 4a .. 4a + 3) into Vt's four rows.
+template <int E>
+__device__ __forceinline__ void store_vt_block(float* vt, const VtBlock& blk,
+                                               const float4 (&x)[4]) {
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    *reinterpret_cast<float4*>(vt + swz(4 * blk.a + j, blk.c4, E)) =
+        make_float4(tf32_rna(float4_at(x[0], j)), tf32_rna(float4_at(x[1], j)),
+                    tf32_rna(float4_at(x[2], j)), tf32_rna(float4_at(x[3], j)));
+  }
+}
+
+// V's raw tile in shared memory (pipes 4 and 7: by TMA, [BN keys][E], unswizzled) into
+// Vt, by `n` threads from `t`.
+template <int E, int BN>
+__device__ __forceinline__ void transpose_v_tile(float* vt, const float* vraw, int t, int n) {
+  static_assert(E % 32 == 0 && BN % 16 == 0, "whole groups of 8 column and 4 key chunks");
+#pragma unroll 1
+  for (int i = t; i < E * BN / 16; i += n) {
+    const VtBlock blk = vt_block<E>(i);
+    float4 x[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      x[k] = *reinterpret_cast<const float4*>(vraw + (blk.key0 + 2 * k) * E + 4 * blk.a);
+    }
+    store_vt_block<E>(vt, blk, x);
+  }
+}
+
 // Diagnostics of the pipe=1 kernel (DIAG bits; the kernel bench alone instantiates them,
 // their output is meaningless): where its time goes, by leaving a part out.
 constexpr int kDiagNoSoftmax = 1;  // no mask or softmax: P is S as it stands
@@ -687,8 +743,14 @@ struct WsTraits {
   // fits 24, and its consumers spill 76 bytes at 232 (pipe 2), none at 240. 128-key
   // tiles (bench only: TMA) likewise take 240.
   static constexpr int kProducerRegs = ACC || BN >= 128 ? 24 : 56;
-  static constexpr int kConsumerRegsRaw = (65536 / MINB - 128 * kProducerRegs) / (128 * WG);
+  // setmaxnreg moves registers only within what the block holds at launch (the launch
+  // bound's share a thread, in steps of 8): past it, the consumers' increase waits forever.
+  static constexpr int kLaunchRegs = 65536 / MINB / kThreads / 8 * 8;
+  static constexpr int kConsumerRegsRaw =
+      (kLaunchRegs * kThreads - 128 * kProducerRegs) / (128 * WG);
   static constexpr int kConsumerRegs = (kConsumerRegsRaw > 240 ? 240 : kConsumerRegsRaw) / 8 * 8;
+  static_assert(128 * kProducerRegs + 128 * WG * kConsumerRegs <= kLaunchRegs * kThreads,
+                "setmaxnreg past the block's registers at launch");
   static constexpr int kQBytes = kBM * E * 4 * (ACC ? 2 : 1);
   static constexpr int kKBytes = BN * E * 4;
   // K, Vt (, V's raw tile; ACC: K's lo, Vt's lo)
@@ -717,13 +779,14 @@ struct WsTraits {
 // step: its lighter (causal) CTA waits for and gives back the tiles only its partner
 // uses, and each stage comes back to a producer once the consumers of both CTAs are
 // done with it (the empty barriers count both CTAs' warps).
-// VT (pipe 4, with LD 2): no pre-pass; V's raw tile comes by TMA (CTA 1 of the pair
-// multicasts it) into the stage's third part, and the producer's warps 1-3 transpose it
-// into Vt there (keys in Vt's order, rounded to TF32), fence it for the async proxy and
-// arrive on the stage's full barrier beside the TMA's bytes.
-// PP (pipe 5, with LD 1 and two consumers): FlashAttention-3's ping-pong on top: the
-// consumers take turns to issue their wgmma (two named barriers), so one's softmax runs
-// under the other's products.
+// VT (pipe 4 with LD 2, pipe 7 with LD 1 and PP): no pre-pass; V's raw tile comes by
+// TMA (pipe 4: CTA 1 of the pair multicasts it) into the stage's third part, and the
+// producer's warps 1-3 transpose it into Vt there (keys in Vt's order, rounded to TF32),
+// fence it for the async proxy and arrive on the stage's full barrier beside the TMA's
+// bytes.
+// PP (pipes 5 and 7, with LD 1 and two consumers): FlashAttention-3's ping-pong on top:
+// the consumers take turns to issue their wgmma (two named barriers), so one's softmax
+// runs under the other's products.
 // ACC (accurate; LD 1, head dim 64): the 3xTF32 split of pipe 0's accurate kernel on
 // this pipeline. Q's hi and lo in shared memory; K's tile lands on its own barrier
 // (`kload`) and the producer's warps 1-3 write its lo beside it (fence, then arrive on
@@ -898,21 +961,13 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     } else if (VT && tid >= 128 * WG + 32) {
       // Warps 1-3: V's raw tile [BN][E] into Vt's place, Vt[e][j'] = V[key(j')][e] with
       // key(j') the 0,2,4,6,1,3,5,7 order of each 8 (the pre-pass's), rounded to TF32.
-      // A warp reads 32 consecutive e of one key row (no bank conflict) and writes 16
-      // bytes per lane into 32 rows whose swizzle spreads each 8 over all banks.
       const int ttid = tid - 128 * WG - 32;
       for (int tile = 0; tile < ((DIAG & kDiagNoLoads) ? 0 : ctiles); ++tile) {
         const int s = tile % STAGES;
         mbar_wait(&vload[s], (tile / STAGES) & 1);
         const float* vraw = stage_k(s) + 2 * BN * E;
         float* vs = stage_k(s) + BN * E;
-#pragma unroll 2
-        for (int i = ttid; i < E * BN / 4; i += 96) {
-          const int e = i % E, c4 = i / E;
-          const float* col = vraw + ((c4 / 2) * 8 + (c4 & 1)) * E + e;
-          *reinterpret_cast<float4*>(vs + swz(e, c4, E)) = make_float4(
-              tf32_rna(col[0]), tf32_rna(col[2 * E]), tf32_rna(col[4 * E]), tf32_rna(col[6 * E]));
-        }
+        transpose_v_tile<E, BN>(vs, vraw, ttid, 96);
         // The consumers' wgmma reads Vt through the async proxy.
         hand_over(&full[s]);
       }
