@@ -744,6 +744,54 @@ TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
   }
 }
 
+// One V for every head (a batch stride of 0) with K mapped: the pipes that read Vt from
+// the pre-pass (2, 3, 5) run and match float64; those that transpose V in the kernel from
+// V's own map (4, 7) are refused with the rule's sentence.
+TEST(AttentionCuda, TmaPipesWhereVAloneHasNoTensorMap) {
+  TT_REQUIRE_CUDA();
+  const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(0);
+  if (!at::kWgmmaCompiled || lim.cc_major != 9 || lim.cc_minor != 0 || !at::kWgmmaPipe1Offered) {
+    GTEST_SKIP() << "the wgmma kernels need compute capability 9.0 and this build's sm_90a code";
+  }
+  const Tensor q = Tensor::randn({2, 3, 150, 64}, 910);
+  const Tensor k = Tensor::randn({2, 3, 140, 64}, 911);
+  const Tensor v1 = Tensor::randn({2, 1, 140, 64}, 912);
+  const Tensor v = v1.expand({2, 3, 140, 64});
+  const Device gpu = Device::cuda(0);
+  const Tensor qg = q.to(gpu), kg = k.to(gpu), vg = v1.to(gpu).expand({2, 3, 140, 64});
+  ASSERT_EQ(vg.strides()[1], 0);
+  PrecisionGuard guard(Precision::tf32);
+  for (bool causal : {false, true}) {
+    const std::vector<double> w = float64_attention(q, k, v, Tensor(), causal).to_vector<double>();
+    size_t ran = 0, refused = 0;
+#define TT_X(E, WG, BN, ST, MB, PIPE)                                                             \
+  if (E == 64) {                                                                                  \
+    const at::AttnConfig cfg{at::Impl::kWgmma, 4 * WG, 4, BN, PIPE};                              \
+    autotune::ScopedConfigOverride force("attention", cfg.to_config());                           \
+    try {                                                                                         \
+      const std::vector<double> g =                                                               \
+          ops::scaled_dot_product_attention(qg, kg, vg, Tensor(), 0.0, causal)                    \
+              .cpu()                                                                              \
+              .to_vector<double>();                                                               \
+      EXPECT_FALSE(at::transposes_v_in_kernel(PIPE)) << cfg.to_config().str() << " ran";          \
+      EXPECT_LE(rel_err(g, w), 2e-3) << cfg.to_config().str() << (causal ? " causal" : "");       \
+      ++ran;                                                                                      \
+    } catch (const Error& e) {                                                                    \
+      EXPECT_TRUE(at::transposes_v_in_kernel(PIPE)) << cfg.to_config().str() << ": " << e.what(); \
+      EXPECT_NE(std::string(e.what()).find("where K's (pipe 4 and 7: and V's) strides "           \
+                                           "have a tensor map"),                                  \
+                std::string::npos)                                                                \
+          << e.what();                                                                            \
+      ++refused;                                                                                  \
+    }                                                                                             \
+  }
+    TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
+#undef TT_X
+    EXPECT_EQ(ran, 6u);
+    EXPECT_EQ(refused, 2u);
+  }
+}
+
 // ---- issue 19: the TMA pipes launched as the Vt pre-pass's programmatic dependent ----
 
 // Calls back to back on one stream, the same shapes and new values of V: each call's Vt is
@@ -915,6 +963,27 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
   }
   EXPECT_EQ(at::problem_key(p, true, Precision::tf32),
             "b=4,l=100,s=100,e=64,ev=64,causal=0,mask=none,align=16B,precision=tf32");
+  // A layout without K's or V's tensor map has a space of its own (no TMA pipe, or none
+  // that reads V through its map): another key, so that neither shares the other's
+  // cached space.
+  {
+    ops::AttentionProblem shared_k = p, shared_v = p;
+    shared_k.batch_rank = shared_v.batch_rank = 2;
+    shared_k.batch[0] = shared_v.batch[0] = 2;
+    shared_k.batch[1] = shared_v.batch[1] = 2;
+    for (ops::AttentionProblem* q : {&shared_k, &shared_v}) {
+      for (ops::AttnStrides* st : {&q->q, &q->k, &q->v, &q->out}) {
+        st->batch[0] = 2 * 100 * 64;
+        st->batch[1] = 100 * 64;
+      }
+    }
+    shared_k.k.batch[1] = 0;
+    shared_v.v.batch[1] = 0;
+    EXPECT_EQ(at::problem_key(shared_k, true, Precision::tf32),
+              "b=4,l=100,s=100,e=64,ev=64,causal=0,mask=none,maps=none,align=16B,precision=tf32");
+    EXPECT_EQ(at::problem_key(shared_v, true, Precision::tf32),
+              "b=4,l=100,s=100,e=64,ev=64,causal=0,mask=none,maps=k,align=16B,precision=tf32");
+  }
   // wgmma: tf32 only, head dims 64 and 128, compute capability 9.0 only.
   if (at::kWgmmaCompiled) {
     const auto offers_wgmma = [](const ops::AttentionProblem& prob, Precision prec,

@@ -195,8 +195,8 @@ int64_t smem_bytes(const AttnConfig& c, const AttentionProblem& p) {
 }
 
 std::string problem_key(const AttentionProblem& p, bool aligned, Precision precision) {
-  return autotune::ProblemKey()
-      .add("b", p.batch_count())
+  autotune::ProblemKey key;
+  key.add("b", p.batch_count())
       .add("l", p.L)
       .add("s", p.S)
       .add("e", p.E)
@@ -204,10 +204,17 @@ std::string problem_key(const AttentionProblem& p, bool aligned, Precision preci
       .add("causal", p.causal ? 1 : 0)
       .add("mask", p.mask_kind == AttnMask::kNone       ? "none"
                    : p.mask_kind == AttnMask::kAdditive ? "add"
-                                                        : "bool")
-      .add_align_floats(aligned ? 4 : 1)
-      .add_precision(precision)
-      .str();
+                                                        : "bool");
+  // The TMA pipes need K's (pipes 4 and 7: and V's) tensor maps, so the space depends on
+  // the layout: a problem without them is another key (its cached space and its tuned
+  // entries apart from the same shape's with maps). Only then: the usual layouts' keys,
+  // and the databases' entries, stay as they were.
+  if (!kv_tma_mappable(p, p.k)) {
+    key.add("maps", "none");
+  } else if (!kv_tma_mappable(p, p.v)) {
+    key.add("maps", "k");
+  }
+  return key.add_align_floats(aligned ? 4 : 1).add_precision(precision).str();
 }
 
 AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bool wgmma_ok,
