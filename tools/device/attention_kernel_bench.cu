@@ -334,7 +334,11 @@ int main() {
                                      {8, 16, 1024, 64, true},
                                      {2, 16, 4096, 64, false},
                                      {8, 16, 1024, 128, false},
-                                     {8, 16, 1024, 128, true}};
+                                     {8, 16, 1024, 128, true},
+                                     // Where causal pipe 7's lead ends (the default's bound).
+                                     {16, 16, 512, 64, true},
+                                     {4, 16, 2048, 64, true},
+                                     {2, 16, 4096, 64, true}};
   char* flush = nullptr;
   CK(cudaMalloc(&flush, 256 << 20));
   std::mt19937 gen(7);
