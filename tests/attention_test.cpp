@@ -9,7 +9,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "autotune/lookup.h"
@@ -696,24 +699,27 @@ TEST(AttentionCuda, F16SplitAtHeadDim128WalksManyTiles) {
   EXPECT_EQ(expect_variants_match_float64(cases, variants, 1950), 4u);
 }
 
-// Where K has no tensor map (one K for every head: a batch stride of 0) the space
-// offers no TMA pipe (forcing one is refused with the rule's sentence) and the op's
-// default runs right.
-TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
-  TT_REQUIRE_CUDA();
-  const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(0);
-  if (!at::kWgmmaCompiled || lim.cc_major != 9 || lim.cc_minor != 0 || !at::kWgmmaPipe1Offered) {
-    GTEST_SKIP() << "the wgmma kernels need compute capability 9.0 and this build's sm_90a code";
-  }
-  const Tensor q = Tensor::randn({2, 3, 150, 64}, 900);
-  const Tensor k1 = Tensor::randn({2, 1, 140, 64}, 901);
-  const Tensor k = k1.expand({2, 3, 140, 64});
-  const Tensor v = Tensor::randn({2, 3, 140, 64}, 902);
+// One of K and V shared by every head (a batch stride of 0, made on the GPU so that it
+// reaches the kernels): the op's default runs right, and each head-dim-64 TMA variant
+// forced in turn either runs and matches float64 (where `runs(pipe)`) or is refused with
+// the TMA rule's sentence. Returns {ran, refused} over full and causal attention.
+std::pair<size_t, size_t> force_tma_pipes_with_shared(bool shared_k,
+                                                      const std::function<bool(int)>& runs) {
+  const uint64_t seed = shared_k ? 900 : 910;
+  const Tensor q = Tensor::randn({2, 3, 150, 64}, seed);
+  const Tensor one = Tensor::randn({2, 1, 140, 64}, seed + 1);
+  const Tensor other = Tensor::randn({2, 3, 140, 64}, seed + 2);
+  const Tensor shared = one.expand({2, 3, 140, 64});
+  const Tensor& k = shared_k ? shared : other;
+  const Tensor& v = shared_k ? other : shared;
   const Device gpu = Device::cuda(0);
-  // Expanded on the GPU, so the stride 0 reaches the kernels.
-  const Tensor qg = q.to(gpu), kg = k1.to(gpu).expand({2, 3, 140, 64}), vg = v.to(gpu);
-  ASSERT_EQ(kg.strides()[1], 0);
+  const Tensor shared_g = one.to(gpu).expand({2, 3, 140, 64});
+  EXPECT_EQ(shared_g.strides()[1], 0);
+  const Tensor qg = q.to(gpu), other_g = other.to(gpu);
+  const Tensor& kg = shared_k ? shared_g : other_g;
+  const Tensor& vg = shared_k ? other_g : shared_g;
   PrecisionGuard guard(Precision::tf32);
+  size_t ran = 0, refused = 0;
   for (bool causal : {false, true}) {
     const std::vector<double> w = float64_attention(q, k, v, Tensor(), causal).to_vector<double>();
     const auto run = [&] {
@@ -721,75 +727,55 @@ TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
           .cpu()
           .to_vector<double>();
     };
-    EXPECT_LE(rel_err(run(), w), 2e-3) << (causal ? "causal" : "full");
-    size_t refused = 0;
-#define TT_X(E, WG, BN, ST, MB, PIPE)                                                   \
-  if (E == 64) {                                                                        \
-    const at::AttnConfig cfg{at::Impl::kWgmma, 4 * WG, 4, BN, PIPE};                    \
-    autotune::ScopedConfigOverride force("attention", cfg.to_config());                 \
-    try {                                                                               \
-      run();                                                                            \
-      ADD_FAILURE() << cfg.to_config().str() << " ran where K has no tensor map";       \
-    } catch (const Error& e) {                                                          \
-      EXPECT_NE(std::string(e.what()).find("where K's (pipe 4 and 7: and V's) strides " \
-                                           "have a tensor map"),                        \
-                std::string::npos)                                                      \
-          << e.what();                                                                  \
-      ++refused;                                                                        \
-    }                                                                                   \
-  }
+    EXPECT_LE(rel_err(run(), w), 2e-3) << "the default" << (causal ? " causal" : "");
+    std::vector<at::AttnConfig> configs;
+#define TT_X(E, WG, BN, ST, MB, PIPE) \
+  if (E == 64) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, PIPE});
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
 #undef TT_X
-    EXPECT_EQ(refused, 8u);
+    for (const at::AttnConfig& cfg : configs) {
+      const std::string what = cfg.to_config().str() + (causal ? " causal" : "");
+      autotune::ScopedConfigOverride force("attention", cfg.to_config());
+      try {
+        const std::vector<double> g = run();
+        EXPECT_TRUE(runs(cfg.pipe)) << what << " ran";
+        EXPECT_LE(rel_err(g, w), 2e-3) << what;
+        ++ran;
+      } catch (const Error& e) {
+        EXPECT_FALSE(runs(cfg.pipe)) << what << ": " << e.what();
+        EXPECT_NE(std::string(e.what()).find("where K's (pipe 4 and 7: and V's) strides have a "
+                                             "tensor map"),
+                  std::string::npos)
+            << e.what();
+        ++refused;
+      }
+    }
   }
+  return {ran, refused};
 }
 
-// One V for every head (a batch stride of 0) with K mapped: the pipes that read Vt from
-// the pre-pass (2, 3, 5) run and match float64; those that transpose V in the kernel from
-// V's own map (4, 7) are refused with the rule's sentence.
+// Where K has no tensor map (one K for every head) the space offers no TMA pipe.
+TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
+  TT_REQUIRE_CUDA();
+  const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(0);
+  if (!at::kWgmmaCompiled || lim.cc_major != 9 || lim.cc_minor != 0 || !at::kWgmmaPipe1Offered) {
+    GTEST_SKIP() << "the wgmma kernels need compute capability 9.0 and this build's sm_90a code";
+  }
+  EXPECT_EQ(force_tma_pipes_with_shared(true, [](int) { return false; }),
+            (std::pair<size_t, size_t>{0, 16}));
+}
+
+// One V for every head with K mapped: the pipes that read Vt from the pre-pass (2, 3, 5)
+// run; those that transpose V in the kernel from V's own map (4, 7) are refused.
 TEST(AttentionCuda, TmaPipesWhereVAloneHasNoTensorMap) {
   TT_REQUIRE_CUDA();
   const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(0);
   if (!at::kWgmmaCompiled || lim.cc_major != 9 || lim.cc_minor != 0 || !at::kWgmmaPipe1Offered) {
     GTEST_SKIP() << "the wgmma kernels need compute capability 9.0 and this build's sm_90a code";
   }
-  const Tensor q = Tensor::randn({2, 3, 150, 64}, 910);
-  const Tensor k = Tensor::randn({2, 3, 140, 64}, 911);
-  const Tensor v1 = Tensor::randn({2, 1, 140, 64}, 912);
-  const Tensor v = v1.expand({2, 3, 140, 64});
-  const Device gpu = Device::cuda(0);
-  const Tensor qg = q.to(gpu), kg = k.to(gpu), vg = v1.to(gpu).expand({2, 3, 140, 64});
-  ASSERT_EQ(vg.strides()[1], 0);
-  PrecisionGuard guard(Precision::tf32);
-  for (bool causal : {false, true}) {
-    const std::vector<double> w = float64_attention(q, k, v, Tensor(), causal).to_vector<double>();
-    size_t ran = 0, refused = 0;
-#define TT_X(E, WG, BN, ST, MB, PIPE)                                                             \
-  if (E == 64) {                                                                                  \
-    const at::AttnConfig cfg{at::Impl::kWgmma, 4 * WG, 4, BN, PIPE};                              \
-    autotune::ScopedConfigOverride force("attention", cfg.to_config());                           \
-    try {                                                                                         \
-      const std::vector<double> g =                                                               \
-          ops::scaled_dot_product_attention(qg, kg, vg, Tensor(), 0.0, causal)                    \
-              .cpu()                                                                              \
-              .to_vector<double>();                                                               \
-      EXPECT_FALSE(at::transposes_v_in_kernel(PIPE)) << cfg.to_config().str() << " ran";          \
-      EXPECT_LE(rel_err(g, w), 2e-3) << cfg.to_config().str() << (causal ? " causal" : "");       \
-      ++ran;                                                                                      \
-    } catch (const Error& e) {                                                                    \
-      EXPECT_TRUE(at::transposes_v_in_kernel(PIPE)) << cfg.to_config().str() << ": " << e.what(); \
-      EXPECT_NE(std::string(e.what()).find("where K's (pipe 4 and 7: and V's) strides "           \
-                                           "have a tensor map"),                                  \
-                std::string::npos)                                                                \
-          << e.what();                                                                            \
-      ++refused;                                                                                  \
-    }                                                                                             \
-  }
-    TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
-#undef TT_X
-    EXPECT_EQ(ran, 6u);
-    EXPECT_EQ(refused, 2u);
-  }
+  EXPECT_EQ(force_tma_pipes_with_shared(false,
+                                        [](int pipe) { return !at::transposes_v_in_kernel(pipe); }),
+            (std::pair<size_t, size_t>{12, 4}));
 }
 
 // ---- issue 19: the TMA pipes launched as the Vt pre-pass's programmatic dependent ----
