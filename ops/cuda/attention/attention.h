@@ -50,7 +50,10 @@
 //            does (no pre-pass). Compute capability 9.0 only.
 //
 // Kernel name and problem key in the tuning database:
-//   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool,align=16B,precision=P
+//   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool[,maps=none|k],
+//               align=16B,precision=P
+//   (maps: only where K has no TMA tensor map (none) or V has none (k): the TMA pipes'
+//   space depends on it)
 #pragma once
 
 #include <cuda_runtime_api.h>

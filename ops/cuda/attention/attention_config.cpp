@@ -229,7 +229,7 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     // family's sections): where K and Vt have tensor maps, TMA loads with the two
     // consumers in ping-pong (pipe 5) at head dim 64 and the TMA pipeline with one
     // consumer (pipe 2) at 128; the cp.async pipeline (pipe 1) where they have none;
-    // multicast pairs and V transposed in the kernel lost.
+    // multicast pairs (pipes 3 and 4) lost.
     // Full attention at head dim 64 takes 128-key tiles (9% at T4096, even at T1024;
     // causal lost 22%); causal at head dim 128 the ping-pong (12% over pipe 2). Causal at
     // head dim 64 up to 1024 keys transposes V in the kernel (pipe 7: the pre-pass weighs

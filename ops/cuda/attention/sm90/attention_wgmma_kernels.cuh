@@ -665,59 +665,42 @@ struct PingPong {
   }
 };
 
-// The in-kernel V transpose writes Vt's K-major tile (swz()'s panels, keys in the
-// pre-pass's 0,2,4,6,1,3,5,7 order of each 8, rounded to TF32) in 4 x 4 blocks: item i
-// reads four keys' 16 bytes of columns 4a .. 4a + 3 and writes four Vt rows' 16 bytes of
-// Vt positions 4c4 .. 4c4 + 3 (keys key0 + 0, 2, 4, 6). The eight lanes of a quarter-warp
-// (one 16-byte access phase) take eight consecutive column chunks (distinct banks for
-// reads of one shared-memory row, whole 128-byte lines of a global one) and, by pairs,
-// four key chunks rotated by the round, so that the writes' swizzled chunks ((key
-// chunk) ^ (row % 8)) are distinct too. (One thread a 4-byte read per element, the
-// first version, ran 8-14% slower through pipes 4 and 7: docs/performance.md.)
-struct VtBlock {
-  int a, c4, key0;
-};
-template <int E>
-__device__ __forceinline__ VtBlock vt_block(int i) {
-  constexpr int kColGroups = E / 32;
-  const int lane8 = i % 8, round = i / 8;
-  const int turn = round % 4, col_group = (round / 4) % kColGroups;
-  const int key_group = round / (4 * kColGroups);
-  VtBlock blk;
-  blk.a = 8 * col_group + lane8;
-  blk.c4 = 4 * key_group + ((lane8 >> 1) + turn) % 4;
-  blk.key0 = (blk.c4 / 2) * 8 + (blk.c4 & 1);
-  return blk;
-}
+// V's raw tile in shared memory (pipes 4 and 7: by TMA, [BN keys][E], unswizzled) into
+// Vt's K-major tile (swz()'s panels, keys in the pre-pass's 0,2,4,6,1,3,5,7 order of each
+// 8, rounded to TF32), by `n` threads from `t`, in 4 x 4 blocks: item i reads four keys'
+// 16 bytes of columns 4a .. 4a + 3 and writes four Vt rows' 16 bytes of Vt positions
+// 4c4 .. 4c4 + 3 (keys key0 + 0, 2, 4, 6). The eight lanes of a quarter-warp (one
+// 16-byte access phase) take eight consecutive column chunks (distinct banks for the
+// reads) and, by pairs, four key chunks rotated by the round, so that the writes'
+// swizzled chunks ((key chunk) ^ (row % 8)) are distinct too. (One thread a 4-byte read
+// per element, the first version, ran 8-14% slower through pipes 4 and 7:
+// docs/performance.md.)
 __device__ __forceinline__ float float4_at(const float4& v, int j) {
   return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
 }
-// Block `blk`'s four keys x[k] (columns 4a .. 4a + 3) into Vt's four rows.
-template <int E>
-__device__ __forceinline__ void store_vt_block(float* vt, const VtBlock& blk,
-                                               const float4 (&x)[4]) {
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    *reinterpret_cast<float4*>(vt + swz(4 * blk.a + j, blk.c4, E)) =
-        make_float4(tf32_rna(float4_at(x[0], j)), tf32_rna(float4_at(x[1], j)),
-                    tf32_rna(float4_at(x[2], j)), tf32_rna(float4_at(x[3], j)));
-  }
-}
-
-// V's raw tile in shared memory (pipes 4 and 7: by TMA, [BN keys][E], unswizzled) into
-// Vt, by `n` threads from `t`.
 template <int E, int BN>
 __device__ __forceinline__ void transpose_v_tile(float* vt, const float* vraw, int t, int n) {
   static_assert(E % 32 == 0 && BN % 16 == 0, "whole groups of 8 column and 4 key chunks");
+  constexpr int kColGroups = E / 32;
 #pragma unroll 1
   for (int i = t; i < E * BN / 16; i += n) {
-    const VtBlock blk = vt_block<E>(i);
+    const int lane8 = i % 8, round = i / 8;
+    const int turn = round % 4, col_group = (round / 4) % kColGroups;
+    const int key_group = round / (4 * kColGroups);
+    const int a = 8 * col_group + lane8;
+    const int c4 = 4 * key_group + ((lane8 >> 1) + turn) % 4;
+    const int key0 = (c4 / 2) * 8 + (c4 & 1);
     float4 x[4];
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
-      x[k] = *reinterpret_cast<const float4*>(vraw + (blk.key0 + 2 * k) * E + 4 * blk.a);
+      x[k] = *reinterpret_cast<const float4*>(vraw + (key0 + 2 * k) * E + 4 * a);
     }
-    store_vt_block<E>(vt, blk, x);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      *reinterpret_cast<float4*>(vt + swz(4 * a + j, c4, E)) =
+          make_float4(tf32_rna(float4_at(x[0], j)), tf32_rna(float4_at(x[1], j)),
+                      tf32_rna(float4_at(x[2], j)), tf32_rna(float4_at(x[3], j)));
+    }
   }
 }
 
