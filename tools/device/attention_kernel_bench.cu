@@ -9,7 +9,9 @@
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I. -Xcompiler=-fopenmp \
 //     tools/device/attention_kernel_bench.cu -o attention_kernel_bench -lgomp
 // Rows: KB,<shape>,<variant>,<ms>,<tflops>,<rel_err>
-// KB_FILTER=a,b: only the variants whose names contain one of these (all where unset).
+// KB_FILTER=a,b: only the variants whose names contain one of these (all where unset);
+// KB_SHAPES=a,b likewise for the shapes' names ("B8 H16 T1024 E64 causal"; "T1024 E64$":
+// the full one only).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -308,15 +310,21 @@ std::vector<double> reference(const float* q, const float* k, const float* v, in
 
 }  // namespace
 
-// KB_FILTER's comma-separated parts; empty: every variant.
-bool selected(const char* name) {
-  const char* f = std::getenv("KB_FILTER");
+// The comma-separated parts of the variable `var`, each found in the name (a part ending in
+// '$': at its end); empty or unset: every name.
+bool selected(const char* var, const char* name) {
+  const char* f = std::getenv(var);
   if (f == nullptr || *f == 0) return true;
   const std::string all(f), n(name);
   for (size_t at = 0; at <= all.size();) {
     const size_t end = std::min(all.find(',', at), all.size());
-    const std::string part = all.substr(at, end - at);
-    if (!part.empty() && n.find(part) != std::string::npos) return true;
+    std::string part = all.substr(at, end - at);
+    const bool at_end = !part.empty() && part.back() == '$';
+    if (at_end) part.pop_back();
+    const size_t hit = at_end ? n.rfind(part) : n.find(part);
+    if (!part.empty() && hit != std::string::npos && (!at_end || hit + part.size() == n.size())) {
+      return true;
+    }
     at = end + 1;
   }
   return false;
@@ -344,6 +352,10 @@ int main() {
   std::mt19937 gen(7);
   std::normal_distribution<float> nd;
   for (const Shape& sh : shapes) {
+    char name[64];
+    std::snprintf(name, sizeof name, "B%ld H%ld T%ld E%ld%s", long(sh.B), long(sh.H), long(sh.T),
+                  long(sh.E), sh.causal ? " causal" : "");
+    if (!selected("KB_SHAPES", name)) continue;
     const int64_t BH = sh.B * sh.H, T = sh.T, E = sh.E, n = BH * T * E;
     std::vector<float> h[3];
     for (auto& x : h) {
@@ -375,12 +387,9 @@ int main() {
     p.scale = scale;
     const KernelArgs args{p, d[0], d[1], d[2], nullptr, d[3], float(scale)};
     const double flops = 4.0 * BH * T * T * E * (sh.causal ? 0.5 : 1.0);
-    char name[64];
-    std::snprintf(name, sizeof name, "B%ld H%ld T%ld E%ld%s", long(sh.B), long(sh.H), long(T),
-                  long(E), sh.causal ? " causal" : "");
     const auto vs = E == 64 ? variants<64>() : variants<128>();
     for (const Variant& v : vs) {
-      if (!selected(v.name)) continue;
+      if (!selected("KB_FILTER", v.name)) continue;
       CK(cudaMemset(d[3], 0xff, size_t(n) * 4));  // NaN: every element must be written
       if (v.prep) v.prep(args);
       v.run(args, T, BH);

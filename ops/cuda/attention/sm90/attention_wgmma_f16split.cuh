@@ -213,11 +213,12 @@ template <int E, int BN, int BM>
 __device__ __forceinline__ void issue_qk_f16(float (&acc)[BN / 2], uint32_t qa, uint32_t ka,
                                              bool accumulate) {
   static_assert(BN == 64, "m64n64k16 only");
+  const Sw128Desc dq(qa), dk(ka);
 #pragma unroll
   for (int kk = 0; kk < E / 16; ++kk) {
     const uint32_t koff = (kk % 4) * 32;
-    WgmmaF16N64::mma(acc, sw128_desc(qa + (kk / 4) * BM * 128 + koff),
-                     sw128_desc(ka + (kk / 4) * BN * 128 + koff), accumulate || kk > 0 ? 1 : 0);
+    WgmmaF16N64::mma(acc, dq.at((kk / 4) * BM * 128 + koff), dk.at((kk / 4) * BN * 128 + koff),
+                     accumulate || kk > 0 ? 1 : 0);
   }
 }
 
@@ -441,12 +442,12 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       fence_regs(ss);
       wgmma_fence();
       if constexpr (QR) {
+        const Sw128Desc dk(k_addr);
 #pragma unroll
         for (int kk = 0; kk < E / 16; ++kk) {
           const uint32_t koff = (kk / 4) * BN * 128 + (kk % 4) * 32;
-          WgmmaF16N64::mma_rs(acc, qf[kk], sw128_desc(k_addr + koff), kk > 0 ? 1 : 0);
-          WgmmaF16N64::mma_rs(ss, qf[kk], sw128_desc(k_addr + T::kPartBytes + koff),
-                              kk > 0 ? 1 : 0);
+          WgmmaF16N64::mma_rs(acc, qf[kk], dk.at(koff), kk > 0 ? 1 : 0);
+          WgmmaF16N64::mma_rs(ss, qf[kk], dk.at(T::kPartBytes + koff), kk > 0 ? 1 : 0);
         }
       } else {
         issue_qk_f16<E, BN, BM>(acc, qa, k_addr, false);                 // Qhi Khi
@@ -482,16 +483,16 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       fence_regs(pvb);
       fence_regs(pvs);
       wgmma_fence();
-      const uint32_t v_addr = smem_u32(stage(s)) + 2 * T::kPartBytes + h * 64 * 128;
+      const Sw128Desc dv(smem_u32(stage(s)) + 2 * T::kPartBytes + h * 64 * 128);
       const auto off = [](int j) { return uint32_t((j / 4) * E * 128 + (j % 4) * 32); };
 #pragma unroll
       for (int j = 0; j < NT; ++j) {
-        WgmmaF16N64::mma_rs(pvb, ph[j], sw128_desc(v_addr + off(j)), j > 0 ? 1 : 0);
+        WgmmaF16N64::mma_rs(pvb, ph[j], dv.at(off(j)), j > 0 ? 1 : 0);
       }
 #pragma unroll
       for (int j = 0; j < NT; ++j) {
-        WgmmaF16N64::mma_rs(pvs, ph[j], sw128_desc(v_addr + T::kPartBytes + off(j)), j > 0 ? 1 : 0);
-        WgmmaF16N64::mma_rs(pvs, pl[j], sw128_desc(v_addr + off(j)), 1);
+        WgmmaF16N64::mma_rs(pvs, ph[j], dv.at(T::kPartBytes + off(j)), j > 0 ? 1 : 0);
+        WgmmaF16N64::mma_rs(pvs, pl[j], dv.at(off(j)), 1);
       }
       wgmma_commit();
     };

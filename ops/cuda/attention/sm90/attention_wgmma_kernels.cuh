@@ -44,6 +44,7 @@ namespace sm90 = tt::ops::cuda::gemm::sm90;
 using sm90::detail::fence_regs;
 using sm90::detail::smem_u32;
 using sm90::detail::sw128_desc;
+using sm90::detail::Sw128Desc;
 using sm90::detail::tf32_lo;
 using sm90::detail::tf32_rna;
 using sm90::detail::wgmma_commit;
@@ -134,29 +135,36 @@ __device__ __forceinline__ float ex2_ftz(float x) {
   return y;
 }
 
-// One tile of the online softmax, in place: the scores become P = exp(s - running max)
-// (base 2, or e where BASE_E), the running max and sum move on; returns the factors
-// (alpha) by which the rows' O must shrink.
-template <bool BASE_E, int SR>
-__device__ __forceinline__ float2 softmax_tile(float (&sc)[SR], Rows& r) {
-  const auto ex = [](float x) { return BASE_E ? expf(x) : ex2_ftz(x); };
-  float tA = -INFINITY, tB = -INFINITY;
+// The max of a tile's scores in each of the thread's two rows across the quad (the four
+// threads that share them), in four interleaved chains joined at the end: one chain of
+// SR / 2 maxima per row put its fixed latencies on the softmax's path (a full tree held
+// more registers, and spilled at 128-key tiles).
+template <int SR>
+__device__ __forceinline__ float2 tile_row_max(const float (&sc)[SR]) {
+  static_assert(SR % 16 == 0, "four chains of whole 8-key chunks");
+  float a[4], b[4];
 #pragma unroll
   for (int j = 0; j < SR / 4; ++j) {
-    tA = fmaxf(tA, fmaxf(sc[4 * j], sc[4 * j + 1]));
-    tB = fmaxf(tB, fmaxf(sc[4 * j + 2], sc[4 * j + 3]));
+    const float x = fmaxf(sc[4 * j], sc[4 * j + 1]), y = fmaxf(sc[4 * j + 2], sc[4 * j + 3]);
+    a[j % 4] = j < 4 ? x : fmaxf(a[j % 4], x);
+    b[j % 4] = j < 4 ? y : fmaxf(b[j % 4], y);
   }
+  float tA = fmaxf(fmaxf(a[0], a[1]), fmaxf(a[2], a[3]));
+  float tB = fmaxf(fmaxf(b[0], b[1]), fmaxf(b[2], b[3]));
 #pragma unroll
   for (int off = 1; off < 4; off *= 2) {
     tA = fmaxf(tA, __shfl_xor_sync(0xffffffffu, tA, off));
     tB = fmaxf(tB, __shfl_xor_sync(0xffffffffu, tB, off));
   }
-  const float nA = fmaxf(r.mA, tA), nB = fmaxf(r.mB, tB);
-  // A row that has seen only -inf keeps base 0: exp gives 0, never -inf - -inf.
-  const float baseA = nA == -INFINITY ? 0.f : nA, baseB = nB == -INFINITY ? 0.f : nB;
-  const float2 alpha = make_float2(ex(r.mA - baseA), ex(r.mB - baseB));
-  r.mA = nA;
-  r.mB = nB;
+  return make_float2(tA, tB);
+}
+
+// The scores of a tile become P = exp(s - base) (base 2, or e where BASE_E) in place,
+// each row's base its own; the rows' sums move on as l = alpha l + the tile's sum.
+template <bool BASE_E, int SR>
+__device__ __forceinline__ void exp_rows(float (&sc)[SR], float baseA, float baseB, float2 alpha,
+                                         Rows& r) {
+  const auto ex = [](float x) { return BASE_E ? expf(x) : ex2_ftz(x); };
   float sumA = 0.f, sumB = 0.f;
 #pragma unroll
   for (int j = 0; j < SR / 4; ++j) {
@@ -169,7 +177,61 @@ __device__ __forceinline__ float2 softmax_tile(float (&sc)[SR], Rows& r) {
   }
   r.lA = r.lA * alpha.x + sumA;
   r.lB = r.lB * alpha.y + sumB;
+}
+
+// One tile of the online softmax, in place: the scores become P = exp(s - running max)
+// (base 2, or e where BASE_E), the running max and sum move on; returns the factors
+// (alpha) by which the rows' O must shrink.
+template <bool BASE_E, int SR>
+__device__ __forceinline__ float2 softmax_tile(float (&sc)[SR], Rows& r) {
+  const auto ex = [](float x) { return BASE_E ? expf(x) : ex2_ftz(x); };
+  const float2 t = tile_row_max(sc);
+  const float tA = t.x, tB = t.y;
+  const float nA = fmaxf(r.mA, tA), nB = fmaxf(r.mB, tB);
+  // A row that has seen only -inf keeps base 0: exp gives 0, never -inf - -inf.
+  const float baseA = nA == -INFINITY ? 0.f : nA, baseB = nB == -INFINITY ? 0.f : nB;
+  const float2 alpha = make_float2(ex(r.mA - baseA), ex(r.mB - baseB));
+  r.mA = nA;
+  r.mB = nB;
+  exp_rows<BASE_E>(sc, baseA, baseB, alpha, r);
   return alpha;
+}
+
+// tf32's online softmax, with the rescale left out while it changes little
+// (FlashAttention-4's conditional rescale): while no row of the warp has a tile max more
+// than kLazyRescale (base 2) above the max its P, l and O are based on, that base stays,
+// P = 2^(s - base) <= 2^kLazyRescale, and neither O nor l is multiplied (the final O / l
+// divides any common base out). Returns whether O must shrink by `alpha` (warp-uniform:
+// the caller's 32 multiplies, after the P V in flight has landed). In steady state a row's
+// max rarely jumps by 2^8, so most tiles skip O's multiplies and the factors' MUFU.
+constexpr float kLazyRescale = 8.f;
+template <int SR>
+__device__ __forceinline__ bool softmax_tile_lazy(float (&sc)[SR], Rows& r, float2& alpha) {
+  const float2 t = tile_row_max(sc);
+  const float tA = t.x, tB = t.y;
+  // -inf + 8 is -inf: a row's first finite scores always move its base.
+  const bool rescale =
+      __any_sync(0xffffffffu, tA > r.mA + kLazyRescale || tB > r.mB + kLazyRescale);
+  alpha = make_float2(1.f, 1.f);
+  if (rescale) {
+    const float nA = fmaxf(r.mA, tA), nB = fmaxf(r.mB, tB);
+    // A row that has seen only -inf keeps base 0: exp gives 0, never -inf - -inf.
+    alpha = make_float2(ex2_ftz(r.mA - (nA == -INFINITY ? 0.f : nA)),
+                        ex2_ftz(r.mB - (nB == -INFINITY ? 0.f : nB)));
+    r.mA = nA;
+    r.mB = nB;
+  }
+  const float baseA = r.mA == -INFINITY ? 0.f : r.mA, baseB = r.mB == -INFINITY ? 0.f : r.mB;
+  exp_rows<false>(sc, baseA, baseB, alpha, r);
+  return rescale;
+}
+
+// P rounded to the nearest TF32, ties away from zero, as cvt.rna does for every finite P
+// (P is in [0, 2^kLazyRescale]): two integer instructions where cvt.rna takes three (it
+// also tests for infinities and NaN). A NaN P (a NaN score) may come out as -0 or an
+// infinity; its row's l is NaN then, which store_rows carries into the row's output.
+__device__ __forceinline__ uint32_t p_tf32(float p) {
+  return (__float_as_uint(p) + 0x1000u) & 0xffffe000u;
 }
 
 // P (softmax_tile's output) as mma_rs's A fragments, rounded to TF32: k-index t is key
@@ -182,8 +244,12 @@ __device__ __forceinline__ void p_fragments(const float (&sc)[SR], uint32_t (&hi
     const float pf[4] = {sc[4 * j], sc[4 * j + 2], sc[4 * j + 1], sc[4 * j + 3]};
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      hi[j][i] = to_tf32(pf[i]);
-      if constexpr (LO) lo[j][i] = to_tf32(pf[i] - __uint_as_float(hi[j][i]));
+      if constexpr (LO) {
+        hi[j][i] = to_tf32(pf[i]);
+        lo[j][i] = to_tf32(pf[i] - __uint_as_float(hi[j][i]));
+      } else {
+        hi[j][i] = p_tf32(pf[i]);
+      }
     }
   }
 }
@@ -200,7 +266,7 @@ __device__ __forceinline__ void scale_rows(float (&o)[OR], float2 f) {
 }
 
 // O / l into the output rows below L (l == 0: every score was -inf; PyTorch's safe
-// softmax gives zeros).
+// softmax gives zeros; a NaN l, from a NaN score, makes the row NaN, as PyTorch's).
 template <int OR>
 __device__ __forceinline__ void store_rows(float (&o)[OR], Rows r, const AttentionProblem& p,
                                            float* out) {
@@ -209,7 +275,7 @@ __device__ __forceinline__ void store_rows(float (&o)[OR], Rows r, const Attenti
     r.lA += __shfl_xor_sync(0xffffffffu, r.lA, off);
     r.lB += __shfl_xor_sync(0xffffffffu, r.lB, off);
   }
-  scale_rows(o, make_float2(r.lA > 0.f ? 1.f / r.lA : 0.f, r.lB > 0.f ? 1.f / r.lB : 0.f));
+  scale_rows(o, make_float2(r.lA == 0.f ? 0.f : 1.f / r.lA, r.lB == 0.f ? 0.f : 1.f / r.lB));
 #pragma unroll
   for (int n = 0; n < OR / 4; ++n) {
     const int col = n * 8 + 2 * r.t;
@@ -269,12 +335,12 @@ __device__ __forceinline__ void load_kv(float* ks, float* vs, float* vs_lo,
 template <int E, int BN, int BM>
 __device__ __forceinline__ void issue_qk(float (&acc)[BN / 2], uint32_t qa, uint32_t ka,
                                          bool accumulate) {
+  const Sw128Desc dq(qa), dk(ka);
 #pragma unroll
   for (int kk = 0; kk < E / 8; ++kk) {
     const uint32_t koff = (kk % 4) * 32;
-    sm90::WgmmaTf32<BN>::mma(acc, sw128_desc(qa + (kk / 4) * BM * 128 + koff),
-                             sw128_desc(ka + (kk / 4) * BN * 128 + koff),
-                             accumulate || kk > 0 ? 1 : 0);
+    sm90::WgmmaTf32<BN>::mma(acc, dq.at((kk / 4) * BM * 128 + koff),
+                             dk.at((kk / 4) * BN * 128 + koff), accumulate || kk > 0 ? 1 : 0);
   }
 }
 
@@ -283,9 +349,10 @@ __device__ __forceinline__ void issue_qk(float (&acc)[BN / 2], uint32_t qa, uint
 template <int E, int BN>
 __device__ __forceinline__ void issue_qk_rs(float (&acc)[BN / 2], const uint32_t (&qf)[E / 8][4],
                                             uint32_t ka) {
+  const Sw128Desc dk(ka);
 #pragma unroll
   for (int kk = 0; kk < E / 8; ++kk) {
-    sm90::WgmmaTf32<BN>::mma_rs(acc, qf[kk], sw128_desc(ka + (kk / 4) * BN * 128 + (kk % 4) * 32),
+    sm90::WgmmaTf32<BN>::mma_rs(acc, qf[kk], dk.at((kk / 4) * BN * 128 + (kk % 4) * 32),
                                 kk > 0 ? 1 : 0);
   }
 }
@@ -1029,7 +1096,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
         fence_regs(o);
       }
       wgmma_fence();
-      const uint32_t v_addr = smem_u32(stage_k(s)) + T::kKBytes;
+      const Sw128Desc dv(smem_u32(stage_k(s)) + T::kKBytes);
       const auto off = [](int j) { return uint32_t((j / 4) * E * 128 + (j % 4) * 32); };
       if constexpr (DIAG & kDiagNoMma) {
       } else if constexpr (ACC) {
@@ -1038,20 +1105,20 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
         // of 24 times (pipe 0 interleaves them per chunk).
 #pragma unroll
         for (int j = 0; j < NT; ++j) {
-          sm90::WgmmaTf32<E>::mma_rs(pv, pl[j], sw128_desc(v_addr + off(j)), j > 0 ? 1 : 0);
+          sm90::WgmmaTf32<E>::mma_rs(pv, pl[j], dv.at(off(j)), j > 0 ? 1 : 0);
         }
 #pragma unroll
         for (int j = 0; j < NT; ++j) {
-          sm90::WgmmaTf32<E>::mma_rs(pv, pa[j], sw128_desc(v_addr + 2 * T::kKBytes + off(j)), 1);
+          sm90::WgmmaTf32<E>::mma_rs(pv, pa[j], dv.at(2 * T::kKBytes + off(j)), 1);
         }
 #pragma unroll
         for (int j = 0; j < NT; ++j) {
-          sm90::WgmmaTf32<E>::mma_rs(pv, pa[j], sw128_desc(v_addr + off(j)), 1);
+          sm90::WgmmaTf32<E>::mma_rs(pv, pa[j], dv.at(off(j)), 1);
         }
       } else {
 #pragma unroll
         for (int j = 0; j < NT; ++j) {
-          sm90::WgmmaTf32<E>::mma_rs(o, pa[j], sw128_desc(v_addr + off(j)), 1);
+          sm90::WgmmaTf32<E>::mma_rs(o, pa[j], dv.at(off(j)), 1);
         }
       }
       wgmma_commit();
@@ -1102,7 +1169,11 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
       s_landed(sc);
       if constexpr (!(DIAG & kDiagNoSoftmax)) {
         mask_tile(sc, a, base, rows, 0, m0, kMaskMul);
-        alpha_pv = softmax_tile<ACC>(sc, rows);
+        if constexpr (ACC) {
+          alpha_pv = softmax_tile<ACC>(sc, rows);
+        } else {
+          softmax_tile_lazy(sc, rows, alpha_pv);
+        }
       }
       p_fragments<ACC>(sc, pa, pl);
     }
@@ -1117,9 +1188,15 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
       wgmma_wait<1>();
       s_landed(sc);
       float2 alpha = make_float2(1.f, 1.f);
+      // tf32: whether O shrinks this tile (softmax_tile_lazy's rescale).
+      bool rescale = false;
       if constexpr (!(DIAG & kDiagNoSoftmax)) {
         mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, kMaskMul);
-        alpha = softmax_tile<ACC>(sc, rows);
+        if constexpr (ACC) {
+          alpha = softmax_tile<ACC>(sc, rows);
+        } else {
+          rescale = softmax_tile_lazy(sc, rows, alpha);
+        }
       }
       wgmma_wait<0>();
       // The P V has read pa: only now may the new P be written (sc's fence keeps the
@@ -1130,7 +1207,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
       if constexpr (ACC) {
         promote(alpha_pv);
         alpha_pv = alpha;
-      } else {
+      } else if (rescale) {
         scale_rows(o, alpha);
       }
       p_fragments<ACC>(sc, pa, pl);

@@ -41,6 +41,20 @@ __device__ __forceinline__ uint64_t sw128_desc(uint32_t smem_addr) {
          (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
 }
 
+// sw128_desc of a tile's base, advanced by byte offsets inside the tile with one 32-bit
+// add: the start address field (bits 0-13) holds address / 16, and an offset that keeps
+// the address inside shared memory never carries out of it. sw128_desc(base + offset)
+// per wgmma re-does the mask and shift, a chain of four uniform instructions ahead of
+// each wgmma that the compiler cannot fold (it does not know the sum stays in range).
+struct Sw128Desc {
+  uint32_t lo;
+  __device__ __forceinline__ explicit Sw128Desc(uint32_t base)
+      : lo(static_cast<uint32_t>(sw128_desc(base))) {}
+  __device__ __forceinline__ uint64_t at(uint32_t offset) const {
+    return ((uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62)) | (lo + (offset >> 4));
+  }
+};
+
 __device__ __forceinline__ uint32_t smem_u32(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
