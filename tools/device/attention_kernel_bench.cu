@@ -135,6 +135,7 @@ void run_f16_prepass_t(KernelArgs a, int64_t, int64_t) {
 }
 template <int E, int BN, int WG, int ST, bool PP, bool QR = false, int DIAG = 0>
 void run_f16split(KernelArgs a, int64_t, int64_t) {
+  a.scale = float(a.p.scale * kLog2e);  // scores in base 2, as the launcher passes them
   bool mapped = false;
   CK((f16split_kernel<E, BN, WG, ST, PP, QR, DIAG>(a, f16_scratch(a), nullptr, mapped)));
   if (!mapped) {

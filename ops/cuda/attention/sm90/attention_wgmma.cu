@@ -86,7 +86,10 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   const int64_t sp = (p.S + kVtPad - 1) / kVtPad * kVtPad;
   int device = 0;
   TT_CUDA_CHECK(cudaGetDevice(&device));
-  const double scale = acc ? p.scale : p.scale * 1.4426950408889634;
+  // Scores in base 2 (the scale carries log2 e; the softmax on ex2) but for accurate's
+  // 3xTF32 pipes (0, 2, 5), whose softmax is in base e.
+  const bool base_e = acc && c.pipe != 6;
+  const double scale = base_e ? p.scale : p.scale * 1.4426950408889634;
   const KernelArgs args{p, a.q, a.k, a.v, a.mask, a.out, static_cast<float>(scale)};
   TT_CHECK(c.pipe != 6 || acc,
            "attention: wgmma pipe={} (the 2 x fp16 split) runs in accurate mode only", c.pipe);

@@ -51,6 +51,9 @@ using sm90::detail::wgmma_commit;
 using sm90::detail::wgmma_fence;
 using sm90::detail::wgmma_wait;
 
+// log2 e: scores in base 2 carry it (in the scale, and in an additive mask's terms).
+constexpr float kLog2eF = 1.4426950408889634f;
+
 // accurate (ACC): Q's hi and lo halves; a stage holds K, Vt, then K's lo (split in
 // shared memory by the threads that loaded it) and Vt's lo (from the pre-pass).
 template <int E, int BN, int WG, bool ACC>
@@ -478,7 +481,7 @@ __global__ void __launch_bounds__(128 * WG, 1)
 #pragma unroll
   for (int i = 0; i < OR; ++i) o[i] = 0.f;
   // tf32: scores in base 2 (the scale carries log2 e); accurate: base e.
-  constexpr float kMaskMul = ACC ? 1.f : 1.4426950408889634f;
+  constexpr float kMaskMul = ACC ? 1.f : kLog2eF;
 
   if (tiles > 0) load(0, 0);
   for (int tile = 0; tile < tiles; ++tile) {
@@ -1155,7 +1158,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     float sc[SR];
     uint32_t pa[NT][4], pl[ACC ? NT : 1][4];
     // tf32: scores in base 2 (the scale carries log2 e); accurate: base e.
-    constexpr float kMaskMul = ACC ? 1.f : 1.4426950408889634f;
+    constexpr float kMaskMul = ACC ? 1.f : kLog2eF;
     // ACC: the factor of the tile whose P V is in flight (promote's).
     float2 alpha_pv = make_float2(1.f, 1.f);
     // Tile 0: S and its softmax (tf32: O is still zero, its factor moot); its P V waits for
