@@ -458,15 +458,23 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       issue_qk_f16<E, BN, BM>(ss, qa + kQLo, k_addr, true);  // + Qlo Khi
       wgmma_commit();
     };
-    // S back to float32: the rows' factors times tile t's K factor.
-    const auto s_landed = [&](float(&acc)[SR], float kmul) {
+    // S back to float32 but for its factor (the rows' factors times tile t's K factor:
+    // powers of two), which the softmax multiplies in exactly, one FMA a score with the
+    // subtraction of the max; returned. A tile with scores to mask takes it now (the
+    // mask's terms add to the scores as they are), and 1 is returned.
+    const auto s_landed = [&](float(&acc)[SR], float kmul, int64_t n0) {
       fence_regs(acc);
       fence_regs(ss);
-      const float mulA = qmulA * kmul, mulB = qmulB * kmul;
+      float2 mul = make_float2(qmulA * kmul, qmulB * kmul);
 #pragma unroll
-      for (int i = 0; i < SR; ++i) {
-        acc[i] = fmaf(ss[i], kF16LoUnscale, acc[i]) * (i % 4 < 2 ? mulA : mulB);
+      for (int i = 0; i < SR; ++i) acc[i] = fmaf(ss[i], kF16LoUnscale, acc[i]);
+      if (n0 + BN > p.S || (p.causal && n0 + BN - 1 > m0) || a.mask) {
+#pragma unroll
+        for (int i = 0; i < SR; ++i) acc[i] *= i % 4 < 2 ? mul.x : mul.y;
+        mask_tile(acc, a, base, rows, n0, m0, kLog2eF);
+        mul = make_float2(1.f, 1.f);
       }
+      return mul;
     };
     const auto wait_full = [&](int tile) { mbar_wait(&full[tile % STAGES], (tile / STAGES) & 1); };
 
@@ -551,9 +559,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
         issue_s(sc, s);
         turn_pass(tile == tiles - 1);
         wgmma_wait<0>();
-        s_landed(sc, f.x);
-        mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, kLog2eF);
-        const float2 alpha = softmax_tile<false>(sc, rows);
+        const float2 mul = s_landed(sc, f.x, int64_t{tile} * BN);
+        const float2 alpha = softmax_tile<false>(sc, rows, mul);
         p_fragments_f16(sc, ph, pl);
         issue_pv(s, 0);
         wgmma_wait<0>();
@@ -573,9 +580,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       issue_s(sc, 0);
       turn_pass(false);
       wgmma_wait<0>();
-      s_landed(sc, f.x);
-      mask_tile(sc, a, base, rows, 0, m0, kLog2eF);
-      alpha_pv = softmax_tile<false>(sc, rows);
+      const float2 mul = s_landed(sc, f.x, 0);
+      alpha_pv = softmax_tile<false>(sc, rows, mul);
       vmul_pv = f.y;
       p_fragments_f16(sc, ph, pl);
     }
@@ -588,9 +594,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       issue_pv((tile - 1) % STAGES, 0);
       turn_pass(false);
       wgmma_wait<1>();
-      s_landed(sc, f.x);
-      mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, kLog2eF);
-      const float2 alpha = softmax_tile<false>(sc, rows);
+      const float2 mul = s_landed(sc, f.x, int64_t{tile} * BN);
+      const float2 alpha = softmax_tile<false>(sc, rows, mul);
       wgmma_wait<0>();
       // The P V has read ph and pl: only now may the new P be written.
       fence_regs(o);

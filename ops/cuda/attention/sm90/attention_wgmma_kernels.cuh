@@ -162,19 +162,20 @@ __device__ __forceinline__ float2 tile_row_max(const float (&sc)[SR]) {
   return make_float2(tA, tB);
 }
 
-// The scores of a tile become P = exp(s - base) (base 2, or e where BASE_E) in place,
-// each row's base its own; the rows' sums move on as l = alpha l + the tile's sum.
+// The scores of a tile become P = exp(mul s - base) (base 2, or e where BASE_E) in place,
+// each row's base and multiplier its own (mul: x for row A, y for row B; one FMA with the
+// subtraction); the rows' sums move on as l = alpha l + the tile's sum.
 template <bool BASE_E, int SR>
 __device__ __forceinline__ void exp_rows(float (&sc)[SR], float baseA, float baseB, float2 alpha,
-                                         Rows& r) {
+                                         Rows& r, float2 mul = make_float2(1.f, 1.f)) {
   const auto ex = [](float x) { return BASE_E ? expf(x) : ex2_ftz(x); };
   float sumA = 0.f, sumB = 0.f;
 #pragma unroll
   for (int j = 0; j < SR / 4; ++j) {
-    sc[4 * j] = ex(sc[4 * j] - baseA);
-    sc[4 * j + 1] = ex(sc[4 * j + 1] - baseA);
-    sc[4 * j + 2] = ex(sc[4 * j + 2] - baseB);
-    sc[4 * j + 3] = ex(sc[4 * j + 3] - baseB);
+    sc[4 * j] = ex(fmaf(sc[4 * j], mul.x, -baseA));
+    sc[4 * j + 1] = ex(fmaf(sc[4 * j + 1], mul.x, -baseA));
+    sc[4 * j + 2] = ex(fmaf(sc[4 * j + 2], mul.y, -baseB));
+    sc[4 * j + 3] = ex(fmaf(sc[4 * j + 3], mul.y, -baseB));
     sumA += sc[4 * j] + sc[4 * j + 1];
     sumB += sc[4 * j + 2] + sc[4 * j + 3];
   }
@@ -184,19 +185,22 @@ __device__ __forceinline__ void exp_rows(float (&sc)[SR], float baseA, float bas
 
 // One tile of the online softmax, in place: the scores become P = exp(s - running max)
 // (base 2, or e where BASE_E), the running max and sum move on; returns the factors
-// (alpha) by which the rows' O must shrink.
+// (alpha) by which the rows' O must shrink. `mul` (positive, per row; the fp16 split's
+// powers of two): the scores are mul s, multiplied here (the max, then one FMA a score)
+// instead of before.
 template <bool BASE_E, int SR>
-__device__ __forceinline__ float2 softmax_tile(float (&sc)[SR], Rows& r) {
+__device__ __forceinline__ float2 softmax_tile(float (&sc)[SR], Rows& r,
+                                               float2 mul = make_float2(1.f, 1.f)) {
   const auto ex = [](float x) { return BASE_E ? expf(x) : ex2_ftz(x); };
   const float2 t = tile_row_max(sc);
-  const float tA = t.x, tB = t.y;
+  const float tA = t.x * mul.x, tB = t.y * mul.y;
   const float nA = fmaxf(r.mA, tA), nB = fmaxf(r.mB, tB);
   // A row that has seen only -inf keeps base 0: exp gives 0, never -inf - -inf.
   const float baseA = nA == -INFINITY ? 0.f : nA, baseB = nB == -INFINITY ? 0.f : nB;
   const float2 alpha = make_float2(ex(r.mA - baseA), ex(r.mB - baseB));
   r.mA = nA;
   r.mB = nB;
-  exp_rows<BASE_E>(sc, baseA, baseB, alpha, r);
+  exp_rows<BASE_E>(sc, baseA, baseB, alpha, r, mul);
   return alpha;
 }
 
