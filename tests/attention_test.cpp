@@ -755,11 +755,19 @@ void expect_f16split_wide_ranges(int64_t E) {
   }
 }
 
-bool f16split_runs_here() {
+// The warp-specialized wgmma pipes (1-7) run here: compute capability 9.0, this build's
+// sm_90a code, and the pipes offered (attention.h: kWgmmaPipe1Offered).
+bool ws_pipes_run_here() {
   const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(0);
-  return at::kWgmmaCompiled && lim.cc_major == 9 && lim.cc_minor == 0 && at::kWgmmaPipe1Offered &&
-         at::kF16SplitOffered;
+  return at::kWgmmaCompiled && lim.cc_major == 9 && lim.cc_minor == 0 && at::kWgmmaPipe1Offered;
 }
+#define TT_SKIP_UNLESS_WS_PIPES()                                                            \
+  if (!ws_pipes_run_here()) {                                                                \
+    GTEST_SKIP() << "the wgmma kernels need compute capability 9.0 and this build's sm_90a " \
+                    "code";                                                                  \
+  }
+
+bool f16split_runs_here() { return ws_pipes_run_here() && at::kF16SplitOffered; }
 #define TT_SKIP_UNLESS_F16SPLIT()                                                                \
   if (!f16split_runs_here()) {                                                                   \
     GTEST_SKIP() << "the 2 x fp16 split needs compute capability 9.0, this build's sm_90a code " \
@@ -856,10 +864,7 @@ std::pair<size_t, size_t> force_tma_pipes_with_shared(bool shared_k,
 // Where K has no tensor map (one K for every head) the space offers no TMA pipe.
 TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
   TT_REQUIRE_CUDA();
-  const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(0);
-  if (!at::kWgmmaCompiled || lim.cc_major != 9 || lim.cc_minor != 0 || !at::kWgmmaPipe1Offered) {
-    GTEST_SKIP() << "the wgmma kernels need compute capability 9.0 and this build's sm_90a code";
-  }
+  TT_SKIP_UNLESS_WS_PIPES();
   EXPECT_EQ(force_tma_pipes_with_shared(true, [](int) { return false; }),
             (std::pair<size_t, size_t>{0, 16}));
 }
@@ -868,10 +873,7 @@ TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
 // run; those that transpose V in the kernel from V's own map (4, 7) are refused.
 TEST(AttentionCuda, TmaPipesWhereVAloneHasNoTensorMap) {
   TT_REQUIRE_CUDA();
-  const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(0);
-  if (!at::kWgmmaCompiled || lim.cc_major != 9 || lim.cc_minor != 0 || !at::kWgmmaPipe1Offered) {
-    GTEST_SKIP() << "the wgmma kernels need compute capability 9.0 and this build's sm_90a code";
-  }
+  TT_SKIP_UNLESS_WS_PIPES();
   EXPECT_EQ(force_tma_pipes_with_shared(false,
                                         [](int pipe) { return !at::transposes_v_in_kernel(pipe); }),
             (std::pair<size_t, size_t>{12, 4}));
@@ -885,10 +887,7 @@ TEST(AttentionCuda, TmaPipesWhereVAloneHasNoTensorMap) {
 // own problem's.
 TEST(AttentionCuda, TmaPipesReadEachCallsOwnVt) {
   TT_REQUIRE_CUDA();
-  const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(0);
-  if (!at::kWgmmaCompiled || lim.cc_major != 9 || lim.cc_minor != 0 || !at::kWgmmaPipe1Offered) {
-    GTEST_SKIP() << "the wgmma kernels need compute capability 9.0 and this build's sm_90a code";
-  }
+  TT_SKIP_UNLESS_WS_PIPES();
   const Device gpu = Device::cuda(0);
   PrecisionGuard guard(Precision::tf32);
   // Every pipe with a pre-pass at head dim 64 (pipes 4 and 7 have none).
