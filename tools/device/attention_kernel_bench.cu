@@ -11,7 +11,9 @@
 // Rows: KB,<shape>,<variant>,<ms>,<tflops>,<rel_err>
 // KB_FILTER=a,b: only the variants whose names contain one of these (all where unset);
 // KB_SHAPES=a,b likewise for the shapes' names ("B8 H16 T1024 E64 causal"; "T1024 E64$":
-// the full one only).
+// the full one only). KB_TRACE=1: the "trace ..." variants also print, per CTA of their last
+// launch, TR,<shape>,<variant>,<cta>,<start ns>,<end ns>,<SM>,<marks 3-9> (the kernels'
+// kDiagTrace record: where a CTA's time goes).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -26,6 +28,7 @@
 #include "ops/cuda/attention/attention_kernels.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
+#include "tools/device/attention_persistent_experiment.cuh"
 #include "tools/device/standalone_check.cuh"
 
 using namespace tt::ops;
@@ -113,6 +116,31 @@ template <int E, int BN, int WG, int ST, bool PP>
 void run_ws_pdl(KernelArgs a, int64_t T, int64_t BH) {
   run_vt(a, false);
   run_ws<E, BN, WG, ST, 1, 0, E * BN <= 64 * 64, 1, false, PP, true>(a, T, BH);
+}
+
+// The persistent tf32 kernel (pipe 8) over the pre-pass's Vt (PDL: launched as its
+// dependent, the caller having run it right before).
+template <int DIAG = 0, bool PDL = false>
+void run_persist(KernelArgs a, int64_t, int64_t) {
+  a.scale = float(a.p.scale * kLog2e);
+  AttnTmaMaps maps{};
+  if (!attention_tma_maps(a.p, a.k, a.v, vt_buffer(), vt_keys(a), 64, false, maps)) {
+    std::fprintf(stderr, "no tensor map\n");
+    std::exit(1);
+  }
+  static int sms = [] {
+    int n = 0;
+    CK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, 0));
+    return n;
+  }();
+  bool mapped = false;
+  CK((launch_persistent_kernel<64, 64, 4, DIAG>(a, vt_buffer(), vt_keys(a), maps, sms, nullptr, PDL,
+                                                mapped)));
+  if (!mapped) {
+    std::fprintf(stderr, "no Q tensor map\n");
+    std::exit(1);
+  }
+  CK(cudaGetLastError());
 }
 
 // accurate with the 2 x fp16 split (pipe 6): its pre-pass's scratch, the largest shape's.
@@ -257,6 +285,32 @@ std::vector<Variant> variants() {
     cut("diag f16 no store keys 64", 64, run_f16split<64, 64, 2, 4, true, true, kF16DiagNoStore>);
     v.push_back({"diag f16 no store", run_f16split<64, 64, 2, 4, true, true, kF16DiagNoStore>,
                  run_f16_prepass, false});
+    // The persistent kernel (pipe 8): alone over a ready Vt, and after the pre-pass as its
+    // programmatic dependent (the op's launch).
+    both(v, "wg p8 persist", "wg p8 persist alone", run_persist<>, false);
+    v.push_back({"wg p8 persist pdl", [](KernelArgs a, int64_t T, int64_t BH) {
+                   run_vt(a, false);
+                   run_persist<0, true>(a, T, BH);
+                 }});
+    v.push_back({"trace wg p8", run_persist<kDiagTrace>, [](KernelArgs a) { run_vt(a, false); }});
+    v.push_back(
+        {"wg p8 singles alone", run_persist<kDiagSingles>, [](KernelArgs a) { run_vt(a, false); }});
+    // Each CTA's SM, start and end (KB_TRACE=1 prints them: TR rows).
+    v.push_back(
+        {"trace f16 p6", run_f16split<64, 64, 2, 4, true, true, kF16DiagTrace>, run_f16_prepass});
+    v.push_back({"trace wg p5 wg2 bn64", run_ws<64, 64, 2, 4, 1, kDiagTrace, true, 1, false, true>,
+                 [](KernelArgs a) { run_vt(a, false); }});
+    v.push_back({"trace wg p5 wg2 bn128",
+                 run_ws<64, 128, 2, 3, 1, kDiagTrace, false, 1, false, true>,
+                 [](KernelArgs a) { run_vt(a, false); }});
+    v.push_back({"trace wg p7", run_ws<64, 64, 2, 4, 1, kDiagTrace, true, 1, true, true>});
+    v.push_back({"trace wg p5 st2", run_ws<64, 64, 2, 2, 1, kDiagTrace, true, 1, false, true>,
+                 [](KernelArgs a) { run_vt(a, false); }});
+    v.push_back({"trace f16 p6 st2", run_f16split<64, 64, 2, 2, true, true, kF16DiagTrace>,
+                 run_f16_prepass});
+    v.push_back({"trace f16 p6 qfirst",
+                 run_f16split<64, 64, 2, 4, true, true, kF16DiagTrace | kF16DiagQFirst>,
+                 run_f16_prepass});
   } else {
     both(v, "wg p0 wg2 bn64", "wg p0 wg2 bn64 alone", run_wgmma<128, 64, 2, false>, false);
     both(v, "wg p1 wg1 bn64 st3", "wg p1 wg1 bn64 alone", run_ws<128, 64, 1, 3>, false);
@@ -279,6 +333,11 @@ std::vector<Variant> variants() {
     f16_both(v, "f16 e128 no pp", "f16 e128 no pp alone", run_f16split<128, 64, 2, 2, false>);
     v.push_back({"f16 e128 pre-pass", run_f16_prepass_t<kF16SplitThreads>, nullptr, false});
     v.push_back({"f16 e128 pre-pass t256", run_f16_prepass_t<256>, nullptr, false});
+    v.push_back({"trace f16 e128", run_f16split<128, 64, 2, 2, true, false, kF16DiagTrace>,
+                 run_f16_prepass});
+    v.push_back({"trace f16 e128 qfirst",
+                 run_f16split<128, 64, 2, 2, true, false, kF16DiagTrace | kF16DiagQFirst>,
+                 run_f16_prepass});
   }
   return v;
 }
@@ -350,6 +409,11 @@ int main() {
                                      {2, 16, 4096, 64, true}};
   char* flush = nullptr;
   CK(cudaMalloc(&flush, 256 << 20));
+  // kDiagTrace's records, the largest grid's (B16 H16 T512 at 64 rows).
+  constexpr size_t kTraceAll = kTraceWords * 8192;
+  unsigned long long* trace = nullptr;
+  CK(cudaMalloc(&trace, kTraceAll * 8));
+  CK(cudaMemcpyToSymbol(g_cta_trace, &trace, sizeof trace));
   std::mt19937 gen(7);
   std::normal_distribution<float> nd;
   for (const Shape& sh : shapes) {
@@ -408,6 +472,7 @@ int main() {
         }
       }
       for (float g : got) finite = finite && std::isfinite(g);
+      CK(cudaMemset(trace, 0, kTraceAll * 8));
       const float ms = median_of_10_ms([&] { v.run(args, T, BH); },
                                        [&] {
                                          if (v.prep) v.prep(args);
@@ -418,6 +483,17 @@ int main() {
       } else {
         std::printf("KB,%s,%s,%.4f,%.1f,%.2e%s\n", name, v.name, ms, flops / ms / 1e9,
                     std::sqrt(num / den), finite ? "" : ",NOT FINITE");
+      }
+      if (std::getenv("KB_TRACE") != nullptr && std::string(v.name).rfind("trace", 0) == 0) {
+        // The last timed launch's record (its starts overwrite, its ends are the latest).
+        std::vector<unsigned long long> t(kTraceAll);
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(t.data(), trace, kTraceAll * 8, cudaMemcpyDeviceToHost));
+        for (size_t c = 0; c < 8192 && t[kTraceWords * c] != 0; ++c) {
+          std::printf("TR,%s,%s,%zu", name, v.name, c);
+          for (int w = 0; w < kTraceWords; ++w) std::printf(",%llu", t[kTraceWords * c + w]);
+          std::printf("\n");
+        }
       }
       std::fflush(stdout);
     }

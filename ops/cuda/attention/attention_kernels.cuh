@@ -25,17 +25,37 @@ struct KernelArgs {
 
 __device__ __forceinline__ int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-__device__ __forceinline__ int64_t batch_offset(const AttentionProblem& p, const AttnStrides& s,
-                                                int64_t b) {
-  int64_t off = 0;
+// Batch b's index along each batch dim (row-major). 32-bit: b and the batch counts fit a
+// grid dimension, and a 64-bit division is a called routine of about 70 instructions
+// (batch_base's ten of them were most of a wgmma CTA's microsecond before its barrier).
+struct BatchIndex {
+  uint32_t at[kAttnMaxBatch];
+};
+__device__ __forceinline__ BatchIndex batch_index(const AttentionProblem& p, int64_t b) {
+  BatchIndex ix{};
+  uint32_t rest = static_cast<uint32_t>(b);
 #pragma unroll
   for (int d = kAttnMaxBatch - 1; d >= 0; --d) {
     if (d < p.batch_rank) {
-      off += (b % p.batch[d]) * s.batch[d];
-      b /= p.batch[d];
+      const uint32_t n = static_cast<uint32_t>(p.batch[d]);
+      ix.at[d] = rest % n;
+      rest /= n;
     }
   }
+  return ix;
+}
+__device__ __forceinline__ int64_t batch_offset(const AttentionProblem& p, const AttnStrides& s,
+                                                const BatchIndex& ix) {
+  int64_t off = 0;
+#pragma unroll
+  for (int d = 0; d < kAttnMaxBatch; ++d) {
+    if (d < p.batch_rank) off += int64_t{ix.at[d]} * s.batch[d];
+  }
   return off;
+}
+__device__ __forceinline__ int64_t batch_offset(const AttentionProblem& p, const AttnStrides& s,
+                                                int64_t b) {
+  return batch_offset(p, s, batch_index(p, b));
 }
 
 // One batch's operands: base pointers (and the mask's element offset).
@@ -49,9 +69,10 @@ struct BatchBase {
 
 __device__ __forceinline__ BatchBase batch_base(const KernelArgs& a, int64_t b) {
   const AttentionProblem& p = a.p;
-  return {a.q + batch_offset(p, p.q, b), a.k + batch_offset(p, p.k, b),
-          a.v + batch_offset(p, p.v, b), a.mask ? batch_offset(p, p.mask, b) : 0,
-          a.out + batch_offset(p, p.out, b)};
+  const BatchIndex ix = batch_index(p, b);
+  return {a.q + batch_offset(p, p.q, ix), a.k + batch_offset(p, p.k, ix),
+          a.v + batch_offset(p, p.v, ix), a.mask ? batch_offset(p, p.mask, ix) : 0,
+          a.out + batch_offset(p, p.out, ix)};
 }
 
 // The mask's contribution to score (i, j): -inf where a boolean mask says no,

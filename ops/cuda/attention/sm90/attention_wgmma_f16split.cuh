@@ -46,10 +46,10 @@ inline constexpr float kF16LoUnscale = 1.f / 2048.f;  // 2^-11
 // The shift s for a max |x| of m: m 2^s in [2^14, 2^15) (0 for m == 0, inf or NaN, whose
 // elements pass as they are), kept within float's normal exponents.
 __device__ __forceinline__ int f16_shift(float m) {
-  if (!(m > 0.f) || isinf(m)) return 0;
-  int ex = 0;
-  frexpf(m, &ex);  // m < 2^ex
-  return max(-120, min(120, 15 - ex));
+  // m's biased exponent e: m < 2^(e - 126) (frexpf's exponent; subnormals clamp alike).
+  const int e = (__float_as_int(m) >> 23) & 0xff;
+  if (!(m > 0.f) || e == 0xff) return 0;
+  return max(-120, min(120, 141 - e));
 }
 
 __device__ __forceinline__ float exp2_int(int s) { return __int_as_float((127 + s) << 23); }
@@ -84,10 +84,12 @@ __global__ void __launch_bounds__(THREADS)
   __shared__ float tile[TK][E + 1];
   __shared__ float2 wmax[THREADS / 32];
   const AttentionProblem& p = a.p;
-  const int64_t tiles = sp / TK;
-  const int64_t b = blockIdx.x / tiles, j0 = (blockIdx.x - b * tiles) * TK;
-  const float* kb = a.k + batch_offset(p, p.k, b);
-  const float* vb = a.v + batch_offset(p, p.v, b);
+  // 32-bit: the grid's index (f16split_prepass keeps it in 31 bits).
+  const unsigned tiles = static_cast<unsigned>(sp / TK);
+  const int64_t b = blockIdx.x / tiles, j0 = int64_t{blockIdx.x % tiles} * TK;
+  const BatchIndex ix = batch_index(p, b);
+  const float* kb = a.k + batch_offset(p, p.k, ix);
+  const float* vb = a.v + batch_offset(p, p.v, ix);
   const int tid = threadIdx.x;
   // The kernel may start its prologue now; it waits for this grid before reading what it
   // writes.
@@ -169,36 +171,56 @@ __global__ void __launch_bounds__(THREADS)
 // Q's rows m0.. (zeros past L), scaled by the op's scale, split per row into fp16 hi and
 // lo in 128-byte swizzled K-major panels ([E / 64][BM][64 halves]), lo BM * E halves
 // after hi; qmul[r] = 2^-s of row r. Threads tid < THREADS (whole warps of whole rows,
-// E / 4 lanes a row, for the row max's shuffles), every load issued before the first
-// use: a loop of load, shuffle, store waited on one DRAM round trip per float4.
+// E / 4 lanes a row, for the row max's shuffles), in two steps: every load issued
+// (QRows::load, at the kernel's entry: Q's round trip under the prologue), then the
+// split (QRows::split). A loop of load, shuffle, store waited on one DRAM round trip per
+// float4.
 template <int E, int BM, int THREADS>
-__device__ __forceinline__ void load_q_f16(uint8_t* qs, float* qmul, const KernelArgs& a,
-                                           const float* qb, int64_t m0, int tid) {
-  constexpr int N = BM * E / 4 / THREADS;
+struct QRows {
+  static constexpr int N = BM * E / 4 / THREADS;
   static_assert(N * THREADS == BM * E / 4 && THREADS % 32 == 0 && E / 4 <= 32,
                 "whole warps of whole rows, the same count per thread");
   float4 x[N];
+
+  __device__ __forceinline__ void load(const KernelArgs& a, const float* qb, int64_t m0, int tid) {
 #pragma unroll
-  for (int n = 0; n < N; ++n) {
-    const int i = tid + n * THREADS, r = i / (E / 4), c4 = i % (E / 4);
-    x[n] = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (m0 + r < a.p.L) {
-      x[n] = *reinterpret_cast<const float4*>(qb + (m0 + r) * a.p.q.row + c4 * 4);
+    for (int n = 0; n < N; ++n) {
+      const int i = tid + n * THREADS, r = i / (E / 4), c4 = i % (E / 4);
+      x[n] = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (m0 + r < a.p.L) {
+        x[n] = *reinterpret_cast<const float4*>(qb + (m0 + r) * a.p.q.row + c4 * 4);
+      }
     }
   }
+  __device__ __forceinline__ void split(uint8_t* qs, float* qmul, const KernelArgs& a, int tid);
+};
+
+template <int E, int BM, int THREADS>
+__device__ __forceinline__ void QRows<E, BM, THREADS>::split(uint8_t* qs, float* qmul,
+                                                             const KernelArgs& a, int tid) {
+  // The rows' max |x| as N independent shuffle chains (one after the other, each waited on
+  // its shuffles' latency, they took longer than the loads), then times |scale| (rounding
+  // is monotonic: the max of the scaled elements), and each element scaled once by
+  // scale 2^s (exact: a power of two; the elements as (x scale) 2^s).
+  float m[N];
+#pragma unroll
+  for (int n = 0; n < N; ++n) {
+    m[n] = fmaxf(fmaxf(fabsf(x[n].x), fabsf(x[n].y)), fmaxf(fabsf(x[n].z), fabsf(x[n].w)));
+  }
+#pragma unroll
+  for (int off = 1; off < E / 4; off *= 2) {
+#pragma unroll
+    for (int n = 0; n < N; ++n) m[n] = fmaxf(m[n], __shfl_xor_sync(0xffffffffu, m[n], off));
+  }
+  const float abs_scale = fabsf(a.scale);
 #pragma unroll
   for (int n = 0; n < N; ++n) {
     const int i = tid + n * THREADS, r = i / (E / 4), c4 = i % (E / 4);
-    const float4 y =
-        make_float4(x[n].x * a.scale, x[n].y * a.scale, x[n].z * a.scale, x[n].w * a.scale);
-    float m = fmaxf(fmaxf(fabsf(y.x), fabsf(y.y)), fmaxf(fabsf(y.z), fabsf(y.w)));
-#pragma unroll
-    for (int off = 1; off < E / 4; off *= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
-    const int s = f16_shift(m);
-    const float f = exp2_int(s);
+    const int s = f16_shift(m[n] * abs_scale);
+    const float f = a.scale * exp2_int(s);
     uint2 hi, lo;
-    f16_split2(y.x * f, y.y * f, hi.x, lo.x);
-    f16_split2(y.z * f, y.w * f, hi.y, lo.y);
+    f16_split2(x[n].x * f, x[n].y * f, hi.x, lo.x);
+    f16_split2(x[n].z * f, x[n].w * f, hi.y, lo.y);
     const int c = 4 * c4;
     const int at = (c / 64) * BM * 128 + r * 128 + ((((c % 64) / 8) ^ (r % 8)) * 16) + (c % 8) * 2;
     *reinterpret_cast<uint2*>(qs + at) = hi;
@@ -311,7 +333,7 @@ inline constexpr int kF16QBarrier = 3;
 // The kernel runs as the pre-pass's programmatic dependent (PDL): its prologue and Q's
 // loads under the pre-pass's last blocks, the producer and the consumers waiting for the
 // pre-pass's writes (griddepcontrol.wait) before the first copy and the first factor.
-// DIAG (the kernel bench only, where the time goes): kF16DiagQFirst, Q loaded before the
+// DIAG (the kernel bench only, where the time goes): kF16DiagQFirst, Q split before the
 // first copies start (the old prologue); kF16DiagSkipLast, causal consumer 0 leaves out
 // the key tile above its rows (taking its turn all the same: it lost, the loop's code
 // got slower everywhere); kF16DiagNoPdl, a plain launch; kF16DiagNoStore, no output
@@ -321,12 +343,15 @@ inline constexpr int kF16DiagQFirst = 1;
 inline constexpr int kF16DiagSkipLast = 2;
 inline constexpr int kF16DiagNoPdl = 4;
 inline constexpr int kF16DiagNoStore = 8;
+inline constexpr int kF16DiagTrace = 16;  // kDiagTrace's record
 template <int E, int BN, int WG, int STAGES, bool PP, bool QR = false, int DIAG = 0>
 __global__ void __launch_bounds__(128 * (WG + 1), 1)
     attention_wgmma_f16split_kernel(const __grid_constant__ KernelArgs a, const float2* tmul,
                                     int64_t sp, const __grid_constant__ F16SplitMaps maps) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using T = F16SplitTraits<E, BN, WG, STAGES>;
+  constexpr bool kTraced = (DIAG & kF16DiagTrace) != 0;
+  trace_start<kTraced>();
   static_assert(!PP || WG == 2, "the ping-pong takes two consumer warpgroups");
   static_assert(WG <= 2 && BN == 64, "a causal consumer leaves out one key tile at most");
   namespace ptx = ::cuda::ptx;
@@ -348,6 +373,9 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
   const BatchBase base = batch_base(a, b);
   const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
   const int tiles = static_cast<int>((keys + BN - 1) / BN);
+  // Q's loads in flight from the start (the consumers split them once past the barrier).
+  QRows<E, BM, 128 * WG> q;
+  if (tid < 128 * WG) q.load(a, base.q, m0, tid);
 
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
@@ -357,7 +385,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
   if constexpr ((DIAG & kF16DiagQFirst) != 0) {
-    if (tid < 128 * WG) load_q_f16<E, BM, 128 * WG>(smem, qmul, a, base.q, m0, tid);
+    if (tid < 128 * WG) q.split(smem, qmul, a, tid);
     fence_proxy_async();
   }
   __syncthreads();
@@ -397,11 +425,12 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
   } else {
     sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
     if constexpr ((DIAG & kF16DiagQFirst) == 0) {
-      // Q's loads under the first copies; the consumers alone wait for each other.
-      load_q_f16<E, BM, 128 * WG>(smem, qmul, a, base.q, m0, tid);
+      // Q split under the first copies; the consumers alone wait for each other.
+      q.split(smem, qmul, a, tid);
       fence_proxy_async();
       asm volatile("bar.sync %0, %1;\n" ::"n"(kF16QBarrier), "n"(128 * WG) : "memory");
     }
+    trace_mark<kTraced>(0, 3);
     if constexpr ((DIAG & kF16DiagNoPdl) == 0) asm volatile("griddepcontrol.wait;\n" ::: "memory");
     const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
     Rows rows = consumer_rows(m0, wg, warp, lane);
@@ -555,6 +584,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
         const int s = tile % STAGES;
         const float2 f = __ldg(tmul + tm + tile);
         wait_full(tile);
+        if (tile == 0) trace_mark<kTraced>(0, 4);
         turn_wait();
         issue_s(sc, s);
         turn_pass(tile == tiles - 1);
@@ -566,7 +596,10 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
         wgmma_wait<0>();
         fence_regs(o);
         finish_pv(alpha, f.y, s, true);
+        if (tile == 0) trace_mark<kTraced>(0, 5);
+        if (tile == 0) trace_mark<kTraced>(1, 8);
       }
+      trace_mark<kTraced>(0, 6);
     }
     // Head dim 64: tile t's S and tile t - 1's P V in flight together, the P V under tile
     // t's softmax (head dim 128 ran the loop above: no tiles here).
@@ -576,6 +609,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     if (ptiles > 0) {
       const float2 f = __ldg(tmul + tm);
       wait_full(0);
+      trace_mark<kTraced>(0, 4);
       turn_wait();
       issue_s(sc, 0);
       turn_pass(false);
@@ -584,6 +618,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       alpha_pv = softmax_tile<false>(sc, rows, mul);
       vmul_pv = f.y;
       p_fragments_f16(sc, ph, pl);
+      trace_mark<kTraced>(0, 5);
+      trace_mark<kTraced>(1, 8);
     }
     for (int tile = 1; tile < ptiles; ++tile) {
       const int s = tile % STAGES;
@@ -605,6 +641,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       vmul_pv = f.y;
       p_fragments_f16(sc, ph, pl);
     }
+    if (NH == 1) trace_mark<kTraced>(0, 6);
     if (ptiles > 0) {
       turn_wait();
       issue_pv((ptiles - 1) % STAGES, 0);
@@ -620,7 +657,10 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     wgmma_wait<0>();
     fence_regs(o);
     if (ptiles > 0) finish_pv(alpha_pv, vmul_pv, (ptiles - 1) % STAGES, false);
+    trace_mark<kTraced>(0, 7);
+    trace_mark<kTraced>(1, 9);
     if ((DIAG & kF16DiagNoStore) == 0 || a.scale == -1.f) store_rows(o, rows, p, base.out);
+    trace_end<kTraced>();
   }
 #else
   (void)a;

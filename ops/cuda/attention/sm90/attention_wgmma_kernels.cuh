@@ -705,13 +705,15 @@ inline bool attention_tma_maps(const AttentionProblem& p, const float* k, const 
 // first as the map's dims 2-4).
 __device__ __forceinline__ void k_batch_coords(const AttentionProblem& p, int64_t b,
                                                int32_t (&c)[5]) {
+  uint32_t rest = static_cast<uint32_t>(b);  // 32-bit, as batch_index
 #pragma unroll
   for (int i = 0; i < 3; ++i) {
     const int d = p.batch_rank - 1 - i;
     c[2 + i] = 0;
     if (d >= 0) {
-      c[2 + i] = static_cast<int32_t>(b % p.batch[d]);
-      b /= p.batch[d];
+      const uint32_t n = static_cast<uint32_t>(p.batch[d]);
+      c[2 + i] = static_cast<int32_t>(rest % n);
+      rest /= n;
     }
   }
 }
@@ -783,6 +785,47 @@ __device__ __forceinline__ void transpose_v_tile(float* vt, const float* vraw, i
 constexpr int kDiagNoSoftmax = 1;  // no mask or softmax: P is S as it stands
 constexpr int kDiagNoLoads = 2;    // no K/Vt copies and no waits for them
 constexpr int kDiagNoMma = 4;      // no wgmma (S stays zero)
+constexpr int kDiagTrace = 8;      // each CTA's SM, start and end into g_cta_trace
+
+// kDiagTrace's record (the kernel bench sets g_cta_trace; where a CTA's time goes):
+// kTraceWords per CTA of the grid in launch order: its start (%globaltimer, ns, at entry),
+// its end (the last consumer's, after its store), its SM, then marks of consumer 0 (3-7)
+// and consumer 1 (8-9) at the kernel's steps. ON false (every launch but the bench's
+// traced ones): no code.
+constexpr int kTraceWords = 10;
+__device__ unsigned long long* g_cta_trace = nullptr;
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ unsigned long long* cta_trace() {
+  return g_cta_trace + kTraceWords * (blockIdx.x + blockIdx.y * gridDim.x);
+}
+template <bool ON>
+__device__ __forceinline__ void trace_start() {
+  if constexpr (ON) {
+    if (threadIdx.x == 0 && g_cta_trace != nullptr) {
+      unsigned sm;
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+      cta_trace()[0] = global_ns();
+      cta_trace()[2] = sm;
+    }
+  }
+}
+template <bool ON>
+__device__ __forceinline__ void trace_end() {
+  if constexpr (ON) {
+    if (threadIdx.x % 128 == 0 && g_cta_trace != nullptr) atomicMax(&cta_trace()[1], global_ns());
+  }
+}
+// Mark `word` by the first thread of consumer `wg`.
+template <bool ON>
+__device__ __forceinline__ void trace_mark(int wg, int word) {
+  if constexpr (ON) {
+    if (threadIdx.x == 128 * wg && g_cta_trace != nullptr) cta_trace()[word] = global_ns();
+  }
+}
 
 // MINB: blocks per SM (two: one block's prologue and epilogue run under the other's
 // main loop; registers and shared memory are halved).
@@ -860,6 +903,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     attention_wgmma_ws_kernel(const __grid_constant__ KernelArgs a, const float* vt, int64_t sp,
                               const __grid_constant__ AttnTmaMaps maps, bool vt_dependent) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr bool kTraced = (DIAG & kDiagTrace) != 0;
+  trace_start<kTraced>();
   using T = WsTraits<E, BN, WG, STAGES, MINB, VT, ACC>;
   static_assert(!VT || LD != 0, "the in-kernel V transpose reads V's tile by TMA");
   static_assert(!PP || WG == 2, "the ping-pong takes two consumer warpgroups");
@@ -1039,6 +1084,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     // 128-key tiles or head dim 128 they spill).
     [[maybe_unused]] uint32_t qf[QR ? E / 8 : 1][4];
     if constexpr (QR) q_fragments<E>(qf, a, base.q, m0 + wg * 64, warp, lane);
+    trace_mark<kTraced>(0, 3);
     // ACC: S's cross terms (Qlo K + Qhi Klo), added to S once it lands.
     [[maybe_unused]] float ss[ACC ? SR : 1];
     // S = Q K^T of the tile in stage s into `acc` (issued and committed, not waited).
@@ -1169,6 +1215,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     // the loop, under tile 1's softmax.
     if (tiles > 0) {
       wait_full(0);
+      trace_mark<kTraced>(0, 4);
       turn_wait();
       issue_s(sc, 0);
       turn_pass(false);
@@ -1183,6 +1230,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
         }
       }
       p_fragments<ACC>(sc, pa, pl);
+      trace_mark<kTraced>(0, 5);
+      trace_mark<kTraced>(1, 8);
     }
     for (int tile = 1; tile < tiles; ++tile) {
       const int s = tile % STAGES;
@@ -1219,6 +1268,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
       }
       p_fragments<ACC>(sc, pa, pl);
     }
+    trace_mark<kTraced>(0, 6);
     if (tiles > 0) {
       turn_wait();
       issue_pv(pa, pl, (tiles - 1) % STAGES);
@@ -1239,7 +1289,10 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
         release(tile % STAGES);
       }
     }
+    trace_mark<kTraced>(0, 7);
+    trace_mark<kTraced>(1, 9);
     store_rows(o, rows, p, base.out);
+    trace_end<kTraced>();
   }
   // Neither CTA of a pair exits while its partner may still arrive on its barriers.
   if constexpr (CL == 2) {

@@ -1,0 +1,363 @@
+// An experiment of the kernel bench (tools/device/attention_kernel_bench.cu), not in the
+// op: tf32 attention as a persistent kernel ("pipe 8" in the bench's rows). Pipe 5 (K and
+// Vt by TMA, the two consumer warpgroups in ping-pong, Q's fragments in registers)
+// walking many query tiles per CTA, each tile's Q read by TMA into one of two buffers a
+// whole query tile ahead. A CTA of pipe 5 waits about 3 us at its start for its own Q (a
+// round trip to memory under the other SMs' traffic), then for its first S and softmax,
+// and ends with its last P V and store, with nothing under any of it; here the next
+// tile's Q has landed long before its first S, and the ring of K and Vt stages runs on
+// across query tiles. Measured (docs/performance.md, issue 19, seventeenth step): 4-10%
+// faster than pipe 5 alone at 512-1k keys, but its key-tile loop runs 18% slower (ptxas
+// keeps the wgmma descriptors in vector registers, an R2UR before every HGMMA), so it
+// loses at 4k keys and is not offered. The next step is that loop's uniform registers.
+//
+// The walk is static (no index passes between the roles): units of two query tiles of
+// one (batch, head), unit u = blockIdx.x + i gridDim.x. Full attention: tiles 2j and
+// 2j + 1; causal: tiles m - 1 - j and j, so that every unit has the same key tiles (a
+// middle tile of an odd count alone).
+#pragma once
+
+#include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
+
+namespace tt::ops::cuda::attention {
+namespace {
+
+// The walk's units and items (query tiles) in the order every role of a CTA takes them.
+// SINGLES (full attention): units of one query tile, head-major (pipe 5's grid order).
+template <bool SINGLES = false>
+struct PersistentWalk {
+  unsigned m_tiles, pairs_per_head, units;
+  bool causal;
+
+  __device__ __forceinline__ PersistentWalk(const AttentionProblem& p, unsigned bm)
+      : m_tiles(static_cast<unsigned>((p.L + bm - 1) / bm)),
+        pairs_per_head(SINGLES && !p.causal ? m_tiles : (m_tiles + 1) / 2),
+        units(pairs_per_head),
+        causal(p.causal) {
+    for (int d = 0; d < p.batch_rank; ++d) units *= static_cast<unsigned>(p.batch[d]);
+  }
+  // Query tiles in unit u: 2, or 1 for a lone last (full) or middle (causal) tile.
+  __device__ __forceinline__ int items(unsigned u) const {
+    const unsigned j = u % pairs_per_head;
+    if (SINGLES && !causal) return 1;
+    return causal ? (m_tiles - 1 - j == j ? 1 : 2) : (2 * j + 1 < m_tiles ? 2 : 1);
+  }
+  __device__ __forceinline__ QueryTile at(unsigned u, int h) const {
+    const unsigned j = u % pairs_per_head, b = u / pairs_per_head;
+    if (SINGLES && !causal) return {j, b, 0};
+    const unsigned mt = causal ? (h == 0 ? m_tiles - 1 - j : j) : 2 * j + h;
+    return {mt, b, 0};
+  }
+};
+inline constexpr int kDiagSingles = 32;  // the kernel bench: PersistentWalk<true>
+
+// Q's two buffers (BM x E floats each, 128-byte swizzled panels of 32 columns, by TMA),
+// the stages of pipe 5, the barriers: the stages' full and empty, then Q's full and
+// empty per buffer.
+template <int E, int BN, int STAGES>
+struct PersistentTraits {
+  static constexpr int kBM = 128;
+  static constexpr int kThreads = 384;
+  static constexpr int kQBytes = kBM * E * 4;
+  static constexpr int kKBytes = BN * E * 4;
+  static constexpr int kStageBytes = 2 * kKBytes;
+  static constexpr int kStagesOffset = 2 * kQBytes;
+  static constexpr int kBarOffset = kStagesOffset + STAGES * kStageBytes;
+  static constexpr int kSmemBytes = kBarOffset + (2 * STAGES + 4) * 8 + 1024;
+  static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB of an SM");
+  static constexpr int kProducerRegs = 24;
+  static constexpr int kConsumerRegs = 240;
+  static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536 / kThreads / 8 * 8 * kThreads,
+                "setmaxnreg past the block's registers at launch");
+};
+
+// Q's map: the problem's Q as K's map reads K (attention_kv_map; L rows), a box of 32
+// columns by BM rows. False where Q's layout has none (kv_tma_mappable).
+inline bool persistent_q_map(const AttentionProblem& p, const float* q, int bm, CUtensorMap& m) {
+  AttentionProblem pq = p;
+  pq.S = p.L;
+  if (attention_encode_tiled() == nullptr || !kv_tma_mappable(pq, p.q)) return false;
+  const cuuint32_t box[5] = {32, cuuint32_t(bm), 1, 1, 1};
+  return attention_kv_map(pq, p.q, q, box, CU_TENSOR_MAP_SWIZZLE_128B, m);
+}
+
+struct PersistentMaps {
+  AttnTmaMaps kv;
+  CUtensorMap q;
+};
+
+template <int E, int BN, int STAGES, int DIAG = 0>
+__global__ void __launch_bounds__(384, 1)
+    attention_wgmma_persistent_kernel(const __grid_constant__ KernelArgs a, int64_t sp,
+                                      const __grid_constant__ PersistentMaps maps,
+                                      bool vt_dependent) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr bool kTraced = (DIAG & kDiagTrace) != 0;
+  trace_start<kTraced>();
+  using T = PersistentTraits<E, BN, STAGES>;
+  static_assert(E == 64 && BN == 64, "head dim 64, 64-key tiles (Q's fragments in registers)");
+  namespace ptx = ::cuda::ptx;
+  constexpr int BM = T::kBM, NT = BN / 8, SR = BN / 2, OR = E / 2;
+  const AttentionProblem& p = a.p;
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = align_1024(smem_raw);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
+  uint64_t* empty = full + STAGES;
+  uint64_t* qfull = empty + STAGES;  // [2]
+  uint64_t* qempty = qfull + 2;      // [2]
+  const auto stage_k = [&](int s) {
+    return reinterpret_cast<float*>(smem + T::kStagesOffset + s * T::kStageBytes);
+  };
+  const auto q_buffer = [&](int i) { return reinterpret_cast<float*>(smem + i * T::kQBytes); };
+  const PersistentWalk<(DIAG & kDiagSingles) != 0> walk(p, BM);
+  const auto tiles_of = [&](int64_t m0) {
+    const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
+    return static_cast<int>((keys + BN - 1) / BN);
+  };
+
+  const int tid = threadIdx.x;
+  if (tid == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], 8);
+    }
+    for (int i = 0; i < 2; ++i) {
+      mbar_init(&qfull[i], 1);
+      mbar_init(&qempty[i], 8);
+    }
+    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+  }
+  __syncthreads();
+
+  if (tid >= 256) {
+    sm90::detail::setmaxnreg_dec<T::kProducerRegs>();
+    if (tid == 256) {
+      // Q of item `n` (the CTA's n-th query tile) into buffer n % 2, once the consumers have
+      // read the item two before it out of that buffer.
+      const auto load_q = [&](int n, const QueryTile& qt) {
+        const int buf = n & 1;
+        if (n >= 2) mbar_wait(&qempty[buf], ((n >> 1) - 1) & 1);
+        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                       &qfull[buf], T::kQBytes);
+        int32_t c[5];
+        k_batch_coords(p, qt.b, c);
+        c[1] = static_cast<int32_t>(qt.mt * BM);
+#pragma unroll
+        for (int q = 0; q < E / 32; ++q) {
+          c[0] = 32 * q;
+          ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
+                                    q_buffer(buf) + q * BM * 32, &maps.q, c, &qfull[buf]);
+        }
+      };
+      int g = 0, n = 0;
+      bool waited = !vt_dependent;
+      // The first item's Q, then each item's tiles with the next item's Q after its first.
+      unsigned u = blockIdx.x;
+      int h = 0;
+      if (u < walk.units) load_q(0, walk.at(u, 0));
+      while (u < walk.units) {
+        const QueryTile qt = walk.at(u, h);
+        // The item after this one.
+        unsigned nu = u;
+        int nh = h + 1;
+        if (nh >= walk.items(u)) {
+          nu = u + gridDim.x;
+          nh = 0;
+        }
+        int32_t kc[5];
+        k_batch_coords(p, qt.b, kc);
+        const int32_t vrow = static_cast<int32_t>(qt.b * E);
+        const int tiles = tiles_of(qt.mt * BM);
+        for (int tile = 0; tile < tiles; ++tile, ++g) {
+          const int s = g % STAGES;
+          if (g >= STAGES) mbar_wait(&empty[s], ((g / STAGES) - 1) & 1);
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &full[s], 2 * T::kKBytes);
+          float* ks = stage_k(s);
+          const int32_t n0 = tile * BN;
+#pragma unroll
+          for (int q = 0; q < E / 32; ++q) {
+            kc[0] = 32 * q;
+            kc[1] = n0;
+            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, ks + q * BN * 32,
+                                      &maps.kv.k, kc, &full[s]);
+          }
+          if (!waited) {
+            grid_dependency_wait();
+            waited = true;
+          }
+#pragma unroll
+          for (int q = 0; q < BN / 32; ++q) {
+            const int32_t vc[2] = {n0 + 32 * q, vrow};
+            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
+                                      ks + BN * E + q * E * 32, &maps.kv.vt, vc, &full[s]);
+          }
+          if (tile == 0 && nu < walk.units) load_q(n + 1, walk.at(nu, nh));
+        }
+        if (tiles == 0 && nu < walk.units) load_q(n + 1, walk.at(nu, nh));
+        u = nu;
+        h = nh;
+        ++n;
+      }
+    }
+  } else {
+    sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
+    const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+    const PingPong<true> turns(wg, 1);
+    int g = 0, n = 0;
+    unsigned u = blockIdx.x;
+    int h = 0;
+    while (u < walk.units) {
+      const QueryTile qt = walk.at(u, h);
+      const int64_t m0 = qt.mt * BM;
+      const BatchBase base = batch_base(a, qt.b);
+      const int tiles = tiles_of(m0);
+      if (++h >= walk.items(u)) {
+        u += gridDim.x;
+        h = 0;
+      }
+      const bool last_item = u >= walk.units;
+      Rows rows = consumer_rows(m0, wg, warp, lane);
+      // Q's fragments (q_fragments' layout) from the buffer, scaled and rounded; the buffer
+      // goes back at once.
+      uint32_t qf[E / 8][4];
+      {
+        const int buf = n & 1;
+        mbar_wait(&qfull[buf], (n >> 1) & 1);
+        const float* qb = q_buffer(buf);
+#pragma unroll
+        for (int kk = 0; kk < E / 8; ++kk) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            const int r = wg * 64 + warp * 16 + lane / 4 + (i % 2) * 8;
+            const int c = 8 * kk + lane % 4 + (i / 2) * 4;
+            const float x =
+                qb[(c / 32) * BM * 32 + r * 32 + ((((c % 32) / 4) ^ (r % 8)) * 4) + c % 4];
+            qf[kk][i] = __float_as_uint(tf32_rna(x * a.scale));
+          }
+        }
+        __syncwarp();
+        if (lane == 0) mbar_arrive(&qempty[buf]);
+      }
+      if (n == 0) trace_mark<kTraced>(0, 3);
+      const auto issue_s = [&](float(&acc)[SR], int s) {
+#pragma unroll
+        for (int i = 0; i < SR; ++i) acc[i] = 0.f;
+        fence_regs(acc);
+        wgmma_fence();
+        issue_qk_rs<E, BN>(acc, qf, smem_u32(stage_k(s)));
+        wgmma_commit();
+      };
+      float o[OR];
+#pragma unroll
+      for (int i = 0; i < OR; ++i) o[i] = 0.f;
+      const auto issue_pv = [&](const uint32_t(&pa)[NT][4], int s) {
+        fence_regs(o);
+        wgmma_fence();
+        const Sw128Desc dv(smem_u32(stage_k(s)) + T::kKBytes);
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          sm90::WgmmaTf32<E>::mma_rs(o, pa[j], dv.at(uint32_t((j / 4) * E * 128 + (j % 4) * 32)),
+                                     1);
+        }
+        wgmma_commit();
+      };
+      const auto release = [&](int s) {
+        __syncwarp();
+        if (lane == 0) mbar_arrive(&empty[s]);
+      };
+      const auto wait_full = [&](int gi) { mbar_wait(&full[gi % STAGES], (gi / STAGES) & 1); };
+      float sc[SR];
+      uint32_t pa[NT][4];
+      uint32_t unused[1][4];
+      float2 alpha0 = make_float2(1.f, 1.f);
+      if (tiles > 0) {
+        wait_full(g);
+        turns.wait();
+        issue_s(sc, g % STAGES);
+        turns.pass(false);
+        wgmma_wait<0>();
+        fence_regs(sc);
+        mask_tile(sc, a, base, rows, 0, m0, kLog2eF);
+        softmax_tile_lazy(sc, rows, alpha0);
+        p_fragments<false>(sc, pa, unused);
+      }
+      for (int tile = 1; tile < tiles; ++tile) {
+        const int gi = g + tile;
+        wait_full(gi);
+        turns.wait();
+        issue_s(sc, gi % STAGES);
+        issue_pv(pa, (gi - 1) % STAGES);
+        turns.pass(false);
+        wgmma_wait<1>();
+        fence_regs(sc);
+        float2 alpha = make_float2(1.f, 1.f);
+        mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, kLog2eF);
+        const bool rescale = softmax_tile_lazy(sc, rows, alpha);
+        wgmma_wait<0>();
+        fence_regs(o);
+        fence_regs(sc);
+        release((gi - 1) % STAGES);
+        if (rescale) scale_rows(o, alpha);
+        p_fragments<false>(sc, pa, unused);
+      }
+      if (tiles > 0) {
+        turns.wait();
+        issue_pv(pa, (g + tiles - 1) % STAGES);
+        turns.pass(last_item);
+        wgmma_wait<0>();
+        fence_regs(o);
+        release((g + tiles - 1) % STAGES);
+      } else {
+        // No key tile (S == 0): the turns go on as if this item had one.
+        turns.wait();
+        turns.pass(false);
+        turns.wait();
+        turns.pass(last_item);
+      }
+      if (n == 0) trace_mark<kTraced>(wg, wg == 0 ? 7 : 9);
+      store_rows(o, rows, p, base.out);
+      g += tiles;
+      ++n;
+    }
+    trace_end<kTraced>();
+  }
+#else
+  (void)a;
+  (void)sp;
+  (void)maps;
+  (void)vt_dependent;
+#endif
+}
+
+// min(units, SMs) CTAs of the persistent walk (the SM count of the current device, cached
+// per device by the caller). False where Q or K has no tensor map.
+template <int E, int BN, int STAGES, int DIAG = 0>
+cudaError_t launch_persistent_kernel(const KernelArgs& a, const float* vt, int64_t sp,
+                                     const AttnTmaMaps& kv, int sms, cudaStream_t stream,
+                                     bool vt_dependent, bool& mapped) {
+  using Tr = PersistentTraits<E, BN, STAGES>;
+  PersistentMaps maps{kv, {}};
+  mapped = persistent_q_map(a.p, a.q, Tr::kBM, maps.q);
+  if (!mapped) return cudaSuccess;
+  (void)vt;
+  const auto kernel = attention_wgmma_persistent_kernel<E, BN, STAGES, DIAG>;
+  const cudaError_t e =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
+  if (e != cudaSuccess) return e;
+  const int64_t m_tiles = (a.p.L + Tr::kBM - 1) / Tr::kBM;
+  const int64_t units =
+      ((DIAG & kDiagSingles) != 0 && !a.p.causal ? m_tiles : (m_tiles + 1) / 2) * a.p.batch_count();
+  cudaLaunchAttribute pdl = gemm::sm90::detail::pdl_attribute();
+  cudaLaunchConfig_t lc{};
+  lc.gridDim = dim3(static_cast<unsigned>(std::min<int64_t>(units, sms)));
+  lc.blockDim = dim3(Tr::kThreads);
+  lc.dynamicSmemBytes = static_cast<size_t>(Tr::kSmemBytes);
+  lc.stream = stream;
+  lc.attrs = &pdl;
+  lc.numAttrs = vt_dependent ? 1 : 0;
+  return cudaLaunchKernelEx(&lc, kernel, a, sp, maps, vt_dependent);
+}
+
+}  // namespace
+}  // namespace tt::ops::cuda::attention
