@@ -367,9 +367,11 @@ __device__ __forceinline__ void issue_qk_rs(float (&acc)[BN / 2], const uint32_t
 // A thread's A fragments of its warpgroup's 64 query rows from `row0`, straight from
 // global memory (scaled, rounded to TF32, zeros past L): k-step kk holds (r, 8 kk + t),
 // (r + 8, 8 kk + t), then the same at t + 4, r = row0 + 16 warp + lane / 4. No shared
-// memory and no block barrier: the producer's first tiles load meanwhile.
+// memory and no block barrier: the producer's first tiles load meanwhile. In two steps:
+// the loads (q_rows_load, at the kernel's entry: Q's round trip under the prologue), then
+// the scale and rounding (q_fragments).
 template <int E>
-__device__ __forceinline__ void q_fragments(uint32_t (&qf)[E / 8][4], const KernelArgs& a,
+__device__ __forceinline__ void q_rows_load(float (&x)[E / 8][4], const KernelArgs& a,
                                             const float* qb, int64_t row0, int warp, int lane) {
   const int64_t r = row0 + warp * 16 + lane / 4;
   const int t = lane % 4;
@@ -379,9 +381,17 @@ __device__ __forceinline__ void q_fragments(uint32_t (&qf)[E / 8][4], const Kern
     for (int i = 0; i < 4; ++i) {
       const int64_t rr = r + (i % 2) * 8;
       const int c = 8 * kk + t + (i / 2) * 4;
-      const float x = rr < a.p.L ? qb[rr * a.p.q.row + c] * a.scale : 0.f;
-      qf[kk][i] = __float_as_uint(tf32_rna(x));
+      x[kk][i] = rr < a.p.L ? qb[rr * a.p.q.row + c] : 0.f;
     }
+  }
+}
+template <int E>
+__device__ __forceinline__ void q_fragments(uint32_t (&qf)[E / 8][4], const float (&x)[E / 8][4],
+                                            float scale) {
+#pragma unroll
+  for (int kk = 0; kk < E / 8; ++kk) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) qf[kk][i] = __float_as_uint(tf32_rna(x[kk][i] * scale));
   }
 }
 
@@ -946,6 +956,16 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
   const int ctiles = tiles_of(m0 + (p.causal ? int64_t{rank} * BM : 0));
   const int tiles = CL == 2 && m0 >= p.L ? 0 : tiles_of(m0);
 
+  // QR: the consumers' Q loads in flight from the kernel's entry (2-5% at 1k keys); but
+  // where the producer's warps transpose V (VT), after setmaxnreg as before: early, pipe 7
+  // ran 2% slower (docs/performance.md).
+  constexpr bool kEarlyQ = QR && !VT;
+  [[maybe_unused]] float qx[QR ? E / 8 : 1][4];
+  if constexpr (kEarlyQ) {
+    if (tid < 128 * WG) {
+      q_rows_load<E>(qx, a, base.q, m0 + (tid / 128) * 64, (tid % 128) / 32, tid % 32);
+    }
+  }
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
       // cp.async: one arrival per producer thread; TMA: the issuing thread's expect_tx
@@ -1083,7 +1103,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     // QR: Q's fragments in registers for the whole run (head dim 64: 32 registers; with
     // 128-key tiles or head dim 128 they spill).
     [[maybe_unused]] uint32_t qf[QR ? E / 8 : 1][4];
-    if constexpr (QR) q_fragments<E>(qf, a, base.q, m0 + wg * 64, warp, lane);
+    if constexpr (QR && !kEarlyQ) q_rows_load<E>(qx, a, base.q, m0 + wg * 64, warp, lane);
+    if constexpr (QR) q_fragments<E>(qf, qx, a.scale);
     trace_mark<kTraced>(0, 3);
     // ACC: S's cross terms (Qlo K + Qhi Klo), added to S once it lands.
     [[maybe_unused]] float ss[ACC ? SR : 1];
