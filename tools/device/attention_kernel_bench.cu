@@ -134,8 +134,7 @@ void run_persist(KernelArgs a, int64_t, int64_t) {
     return n;
   }();
   bool mapped = false;
-  CK((launch_persistent_kernel<64, 64, 4, DIAG>(a, vt_buffer(), vt_keys(a), maps, sms, nullptr, PDL,
-                                                mapped)));
+  CK((launch_persistent_kernel<64, 64, 4, DIAG>(a, maps, sms, nullptr, PDL, mapped)));
   if (!mapped) {
     std::fprintf(stderr, "no Q tensor map\n");
     std::exit(1);

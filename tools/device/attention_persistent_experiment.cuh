@@ -29,7 +29,7 @@ struct PersistentWalk {
   unsigned m_tiles, pairs_per_head, units;
   bool causal;
 
-  __device__ __forceinline__ PersistentWalk(const AttentionProblem& p, unsigned bm)
+  __host__ __device__ __forceinline__ PersistentWalk(const AttentionProblem& p, unsigned bm)
       : m_tiles(static_cast<unsigned>((p.L + bm - 1) / bm)),
         pairs_per_head(SINGLES && !p.causal ? m_tiles : (m_tiles + 1) / 2),
         units(pairs_per_head),
@@ -88,7 +88,7 @@ struct PersistentMaps {
 
 template <int E, int BN, int STAGES, int DIAG = 0>
 __global__ void __launch_bounds__(384, 1)
-    attention_wgmma_persistent_kernel(const __grid_constant__ KernelArgs a, int64_t sp,
+    attention_wgmma_persistent_kernel(const __grid_constant__ KernelArgs a,
                                       const __grid_constant__ PersistentMaps maps,
                                       bool vt_dependent) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -324,7 +324,6 @@ __global__ void __launch_bounds__(384, 1)
   }
 #else
   (void)a;
-  (void)sp;
   (void)maps;
   (void)vt_dependent;
 #endif
@@ -333,30 +332,26 @@ __global__ void __launch_bounds__(384, 1)
 // min(units, SMs) CTAs of the persistent walk (the SM count of the current device, cached
 // per device by the caller). False where Q or K has no tensor map.
 template <int E, int BN, int STAGES, int DIAG = 0>
-cudaError_t launch_persistent_kernel(const KernelArgs& a, const float* vt, int64_t sp,
-                                     const AttnTmaMaps& kv, int sms, cudaStream_t stream,
-                                     bool vt_dependent, bool& mapped) {
+cudaError_t launch_persistent_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int sms,
+                                     cudaStream_t stream, bool vt_dependent, bool& mapped) {
   using Tr = PersistentTraits<E, BN, STAGES>;
   PersistentMaps maps{kv, {}};
   mapped = persistent_q_map(a.p, a.q, Tr::kBM, maps.q);
   if (!mapped) return cudaSuccess;
-  (void)vt;
   const auto kernel = attention_wgmma_persistent_kernel<E, BN, STAGES, DIAG>;
   const cudaError_t e =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (e != cudaSuccess) return e;
-  const int64_t m_tiles = (a.p.L + Tr::kBM - 1) / Tr::kBM;
-  const int64_t units =
-      ((DIAG & kDiagSingles) != 0 && !a.p.causal ? m_tiles : (m_tiles + 1) / 2) * a.p.batch_count();
+  const unsigned units = PersistentWalk<(DIAG & kDiagSingles) != 0>(a.p, Tr::kBM).units;
   cudaLaunchAttribute pdl = gemm::sm90::detail::pdl_attribute();
   cudaLaunchConfig_t lc{};
-  lc.gridDim = dim3(static_cast<unsigned>(std::min<int64_t>(units, sms)));
+  lc.gridDim = dim3(std::min(units, static_cast<unsigned>(sms)));
   lc.blockDim = dim3(Tr::kThreads);
   lc.dynamicSmemBytes = static_cast<size_t>(Tr::kSmemBytes);
   lc.stream = stream;
   lc.attrs = &pdl;
   lc.numAttrs = vt_dependent ? 1 : 0;
-  return cudaLaunchKernelEx(&lc, kernel, a, sp, maps, vt_dependent);
+  return cudaLaunchKernelEx(&lc, kernel, a, maps, vt_dependent);
 }
 
 }  // namespace
