@@ -647,6 +647,12 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
   }
 #undef TT_X
+#define TT_X(E, WG, BN, ST, PIPE) \
+  variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
+  if (at::kWgmmaPipe1Offered) {
+    TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
+  }
+#undef TT_X
   // accurate on the TMA pipes (2 and 5): within 1e-6, as pipe 0.
 #define TT_X(E, WG, BN, ST, MB, PIPE) \
   variants.push_back({E, Precision::accurate, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
@@ -840,6 +846,10 @@ std::pair<size_t, size_t> force_tma_pipes_with_shared(bool shared_k,
   if (E == 64) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, PIPE});
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
 #undef TT_X
+#define TT_X(E, WG, BN, ST, PIPE) \
+  if (E == 64) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, PIPE});
+    TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
+#undef TT_X
     for (const at::AttnConfig& cfg : configs) {
       const std::string what = cfg.to_config().str() + (causal ? " causal" : "");
       autotune::ScopedConfigOverride force("attention", cfg.to_config());
@@ -850,8 +860,8 @@ std::pair<size_t, size_t> force_tma_pipes_with_shared(bool shared_k,
         ++ran;
       } catch (const Error& e) {
         EXPECT_FALSE(runs(cfg.pipe)) << what << ": " << e.what();
-        EXPECT_NE(std::string(e.what()).find("where K's (pipe 4 and 7: and V's) strides have a "
-                                             "tensor map"),
+        EXPECT_NE(std::string(e.what()).find("where K's (pipe 4, 7 and 9: and V's; 8 and 9: and "
+                                             "Q's) strides have a tensor map"),
                   std::string::npos)
             << e.what();
         ++refused;
@@ -866,17 +876,17 @@ TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
   TT_REQUIRE_CUDA();
   TT_SKIP_UNLESS_WS_PIPES();
   EXPECT_EQ(force_tma_pipes_with_shared(true, [](int) { return false; }),
-            (std::pair<size_t, size_t>{0, 16}));
+            (std::pair<size_t, size_t>{0, 20}));
 }
 
-// One V for every head with K mapped: the pipes that read Vt from the pre-pass (2, 3, 5)
-// run; those that transpose V in the kernel from V's own map (4, 7) are refused.
+// One V for every head with K mapped: the pipes that read Vt from the pre-pass (2, 3, 5, 8)
+// run; those that transpose V in the kernel from V's own map (4, 7, 9) are refused.
 TEST(AttentionCuda, TmaPipesWhereVAloneHasNoTensorMap) {
   TT_REQUIRE_CUDA();
   TT_SKIP_UNLESS_WS_PIPES();
   EXPECT_EQ(force_tma_pipes_with_shared(false,
                                         [](int pipe) { return !at::transposes_v_in_kernel(pipe); }),
-            (std::pair<size_t, size_t>{12, 4}));
+            (std::pair<size_t, size_t>{14, 6}));
 }
 
 // ---- issue 19: the TMA pipes launched as the Vt pre-pass's programmatic dependent ----
@@ -890,12 +900,17 @@ TEST(AttentionCuda, TmaPipesReadEachCallsOwnVt) {
   TT_SKIP_UNLESS_WS_PIPES();
   const Device gpu = Device::cuda(0);
   PrecisionGuard guard(Precision::tf32);
-  // Every pipe with a pre-pass at head dim 64 (pipes 4 and 7 have none).
+  // Every pipe with a pre-pass at head dim 64 (pipes 4, 7 and 9 have none).
   std::vector<at::AttnConfig> configs;
 #define TT_X(E, WG, BN, ST, MB, PIPE)               \
   if (E == 64 && !at::transposes_v_in_kernel(PIPE)) \
     configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, PIPE});
   TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
+#undef TT_X
+#define TT_X(E, WG, BN, ST, PIPE)                   \
+  if (E == 64 && !at::transposes_v_in_kernel(PIPE)) \
+    configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, PIPE});
+  TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
 #undef TT_X
 #define TT_X(E, WG, BN, ST, MB) \
   if (E == 64) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, 1});
@@ -927,7 +942,31 @@ TEST(AttentionCuda, TmaPipesReadEachCallsOwnVt) {
       }
     }
   }
-  EXPECT_EQ(configs.size(), 8u);
+  EXPECT_EQ(configs.size(), 9u);
+}
+
+// ---- issue 19, eighteenth step: the persistent pipes (8 and 9) ----
+
+// One CTA per SM walking many query tiles: more units than SMs (3 x 12 heads of 8 query
+// tiles: 144 units of two), an odd tile count causal (the middle tile alone), L != S both
+// ways, masks with a fully masked row, the heads of a [B, T, 3, H, E] projection read in
+// place, a problem of fewer units than SMs (units of one tile), against float64.
+TEST(AttentionCuda, PersistentPipesWalkManyQueryTiles) {
+  TT_REQUIRE_CUDA();
+  TT_SKIP_UNLESS_WS_PIPES();
+  const std::vector<HardCase> cases = {
+      {3, 12, 1000, 1000, 64, false, 0, false}, {3, 12, 1000, 1000, 64, true, 0, false},
+      {2, 3, 640, 640, 64, true, 0, false},     {1, 2, 300, 1100, 64, true, 0, false},
+      {1, 2, 1100, 300, 64, true, 0, false},    {2, 2, 700, 500, 64, false, 2, false},
+      {1, 3, 333, 333, 64, false, 1, false},    {2, 4, 520, 520, 64, true, 0, true},
+      {1, 1, 1, 1, 64, false, 0, false},        {1, 2, 130, 67, 64, true, 0, false},
+  };
+  std::vector<ForcedVariant> variants;
+#define TT_X(E, WG, BN, ST, PIPE) \
+  variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
+  TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
+#undef TT_X
+  EXPECT_EQ(expect_variants_match_float64(cases, variants, 2300), 2u * 10u);
 }
 
 // simt2 (the strict SGEMM-style flash kernel): every compiled variant, forced in turn,
@@ -1128,7 +1167,8 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     const auto pipes = [&](const ops::AttentionProblem& prob) {
       std::string out;
       for (const autotune::Config& c : at::space(prob, true, Precision::tf32, hopper).enumerate()) {
-        for (const char* pipe : {"pipe=2", "pipe=3", "pipe=4", "pipe=5", "pipe=7"}) {
+        for (const char* pipe :
+             {"pipe=2", "pipe=3", "pipe=4", "pipe=5", "pipe=7", "pipe=8", "pipe=9"}) {
           if (c.str().find(pipe) != std::string::npos) out += c.str() + ";";
         }
       }
@@ -1142,6 +1182,8 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
                                                  "impl=wgmma,warps=8,bn=64,pipe=4;"
                                                  "impl=wgmma,warps=8,bn=64,pipe=5;"
                                                  "impl=wgmma,warps=8,bn=64,pipe=7;"
+                                                 "impl=wgmma,warps=8,bn=64,pipe=8;"
+                                                 "impl=wgmma,warps=8,bn=64,pipe=9;"
                                                  "impl=wgmma,warps=8,bn=128,pipe=5;"
                                                : "")
         << pipes(p);
@@ -1154,6 +1196,19 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
       st->row = 3 * 2 * 64;
     }
     EXPECT_TRUE(at::tma_mappable(heads, 4));
+    EXPECT_TRUE(at::tma_mappable(heads, 9));
+    // One Q for every head (a broadcast query): the persistent pipes (8, 9) read Q by TMA
+    // and decline; its key is apart.
+    ops::AttentionProblem shared_q = heads;
+    shared_q.q.batch[1] = 0;
+    EXPECT_FALSE(at::q_tma_mappable(shared_q));
+    EXPECT_TRUE(at::tma_mappable(shared_q, 7));
+    EXPECT_FALSE(at::tma_mappable(shared_q, 8));
+    EXPECT_FALSE(at::tma_mappable(shared_q, 9));
+    EXPECT_EQ(pipes(shared_q).find("pipe=8"), std::string::npos) << pipes(shared_q);
+    EXPECT_EQ(pipes(shared_q).find("pipe=9"), std::string::npos) << pipes(shared_q);
+    EXPECT_NE(at::problem_key(shared_q, true, Precision::tf32).find(",maps=kv,"),
+              std::string::npos);
     ops::AttentionProblem shared_k = heads;  // one K for every head
     shared_k.k.batch[1] = 0;
     EXPECT_FALSE(at::kv_tma_mappable(shared_k, shared_k.k));

@@ -28,7 +28,7 @@
 #include "ops/cuda/attention/attention_kernels.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
-#include "tools/device/attention_persistent_experiment.cuh"
+#include "ops/cuda/attention/sm90/attention_wgmma_persistent.cuh"
 #include "tools/device/standalone_check.cuh"
 
 using namespace tt::ops;
@@ -118,13 +118,13 @@ void run_ws_pdl(KernelArgs a, int64_t T, int64_t BH) {
   run_ws<E, BN, WG, ST, 1, 0, E * BN <= 64 * 64, 1, false, PP, true>(a, T, BH);
 }
 
-// The persistent tf32 kernel (pipe 8) over the pre-pass's Vt (PDL: launched as its
-// dependent, the caller having run it right before).
-template <int DIAG = 0, bool PDL = false>
+// The persistent tf32 kernel over the pre-pass's Vt (pipe 8; PDL: launched as its
+// dependent, the caller having run it right before), or transposing V itself (VT: pipe 9).
+template <int DIAG = 0, bool PDL = false, bool VT = false>
 void run_persist(KernelArgs a, int64_t, int64_t) {
   a.scale = float(a.p.scale * kLog2e);
   AttnTmaMaps maps{};
-  if (!attention_tma_maps(a.p, a.k, a.v, vt_buffer(), vt_keys(a), 64, false, maps)) {
+  if (!attention_tma_maps(a.p, a.k, a.v, vt_buffer(), vt_keys(a), 64, VT, maps)) {
     std::fprintf(stderr, "no tensor map\n");
     std::exit(1);
   }
@@ -134,7 +134,8 @@ void run_persist(KernelArgs a, int64_t, int64_t) {
     return n;
   }();
   bool mapped = false;
-  CK((launch_persistent_kernel<64, 64, 4, DIAG>(a, maps, sms, nullptr, PDL, mapped)));
+  CK((launch_persistent_kernel < 64, 64, VT ? 3 : 4, DIAG,
+      VT > (a, maps, sms, nullptr, PDL, mapped)));
   if (!mapped) {
     std::fprintf(stderr, "no Q tensor map\n");
     std::exit(1);
@@ -292,8 +293,9 @@ std::vector<Variant> variants() {
                    run_persist<0, true>(a, T, BH);
                  }});
     v.push_back({"trace wg p8", run_persist<kDiagTrace>, [](KernelArgs a) { run_vt(a, false); }});
-    v.push_back(
-        {"wg p8 singles alone", run_persist<kDiagSingles>, [](KernelArgs a) { run_vt(a, false); }});
+    // The persistent kernel with V transposed in it (pipe 9: pipe 7's producer warps), no
+    // pre-pass.
+    v.push_back({"wg p9 persist vt", run_persist<0, false, true>});
     // Each CTA's SM, start and end (KB_TRACE=1 prints them: TR rows).
     v.push_back(
         {"trace f16 p6", run_f16split<64, 64, 2, 4, true, true, kF16DiagTrace>, run_f16_prepass});
@@ -405,7 +407,9 @@ int main() {
                                      // Where causal pipe 7's lead ends (the default's bound).
                                      {16, 16, 512, 64, true},
                                      {4, 16, 2048, 64, true},
-                                     {2, 16, 4096, 64, true}};
+                                     {2, 16, 4096, 64, true},
+                                     // Where full attention's persistent pipe 8 leads.
+                                     {4, 16, 2048, 64, false}};
   char* flush = nullptr;
   CK(cudaMalloc(&flush, 256 << 20));
   // kDiagTrace's records, the largest grid's (B16 H16 T512 at 64 rows).

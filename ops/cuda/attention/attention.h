@@ -47,13 +47,16 @@
 //            split by a pre-pass; sm90/attention_wgmma_f16split.cuh), also at head dim
 //            128 (P V in halves of 64 columns, one tile at a time; accurate's only wgmma
 //            kernel there); pipe 7 (tf32) pipe 5 with V transposed in the kernel as pipe 4
-//            does (no pre-pass). Compute capability 9.0 only.
+//            does (no pre-pass); pipes 8 and 9 (tf32, head dim 64) pipe 5's consumers as a
+//            persistent kernel (one CTA per SM walking many query tiles, Q by TMA a tile
+//            ahead; sm90/attention_wgmma_persistent.cuh) over the pre-pass's Vt (8) or
+//            with V transposed in the kernel as pipe 7 (9). Compute capability 9.0 only.
 //
 // Kernel name and problem key in the tuning database:
-//   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool[,maps=none|k],
+//   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool[,maps=none|k|kv],
 //               align=16B,precision=P
-//   (maps: only where K has no TMA tensor map (none) or V has none (k): the TMA pipes'
-//   space depends on it)
+//   (maps: only where K has no TMA tensor map (none), V has none (k) or Q has none (kv):
+//   the TMA pipes' space depends on it)
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -176,11 +179,11 @@ inline int64_t wgmma_smem_bytes(int64_t e, int warps, int block_n, bool accurate
 }
 // pipe=1: Q, the variant's ring of K and Vt tiles (attention_variants.h), its barriers.
 int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n);
-// pipe 2-5 and 7 (K and Vt by TMA; 3: in 2-CTA clusters, multicast; 4: V transposed in
-// the kernel; 5: ping-pong; 7: both): the variant's shared memory, 0 where the table has no such
-// variant (attention_variants.h: TT_ATTN_WGMMA_TMA_VARIANTS; accurate:
-// TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS, pipe 2 and 5; and pipe 6,
-// TT_ATTN_WGMMA_F16SPLIT_VARIANTS).
+// pipe 2-5 and 7-9 (K and Vt by TMA; 3: in 2-CTA clusters, multicast; 4: V transposed in
+// the kernel; 5: ping-pong; 7: both; 8 and 9: persistent): the variant's shared memory, 0
+// where the table has no such variant (attention_variants.h: TT_ATTN_WGMMA_TMA_VARIANTS,
+// TT_ATTN_WGMMA_PERSISTENT_VARIANTS; accurate: TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS, pipe
+// 2 and 5; and pipe 6, TT_ATTN_WGMMA_F16SPLIT_VARIANTS).
 int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool accurate = false);
 void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
                   cudaStream_t stream);

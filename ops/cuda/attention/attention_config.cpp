@@ -70,6 +70,10 @@ std::vector<AttnConfig> compiled_table() {
   if (kWgmmaPipe1Offered && kF16SplitOffered) {
     TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
   }
+  // pipes 8 and 9 (tf32: the persistent kernel).
+  if (kWgmmaPipe1Offered) {
+    TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
+  }
 #undef TT_X
   return t;
 }
@@ -113,7 +117,7 @@ const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
         .field("bn", &AttnConfig::block_n,
                distinct(t, {Impl::kMma, Impl::kWgmma, Impl::kSimt2}, &AttnConfig::block_n),
                {"mma", "wgmma", "simt2"})
-        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5, 6, 7}, {"wgmma"})
+        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {"wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
   return d;
@@ -151,6 +155,18 @@ int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool a
   }
   if (!accurate) {
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
+  }
+#undef TT_X
+  // pipes 8 and 9 (tf32, persistent): Q's two buffers, the stages as above, and Q's full
+  // and empty barriers per buffer.
+#define TT_X(E, WG, BN, ST, PIPE)                                                                 \
+  if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                               \
+    const int parts = transposes_v_in_kernel(PIPE) ? 3 : 2;                                       \
+    return (int64_t{2} * 64 * WG * E + int64_t{ST} * parts * BN * E) * 4 + (parts * ST + 4) * 8 + \
+           1024;                                                                                  \
+  }
+  if (!accurate) {
+    TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
   }
 #undef TT_X
   // accurate: Q's hi and lo; K, Vt and their lo halves per stage; three barriers a stage.
@@ -205,14 +221,16 @@ std::string problem_key(const AttentionProblem& p, bool aligned, Precision preci
       .add("mask", p.mask_kind == AttnMask::kNone       ? "none"
                    : p.mask_kind == AttnMask::kAdditive ? "add"
                                                         : "bool");
-  // The TMA pipes need K's (pipes 4 and 7: and V's) tensor maps, so the space depends on
-  // the layout: a problem without them is another key (its cached space and its tuned
-  // entries apart from the same shape's with maps). Only then: the usual layouts' keys,
+  // The TMA pipes need K's (pipes 4, 7 and 9: and V's; 8 and 9: and Q's) tensor maps, so
+  // the space depends on the layout: a problem without them is another key (its cached space and
+  // its tuned entries apart from the same shape's with maps). Only then: the usual layouts' keys,
   // and the databases' entries, stay as they were.
   if (!kv_tma_mappable(p, p.k)) {
     key.add("maps", "none");
   } else if (!kv_tma_mappable(p, p.v)) {
     key.add("maps", "k");
+  } else if (!q_tma_mappable(p)) {
+    key.add("maps", "kv");
   }
   return key.add_align_floats(aligned ? 4 : 1).add_precision(precision).str();
 }
@@ -231,10 +249,18 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     // consumer (pipe 2) at 128; the cp.async pipeline (pipe 1) where they have none;
     // multicast pairs (pipes 3 and 4) lost.
     // Full attention at head dim 64 takes 128-key tiles (9% at T4096, even at T1024;
-    // causal lost 22%); causal at head dim 128 the ping-pong (12% over pipe 2). Causal at
-    // head dim 64 up to 1024 keys transposes V in the kernel (pipe 7: the pre-pass weighs
-    // most where the causal products are few; 8% at T1024, 14% slower at T4096 full).
+    // causal lost 22%); causal at head dim 128 the ping-pong (12% over pipe 2). At head dim
+    // 64 the persistent kernel where Q has a map too: causal up to 1024 keys transposing V
+    // in the kernel (pipe 9: the pre-pass weighs most where the causal products are few),
+    // beyond it and full attention up to 2048 keys over the pre-pass (pipe 8; 1% slower
+    // than pipe 5's 128-key tiles at T4096 full).
     if (precision == Precision::tf32 && kWgmmaPipe1Offered && tma_mappable(p, 2)) {
+      if (p.E == 64 && p.causal && p.S <= 1024 && tma_mappable(p, 9)) {
+        return {Impl::kWgmma, 8, rows, 64, 9};
+      }
+      if (p.E == 64 && (p.causal || p.S <= 2048) && tma_mappable(p, 8)) {
+        return {Impl::kWgmma, 8, rows, 64, 8};
+      }
       if (p.E == 64 && p.causal && p.S <= 1024 && tma_mappable(p, 7)) {
         return {Impl::kWgmma, 8, rows, 64, 7};
       }
@@ -365,13 +391,13 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
                   (c.pipe >= 2 && wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe) > 0);
          },
          {"wgmma"}});
-    // pipe 2-5 and 7 load K (4 and 7: and V) by TMA: offered where those layouts have
-    // tensor maps (else the launcher would run pipe 1's kernel under their name). pipe 6
-    // maps its pre-pass's buffers, never K or V.
+    // pipe 2-5 and 7-9 load K (4, 7 and 9: and V; 8 and 9: and Q) by TMA: offered where
+    // those layouts have tensor maps (else the launcher would run pipe 1's kernel under
+    // their name). pipe 6 maps its pre-pass's buffers, never Q, K or V.
     rules.push_back(
-        {"wgmma pipe=2, 3, 4, 5 and 7 (TMA) run the variants of their head dim "
-         "(ops/cuda/attention/attention_variants.h) where K's (pipe 4 and 7: and V's) strides "
-         "have a tensor map (ops/cuda/attention/attention_tma.h)",
+        {"wgmma pipe=2, 3, 4, 5, 7, 8 and 9 (TMA) run the variants of their head dim "
+         "(ops/cuda/attention/attention_variants.h) where K's (pipe 4, 7 and 9: and V's; 8 and "
+         "9: and Q's) strides have a tensor map (ops/cuda/attention/attention_tma.h)",
          [p, acc](const AttnConfig& c) {
            if (c.pipe == 6) return acc;  // accurate's only; the first rule checks the table
            return c.pipe <= 1 || (tma_mappable(p, c.pipe) &&

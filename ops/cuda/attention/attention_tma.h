@@ -1,5 +1,6 @@
-// Whether the attention family's TMA pipelines (wgmma pipe 2, 3 and 4,
-// sm90/attention_wgmma_kernels.cuh) can read a problem's K (pipe 4: and V) through a
+// Whether the attention family's TMA pipelines (wgmma pipes 2-5 and 7-9,
+// sm90/attention_wgmma_kernels.cuh and attention_wgmma_persistent.cuh) can read a
+// problem's K (pipes 4, 7 and 9: and V; 8 and 9: and Q) through a
 // tensor map: head dim contiguous, every stride a positive multiple of 16 bytes, at
 // most three batch dims (a map has five: E, S and the batch dims). A broadcast batch dim
 // (stride 0) or a fourth batch dim keeps the cp.async pipeline (pipe 1). Plain C++: the
@@ -22,12 +23,24 @@ inline bool kv_tma_mappable(const AttentionProblem& p, const AttnStrides& st) {
   return true;
 }
 
-// The pipes that transpose V in the kernel (from V's own tensor map): no Vt pre-pass.
-constexpr bool transposes_v_in_kernel(int pipe) { return pipe == 4 || pipe == 7; }
+// Q likewise (the persistent pipes read each query tile by TMA): Q's L rows as K's S.
+inline bool q_tma_mappable(const AttentionProblem& p) {
+  AttentionProblem pq = p;
+  pq.S = p.L;
+  return kv_tma_mappable(pq, p.q);
+}
 
-// The TMA pipe's operands have maps: K, and V where the kernel transposes it.
+// The persistent pipes (sm90/attention_wgmma_persistent.cuh): many query tiles per CTA.
+constexpr bool persistent_pipe(int pipe) { return pipe == 8 || pipe == 9; }
+
+// The pipes that transpose V in the kernel (from V's own tensor map): no Vt pre-pass.
+constexpr bool transposes_v_in_kernel(int pipe) { return pipe == 4 || pipe == 7 || pipe == 9; }
+
+// The TMA pipe's operands have maps: K, V where the kernel transposes it, Q where the
+// kernel is persistent.
 inline bool tma_mappable(const AttentionProblem& p, int pipe) {
-  return kv_tma_mappable(p, p.k) && (!transposes_v_in_kernel(pipe) || kv_tma_mappable(p, p.v));
+  return kv_tma_mappable(p, p.k) && (!transposes_v_in_kernel(pipe) || kv_tma_mappable(p, p.v)) &&
+         (!persistent_pipe(pipe) || q_tma_mappable(p));
 }
 
 }  // namespace tt::ops::cuda::attention

@@ -13,6 +13,7 @@
 #include "ops/cuda/attention/attention_variants.h"
 #include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
+#include "ops/cuda/attention/sm90/attention_wgmma_persistent.cuh"
 
 namespace tt::ops::cuda::attention {
 
@@ -37,6 +38,27 @@ void launch_ws(const KernelArgs& args, const float* vt, int64_t sp, const AttnTm
       "wgmma_ws_smem_bytes");
   TT_CUDA_CHECK((launch_ws_kernel<E, BN, WG, ST, MB, LD, VT, PP, ACC>(args, vt, sp, maps, stream,
                                                                       !VT && vt != nullptr)));
+  TT_CUDA_CHECK_LAUNCH();
+}
+
+// pipes 8 and 9 (tf32): the persistent kernel, one CTA per SM of `device` at most; pipe 8
+// as the Vt pre-pass's programmatic dependent.
+template <int E, int BN, int ST, bool VT>
+void launch_persistent(const KernelArgs& args, const AttnTmaMaps& maps, int device,
+                       cudaStream_t stream, bool vt_dependent) {
+  static_assert(
+      PersistentTraits<E, BN, ST, VT>::kSmemBytes ==
+          (2 * 128 * E + ST * (VT ? 3 : 2) * BN * E) * 4 + ((VT ? 3 : 2) * ST + 4) * 8 + 1024,
+      "wgmma_tma_smem_bytes (pipes 8 and 9)");
+  int sms = 0;
+  TT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  bool mapped = false;
+  TT_CUDA_CHECK(
+      (launch_persistent_kernel<E, BN, ST, 0, VT>(args, maps, sms, stream, vt_dependent, mapped)));
+  TT_CHECK(mapped,
+           "attention: cuTensorMapEncodeTiled refused Q's map of the persistent wgmma pipe={} "
+           "(head dim {}), or the driver has none",
+           VT ? 9 : 8, E);
   TT_CUDA_CHECK_LAUNCH();
 }
 
@@ -100,10 +122,11 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   TT_CHECK(c.pipe == 0 || !acc || c.pipe == 2 || c.pipe == 5,
            "attention: wgmma pipe={} runs in tf32 mode only (accurate: pipe 0, 2, 5 and 6)",
            c.pipe);
-  // pipe 2-5 and 7 read K (4 and 7: and V) through tensor maps; a layout that has none (a
-  // broadcast or a fourth batch dim: attention_tma.h) runs the same variant on cp.async
-  // (pipe 1; tf32 only: the space offers accurate's TMA pipes only where the maps exist).
-  // pipes 4 and 7 transpose V in the kernel: no pre-pass.
+  // pipe 2-5 and 7-9 read K (4, 7 and 9: and V; 8 and 9: and Q) through tensor maps; a
+  // layout that has none (a broadcast or a fourth batch dim: attention_tma.h) runs the same
+  // variant on cp.async (pipe 1; tf32 only: the space offers accurate's TMA pipes, and the
+  // persistent ones, only where the maps exist). pipes 4, 7 and 9 transpose V in the
+  // kernel: no pre-pass.
   const bool tma = c.pipe >= 2 && tma_mappable(p, c.pipe);
   TT_CHECK(!acc || c.pipe == 0 || tma,
            "attention: accurate wgmma pipe={} needs K's tensor map (attention_tma.h)", c.pipe);
@@ -138,6 +161,14 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
               PIPE_ == 5 || PIPE_ == 7>(args, vt_ptr, sp, maps, stream);               \
     return;                                                                            \
   }
+#define TT_X_PERSISTENT(E_, WG_, BN_, ST_, PIPE_)                                              \
+  if (!acc && pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {          \
+    launch_persistent<E_, BN_, ST_, transposes_v_in_kernel(PIPE_)>(args, maps, device, stream, \
+                                                                   vt_ptr != nullptr);         \
+    return;                                                                                    \
+  }
+    TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X_PERSISTENT)
+#undef TT_X_PERSISTENT
 #define TT_X_CP(E_, WG_, BN_, ST_, MB_) TT_X(E_, WG_, BN_, ST_, MB_, 1)
     TT_ATTN_WGMMA_WS_VARIANTS(TT_X_CP)
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)

@@ -1,20 +1,18 @@
-// An experiment of the kernel bench (tools/device/attention_kernel_bench.cu), not in the
-// op: tf32 attention as a persistent kernel ("pipe 8" in the bench's rows). Pipe 5 (K and
-// Vt by TMA, the two consumer warpgroups in ping-pong, Q's fragments in registers)
-// walking many query tiles per CTA, each tile's Q read by TMA into one of two buffers a
-// whole query tile ahead. A CTA of pipe 5 waits about 3 us at its start for its own Q (a
-// round trip to memory under the other SMs' traffic), then for its first S and softmax,
-// and ends with its last P V and store, with nothing under any of it; here the next
-// tile's Q has landed long before its first S, and the ring of K and Vt stages runs on
-// across query tiles. Measured (docs/performance.md, issue 19, seventeenth step): 4-10%
-// faster than pipe 5 alone at 512-1k keys, but its key-tile loop runs 18% slower (ptxas
-// keeps the wgmma descriptors in vector registers, an R2UR before every HGMMA), so it
-// loses at 4k keys and is not offered. The next step is that loop's uniform registers.
+// tf32 attention as a persistent kernel (wgmma pipes 8 and 9; head dim 64, 64-key tiles):
+// pipe 5's consumers (K and Vt by TMA, the two consumer warpgroups in ping-pong, Q's
+// fragments in registers) walking many query tiles per CTA, one CTA per SM. A CTA of pipe
+// 5 waits about 3 us at its start for its own Q (a round trip to memory under the other
+// SMs' traffic), then for its first S and softmax, and ends with its last P V and store,
+// with nothing under any of it: about 7.6 us per 128-row query tile, 40% of a causal
+// kernel at 1k keys (docs/performance.md, issue 19). Here each query tile's Q is read by
+// TMA into one of two buffers a whole tile ahead, and the ring of K and Vt stages runs on
+// across query tiles. Pipe 8 reads Vt from the pre-pass (launched as its programmatic
+// dependent); pipe 9 (VT) transposes V's raw tile in the kernel as pipe 7 does.
 //
 // The walk is static (no index passes between the roles): units of two query tiles of
 // one (batch, head), unit u = blockIdx.x + i gridDim.x. Full attention: tiles 2j and
-// 2j + 1; causal: tiles m - 1 - j and j, so that every unit has the same key tiles (a
-// middle tile of an odd count alone).
+// 2j + 1; causal: tiles m - 1 - j and j, so that every unit has the same key tiles.
+// Where there are fewer such units than SMs, units of one tile.
 #pragma once
 
 #include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
@@ -22,61 +20,90 @@
 namespace tt::ops::cuda::attention {
 namespace {
 
-// The walk's units and items (query tiles) in the order every role of a CTA takes them.
-// SINGLES (full attention): units of one query tile, head-major (pipe 5's grid order).
-template <bool SINGLES = false>
-struct PersistentWalk {
-  unsigned m_tiles, pairs_per_head, units;
-  bool causal;
+// Unsigned division of n < 2^31 by a divisor fixed at launch, as a multiply-high, an add
+// and a shift (Granlund and Montgomery): built on the host and read from the kernel's
+// parameters, so that the quotient stays on the uniform datapath (a division by a runtime
+// value goes through the FP32 reciprocal, which has no uniform form, and every value
+// after it then sits in vector registers: the stage index, the wgmma descriptors).
+struct UniformDivisor {
+  uint32_t d = 1, mul = 1, shift = 0;
+  UniformDivisor() = default;
+  explicit UniformDivisor(uint32_t divisor) : d(divisor) {
+    while ((uint64_t{1} << shift) < d) ++shift;
+    mul = static_cast<uint32_t>(((uint64_t{1} << 32) * ((uint64_t{1} << shift) - d)) / d + 1);
+  }
+  __device__ __forceinline__ uint32_t div(uint32_t n) const {
+    return (__umulhi(n, mul) + n) >> shift;
+  }
+};
 
-  __host__ __device__ __forceinline__ PersistentWalk(const AttentionProblem& p, unsigned bm)
-      : m_tiles(static_cast<unsigned>((p.L + bm - 1) / bm)),
-        pairs_per_head(SINGLES && !p.causal ? m_tiles : (m_tiles + 1) / 2),
-        units(pairs_per_head),
-        causal(p.causal) {
-    for (int d = 0; d < p.batch_rank; ++d) units *= static_cast<unsigned>(p.batch[d]);
+// The walk, built on the host (a kernel parameter): the CTA's item n (a query tile, or an
+// empty slot) is a function of n alone, so that the roles' loops carry nothing but n and
+// their stage counters. Units of two query tiles where there are at least as many such
+// units as CTAs (`sms`), else of one (a small problem keeps every SM busy). An empty
+// slot (the lone last tile's partner, the causal middle tile's second) has mt == m_tiles
+// and no key tiles: its Q is read (clamped) and its turns are passed as any item's, so
+// that both roles count items alike.
+struct PersistentWalk {
+  unsigned m_tiles, per_unit, units_per_head, units;
+  bool causal;
+  UniformDivisor per_head;
+
+  PersistentWalk(const AttentionProblem& p, unsigned bm, unsigned sms)
+      : m_tiles(static_cast<unsigned>((p.L + bm - 1) / bm)), causal(p.causal) {
+    unsigned batches = 1;
+    for (int d = 0; d < p.batch_rank; ++d) batches *= static_cast<unsigned>(p.batch[d]);
+    per_unit = (m_tiles + 1) / 2 * batches >= sms ? 2 : 1;
+    units_per_head = (m_tiles + per_unit - 1) / per_unit;
+    units = units_per_head * batches;
+    per_head = UniformDivisor(units_per_head);
   }
-  // Query tiles in unit u: 2, or 1 for a lone last (full) or middle (causal) tile.
-  __device__ __forceinline__ int items(unsigned u) const {
-    const unsigned j = u % pairs_per_head;
-    if (SINGLES && !causal) return 1;
-    return causal ? (m_tiles - 1 - j == j ? 1 : 2) : (2 * j + 1 < m_tiles ? 2 : 1);
+  __device__ __forceinline__ unsigned unit(int n) const {
+    return blockIdx.x + static_cast<unsigned>(n >> (per_unit - 1)) * gridDim.x;
   }
-  __device__ __forceinline__ QueryTile at(unsigned u, int h) const {
-    const unsigned j = u % pairs_per_head, b = u / pairs_per_head;
-    if (SINGLES && !causal) return {j, b, 0};
-    const unsigned mt = causal ? (h == 0 ? m_tiles - 1 - j : j) : 2 * j + h;
+  __device__ __forceinline__ bool has(int n) const { return unit(n) < units; }
+  // Slot n's query tile (mt == m_tiles: empty) and (batch, head).
+  __device__ __forceinline__ QueryTile at(int n) const {
+    const unsigned u = unit(n), b = per_head.div(u), j = u - b * units_per_head;
+    if (per_unit == 1) return {j, b, 0};
+    const unsigned h = static_cast<unsigned>(n & 1);
+    unsigned mt;
+    if (causal) {
+      mt = h == 0 ? m_tiles - 1 - j : (j == m_tiles - 1 - j ? m_tiles : j);
+    } else {
+      mt = 2 * j + h < m_tiles ? 2 * j + h : m_tiles;
+    }
     return {mt, b, 0};
   }
 };
-inline constexpr int kDiagSingles = 32;  // the kernel bench: PersistentWalk<true>
 
 // Q's two buffers (BM x E floats each, 128-byte swizzled panels of 32 columns, by TMA),
-// the stages of pipe 5, the barriers: the stages' full and empty, then Q's full and
-// empty per buffer.
-template <int E, int BN, int STAGES>
+// the stages of pipe 5 (VT: pipe 7's, V's raw tile a third part), the barriers: the
+// stages' full and empty, Q's full and empty per buffer, then (VT) the stages' V landed.
+template <int E, int BN, int STAGES, bool VT = false>
 struct PersistentTraits {
   static constexpr int kBM = 128;
   static constexpr int kThreads = 384;
   static constexpr int kQBytes = kBM * E * 4;
   static constexpr int kKBytes = BN * E * 4;
-  static constexpr int kStageBytes = 2 * kKBytes;
+  static constexpr int kStageBytes = (VT ? 3 : 2) * kKBytes;
   static constexpr int kStagesOffset = 2 * kQBytes;
   static constexpr int kBarOffset = kStagesOffset + STAGES * kStageBytes;
-  static constexpr int kSmemBytes = kBarOffset + (2 * STAGES + 4) * 8 + 1024;
+  static constexpr int kSmemBytes = kBarOffset + ((VT ? 3 : 2) * STAGES + 4) * 8 + 1024;
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB of an SM");
-  static constexpr int kProducerRegs = 24;
-  static constexpr int kConsumerRegs = 240;
+  // VT: the transposing warps take pipe 7's 56 registers.
+  static constexpr int kProducerRegs = VT ? 56 : 24;
+  static constexpr int kConsumerRegs = VT ? 224 : 240;
   static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536 / kThreads / 8 * 8 * kThreads,
                 "setmaxnreg past the block's registers at launch");
 };
 
 // Q's map: the problem's Q as K's map reads K (attention_kv_map; L rows), a box of 32
-// columns by BM rows. False where Q's layout has none (kv_tma_mappable).
+// columns by BM rows. False where Q's layout has none (q_tma_mappable).
 inline bool persistent_q_map(const AttentionProblem& p, const float* q, int bm, CUtensorMap& m) {
   AttentionProblem pq = p;
   pq.S = p.L;
-  if (attention_encode_tiled() == nullptr || !kv_tma_mappable(pq, p.q)) return false;
+  if (attention_encode_tiled() == nullptr || !q_tma_mappable(p)) return false;
   const cuuint32_t box[5] = {32, cuuint32_t(bm), 1, 1, 1};
   return attention_kv_map(pq, p.q, q, box, CU_TENSOR_MAP_SWIZZLE_128B, m);
 }
@@ -86,15 +113,16 @@ struct PersistentMaps {
   CUtensorMap q;
 };
 
-template <int E, int BN, int STAGES, int DIAG = 0>
+template <int E, int BN, int STAGES, int DIAG = 0, bool VT = false>
 __global__ void __launch_bounds__(384, 1)
     attention_wgmma_persistent_kernel(const __grid_constant__ KernelArgs a,
                                       const __grid_constant__ PersistentMaps maps,
+                                      const __grid_constant__ PersistentWalk walk,
                                       bool vt_dependent) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr bool kTraced = (DIAG & kDiagTrace) != 0;
   trace_start<kTraced>();
-  using T = PersistentTraits<E, BN, STAGES>;
+  using T = PersistentTraits<E, BN, STAGES, VT>;
   static_assert(E == 64 && BN == 64, "head dim 64, 64-key tiles (Q's fragments in registers)");
   namespace ptx = ::cuda::ptx;
   constexpr int BM = T::kBM, NT = BN / 8, SR = BN / 2, OR = E / 2;
@@ -103,13 +131,13 @@ __global__ void __launch_bounds__(384, 1)
   uint8_t* smem = align_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
   uint64_t* empty = full + STAGES;
-  uint64_t* qfull = empty + STAGES;  // [2]
-  uint64_t* qempty = qfull + 2;      // [2]
+  uint64_t* qfull = empty + STAGES;               // [2]
+  uint64_t* qempty = qfull + 2;                   // [2]
+  [[maybe_unused]] uint64_t* vload = qempty + 2;  // VT: [STAGES]
   const auto stage_k = [&](int s) {
     return reinterpret_cast<float*>(smem + T::kStagesOffset + s * T::kStageBytes);
   };
   const auto q_buffer = [&](int i) { return reinterpret_cast<float*>(smem + i * T::kQBytes); };
-  const PersistentWalk<(DIAG & kDiagSingles) != 0> walk(p, BM);
   const auto tiles_of = [&](int64_t m0) {
     const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
     return static_cast<int>((keys + BN - 1) / BN);
@@ -118,8 +146,10 @@ __global__ void __launch_bounds__(384, 1)
   const int tid = threadIdx.x;
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], 1);
+      // VT: the copy's expect_tx and one arrival per transposing warp.
+      mbar_init(&full[s], VT ? 4 : 1);
       mbar_init(&empty[s], 8);
+      if constexpr (VT) mbar_init(&vload[s], 1);
     }
     for (int i = 0; i < 2; ++i) {
       mbar_init(&qfull[i], 1);
@@ -141,7 +171,7 @@ __global__ void __launch_bounds__(384, 1)
                                        &qfull[buf], T::kQBytes);
         int32_t c[5];
         k_batch_coords(p, qt.b, c);
-        c[1] = static_cast<int32_t>(qt.mt * BM);
+        c[1] = static_cast<int32_t>(min_i64(qt.mt, int64_t{walk.m_tiles} - 1) * BM);
 #pragma unroll
         for (int q = 0; q < E / 32; ++q) {
           c[0] = 32 * q;
@@ -149,30 +179,22 @@ __global__ void __launch_bounds__(384, 1)
                                     q_buffer(buf) + q * BM * 32, &maps.q, c, &qfull[buf]);
         }
       };
-      int g = 0, n = 0;
-      bool waited = !vt_dependent;
+      int g = 0;
+      [[maybe_unused]] bool waited = !vt_dependent;
       // The first item's Q, then each item's tiles with the next item's Q after its first.
-      unsigned u = blockIdx.x;
-      int h = 0;
-      if (u < walk.units) load_q(0, walk.at(u, 0));
-      while (u < walk.units) {
-        const QueryTile qt = walk.at(u, h);
-        // The item after this one.
-        unsigned nu = u;
-        int nh = h + 1;
-        if (nh >= walk.items(u)) {
-          nu = u + gridDim.x;
-          nh = 0;
-        }
+      if (walk.has(0)) load_q(0, walk.at(0));
+      for (int n = 0; walk.has(n); ++n) {
+        const QueryTile qt = walk.at(n);
+        const bool next = walk.has(n + 1);
         int32_t kc[5];
         k_batch_coords(p, qt.b, kc);
         const int32_t vrow = static_cast<int32_t>(qt.b * E);
-        const int tiles = tiles_of(qt.mt * BM);
+        const int tiles = qt.mt < walk.m_tiles ? tiles_of(qt.mt * BM) : 0;
         for (int tile = 0; tile < tiles; ++tile, ++g) {
           const int s = g % STAGES;
           if (g >= STAGES) mbar_wait(&empty[s], ((g / STAGES) - 1) & 1);
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &full[s], 2 * T::kKBytes);
+                                         &full[s], VT ? T::kKBytes : 2 * T::kKBytes);
           float* ks = stage_k(s);
           const int32_t n0 = tile * BN;
 #pragma unroll
@@ -182,41 +204,58 @@ __global__ void __launch_bounds__(384, 1)
             ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, ks + q * BN * 32,
                                       &maps.kv.k, kc, &full[s]);
           }
-          if (!waited) {
-            grid_dependency_wait();
-            waited = true;
-          }
+          if constexpr (VT) {
+            // V's raw tile (rows past S as zeros) for the transposing warps.
+            ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                           &vload[s], T::kKBytes);
+            kc[0] = 0;
+            kc[1] = n0;
+            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, ks + 2 * BN * E,
+                                      &maps.kv.v, kc, &vload[s]);
+          } else {
+            if (!waited) {
+              grid_dependency_wait();
+              waited = true;
+            }
 #pragma unroll
-          for (int q = 0; q < BN / 32; ++q) {
-            const int32_t vc[2] = {n0 + 32 * q, vrow};
-            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
-                                      ks + BN * E + q * E * 32, &maps.kv.vt, vc, &full[s]);
+            for (int q = 0; q < BN / 32; ++q) {
+              const int32_t vc[2] = {n0 + 32 * q, vrow};
+              ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
+                                        ks + BN * E + q * E * 32, &maps.kv.vt, vc, &full[s]);
+            }
           }
-          if (tile == 0 && nu < walk.units) load_q(n + 1, walk.at(nu, nh));
+          if (tile == 0 && next) load_q(n + 1, walk.at(n + 1));
         }
-        if (tiles == 0 && nu < walk.units) load_q(n + 1, walk.at(nu, nh));
-        u = nu;
-        h = nh;
-        ++n;
+        if (tiles == 0 && next) load_q(n + 1, walk.at(n + 1));
+      }
+    } else if (VT && tid >= 288) {
+      // Warps 1-3 (VT): each stage's raw V into Vt's place (pipe 7's transpose), over the
+      // same walk.
+      int g = 0;
+      for (int n = 0; walk.has(n); ++n) {
+        const QueryTile qt = walk.at(n);
+        const int tiles = qt.mt < walk.m_tiles ? tiles_of(qt.mt * BM) : 0;
+        for (int tile = 0; tile < tiles; ++tile, ++g) {
+          const int s = g % STAGES;
+          mbar_wait(&vload[s], (g / STAGES) & 1);
+          transpose_v_tile<E, BN>(stage_k(s) + BN * E, stage_k(s) + 2 * BN * E, tid - 288, 96);
+          hand_over(&full[s]);
+        }
       }
     }
   } else {
     sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
     const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+    // Every turn passes, the last item's too (a pass under a condition on the warpgroup
+    // took the loop off the uniform datapath: see the header); consumer 0 takes consumer
+    // 1's surplus arrival after its loop, so that none is pending at exit.
     const PingPong<true> turns(wg, 1);
-    int g = 0, n = 0;
-    unsigned u = blockIdx.x;
-    int h = 0;
-    while (u < walk.units) {
-      const QueryTile qt = walk.at(u, h);
+    int g = 0;
+    for (int n = 0; walk.has(n); ++n) {
+      const QueryTile qt = walk.at(n);
       const int64_t m0 = qt.mt * BM;
       const BatchBase base = batch_base(a, qt.b);
-      const int tiles = tiles_of(m0);
-      if (++h >= walk.items(u)) {
-        u += gridDim.x;
-        h = 0;
-      }
-      const bool last_item = u >= walk.units;
+      const int tiles = qt.mt < walk.m_tiles ? tiles_of(m0) : 0;
       Rows rows = consumer_rows(m0, wg, warp, lane);
       // Q's fragments (q_fragments' layout) from the buffer, scaled and rounded; the buffer
       // goes back at once.
@@ -304,7 +343,7 @@ __global__ void __launch_bounds__(384, 1)
       if (tiles > 0) {
         turns.wait();
         issue_pv(pa, (g + tiles - 1) % STAGES);
-        turns.pass(last_item);
+        turns.pass(false);
         wgmma_wait<0>();
         fence_regs(o);
         release((g + tiles - 1) % STAGES);
@@ -313,36 +352,38 @@ __global__ void __launch_bounds__(384, 1)
         turns.wait();
         turns.pass(false);
         turns.wait();
-        turns.pass(last_item);
+        turns.pass(false);
       }
       if (n == 0) trace_mark<kTraced>(wg, wg == 0 ? 7 : 9);
       store_rows(o, rows, p, base.out);
       g += tiles;
-      ++n;
     }
+    if (wg == 0) turns.wait();
     trace_end<kTraced>();
   }
 #else
   (void)a;
   (void)maps;
+  (void)walk;
   (void)vt_dependent;
 #endif
 }
 
 // min(units, SMs) CTAs of the persistent walk (the SM count of the current device, cached
 // per device by the caller). False where Q or K has no tensor map.
-template <int E, int BN, int STAGES, int DIAG = 0>
+template <int E, int BN, int STAGES, int DIAG = 0, bool VT = false>
 cudaError_t launch_persistent_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int sms,
                                      cudaStream_t stream, bool vt_dependent, bool& mapped) {
-  using Tr = PersistentTraits<E, BN, STAGES>;
+  using Tr = PersistentTraits<E, BN, STAGES, VT>;
   PersistentMaps maps{kv, {}};
   mapped = persistent_q_map(a.p, a.q, Tr::kBM, maps.q);
   if (!mapped) return cudaSuccess;
-  const auto kernel = attention_wgmma_persistent_kernel<E, BN, STAGES, DIAG>;
+  const auto kernel = attention_wgmma_persistent_kernel<E, BN, STAGES, DIAG, VT>;
   const cudaError_t e =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (e != cudaSuccess) return e;
-  const unsigned units = PersistentWalk<(DIAG & kDiagSingles) != 0>(a.p, Tr::kBM).units;
+  const PersistentWalk walk(a.p, Tr::kBM, static_cast<unsigned>(sms));
+  const unsigned units = walk.units;
   cudaLaunchAttribute pdl = gemm::sm90::detail::pdl_attribute();
   cudaLaunchConfig_t lc{};
   lc.gridDim = dim3(std::min(units, static_cast<unsigned>(sms)));
@@ -351,7 +392,7 @@ cudaError_t launch_persistent_kernel(const KernelArgs& a, const AttnTmaMaps& kv,
   lc.stream = stream;
   lc.attrs = &pdl;
   lc.numAttrs = vt_dependent ? 1 : 0;
-  return cudaLaunchKernelEx(&lc, kernel, a, maps, vt_dependent);
+  return cudaLaunchKernelEx(&lc, kernel, a, maps, walk, vt_dependent);
 }
 
 }  // namespace
