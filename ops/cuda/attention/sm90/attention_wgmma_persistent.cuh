@@ -22,9 +22,8 @@ namespace {
 
 // Unsigned division of n < 2^31 by a divisor fixed at launch, as a multiply-high, an add
 // and a shift (Granlund and Montgomery): built on the host and read from the kernel's
-// parameters, so that the quotient stays on the uniform datapath (a division by a runtime
-// value goes through the FP32 reciprocal, which has no uniform form, and every value
-// after it then sits in vector registers: the stage index, the wgmma descriptors).
+// parameters, so that the quotient can stay on the uniform datapath (a division by a
+// runtime value goes through the FP32 reciprocal, which has no uniform form).
 struct UniformDivisor {
   uint32_t d = 1, mul = 1, shift = 0;
   UniformDivisor() = default;
