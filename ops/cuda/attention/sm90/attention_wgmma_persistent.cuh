@@ -1,10 +1,10 @@
 // tf32 attention as a persistent kernel (wgmma pipes 8 and 9; head dim 64, 64-key tiles):
 // pipe 5's consumers (K and Vt by TMA, the two consumer warpgroups in ping-pong, Q's
 // fragments in registers) walking many query tiles per CTA, one CTA per SM. A CTA of pipe
-// 5 waits about 3 us at its start for its own Q (a round trip to memory under the other
-// SMs' traffic), then for its first S and softmax, and ends with its last P V and store,
-// with nothing under any of it: about 7.6 us per 128-row query tile, 40% of a causal
-// kernel at 1k keys (docs/performance.md, issue 19). Here each query tile's Q is read by
+// 5 waits at its start for its own Q (a round trip to memory under the other SMs'
+// traffic), then for its first S and softmax, and ends with its last P V and store, with
+// nothing under any of it: a fixed cost per query tile that weighs most at few keys
+// (docs/performance.md, issue 19, seventeenth step). Here each query tile's Q is read by
 // TMA into one of two buffers a whole tile ahead, and the ring of K and Vt stages runs on
 // across query tiles. Pipe 8 reads Vt from the pre-pass (launched as its programmatic
 // dependent); pipe 9 (VT) transposes V's raw tile in the kernel as pipe 7 does.
