@@ -25,6 +25,13 @@ struct KernelArgs {
 
 __device__ __forceinline__ int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 
+// The keys that query rows first_row .. first_row + rows - 1 attend: all S, or causal
+// (top-left aligned) those up to the last row.
+__device__ __forceinline__ int64_t attended_keys(const AttentionProblem& p, int64_t first_row,
+                                                 int64_t rows) {
+  return p.causal ? min_i64(p.S, first_row + rows) : p.S;
+}
+
 // Batch b's index along each batch dim (row-major). 32-bit: b and the batch counts fit a
 // grid dimension, and a 64-bit division is a called routine of about 70 instructions
 // (batch_base's ten of them were most of a wgmma CTA's microsecond before its barrier).
@@ -125,7 +132,7 @@ __global__ void attention_generic_kernel(KernelArgs a) {
     for (int c = 0; c < kGenericCols / 32; ++c) o[r][c] = 0.f;
   }
   // Causal: keys past the block's last row are never attended.
-  const int64_t keys = p.causal ? min_i64(p.S, row0 + warps * ROWS) : p.S;
+  const int64_t keys = attended_keys(p, row0, warps * ROWS);
   for (int64_t n0 = 0; n0 < keys; n0 += kGenericKeys) {
     __syncthreads();
     for (int64_t i = threadIdx.x; i < kGenericKeys * E; i += blockDim.x) {
@@ -320,7 +327,7 @@ __global__ void __launch_bounds__(WARPS * 32) attention_mma_kernel(KernelArgs a)
   float mA = -INFINITY, mB = -INFINITY, lA = 0.f, lB = 0.f;
   const float mask_mul = ACCURATE ? 1.f : 1.4426950408889634f;
 
-  const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
+  const int64_t keys = attended_keys(p, m0, BM);
   const int tiles = static_cast<int>((keys + BN - 1) / BN);
   const auto load = [&](int tile, int stage) {
     const int64_t n0 = int64_t{tile} * BN;
@@ -572,7 +579,7 @@ __global__ void __launch_bounds__(256) attention_simt_kernel(KernelArgs a) {
       for (int c = 0; c < OC; ++c) o[i][w][c] = 0.f;
     }
   }
-  const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
+  const int64_t keys = attended_keys(p, m0, BM);
   for (int64_t n0 = 0; n0 < keys; n0 += BN) {
     __syncthreads();
     load_rows_transposed<BN, E>(ks, base.k, n0, p.S, p.k.row);

@@ -90,7 +90,7 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) attention_simt2_kernel(Kerne
   float* ob = base.out;
   const float c2 = a.scale * 1.4426950408889634f;
 
-  const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
+  const int64_t keys = attended_keys(p, m0, BM);
   const int tiles = static_cast<int>((keys + BN - 1) / BN);
   constexpr int kChunks = BN * E / 4;  // 16-byte pieces of a K or V tile
   static_assert(kChunks % NT == 0 && (BM * E / 4) % NT == 0, "whole copies per thread");

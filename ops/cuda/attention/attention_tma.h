@@ -23,11 +23,15 @@ inline bool kv_tma_mappable(const AttentionProblem& p, const AttnStrides& st) {
   return true;
 }
 
-// Q likewise (the persistent pipes read each query tile by TMA): Q's L rows as K's S.
-inline bool q_tma_mappable(const AttentionProblem& p) {
+// The problem with Q's L rows in K's place (S = L): Q read as K is (the persistent pipes
+// read each query tile by TMA).
+inline AttentionProblem queries_as_keys(const AttentionProblem& p) {
   AttentionProblem pq = p;
   pq.S = p.L;
-  return kv_tma_mappable(pq, p.q);
+  return pq;
+}
+inline bool q_tma_mappable(const AttentionProblem& p) {
+  return kv_tma_mappable(queries_as_keys(p), p.q);
 }
 
 // The persistent pipes (sm90/attention_wgmma_persistent.cuh): many query tiles per CTA.

@@ -371,7 +371,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
   const int64_t m0 = qt.mt * BM;
   const int64_t b = qt.b;
   const BatchBase base = batch_base(a, b);
-  const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
+  const int64_t keys = attended_keys(p, m0, BM);
   const int tiles = static_cast<int>((keys + BN - 1) / BN);
   // Q's loads in flight from the start (the consumers split them once past the barrier).
   QRows<E, BM, 128 * WG> q;

@@ -469,7 +469,7 @@ __global__ void __launch_bounds__(128 * WG, 1)
   Rows rows = consumer_rows(m0, wg, warp, lane);
 
   load_q<E, BM, ACC>(qs, a, base.q, m0, tid, T::kThreads);
-  const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
+  const int64_t keys = attended_keys(p, m0, BM);
   const int tiles = static_cast<int>((keys + BN - 1) / BN);
   const auto load = [&](int tile, int s) {
     float* ks = stage_k(s);
@@ -947,7 +947,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
   const int64_t b = qt.b;
   const BatchBase base = batch_base(a, b);
   const auto tiles_of = [&](int64_t first_row) {
-    const int64_t keys = p.causal ? min_i64(p.S, first_row + BM) : p.S;
+    const int64_t keys = attended_keys(p, first_row, BM);
     return static_cast<int>((keys + BN - 1) / BN);
   };
   // The key tiles the pair walks (causal: its first CTA's query tile is the later one)

@@ -100,11 +100,9 @@ struct PersistentTraits {
 // Q's map: the problem's Q as K's map reads K (attention_kv_map; L rows), a box of 32
 // columns by BM rows. False where Q's layout has none (q_tma_mappable).
 inline bool persistent_q_map(const AttentionProblem& p, const float* q, int bm, CUtensorMap& m) {
-  AttentionProblem pq = p;
-  pq.S = p.L;
   if (attention_encode_tiled() == nullptr || !q_tma_mappable(p)) return false;
   const cuuint32_t box[5] = {32, cuuint32_t(bm), 1, 1, 1};
-  return attention_kv_map(pq, p.q, q, box, CU_TENSOR_MAP_SWIZZLE_128B, m);
+  return attention_kv_map(queries_as_keys(p), p.q, q, box, CU_TENSOR_MAP_SWIZZLE_128B, m);
 }
 
 struct PersistentMaps {
@@ -137,9 +135,10 @@ __global__ void __launch_bounds__(384, 1)
     return reinterpret_cast<float*>(smem + T::kStagesOffset + s * T::kStageBytes);
   };
   const auto q_buffer = [&](int i) { return reinterpret_cast<float*>(smem + i * T::kQBytes); };
-  const auto tiles_of = [&](int64_t m0) {
-    const int64_t keys = p.causal ? min_i64(p.S, m0 + BM) : p.S;
-    return static_cast<int>((keys + BN - 1) / BN);
+  // Key tiles of a walk's query tile (none for an empty slot).
+  const auto tiles_of = [&](const QueryTile& qt) {
+    if (qt.mt >= walk.m_tiles) return 0;
+    return static_cast<int>((attended_keys(p, qt.mt * BM, BM) + BN - 1) / BN);
   };
 
   const int tid = threadIdx.x;
@@ -188,7 +187,7 @@ __global__ void __launch_bounds__(384, 1)
         int32_t kc[5];
         k_batch_coords(p, qt.b, kc);
         const int32_t vrow = static_cast<int32_t>(qt.b * E);
-        const int tiles = qt.mt < walk.m_tiles ? tiles_of(qt.mt * BM) : 0;
+        const int tiles = tiles_of(qt);
         for (int tile = 0; tile < tiles; ++tile, ++g) {
           const int s = g % STAGES;
           if (g >= STAGES) mbar_wait(&empty[s], ((g / STAGES) - 1) & 1);
@@ -233,7 +232,7 @@ __global__ void __launch_bounds__(384, 1)
       int g = 0;
       for (int n = 0; walk.has(n); ++n) {
         const QueryTile qt = walk.at(n);
-        const int tiles = qt.mt < walk.m_tiles ? tiles_of(qt.mt * BM) : 0;
+        const int tiles = tiles_of(qt);
         for (int tile = 0; tile < tiles; ++tile, ++g) {
           const int s = g % STAGES;
           mbar_wait(&vload[s], (g / STAGES) & 1);
@@ -254,7 +253,7 @@ __global__ void __launch_bounds__(384, 1)
       const QueryTile qt = walk.at(n);
       const int64_t m0 = qt.mt * BM;
       const BatchBase base = batch_base(a, qt.b);
-      const int tiles = qt.mt < walk.m_tiles ? tiles_of(m0) : 0;
+      const int tiles = tiles_of(qt);
       Rows rows = consumer_rows(m0, wg, warp, lane);
       // Q's fragments (q_fragments' layout) from the buffer, scaled and rounded; the buffer
       // goes back at once.
