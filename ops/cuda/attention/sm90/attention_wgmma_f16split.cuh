@@ -432,7 +432,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     }
     trace_mark<kTraced>(0, 3);
     if constexpr ((DIAG & kF16DiagNoPdl) == 0) asm volatile("griddepcontrol.wait;\n" ::: "memory");
-    const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+    const int wg = warp_uniform(tid / 128), warp = (tid % 128) / 32, lane = tid % 32;
     Rows rows = consumer_rows(m0, wg, warp, lane);
     const float qmulA = qmul[rows.rA - m0], qmulB = qmul[rows.rB - m0];
     // kF16DiagSkipLast: causal consumer 0 leaves out the last key tile where keys go past

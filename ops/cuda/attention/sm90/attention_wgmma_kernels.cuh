@@ -83,6 +83,12 @@ __device__ __forceinline__ uint8_t* align_1024(uint8_t* raw) {
   return raw + (((a + 1023u) & ~1023u) - a);
 }
 
+// x, the same in every lane of the warp, as the compiler can tell (a shuffle from lane 0,
+// as CUTLASS's canonical_warp_group_idx does): a warpgroup's index so computed keeps what
+// derives from it (a shared-memory descriptor, a named barrier's id) on the uniform
+// datapath, where tid / 128 puts it in vector registers and an R2UR before every use.
+__device__ __forceinline__ int warp_uniform(int x) { return __shfl_sync(0xffffffffu, x, 0); }
+
 __device__ __forceinline__ void fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
@@ -458,7 +464,7 @@ __global__ void __launch_bounds__(128 * WG, 1)
   };
 
   const int tid = threadIdx.x;
-  const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+  const int wg = warp_uniform(tid / 128), warp = (tid % 128) / 32, lane = tid % 32;
   // Heaviest causal tiles first: the last query tiles attend the most keys.
   const QueryTile qt = query_tile_reversed(p);
   const int64_t m0 = qt.mt * BM;
@@ -1097,7 +1103,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), MINB)
     // The producer ends here; setmaxnreg wants each role one branch of an if/else.
   } else {
     sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
-    const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+    const int wg = warp_uniform(tid / 128), warp = (tid % 128) / 32, lane = tid % 32;
     Rows rows = consumer_rows(m0, wg, warp, lane);
     const uint32_t qa = q_addr + wg * 64 * 128;
     // QR: Q's fragments in registers for the whole run (head dim 64: 32 registers; with

@@ -243,7 +243,7 @@ __global__ void __launch_bounds__(384, 1)
     }
   } else {
     sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
-    const int wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
+    const int wg = warp_uniform(tid / 128), warp = (tid % 128) / 32, lane = tid % 32;
     // Every turn passes, the last item's too (a pass under a condition on the warpgroup
     // took the loop off the uniform datapath: see the header); consumer 0 takes consumer
     // 1's surplus arrival after its loop, so that none is pending at exit.
