@@ -134,8 +134,8 @@ void run_persist(KernelArgs a, int64_t, int64_t) {
     return n;
   }();
   bool mapped = false;
-  CK((launch_persistent_kernel < 64, 64, VT ? 3 : 4, DIAG,
-      VT > (a, maps, sms, nullptr, PDL, mapped)));
+  constexpr int kStages = VT ? 3 : 4;
+  CK((launch_persistent_kernel<64, 64, kStages, DIAG, VT>(a, maps, sms, nullptr, PDL, mapped)));
   if (!mapped) {
     std::fprintf(stderr, "no Q tensor map\n");
     std::exit(1);
