@@ -955,18 +955,31 @@ TEST(AttentionCuda, PersistentPipesWalkManyQueryTiles) {
   TT_REQUIRE_CUDA();
   TT_SKIP_UNLESS_WS_PIPES();
   const std::vector<HardCase> cases = {
-      {3, 12, 1000, 1000, 64, false, 0, false}, {3, 12, 1000, 1000, 64, true, 0, false},
-      {2, 3, 640, 640, 64, true, 0, false},     {1, 2, 300, 1100, 64, true, 0, false},
-      {1, 2, 1100, 300, 64, true, 0, false},    {2, 2, 700, 500, 64, false, 2, false},
-      {1, 3, 333, 333, 64, false, 1, false},    {2, 4, 520, 520, 64, true, 0, true},
-      {1, 1, 1, 1, 64, false, 0, false},        {1, 2, 130, 67, 64, true, 0, false},
+      {3, 12, 1000, 1000, 64, false, 0, false},
+      {3, 12, 1000, 1000, 64, true, 0, false},
+      {2, 3, 640, 640, 64, true, 0, false},
+      {1, 2, 300, 1100, 64, true, 0, false},
+      {1, 2, 1100, 300, 64, true, 0, false},
+      {2, 2, 700, 500, 64, false, 2, false},
+      {1, 3, 333, 333, 64, false, 1, false},
+      {2, 4, 520, 520, 64, true, 0, true},
+      {1, 1, 1, 1, 64, false, 0, false},
+      {1, 2, 130, 67, 64, true, 0, false},
+      // Head dim 128 (pipe 8 only; Q's halves reloaded per query tile): the same walks.
+      {3, 12, 1000, 1000, 128, true, 0, false},
+      {2, 3, 640, 640, 128, false, 0, false},
+      {1, 2, 300, 1100, 128, true, 0, false},
+      {2, 2, 700, 500, 128, false, 2, false},
+      {2, 4, 520, 520, 128, true, 0, true},
+      {1, 1, 1, 1, 128, false, 0, false},
+      {1, 2, 130, 67, 128, false, 1, false},
   };
   std::vector<ForcedVariant> variants;
 #define TT_X(E, WG, BN, ST, PIPE) \
   variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
   TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
 #undef TT_X
-  EXPECT_EQ(expect_variants_match_float64(cases, variants, 2300), 2u * 10u);
+  EXPECT_EQ(expect_variants_match_float64(cases, variants, 2300), 2u * 10u + 7u);
 }
 
 // simt2 (the strict SGEMM-style flash kernel): every compiled variant, forced in turn,
@@ -1153,13 +1166,13 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     }
     // Head dim 128: 64-key tiles only; pipe=1 (when offered) with one or two consumer
     // warpgroups (two with a ring of two stages), pipe=2 and 3 (TMA, multicast) likewise,
-    // pipe=5 (ping-pong) with two.
+    // pipe=5 (ping-pong) and 8 (persistent) with two.
     EXPECT_EQ(wgmma128, at::kWgmmaPipe1Offered
                             ? "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=4,bn=64,pipe=1;"
                               "impl=wgmma,warps=4,bn=64,pipe=2;impl=wgmma,warps=4,bn=64,pipe=3;"
                               "impl=wgmma,warps=8,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=1;"
                               "impl=wgmma,warps=8,bn=64,pipe=2;impl=wgmma,warps=8,bn=64,pipe=3;"
-                              "impl=wgmma,warps=8,bn=64,pipe=5;"
+                              "impl=wgmma,warps=8,bn=64,pipe=5;impl=wgmma,warps=8,bn=64,pipe=8;"
                             : "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;")
         << wgmma128;
     // pipe 2 and 3 read K through a tensor map: not where a batch dim of K is broadcast

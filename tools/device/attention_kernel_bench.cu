@@ -120,7 +120,7 @@ void run_ws_pdl(KernelArgs a, int64_t T, int64_t BH) {
 
 // The persistent tf32 kernel over the pre-pass's Vt (pipe 8; PDL: launched as its
 // dependent, the caller having run it right before), or transposing V itself (VT: pipe 9).
-template <int DIAG = 0, bool PDL = false, bool VT = false>
+template <int DIAG = 0, bool PDL = false, bool VT = false, int E = 64>
 void run_persist(KernelArgs a, int64_t, int64_t) {
   a.scale = float(a.p.scale * kLog2e);
   AttnTmaMaps maps{};
@@ -134,8 +134,8 @@ void run_persist(KernelArgs a, int64_t, int64_t) {
     return n;
   }();
   bool mapped = false;
-  constexpr int kStages = VT ? 3 : 4;
-  CK((launch_persistent_kernel<64, 64, kStages, DIAG, VT>(a, maps, sms, nullptr, PDL, mapped)));
+  constexpr int kStages = E == 128 ? 2 : VT ? 3 : 4;
+  CK((launch_persistent_kernel<E, 64, kStages, DIAG, VT>(a, maps, sms, nullptr, PDL, mapped)));
   if (!mapped) {
     std::fprintf(stderr, "no Q tensor map\n");
     std::exit(1);
@@ -330,6 +330,14 @@ std::vector<Variant> variants() {
     v.push_back({"wg p5 wg2 bn64 st2 pdl", run_ws_pdl<128, 64, 2, 2, true>});
     // The 2 x fp16 split at head dim 128 (pipe 6's variant: two stages, P V in halves, one
     // tile at a time; fa19i): the op's (ping-pong), without the ping-pong, its pre-pass.
+    // The persistent kernel at head dim 128 (pipe 8: Q from shared memory, reloaded half by
+    // half): alone over a ready Vt, and after the pre-pass as its dependent (the op's).
+    both(v, "wg p8 e128 persist", "wg p8 e128 persist alone", run_persist<0, false, false, 128>,
+         false);
+    v.push_back({"wg p8 e128 persist pdl", [](KernelArgs a, int64_t T, int64_t BH) {
+                   run_vt(a, false);
+                   run_persist<0, true, false, 128>(a, T, BH);
+                 }});
     f16_both(v, "f16 e128 p6 op", "f16 e128 p6 op alone", run_f16split<128, 64, 2, 2, true>);
     f16_both(v, "f16 e128 no pp", "f16 e128 no pp alone", run_f16split<128, 64, 2, 2, false>);
     v.push_back({"f16 e128 pre-pass", run_f16_prepass_t<kF16SplitThreads>, nullptr, false});

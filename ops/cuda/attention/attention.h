@@ -47,10 +47,11 @@
 //            split by a pre-pass; sm90/attention_wgmma_f16split.cuh), also at head dim
 //            128 (P V in halves of 64 columns, one tile at a time; accurate's only wgmma
 //            kernel there); pipe 7 (tf32) pipe 5 with V transposed in the kernel as pipe 4
-//            does (no pre-pass); pipes 8 and 9 (tf32, head dim 64) pipe 5's consumers as a
-//            persistent kernel (one CTA per SM walking many query tiles, Q by TMA a tile
-//            ahead; sm90/attention_wgmma_persistent.cuh) over the pre-pass's Vt (8) or
-//            with V transposed in the kernel as pipe 7 (9). Compute capability 9.0 only.
+//            does (no pre-pass); pipes 8 and 9 (tf32) pipe 5's consumers as a persistent
+//            kernel (one CTA per SM walking many query tiles, Q by TMA ahead of its tile;
+//            sm90/attention_wgmma_persistent.cuh) over the pre-pass's Vt (8; head dims 64
+//            and 128) or with V transposed in the kernel as pipe 7 (9; head dim 64).
+//            Compute capability 9.0 only.
 //
 // Kernel name and problem key in the tuning database:
 //   attention   b=B,l=L,s=S,e=E,ev=Ev,causal=0|1,mask=none|add|bool[,maps=none|k|kv],

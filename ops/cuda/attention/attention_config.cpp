@@ -157,13 +157,13 @@ int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool a
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
   }
 #undef TT_X
-  // pipes 8 and 9 (tf32, persistent): Q's two buffers, the stages as above, and Q's full
-  // and empty barriers per buffer.
-#define TT_X(E, WG, BN, ST, PIPE)                                                                 \
-  if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                               \
-    const int parts = transposes_v_in_kernel(PIPE) ? 3 : 2;                                       \
-    return (int64_t{2} * 64 * WG * E + int64_t{ST} * parts * BN * E) * 4 + (parts * ST + 4) * 8 + \
-           1024;                                                                                  \
+  // pipes 8 and 9 (tf32, persistent): Q's buffers (two at head dim 64, one at 128), the
+  // stages as above, and Q's full and empty barriers per buffer (or per half).
+#define TT_X(E, WG, BN, ST, PIPE)                                                        \
+  if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                      \
+    const int parts = transposes_v_in_kernel(PIPE) ? 3 : 2;                              \
+    return (int64_t{E == 64 ? 2 : 1} * 64 * WG * E + int64_t{ST} * parts * BN * E) * 4 + \
+           (parts * ST + 4) * 8 + 1024;                                                  \
   }
   if (!accurate) {
     TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
@@ -253,7 +253,8 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     // 64 the persistent kernel where Q has a map too: causal up to 1024 keys transposing V
     // in the kernel (pipe 9: the pre-pass weighs most where the causal products are few),
     // beyond it and full attention up to 2048 keys over the pre-pass (pipe 8; 1% slower
-    // than pipe 5's 128-key tiles at T4096 full).
+    // than pipe 5's 128-key tiles at T4096 full). Causal at head dim 128 the persistent
+    // kernel too (pipe 8: 7% ahead of pipe 5 at T1024; full attention level with pipe 2).
     if (precision == Precision::tf32 && kWgmmaPipe1Offered && tma_mappable(p, 2)) {
       if (p.E == 64 && p.causal && p.S <= 1024 && tma_mappable(p, 9)) {
         return {Impl::kWgmma, 8, rows, 64, 9};
@@ -265,6 +266,7 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
         return {Impl::kWgmma, 8, rows, 64, 7};
       }
       if (p.E == 64) return {Impl::kWgmma, 8, rows, p.causal ? 64 : 128, 5};
+      if (p.E == 128 && p.causal && tma_mappable(p, 8)) return {Impl::kWgmma, 8, rows, 64, 8};
       if (p.E == 128) {
         return p.causal ? AttnConfig{Impl::kWgmma, 8, rows, 64, 5}
                         : AttnConfig{Impl::kWgmma, 4, rows, 64, 2};

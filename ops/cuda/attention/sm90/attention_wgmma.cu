@@ -46,10 +46,10 @@ void launch_ws(const KernelArgs& args, const float* vt, int64_t sp, const AttnTm
 template <int E, int BN, int ST, bool VT>
 void launch_persistent(const KernelArgs& args, const AttnTmaMaps& maps, int device,
                        cudaStream_t stream, bool vt_dependent) {
-  static_assert(
-      PersistentTraits<E, BN, ST, VT>::kSmemBytes ==
-          (2 * 128 * E + ST * (VT ? 3 : 2) * BN * E) * 4 + ((VT ? 3 : 2) * ST + 4) * 8 + 1024,
-      "wgmma_tma_smem_bytes (pipes 8 and 9)");
+  static_assert(PersistentTraits<E, BN, ST, VT>::kSmemBytes ==
+                    ((E == 64 ? 2 : 1) * 128 * E + ST * (VT ? 3 : 2) * BN * E) * 4 +
+                        ((VT ? 3 : 2) * ST + 4) * 8 + 1024,
+                "wgmma_tma_smem_bytes (pipes 8 and 9)");
   int sms = 0;
   TT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   bool mapped = false;

@@ -1,6 +1,7 @@
-// tf32 attention as a persistent kernel (wgmma pipes 8 and 9; head dim 64, 64-key tiles):
-// pipe 5's consumers (K and Vt by TMA, the two consumer warpgroups in ping-pong, Q's
-// fragments in registers) walking many query tiles per CTA, one CTA per SM. A CTA of pipe
+// tf32 attention as a persistent kernel (wgmma pipes 8 and 9; 64-key tiles; head dim 64,
+// and 128 for pipe 8): pipe 5's consumers (K and Vt by TMA, the two consumer warpgroups
+// in ping-pong; Q's fragments in registers at head dim 64, Q in shared memory at 128)
+// walking many query tiles per CTA, one CTA per SM. A CTA of pipe
 // 5 waits at its start for its own Q (a round trip to memory under the other SMs'
 // traffic), then for its first S and softmax, and ends with its last P V and store, with
 // nothing under any of it: a fixed cost per query tile that weighs most at few keys
@@ -76,17 +77,24 @@ struct PersistentWalk {
   }
 };
 
-// Q's two buffers (BM x E floats each, 128-byte swizzled panels of 32 columns, by TMA),
-// the stages of pipe 5 (VT: pipe 7's, V's raw tile a third part), the barriers: the
-// stages' full and empty, Q's full and empty per buffer, then (VT) the stages' V landed.
+// Q's buffers (BM x E floats each, 128-byte swizzled panels of 32 columns, by TMA), the
+// stages of pipe 5 (VT: pipe 7's, V's raw tile a third part), the barriers: the stages'
+// full and empty, Q's full and empty per buffer (kQInSmem: per consumer's half), then (VT)
+// the stages' V landed. Head dim 64: two buffers, Q's fragments in registers, so a buffer
+// is free once read and the next query tile's Q lands a whole tile ahead. Head dim 128
+// (kQInSmem): the fragments would spill, and two 64 KB buffers leave no room for two
+// stages, so one buffer, which S reads from shared memory; each consumer's half is
+// reloaded as soon as that consumer's last S of a query tile has landed.
 template <int E, int BN, int STAGES, bool VT = false>
 struct PersistentTraits {
   static constexpr int kBM = 128;
   static constexpr int kThreads = 384;
+  static constexpr bool kQInSmem = E == 128;
+  static constexpr int kQBuffers = kQInSmem ? 1 : 2;
   static constexpr int kQBytes = kBM * E * 4;
   static constexpr int kKBytes = BN * E * 4;
   static constexpr int kStageBytes = (VT ? 3 : 2) * kKBytes;
-  static constexpr int kStagesOffset = 2 * kQBytes;
+  static constexpr int kStagesOffset = kQBuffers * kQBytes;
   static constexpr int kBarOffset = kStagesOffset + STAGES * kStageBytes;
   static constexpr int kSmemBytes = kBarOffset + ((VT ? 3 : 2) * STAGES + 4) * 8 + 1024;
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB of an SM");
@@ -110,6 +118,9 @@ struct PersistentMaps {
   CUtensorMap q;
 };
 
+// kQInSmem: each consumer's barrier once its half of Q is scaled (PingPong takes 1 and 2).
+inline constexpr int kPersistentQBarrier = 3;
+
 template <int E, int BN, int STAGES, int DIAG = 0, bool VT = false>
 __global__ void __launch_bounds__(384, 1)
     attention_wgmma_persistent_kernel(const __grid_constant__ KernelArgs a,
@@ -120,7 +131,9 @@ __global__ void __launch_bounds__(384, 1)
   constexpr bool kTraced = (DIAG & kDiagTrace) != 0;
   trace_start<kTraced>();
   using T = PersistentTraits<E, BN, STAGES, VT>;
-  static_assert(E == 64 && BN == 64, "head dim 64, 64-key tiles (Q's fragments in registers)");
+  static_assert((E == 64 || E == 128) && BN == 64, "head dim 64 or 128, 64-key tiles");
+  static_assert(!(T::kQInSmem && VT), "head dim 128 has no room for V's raw tile");
+  constexpr bool kQInSmem = T::kQInSmem;
   namespace ptx = ::cuda::ptx;
   constexpr int BM = T::kBM, NT = BN / 8, SR = BN / 2, OR = E / 2;
   const AttentionProblem& p = a.p;
@@ -128,7 +141,7 @@ __global__ void __launch_bounds__(384, 1)
   uint8_t* smem = align_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
   uint64_t* empty = full + STAGES;
-  uint64_t* qfull = empty + STAGES;               // [2]
+  uint64_t* qfull = empty + STAGES;               // [2]: per buffer (kQInSmem: per half)
   uint64_t* qempty = qfull + 2;                   // [2]
   [[maybe_unused]] uint64_t* vload = qempty + 2;  // VT: [STAGES]
   const auto stage_k = [&](int s) {
@@ -151,7 +164,7 @@ __global__ void __launch_bounds__(384, 1)
     }
     for (int i = 0; i < 2; ++i) {
       mbar_init(&qfull[i], 1);
-      mbar_init(&qempty[i], 8);
+      mbar_init(&qempty[i], kQInSmem ? 4 : 8);
     }
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
@@ -180,7 +193,7 @@ __global__ void __launch_bounds__(384, 1)
       int g = 0;
       [[maybe_unused]] bool waited = !vt_dependent;
       // The first item's Q, then each item's tiles with the next item's Q after its first.
-      if (walk.has(0)) load_q(0, walk.at(0));
+      if (!kQInSmem && walk.has(0)) load_q(0, walk.at(0));
       for (int n = 0; walk.has(n); ++n) {
         const QueryTile qt = walk.at(n);
         const bool next = walk.has(n + 1);
@@ -222,9 +235,31 @@ __global__ void __launch_bounds__(384, 1)
                                         ks + BN * E + q * E * 32, &maps.kv.vt, vc, &full[s]);
             }
           }
-          if (tile == 0 && next) load_q(n + 1, walk.at(n + 1));
+          if (!kQInSmem && tile == 0 && next) load_q(n + 1, walk.at(n + 1));
         }
-        if (tiles == 0 && next) load_q(n + 1, walk.at(n + 1));
+        if (!kQInSmem && tiles == 0 && next) load_q(n + 1, walk.at(n + 1));
+      }
+    } else if (kQInSmem && tid == 288) {
+      // kQInSmem: warp 9 loads each item's Q half by half, each once its consumer has let
+      // go of the item before's (a box of 64 rows: the half's rows of each panel).
+      for (int n = 0; walk.has(n); ++n) {
+        const QueryTile qt = walk.at(n);
+        int32_t c[5];
+        k_batch_coords(p, qt.b, c);
+        const int32_t row0 = static_cast<int32_t>(min_i64(qt.mt, int64_t{walk.m_tiles} - 1) * BM);
+        for (int h = 0; h < 2; ++h) {
+          if (n >= 1) mbar_wait(&qempty[h], (n - 1) & 1);
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &qfull[h], T::kQBytes / 2);
+          c[1] = row0 + h * 64;
+#pragma unroll
+          for (int q = 0; q < E / 32; ++q) {
+            c[0] = 32 * q;
+            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
+                                      q_buffer(0) + q * BM * 32 + h * 64 * 32, &maps.q, c,
+                                      &qfull[h]);
+          }
+        }
       }
     } else if (VT && tid >= 288) {
       // Warps 1-3 (VT): each stage's raw V into Vt's place (pipe 7's transpose), over the
@@ -255,10 +290,23 @@ __global__ void __launch_bounds__(384, 1)
       const BatchBase base = batch_base(a, qt.b);
       const int tiles = tiles_of(qt);
       Rows rows = consumer_rows(m0, wg, warp, lane);
-      // Q's fragments (q_fragments' layout) from the buffer, scaled and rounded; the buffer
-      // goes back at once.
-      uint32_t qf[E / 8][4];
-      {
+      // Head dim 64: Q's fragments (q_fragments' layout) from the buffer, scaled and
+      // rounded; the buffer goes back at once. kQInSmem: this consumer's half scaled and
+      // rounded in place (each thread rewrites what it read), for S to read from there.
+      [[maybe_unused]] uint32_t qf[kQInSmem ? 1 : E / 8][4];
+      if constexpr (kQInSmem) {
+        mbar_wait(&qfull[wg], n & 1);
+#pragma unroll 4
+        for (int i = tid % 128; i < 64 * E / 4; i += 128) {
+          float4* at =
+              reinterpret_cast<float4*>(q_buffer(0) + (i / 512) * BM * 32 + wg * 64 * 32) + i % 512;
+          const float4 x = *at;
+          *at = make_float4(tf32_rna(x.x * a.scale), tf32_rna(x.y * a.scale),
+                            tf32_rna(x.z * a.scale), tf32_rna(x.w * a.scale));
+        }
+        fence_proxy_async();
+        asm volatile("bar.sync %0, 128;\n" ::"r"(kPersistentQBarrier + wg) : "memory");
+      } else {
         const int buf = n & 1;
         mbar_wait(&qfull[buf], (n >> 1) & 1);
         const float* qb = q_buffer(buf);
@@ -282,7 +330,12 @@ __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < SR; ++i) acc[i] = 0.f;
         fence_regs(acc);
         wgmma_fence();
-        issue_qk_rs<E, BN>(acc, qf, smem_u32(stage_k(s)));
+        if constexpr (kQInSmem) {
+          issue_qk<E, BN, BM>(acc, smem_u32(q_buffer(0)) + wg * 64 * 128, smem_u32(stage_k(s)),
+                              false);
+        } else {
+          issue_qk_rs<E, BN>(acc, qf, smem_u32(stage_k(s)));
+        }
         wgmma_commit();
       };
       float o[OR];
@@ -304,6 +357,13 @@ __global__ void __launch_bounds__(384, 1)
         if (lane == 0) mbar_arrive(&empty[s]);
       };
       const auto wait_full = [&](int gi) { mbar_wait(&full[gi % STAGES], (gi / STAGES) & 1); };
+      // kQInSmem: once this item's last S has landed, its half of Q goes back.
+      const auto let_go_of_q = [&] {
+        if constexpr (kQInSmem) {
+          __syncwarp();
+          if (lane == 0) mbar_arrive(&qempty[wg]);
+        }
+      };
       float sc[SR];
       uint32_t pa[NT][4];
       uint32_t unused[1][4];
@@ -315,6 +375,7 @@ __global__ void __launch_bounds__(384, 1)
         turns.pass(false);
         wgmma_wait<0>();
         fence_regs(sc);
+        if (tiles == 1) let_go_of_q();
         mask_tile(sc, a, base, rows, 0, m0, kLog2eF);
         softmax_tile_lazy(sc, rows, alpha0);
         p_fragments<false>(sc, pa, unused);
@@ -328,6 +389,7 @@ __global__ void __launch_bounds__(384, 1)
         turns.pass(false);
         wgmma_wait<1>();
         fence_regs(sc);
+        if (tile == tiles - 1) let_go_of_q();
         float2 alpha = make_float2(1.f, 1.f);
         mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, kLog2eF);
         const bool rescale = softmax_tile_lazy(sc, rows, alpha);
@@ -347,6 +409,7 @@ __global__ void __launch_bounds__(384, 1)
         release((g + tiles - 1) % STAGES);
       } else {
         // No key tile (S == 0): the turns go on as if this item had one.
+        let_go_of_q();
         turns.wait();
         turns.pass(false);
         turns.wait();
@@ -374,7 +437,7 @@ cudaError_t launch_persistent_kernel(const KernelArgs& a, const AttnTmaMaps& kv,
                                      cudaStream_t stream, bool vt_dependent, bool& mapped) {
   using Tr = PersistentTraits<E, BN, STAGES, VT>;
   PersistentMaps maps{kv, {}};
-  mapped = persistent_q_map(a.p, a.q, Tr::kBM, maps.q);
+  mapped = persistent_q_map(a.p, a.q, Tr::kQInSmem ? Tr::kBM / 2 : Tr::kBM, maps.q);
   if (!mapped) return cudaSuccess;
   const auto kernel = attention_wgmma_persistent_kernel<E, BN, STAGES, DIAG, VT>;
   const cudaError_t e =
