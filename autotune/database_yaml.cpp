@@ -22,6 +22,22 @@
 namespace tt::autotune {
 namespace {
 
+// YAML ends an implicit key at 1024 characters, and yaml-cpp's explicit keys ("? key") are
+// not written back readably (the style spreads to the keys after them and into flow maps),
+// so a key whose written form (its quotes and escapes: a form feed is "\f") would pass
+// 1000 characters is refused by the reader and by the writer alike.
+constexpr size_t kMaxWrittenKey = 1000;
+size_t written_key_size(const std::string& key, bool quoted) {
+  YAML::Emitter alone;
+  if (quoted) alone << YAML::DoubleQuoted;
+  alone << key;
+  return alone.size();
+}
+std::string long_key_message(const std::string& what, const std::string& key, size_t size) {
+  return fmt::format("the {} '{}' is {} characters as written; a key holds at most {}", what,
+                     excerpt(key), size, kMaxWrittenKey);
+}
+
 // Thrown by Reader::fail so that a message is wrapped in file and line only once.
 class MalformedDatabase : public Error {
  public:
@@ -146,6 +162,15 @@ class Reader {
     return node.Scalar();
   }
 
+  // A map key the writer writes back (kMaxWrittenKey); `quoted` as the writer writes it.
+  std::string map_key(const YAML::Node& node, const std::string& what, bool quoted) const {
+    std::string text = scalar(node, what);
+    if (const size_t size = written_key_size(text, quoted); size > kMaxWrittenKey) {
+      fail(node.Mark(), long_key_message(what, text, size));
+    }
+    return text;
+  }
+
   double number(const YAML::Node& node, const std::string& what) const {
     const std::string text = scalar(node, what);
     double value = 0.0;
@@ -184,7 +209,7 @@ class Reader {
     expect_map(node, what);
     Config out;
     for (const auto& item : node) {
-      const std::string name = scalar(item.first, what + " key");
+      const std::string name = map_key(item.first, what + " key", false);
       try {
         if (name == "impl") {
           out.set_impl(scalar(item.second, what + " impl"));
@@ -224,7 +249,7 @@ class Reader {
     if (const YAML::Node counts = node["variants_rejected"]; counts && !counts.IsNull()) {
       expect_map(counts, what + " variants_rejected");
       for (const auto& item : counts) {
-        const std::string reason = scalar(item.first, what + " variants_rejected key");
+        const std::string reason = map_key(item.first, what + " variants_rejected key", false);
         e.variants_rejected[reason] = integer(
             item.second, fmt::format("{} variants_rejected count of '{}'", what, excerpt(reason)),
             0, kMaxCount);
@@ -289,12 +314,12 @@ class Reader {
     if (const YAML::Node kernels = node["kernels"]; kernels && !kernels.IsNull()) {
       expect_map(kernels, what + " kernels");
       for (const auto& k : kernels) {
-        const std::string kernel = scalar(k.first, what + " kernel name");
+        const std::string kernel = map_key(k.first, what + " kernel name", false);
         const std::string kernel_what = fmt::format("{} kernel '{}'", what, excerpt(kernel));
         if (k.second.IsNull()) continue;
         expect_map(k.second, kernel_what);
         for (const auto& p : k.second) {
-          const std::string problem = scalar(p.first, kernel_what + " problem key");
+          const std::string problem = map_key(p.first, kernel_what + " problem key", true);
           record.kernels[kernel][problem] =
               entry(p.second, fmt::format("{} problem '{}'", kernel_what, excerpt(problem)));
         }
@@ -337,8 +362,8 @@ class Reader {
     if (const YAML::Node devices = root["devices"]; devices && !devices.IsNull()) {
       expect_map(devices, "devices");
       for (const auto& d : devices) {
-        const std::string key = scalar(d.first, "device key");
-        db.devices()[key] = device(key, d.second);
+        const std::string name = map_key(d.first, "device key", true);
+        db.devices()[name] = device(name, d.second);
       }
     }
     return db;
@@ -356,6 +381,17 @@ const std::string& writable(const std::string& text, const char* what) {
   return text;
 }
 
+// A map key as the reader reads it back (kMaxWrittenKey); `quoted`: double-quoted.
+void emit_key(YAML::Emitter& out, const std::string& key, const char* what, bool quoted = false) {
+  writable(key, what);
+  const size_t size = written_key_size(key, quoted);
+  TT_CHECK(size <= kMaxWrittenKey, "cannot write the tuning database: {}",
+           long_key_message(what, key, size));
+  out << YAML::Key;
+  if (quoted) out << YAML::DoubleQuoted;
+  out << key;
+}
+
 // Shortest text that reads back as the same double.
 std::string number_text(double value) { return fmt::format("{}", value); }
 
@@ -365,7 +401,8 @@ void emit_config(YAML::Emitter& out, const Config& config) {
     out << YAML::Key << "impl" << YAML::Value << writable(config.impl(), "config impl");
   }
   for (const auto& [name, value] : config.values()) {
-    out << YAML::Key << name << YAML::Value << value;
+    emit_key(out, name, "config parameter");
+    out << YAML::Value << value;
   }
   out << YAML::EndMap;
 }
@@ -387,7 +424,8 @@ void emit_entry(YAML::Emitter& out, const TuningEntry& e) {
   out << YAML::Key << "variants_tried" << YAML::Value << e.variants_tried;
   out << YAML::Key << "variants_rejected" << YAML::Value << YAML::Flow << YAML::BeginMap;
   for (const auto& [reason, count] : e.variants_rejected) {
-    out << YAML::Key << writable(reason, "rejection reason") << YAML::Value << count;
+    emit_key(out, reason, "rejection reason");
+    out << YAML::Value << count;
   }
   out << YAML::EndMap;
   out << YAML::Key << "rejected" << YAML::Value;
@@ -428,8 +466,8 @@ std::string to_yaml(const Database& db) {
   out << YAML::Key << "version" << YAML::Value << kDatabaseVersion;
   out << YAML::Key << "devices" << YAML::Value << YAML::BeginMap;
   for (const auto& [key, record] : db.devices()) {
-    out << YAML::Key << YAML::DoubleQuoted << writable(key, "device key") << YAML::Value
-        << YAML::BeginMap;
+    emit_key(out, key, "device key", true);
+    out << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "name" << YAML::Value << YAML::DoubleQuoted
         << writable(record.identity.name, "device name");
     out << YAML::Key << "compute_capability" << YAML::Value << YAML::DoubleQuoted
@@ -438,9 +476,11 @@ std::string to_yaml(const Database& db) {
     out << YAML::Key << "memory_bytes" << YAML::Value << record.identity.memory_bytes;
     out << YAML::Key << "kernels" << YAML::Value << YAML::BeginMap;
     for (const auto& [kernel, entries] : record.kernels) {
-      out << YAML::Key << writable(kernel, "kernel name") << YAML::Value << YAML::BeginMap;
+      emit_key(out, kernel, "kernel name");
+      out << YAML::Value << YAML::BeginMap;
       for (const auto& [problem, entry] : entries) {
-        out << YAML::Key << YAML::DoubleQuoted << writable(problem, "problem key") << YAML::Value;
+        emit_key(out, problem, "problem key", true);
+        out << YAML::Value;
         emit_entry(out, entry);
       }
       out << YAML::EndMap;

@@ -157,6 +157,29 @@ TEST_F(DatabaseReliability, WhatTheReaderRefusesTheWriterRefusesToo) {
                          "valid UTF-8 text without NUL"));
 }
 
+// YAML ends an implicit key at 1024 characters: a kernel name whose form feeds are written
+// as "\f" (as the fuzzer's find: 1006 bytes read, 1406 written) is refused by the reader
+// and by the writer alike, naming its length; one of 1000 characters as written reads back.
+TEST_F(DatabaseReliability, KeysLongerThanYamlWritesAreRefusedBothWays) {
+  const std::string kernel = "gemm_" + std::string(600, '[') + std::string(398, '\f') + "elu";
+  std::string yaml = one_entry_yaml();
+  yaml.replace(yaml.find("relu:"), 4, kernel);
+  EXPECT_THAT(
+      load_error(yaml),
+      HasSubstr("kernel name 'gemm_" + std::string(55, '[') +
+                "... (1006 bytes)' is 1406 characters as written; a key holds at most 1000"));
+  Database db;
+  db.put(gpu(), kernel, "n=1", entry("threads=1"));
+  EXPECT_THAT(error_of([&] { to_yaml(db); }),
+              StartsWith("cannot write the tuning database: the kernel name 'gemm_[[["));
+  Database fits;
+  const std::string problem = "m=" + std::string(996, '1');  // 1000 with its quotes
+  fits.put(gpu(), "gemm", problem, entry("threads=2"));
+  const Database again = parse_database(to_yaml(fits), "written");
+  ASSERT_NE(again.find(gpu().key(), "gemm", problem), nullptr);
+  EXPECT_EQ(again.find(gpu().key(), "gemm", problem)->config.str(), "threads=2");
+}
+
 // ---------------------------------------------------------------- outputs
 
 TEST_F(DatabaseReliability, OutputsMustBeRegularFiles) {
