@@ -860,8 +860,8 @@ std::pair<size_t, size_t> force_tma_pipes_with_shared(bool shared_k,
         ++ran;
       } catch (const Error& e) {
         EXPECT_FALSE(runs(cfg.pipe)) << what << ": " << e.what();
-        EXPECT_NE(std::string(e.what()).find("where K's (pipe 4, 7 and 9: and V's; 8 and 9: and "
-                                             "Q's) strides have a tensor map"),
+        EXPECT_NE(std::string(e.what()).find("where K's (pipe 4, 7, 9 and 11: and V's; 8, 9 and "
+                                             "11: and Q's) strides have a tensor map"),
                   std::string::npos)
             << e.what();
         ++refused;
@@ -876,17 +876,20 @@ TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
   TT_REQUIRE_CUDA();
   TT_SKIP_UNLESS_WS_PIPES();
   EXPECT_EQ(force_tma_pipes_with_shared(true, [](int) { return false; }),
-            (std::pair<size_t, size_t>{0, 20}));
+            (std::pair<size_t, size_t>{0, 22}));
 }
 
 // One V for every head with K mapped: the pipes that read Vt from the pre-pass (2, 3, 5, 8)
-// run; those that transpose V in the kernel from V's own map (4, 7, 9) are refused.
+// run; those that transpose V in the kernel from V's own map (4, 7, 9) or make Vt from V on
+// its map's terms (11) are refused.
 TEST(AttentionCuda, TmaPipesWhereVAloneHasNoTensorMap) {
   TT_REQUIRE_CUDA();
   TT_SKIP_UNLESS_WS_PIPES();
-  EXPECT_EQ(force_tma_pipes_with_shared(false,
-                                        [](int pipe) { return !at::transposes_v_in_kernel(pipe); }),
-            (std::pair<size_t, size_t>{14, 6}));
+  EXPECT_EQ(
+      force_tma_pipes_with_shared(
+          false,
+          [](int pipe) { return !at::transposes_v_in_kernel(pipe) && !at::makes_vt_ahead(pipe); }),
+      (std::pair<size_t, size_t>{14, 8}));
 }
 
 // ---- issue 19: the TMA pipes launched as the Vt pre-pass's programmatic dependent ----
@@ -900,7 +903,8 @@ TEST(AttentionCuda, TmaPipesReadEachCallsOwnVt) {
   TT_SKIP_UNLESS_WS_PIPES();
   const Device gpu = Device::cuda(0);
   PrecisionGuard guard(Precision::tf32);
-  // Every pipe with a pre-pass at head dim 64 (pipes 4, 7 and 9 have none).
+  // Every pipe with a pre-pass at head dim 64 (pipes 4, 7 and 9 have none; pipe 11's covers
+  // its first units' heads and zeroes the counts of the rest, in the same scratch).
   std::vector<at::AttnConfig> configs;
 #define TT_X(E, WG, BN, ST, MB, PIPE)               \
   if (E == 64 && !at::transposes_v_in_kernel(PIPE)) \
@@ -942,15 +946,17 @@ TEST(AttentionCuda, TmaPipesReadEachCallsOwnVt) {
       }
     }
   }
-  EXPECT_EQ(configs.size(), 9u);
+  EXPECT_EQ(configs.size(), 10u);
 }
 
-// ---- issue 19, eighteenth step: the persistent pipes (8 and 9) ----
+// ---- issue 19, eighteenth step: the persistent pipes (8, 9 and 11) ----
 
 // One CTA per SM walking many query tiles: more units than SMs (3 x 12 heads of 8 query
 // tiles: 144 units of two), an odd tile count causal (the middle tile alone), L != S both
 // ways, masks with a fully masked row, the heads of a [B, T, 3, H, E] projection read in
-// place, a problem of fewer units than SMs (units of one tile), against float64.
+// place, a problem of fewer units than SMs (units of one tile), against float64. Pipe 11
+// makes the Vt of every unit past a CTA's first: 256 heads of one unit each, and 32 heads
+// of 6 units (a sixth of the keys each) over at least two rounds of the grid.
 TEST(AttentionCuda, PersistentPipesWalkManyQueryTiles) {
   TT_REQUIRE_CUDA();
   TT_SKIP_UNLESS_WS_PIPES();
@@ -965,7 +971,9 @@ TEST(AttentionCuda, PersistentPipesWalkManyQueryTiles) {
       {2, 4, 520, 520, 64, true, 0, true},
       {1, 1, 1, 1, 64, false, 0, false},
       {1, 2, 130, 67, 64, true, 0, false},
-      // Head dim 128 (pipe 8 only; Q's halves reloaded per query tile): the same walks.
+      {16, 16, 256, 256, 64, false, 0, false},
+      {2, 16, 1536, 1536, 64, true, 0, false},
+      // Head dim 128 (pipes 8 and 11; Q's halves reloaded per query tile): the same walks.
       {3, 12, 1000, 1000, 128, true, 0, false},
       {2, 3, 640, 640, 128, false, 0, false},
       {1, 2, 300, 1100, 128, true, 0, false},
@@ -973,13 +981,14 @@ TEST(AttentionCuda, PersistentPipesWalkManyQueryTiles) {
       {2, 4, 520, 520, 128, true, 0, true},
       {1, 1, 1, 1, 128, false, 0, false},
       {1, 2, 130, 67, 128, false, 1, false},
+      {16, 16, 256, 256, 128, true, 0, false},
   };
   std::vector<ForcedVariant> variants;
 #define TT_X(E, WG, BN, ST, PIPE) \
   variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
   TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
 #undef TT_X
-  EXPECT_EQ(expect_variants_match_float64(cases, variants, 2300), 2u * 10u + 7u);
+  EXPECT_EQ(expect_variants_match_float64(cases, variants, 2300), 3u * 12u + 2u * 8u);
 }
 
 // simt2 (the strict SGEMM-style flash kernel): every compiled variant, forced in turn,
@@ -1166,13 +1175,14 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     }
     // Head dim 128: 64-key tiles only; pipe=1 (when offered) with one or two consumer
     // warpgroups (two with a ring of two stages), pipe=2 and 3 (TMA, multicast) likewise,
-    // pipe=5 (ping-pong) and 8 (persistent) with two.
+    // pipe=5 (ping-pong), 8 and 11 (persistent) with two.
     EXPECT_EQ(wgmma128, at::kWgmmaPipe1Offered
                             ? "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=4,bn=64,pipe=1;"
                               "impl=wgmma,warps=4,bn=64,pipe=2;impl=wgmma,warps=4,bn=64,pipe=3;"
                               "impl=wgmma,warps=8,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=1;"
                               "impl=wgmma,warps=8,bn=64,pipe=2;impl=wgmma,warps=8,bn=64,pipe=3;"
                               "impl=wgmma,warps=8,bn=64,pipe=5;impl=wgmma,warps=8,bn=64,pipe=8;"
+                              "impl=wgmma,warps=8,bn=64,pipe=11;"
                             : "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;")
         << wgmma128;
     // pipe 2 and 3 read K through a tensor map: not where a batch dim of K is broadcast
@@ -1181,7 +1191,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
       std::string out;
       for (const autotune::Config& c : at::space(prob, true, Precision::tf32, hopper).enumerate()) {
         for (const char* pipe :
-             {"pipe=2", "pipe=3", "pipe=4", "pipe=5", "pipe=7", "pipe=8", "pipe=9"}) {
+             {"pipe=2", "pipe=3", "pipe=4", "pipe=5", "pipe=7", "pipe=8", "pipe=9", "pipe=11"}) {
           if (c.str().find(pipe) != std::string::npos) out += c.str() + ";";
         }
       }
@@ -1197,6 +1207,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
                                                  "impl=wgmma,warps=8,bn=64,pipe=7;"
                                                  "impl=wgmma,warps=8,bn=64,pipe=8;"
                                                  "impl=wgmma,warps=8,bn=64,pipe=9;"
+                                                 "impl=wgmma,warps=8,bn=64,pipe=11;"
                                                  "impl=wgmma,warps=8,bn=128,pipe=5;"
                                                : "")
         << pipes(p);
@@ -1210,7 +1221,8 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     }
     EXPECT_TRUE(at::tma_mappable(heads, 4));
     EXPECT_TRUE(at::tma_mappable(heads, 9));
-    // One Q for every head (a broadcast query): the persistent pipes (8, 9) read Q by TMA
+    EXPECT_TRUE(at::tma_mappable(heads, 11));
+    // One Q for every head (a broadcast query): the persistent pipes (8, 9, 11) read Q by TMA
     // and decline; its key is apart.
     ops::AttentionProblem shared_q = heads;
     shared_q.q.batch[1] = 0;
@@ -1218,6 +1230,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     EXPECT_TRUE(at::tma_mappable(shared_q, 7));
     EXPECT_FALSE(at::tma_mappable(shared_q, 8));
     EXPECT_FALSE(at::tma_mappable(shared_q, 9));
+    EXPECT_FALSE(at::tma_mappable(shared_q, 11));
     EXPECT_EQ(pipes(shared_q).find("pipe=8"), std::string::npos) << pipes(shared_q);
     EXPECT_EQ(pipes(shared_q).find("pipe=9"), std::string::npos) << pipes(shared_q);
     EXPECT_NE(at::problem_key(shared_q, true, Precision::tf32).find(",maps=kv,"),
@@ -1229,12 +1242,15 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     // pipe 6 maps its pre-pass's buffers, not K: offered with a broadcast K too.
     EXPECT_EQ(accurate_wgmma(shared_k),
               "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;" + f16);
-    ops::AttentionProblem shared_v = heads;  // one V for every head: pipes 4 and 7 decline
+    ops::AttentionProblem shared_v = heads;  // one V for every head: pipes 4, 7, 9 and 11 decline
     shared_v.v.batch[1] = 0;
     EXPECT_TRUE(at::tma_mappable(shared_v, 3));
     EXPECT_TRUE(at::tma_mappable(shared_v, 5));
     EXPECT_FALSE(at::tma_mappable(shared_v, 4));
     EXPECT_FALSE(at::tma_mappable(shared_v, 7));
+    EXPECT_FALSE(at::tma_mappable(shared_v, 9));
+    EXPECT_FALSE(at::tma_mappable(shared_v, 11));
+    EXPECT_TRUE(at::tma_mappable(shared_v, 8));
     ops::AttentionProblem rank4 = p;
     rank4.batch_rank = 4;
     EXPECT_FALSE(at::kv_tma_mappable(rank4, rank4.k));

@@ -63,7 +63,7 @@ void run_vt(KernelArgs a, bool acc) {
   const int64_t sp = vt_keys(a), BH = a.p.batch[0];
   float* vt = vt_buffer();
   attention_vt_kernel<<<dim3(unsigned(sp / 32), unsigned(a.p.Ev / 32), unsigned(BH)), 256>>>(
-      a, vt, acc ? vt + BH * a.p.Ev * sp : nullptr, sp);
+      a, vt, acc ? vt + BH * a.p.Ev * sp : nullptr, sp, nullptr, 0);
   CK(cudaGetLastError());
 }
 
@@ -120,7 +120,18 @@ void run_ws_pdl(KernelArgs a, int64_t T, int64_t BH) {
 
 // The persistent tf32 kernel over the pre-pass's Vt (pipe 8; PDL: launched as its
 // dependent, the caller having run it right before), or transposing V itself (VT: pipe 9).
-template <int DIAG = 0, bool PDL = false, bool VT = false, int E = 64>
+// AHEAD (pipe 11): the kernel makes Vt itself but for its first units' heads (the
+// launcher's pre-pass), counted in these.
+unsigned* made_counts() {
+  static unsigned* made = nullptr;
+  if (!made) CK(cudaMalloc(&made, 4096 * sizeof(unsigned)));
+  return made;
+}
+
+// NaN over Vt, so that a part the kernel fails to make shows.
+void poison_vt(KernelArgs) { CK(cudaMemset(vt_buffer(), 0xff, size_t{2} * 128 * 128 * 1024 * 4)); }
+
+template <int DIAG = 0, bool PDL = false, bool VT = false, int E = 64, bool AHEAD = false>
 void run_persist(KernelArgs a, int64_t, int64_t) {
   a.scale = float(a.p.scale * kLog2e);
   AttnTmaMaps maps{};
@@ -135,7 +146,8 @@ void run_persist(KernelArgs a, int64_t, int64_t) {
   }();
   bool mapped = false;
   constexpr int kStages = E == 128 ? 2 : VT ? 3 : 4;
-  CK((launch_persistent_kernel<E, 64, kStages, DIAG, VT>(a, maps, sms, nullptr, PDL, mapped)));
+  CK((launch_persistent_kernel<E, 64, kStages, DIAG, VT, AHEAD>(
+      a, maps, sms, nullptr, PDL, mapped, VtAhead{vt_buffer(), made_counts(), vt_keys(a), 0})));
   if (!mapped) {
     std::fprintf(stderr, "no Q tensor map\n");
     std::exit(1);
@@ -296,6 +308,8 @@ std::vector<Variant> variants() {
     // The persistent kernel with V transposed in it (pipe 9: pipe 7's producer warps), no
     // pre-pass.
     v.push_back({"wg p9 persist vt", run_persist<0, false, true>});
+    // Vt made in the kernel a unit ahead (pipe 11), over a Vt of NaNs.
+    v.push_back({"wg p11 ahead", run_persist<0, false, false, 64, true>, poison_vt});
     // Each CTA's SM, start and end (KB_TRACE=1 prints them: TR rows).
     v.push_back(
         {"trace f16 p6", run_f16split<64, 64, 2, 4, true, true, kF16DiagTrace>, run_f16_prepass});
@@ -338,6 +352,7 @@ std::vector<Variant> variants() {
                    run_vt(a, false);
                    run_persist<0, true, false, 128>(a, T, BH);
                  }});
+    v.push_back({"wg p11 e128 ahead", run_persist<0, false, false, 128, true>, poison_vt});
     f16_both(v, "f16 e128 p6 op", "f16 e128 p6 op alone", run_f16split<128, 64, 2, 2, true>);
     f16_both(v, "f16 e128 no pp", "f16 e128 no pp alone", run_f16split<128, 64, 2, 2, false>);
     v.push_back({"f16 e128 pre-pass", run_f16_prepass_t<kF16SplitThreads>, nullptr, false});

@@ -70,7 +70,7 @@ std::vector<AttnConfig> compiled_table() {
   if (kWgmmaPipe1Offered && kF16SplitOffered) {
     TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
   }
-  // pipes 8 and 9 (tf32: the persistent kernel).
+  // pipes 8, 9 and 11 (tf32: the persistent kernel).
   if (kWgmmaPipe1Offered) {
     TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
   }
@@ -117,7 +117,7 @@ const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
         .field("bn", &AttnConfig::block_n,
                distinct(t, {Impl::kMma, Impl::kWgmma, Impl::kSimt2}, &AttnConfig::block_n),
                {"mma", "wgmma", "simt2"})
-        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {"wgmma"})
+        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11}, {"wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
   return d;
@@ -157,7 +157,7 @@ int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool a
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
   }
 #undef TT_X
-  // pipes 8 and 9 (tf32, persistent): Q's buffers (two at head dim 64, one at 128), the
+  // pipes 8, 9 and 11 (tf32, persistent): Q's buffers (two at head dim 64, one at 128), the
   // stages as above, and Q's full and empty barriers per buffer (or per half).
 #define TT_X(E, WG, BN, ST, PIPE)                                                        \
   if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                      \
@@ -221,7 +221,7 @@ std::string problem_key(const AttentionProblem& p, bool aligned, Precision preci
       .add("mask", p.mask_kind == AttnMask::kNone       ? "none"
                    : p.mask_kind == AttnMask::kAdditive ? "add"
                                                         : "bool");
-  // The TMA pipes need K's (pipes 4, 7 and 9: and V's; 8 and 9: and Q's) tensor maps, so
+  // The TMA pipes need K's (pipes 4, 7, 9 and 11: and V's; 8, 9 and 11: and Q's) tensor maps, so
   // the space depends on the layout: a problem without them is another key (its cached space and
   // its tuned entries apart from the same shape's with maps). Only then: the usual layouts' keys,
   // and the databases' entries, stay as they were.
@@ -249,13 +249,16 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     // consumer (pipe 2) at 128; the cp.async pipeline (pipe 1) where they have none;
     // multicast pairs (pipes 3 and 4) lost.
     // Full attention at head dim 64 takes 128-key tiles (9% at T4096, even at T1024;
-    // causal lost 22%); causal at head dim 128 the ping-pong (12% over pipe 2). At head dim
-    // 64 the persistent kernel where Q has a map too: causal up to 1024 keys transposing V
-    // in the kernel (pipe 9: the pre-pass weighs most where the causal products are few),
-    // beyond it and full attention up to 2048 keys over the pre-pass (pipe 8; 1% slower
-    // than pipe 5's 128-key tiles at T4096 full). Causal at head dim 128 the persistent
-    // kernel too (pipe 8: 7% ahead of pipe 5 at T1024; full attention level with pipe 2).
+    // causal lost 22%); causal at head dim 128 the ping-pong (12% over pipe 2). Where Q
+    // and V have maps too, the persistent kernel making its own Vt (pipe 11: 5-8% ahead of
+    // every other pipe at T512-T2048 and at head dim 128; full attention beyond 2048 keys
+    // stays on pipe 5's 128-key tiles, 1% ahead at T4096). Where V has none, at head dim
+    // 64 causal up to 1024 keys transposing V in the kernel (pipe 9), beyond it and full
+    // attention up to 2048 keys over the pre-pass (pipe 8); causal at head dim 128 pipe 8.
     if (precision == Precision::tf32 && kWgmmaPipe1Offered && tma_mappable(p, 2)) {
+      if ((p.E == 128 || p.causal || p.S <= 2048) && tma_mappable(p, 11)) {
+        return {Impl::kWgmma, 8, rows, 64, 11};
+      }
       if (p.E == 64 && p.causal && p.S <= 1024 && tma_mappable(p, 9)) {
         return {Impl::kWgmma, 8, rows, 64, 9};
       }
@@ -393,13 +396,14 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
                   (c.pipe >= 2 && wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe) > 0);
          },
          {"wgmma"}});
-    // pipe 2-5 and 7-9 load K (4, 7 and 9: and V; 8 and 9: and Q) by TMA: offered where
-    // those layouts have tensor maps (else the launcher would run pipe 1's kernel under
-    // their name). pipe 6 maps its pre-pass's buffers, never Q, K or V.
+    // pipe 2-5, 7-9 and 11 load K (4, 7 and 9: and V; 8, 9 and 11: and Q) by TMA (11
+    // reads V on its map's terms): offered where those layouts have tensor maps (else the
+    // launcher would run pipe 1's kernel under their name). pipe 6 maps its pre-pass's
+    // buffers, never Q, K or V.
     rules.push_back(
-        {"wgmma pipe=2, 3, 4, 5, 7, 8 and 9 (TMA) run the variants of their head dim "
-         "(ops/cuda/attention/attention_variants.h) where K's (pipe 4, 7 and 9: and V's; 8 and "
-         "9: and Q's) strides have a tensor map (ops/cuda/attention/attention_tma.h)",
+        {"wgmma pipe=2, 3, 4, 5, 7, 8, 9 and 11 (TMA) run the variants of their head dim "
+         "(ops/cuda/attention/attention_variants.h) where K's (pipe 4, 7, 9 and 11: and V's; 8, "
+         "9 and 11: and Q's) strides have a tensor map (ops/cuda/attention/attention_tma.h)",
          [p, acc](const AttnConfig& c) {
            if (c.pipe == 6) return acc;  // accurate's only; the first rule checks the table
            return c.pipe <= 1 || (tma_mappable(p, c.pipe) &&

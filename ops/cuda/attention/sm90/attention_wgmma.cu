@@ -41,24 +41,28 @@ void launch_ws(const KernelArgs& args, const float* vt, int64_t sp, const AttnTm
   TT_CUDA_CHECK_LAUNCH();
 }
 
-// pipes 8 and 9 (tf32): the persistent kernel, one CTA per SM of `device` at most; pipe 8
-// as the Vt pre-pass's programmatic dependent.
-template <int E, int BN, int ST, bool VT>
+// pipes 8, 9 and 11 (tf32): the persistent kernel, one CTA per SM of `device` at most;
+// pipe 8 as the Vt pre-pass's programmatic dependent, pipe 11 as its own pre-pass's (the
+// first units' heads; `ahead`: Vt and the per-head counts).
+template <int E, int BN, int ST, bool VT, bool AHEAD>
 void launch_persistent(const KernelArgs& args, const AttnTmaMaps& maps, int device,
-                       cudaStream_t stream, bool vt_dependent) {
-  static_assert(PersistentTraits<E, BN, ST, VT>::kSmemBytes ==
+                       cudaStream_t stream, bool vt_dependent, const VtAhead& ahead) {
+  static_assert(PersistentTraits<E, BN, ST, VT, AHEAD>::kSmemBytes ==
                     ((E == 64 ? 2 : 1) * 128 * E + ST * (VT ? 3 : 2) * BN * E) * 4 +
                         ((VT ? 3 : 2) * ST + 4) * 8 + 1024,
-                "wgmma_tma_smem_bytes (pipes 8 and 9)");
+                "wgmma_tma_smem_bytes (pipes 8, 9 and 11)");
   int sms = 0;
   TT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   bool mapped = false;
-  TT_CUDA_CHECK(
-      (launch_persistent_kernel<E, BN, ST, 0, VT>(args, maps, sms, stream, vt_dependent, mapped)));
+  TT_CUDA_CHECK((launch_persistent_kernel<E, BN, ST, 0, VT, AHEAD>(args, maps, sms, stream,
+                                                                   vt_dependent, mapped, ahead)));
   TT_CHECK(mapped,
            "attention: cuTensorMapEncodeTiled refused Q's map of the persistent wgmma pipe={} "
            "(head dim {}), or the driver has none",
-           VT ? 9 : 8, E);
+           VT      ? 9
+           : AHEAD ? 11
+                   : 8,
+           E);
   TT_CUDA_CHECK_LAUNCH();
 }
 
@@ -122,29 +126,39 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   TT_CHECK(c.pipe == 0 || !acc || c.pipe == 2 || c.pipe == 5,
            "attention: wgmma pipe={} runs in tf32 mode only (accurate: pipe 0, 2, 5 and 6)",
            c.pipe);
-  // pipe 2-5 and 7-9 read K (4, 7 and 9: and V; 8 and 9: and Q) through tensor maps; a
-  // layout that has none (a broadcast or a fourth batch dim: attention_tma.h) runs the same
-  // variant on cp.async (pipe 1; tf32 only: the space offers accurate's TMA pipes, and the
-  // persistent ones, only where the maps exist). pipes 4, 7 and 9 transpose V in the
-  // kernel: no pre-pass.
+  // pipe 2-5, 7-9 and 11 read K (4, 7 and 9: and V; 8, 9 and 11: and Q) through tensor
+  // maps; a layout that has none (a broadcast or a fourth batch dim: attention_tma.h) runs
+  // the same variant on cp.async (pipe 1; tf32 only: the space offers accurate's TMA pipes,
+  // and the persistent ones, only where the maps exist). pipes 4, 7 and 9 transpose V in
+  // the kernel: no pre-pass; pipe 11 launches its own, over its first units' heads.
   const bool tma = c.pipe >= 2 && tma_mappable(p, c.pipe);
   TT_CHECK(!acc || c.pipe == 0 || tma,
            "attention: accurate wgmma pipe={} needs K's tensor map (attention_tma.h)", c.pipe);
   const int pipe = c.pipe >= 2 && !tma ? 1 : c.pipe;
   // Vt (and its lo) lives until this function returns; the caching allocator hands its
   // block to later work on the same stream only, which runs after the kernel.
+  // Pipe 11's per-head counts follow its Vt.
   const int64_t vt_floats = batches * p.Ev * sp;
   Tensor vt;
   float* vt_ptr = nullptr;
   float* lo_ptr = nullptr;
+  VtAhead ahead{};
   if (sp > 0 && !transposes_v_in_kernel(pipe)) {
-    vt = Tensor::empty({vt_floats * (acc ? 2 : 1)}, DType::F32, Device::cuda(device));
+    const int64_t counts = makes_vt_ahead(pipe) ? batches : 0;
+    vt = Tensor::empty({vt_floats * (acc ? 2 : 1) + counts}, DType::F32, Device::cuda(device));
     vt_ptr = static_cast<float*>(vt.data_ptr());
     lo_ptr = acc ? vt_ptr + vt_floats : nullptr;
-    const dim3 grid(static_cast<unsigned>(sp / 32), static_cast<unsigned>(p.Ev / 32),
-                    static_cast<unsigned>(batches));
-    attention_vt_kernel<<<grid, 256, 0, stream>>>(args, vt_ptr, lo_ptr, sp);
-    TT_CUDA_CHECK_LAUNCH();
+    if (makes_vt_ahead(pipe)) {
+      TT_CHECK(reinterpret_cast<uintptr_t>(a.v) % 16 == 0,
+               "attention: wgmma pipe=11 reads V in 16-byte pieces: V's data must be 16-byte "
+               "aligned");
+      ahead = {vt_ptr, reinterpret_cast<unsigned*>(vt_ptr + vt_floats), sp, 0};
+    } else {
+      const dim3 grid(static_cast<unsigned>(sp / 32), static_cast<unsigned>(p.Ev / 32),
+                      static_cast<unsigned>(batches));
+      attention_vt_kernel<<<grid, 256, 0, stream>>>(args, vt_ptr, lo_ptr, sp, nullptr, 0);
+      TT_CUDA_CHECK_LAUNCH();
+    }
   }
   if (pipe >= 1) {
     AttnTmaMaps maps{};
@@ -161,11 +175,11 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
               PIPE_ == 5 || PIPE_ == 7>(args, vt_ptr, sp, maps, stream);               \
     return;                                                                            \
   }
-#define TT_X_PERSISTENT(E_, WG_, BN_, ST_, PIPE_)                                              \
-  if (!acc && pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {          \
-    launch_persistent<E_, BN_, ST_, transposes_v_in_kernel(PIPE_)>(args, maps, device, stream, \
-                                                                   vt_ptr != nullptr);         \
-    return;                                                                                    \
+#define TT_X_PERSISTENT(E_, WG_, BN_, ST_, PIPE_)                                          \
+  if (!acc && pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {      \
+    launch_persistent<E_, BN_, ST_, transposes_v_in_kernel(PIPE_), makes_vt_ahead(PIPE_)>( \
+        args, maps, device, stream, vt_ptr != nullptr, ahead);                             \
+    return;                                                                                \
   }
     TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X_PERSISTENT)
 #undef TT_X_PERSISTENT

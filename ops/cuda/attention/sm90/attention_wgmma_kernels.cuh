@@ -412,12 +412,20 @@ __device__ __forceinline__ void let_dependents_launch() {
 
 // Vt[b][e][j'] = V[b][key(j')][e], key(j') the 0,2,4,6,1,3,5,7 order inside each group of 8,
 // rounded to TF32; zeros past S. 32 x 32 tiles through shared memory. `lo` (accurate):
-// the rest, v - hi rounded to TF32, into the same place of a second array.
+// the rest, v - hi rounded to TF32, into the same place of a second array. `made` (pipe
+// 11, whose kernel makes the other heads' Vt: sm90/attention_wgmma_persistent.cuh): its
+// `heads` counts zeroed.
 __global__ void __launch_bounds__(256)
-    attention_vt_kernel(KernelArgs a, float* vt, float* lo, int64_t sp) {
+    attention_vt_kernel(KernelArgs a, float* vt, float* lo, int64_t sp, unsigned* made,
+                        int64_t heads) {
   // The warp-specialized kernel may start its prologue now; its producer waits for this
   // grid before the first copy of Vt.
   let_dependents_launch();
+  if (made != nullptr && blockIdx.x == 0 && blockIdx.y == 0) {
+    for (int64_t i = threadIdx.x + 256 * int64_t{blockIdx.z}; i < heads; i += 256 * gridDim.z) {
+      made[i] = 0;
+    }
+  }
   __shared__ float tile[32][33];
   const AttentionProblem& p = a.p;
   const int64_t b = blockIdx.z;

@@ -8,7 +8,9 @@
 // (docs/performance.md, issue 19, seventeenth step). Here each query tile's Q is read by
 // TMA into one of two buffers a whole tile ahead, and the ring of K and Vt stages runs on
 // across query tiles. Pipe 8 reads Vt from the pre-pass (launched as its programmatic
-// dependent); pipe 9 (VT) transposes V's raw tile in the kernel as pipe 7 does.
+// dependent); pipe 9 (VT) transposes V's raw tile in the kernel as pipe 7 does; pipe 11
+// (AHEAD) makes Vt itself, a unit ahead of its use (below), the pre-pass only the first
+// unit's of every CTA.
 //
 // The walk is static (no index passes between the roles): units of two query tiles of
 // one (batch, head), unit u = blockIdx.x + i gridDim.x. Full attention: tiles 2j and
@@ -85,7 +87,7 @@ struct PersistentWalk {
 // (kQInSmem): the fragments would spill, and two 64 KB buffers leave no room for two
 // stages, so one buffer, which S reads from shared memory; each consumer's half is
 // reloaded as soon as that consumer's last S of a query tile has landed.
-template <int E, int BN, int STAGES, bool VT = false>
+template <int E, int BN, int STAGES, bool VT = false, bool AHEAD = false>
 struct PersistentTraits {
   static constexpr int kBM = 128;
   static constexpr int kThreads = 384;
@@ -98,9 +100,13 @@ struct PersistentTraits {
   static constexpr int kBarOffset = kStagesOffset + STAGES * kStageBytes;
   static constexpr int kSmemBytes = kBarOffset + ((VT ? 3 : 2) * STAGES + 4) * 8 + 1024;
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB of an SM");
-  // VT: the transposing warps take pipe 7's 56 registers.
-  static constexpr int kProducerRegs = VT ? 56 : 24;
-  static constexpr int kConsumerRegs = VT ? 224 : 240;
+  // VT: the transposing warps take pipe 7's 56 registers (AHEAD: the making warps).
+  static constexpr int kProducerRegs = VT || AHEAD ? 56 : 24;
+  static constexpr int kConsumerRegs = VT || AHEAD ? 224 : 240;
+  // AHEAD: the warps that make Vt (the producer warpgroup's but the TMA issuer and, with
+  // kQInSmem, Q's loader).
+  static constexpr int kMakerTid = kQInSmem ? 320 : 288;
+  static constexpr int kMakers = kThreads - kMakerTid;
   static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536 / kThreads / 8 * 8 * kThreads,
                 "setmaxnreg past the block's registers at launch");
 };
@@ -120,19 +126,82 @@ struct PersistentMaps {
 
 // kQInSmem: each consumer's barrier once its half of Q is scaled (PingPong takes 1 and 2).
 inline constexpr int kPersistentQBarrier = 3;
+// AHEAD: the making warps' barrier once a part of Vt is written.
+inline constexpr int kPersistentMadeBarrier = 5;
 
-template <int E, int BN, int STAGES, int DIAG = 0, bool VT = false>
+// AHEAD (pipe 11): the pre-pass's Vt is made in the kernel. The pre-pass's whole grid
+// waits before a pipe 8 kernel's first P V (its 64 MB at 1k keys are a sixth of pipe 8's
+// time); here the pre-pass makes only the heads of each CTA's first unit (`first`: the
+// heads below it) and zeroes `made`, and the producer warpgroup's idle warps make, for
+// each later unit of their CTA, that unit's part of its head's Vt (the head's keys split
+// evenly over its units), straight from global memory to global memory. A head's
+// units all wait (before their first copy of Vt) until `made` counts every part of it;
+// each part's maker is an earlier unit of a CTA that is running, and the makers wait on
+// nothing, so every wait ends.
+struct VtAhead {
+  float* vt = nullptr;
+  unsigned* made = nullptr;  // per (batch, head): parts made
+  int64_t sp = 0;            // Vt's keys (kVtPad's multiple)
+  unsigned first = 0;        // the heads the pre-pass makes: [0, first)
+};
+
+// Part `part` of `parts` of head b's Vt (the pre-pass's layout, attention_vt_kernel: keys in
+// the 0,2,4,6,1,3,5,7 order of each group of 8, rounded to TF32, zeros past S), by
+// `threads` threads from `t`. A warp takes 32 keys by 16 columns at a time, a lane 4 keys
+// of one parity by 4 columns: it reads four rows' 16 bytes (a row's 64 bytes from 4 lanes)
+// and writes four Vt rows' 16 bytes (a row's 128 bytes from 8 lanes).
+template <int E>
+__device__ __forceinline__ void make_vt_part(const AttentionProblem& p, const float* v,
+                                             const VtAhead& ah, unsigned b, unsigned part,
+                                             unsigned parts, int t, int threads) {
+  const int64_t blocks = ah.sp / 32;
+  const int64_t kb0 = part * blocks / parts, kb1 = (part + 1) * blocks / parts;
+  const float* vb = v + batch_offset(p, p.v, b);
+  float* vtb = ah.vt + int64_t{b} * E * ah.sp;
+  const int lane = t % 32, g = lane % 4, par = (lane / 4) % 2;
+  constexpr int kColumnBlocks = E / 16;
+  for (int64_t w = t / 32; w < (kb1 - kb0) * kColumnBlocks; w += threads / 32) {
+    const int64_t kb = kb0 + w / kColumnBlocks;
+    const int d0 = static_cast<int>(w % kColumnBlocks) * 16 + (lane / 8) * 4;
+    float4 x[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int64_t key = kb * 32 + g * 8 + par + 2 * i;
+      x[i] = key < p.S ? __ldg(reinterpret_cast<const float4*>(vb + key * p.v.row + d0))
+                       : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+    float* at = vtb + int64_t{d0} * ah.sp + kb * 32 + g * 8 + par * 4;
+    const auto column = [&](int c) {
+      const auto pick = [c](const float4& f) {
+        return c == 0 ? f.x : c == 1 ? f.y : c == 2 ? f.z : f.w;
+      };
+      return make_float4(tf32_rna(pick(x[0])), tf32_rna(pick(x[1])), tf32_rna(pick(x[2])),
+                         tf32_rna(pick(x[3])));
+    };
+#pragma unroll
+    for (int c = 0; c < 4; ++c) __stcg(reinterpret_cast<float4*>(at + c * ah.sp), column(c));
+  }
+}
+
+__device__ __forceinline__ unsigned load_acquire_gpu(const unsigned* at) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(at) : "memory");
+  return v;
+}
+
+template <int E, int BN, int STAGES, int DIAG = 0, bool VT = false, bool AHEAD = false>
 __global__ void __launch_bounds__(384, 1)
     attention_wgmma_persistent_kernel(const __grid_constant__ KernelArgs a,
                                       const __grid_constant__ PersistentMaps maps,
                                       const __grid_constant__ PersistentWalk walk,
-                                      bool vt_dependent) {
+                                      const __grid_constant__ VtAhead ahead, bool vt_dependent) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr bool kTraced = (DIAG & kDiagTrace) != 0;
   trace_start<kTraced>();
-  using T = PersistentTraits<E, BN, STAGES, VT>;
+  using T = PersistentTraits<E, BN, STAGES, VT, AHEAD>;
   static_assert((E == 64 || E == 128) && BN == 64, "head dim 64 or 128, 64-key tiles");
   static_assert(!(T::kQInSmem && VT), "head dim 128 has no room for V's raw tile");
+  static_assert(!(VT && AHEAD), "V transposed in the kernel or made ahead, not both");
   constexpr bool kQInSmem = T::kQInSmem;
   namespace ptx = ::cuda::ptx;
   constexpr int BM = T::kBM, NT = BN / 8, SR = BN / 2, OR = E / 2;
@@ -228,6 +297,11 @@ __global__ void __launch_bounds__(384, 1)
               grid_dependency_wait();
               waited = true;
             }
+            if (AHEAD && tile == 0 && qt.b >= ahead.first) {
+              // This head's Vt, made by the units before this one (the header's VtAhead).
+              while (load_acquire_gpu(ahead.made + qt.b) < walk.units_per_head) __nanosleep(64);
+              asm volatile("fence.proxy.async.global;\n" ::: "memory");
+            }
 #pragma unroll
             for (int q = 0; q < BN / 32; ++q) {
               const int32_t vc[2] = {n0 + 32 * q, vrow};
@@ -259,6 +333,24 @@ __global__ void __launch_bounds__(384, 1)
                                       q_buffer(0) + q * BM * 32 + h * 64 * 32, &maps.q, c,
                                       &qfull[h]);
           }
+        }
+      }
+    } else if (AHEAD && tid >= T::kMakerTid) {
+      // The making warps: each later unit's part of Vt (VtAhead), once the pre-pass has
+      // zeroed the counts.
+      grid_dependency_wait();
+      const int t = tid - T::kMakerTid;
+      for (unsigned u = blockIdx.x + gridDim.x; u < walk.units; u += gridDim.x) {
+        const unsigned b = walk.per_head.div(u);
+        if (b < ahead.first) continue;
+        make_vt_part<E>(p, a.v, ahead, b, u - b * walk.units_per_head, walk.units_per_head, t,
+                        T::kMakers);
+        __threadfence();
+        asm volatile("bar.sync %0, %1;\n" ::"n"(kPersistentMadeBarrier), "n"(T::kMakers)
+                     : "memory");
+        if (t == 0) {
+          __threadfence();
+          atomicAdd(ahead.made + b, 1u);
         }
       }
     } else if (VT && tid >= 288) {
@@ -426,34 +518,51 @@ __global__ void __launch_bounds__(384, 1)
   (void)a;
   (void)maps;
   (void)walk;
+  (void)ahead;
   (void)vt_dependent;
 #endif
 }
 
 // min(units, SMs) CTAs of the persistent walk (the SM count of the current device, cached
-// per device by the caller). False where Q or K has no tensor map.
-template <int E, int BN, int STAGES, int DIAG = 0, bool VT = false>
+// per device by the caller). False where Q or K has no tensor map. AHEAD: `ahead`'s Vt and
+// counts (as many as the problem's batches), the pre-pass of the first units' heads first.
+template <int E, int BN, int STAGES, int DIAG = 0, bool VT = false, bool AHEAD = false>
 cudaError_t launch_persistent_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int sms,
-                                     cudaStream_t stream, bool vt_dependent, bool& mapped) {
-  using Tr = PersistentTraits<E, BN, STAGES, VT>;
+                                     cudaStream_t stream, bool vt_dependent, bool& mapped,
+                                     VtAhead ahead = {}) {
+  using Tr = PersistentTraits<E, BN, STAGES, VT, AHEAD>;
   PersistentMaps maps{kv, {}};
   mapped = persistent_q_map(a.p, a.q, Tr::kQInSmem ? Tr::kBM / 2 : Tr::kBM, maps.q);
   if (!mapped) return cudaSuccess;
-  const auto kernel = attention_wgmma_persistent_kernel<E, BN, STAGES, DIAG, VT>;
-  const cudaError_t e =
+  const auto kernel = attention_wgmma_persistent_kernel<E, BN, STAGES, DIAG, VT, AHEAD>;
+  cudaError_t e =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (e != cudaSuccess) return e;
   const PersistentWalk walk(a.p, Tr::kBM, static_cast<unsigned>(sms));
-  const unsigned units = walk.units;
+  const unsigned grid = std::min(walk.units, static_cast<unsigned>(sms));
+  if constexpr (AHEAD) {
+    // No keys: nothing to make, nothing to wait for.
+    const int64_t heads = a.p.batch_count(), per = walk.units_per_head;
+    ahead.first = static_cast<unsigned>(
+        ahead.sp == 0 ? heads : std::min<int64_t>(heads, (grid + per - 1) / per));
+    if (ahead.sp > 0) {
+      const dim3 pre(static_cast<unsigned>(ahead.sp / 32), static_cast<unsigned>(a.p.Ev / 32),
+                     ahead.first);
+      attention_vt_kernel<<<pre, 256, 0, stream>>>(a, ahead.vt, nullptr, ahead.sp, ahead.made,
+                                                   heads);
+      if ((e = cudaGetLastError()) != cudaSuccess) return e;
+      vt_dependent = true;
+    }
+  }
   cudaLaunchAttribute pdl = gemm::sm90::detail::pdl_attribute();
   cudaLaunchConfig_t lc{};
-  lc.gridDim = dim3(std::min(units, static_cast<unsigned>(sms)));
+  lc.gridDim = dim3(grid);
   lc.blockDim = dim3(Tr::kThreads);
   lc.dynamicSmemBytes = static_cast<size_t>(Tr::kSmemBytes);
   lc.stream = stream;
   lc.attrs = &pdl;
   lc.numAttrs = vt_dependent ? 1 : 0;
-  return cudaLaunchKernelEx(&lc, kernel, a, maps, walk, vt_dependent);
+  return cudaLaunchKernelEx(&lc, kernel, a, maps, walk, ahead, vt_dependent);
 }
 
 }  // namespace
