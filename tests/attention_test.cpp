@@ -973,7 +973,8 @@ TEST(AttentionCuda, PersistentPipesWalkManyQueryTiles) {
       {1, 2, 130, 67, 64, true, 0, false},
       {16, 16, 256, 256, 64, false, 0, false},
       {2, 16, 1536, 1536, 64, true, 0, false},
-      // Head dim 128 (pipes 8 and 11; Q's halves reloaded per query tile): the same walks.
+      // Head dim 128 (pipes 8 and 11, 64- and 32-key tiles; Q's halves reloaded per query
+      // tile): the same walks.
       {3, 12, 1000, 1000, 128, true, 0, false},
       {2, 3, 640, 640, 128, false, 0, false},
       {1, 2, 300, 1100, 128, true, 0, false},
@@ -988,7 +989,7 @@ TEST(AttentionCuda, PersistentPipesWalkManyQueryTiles) {
   variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
   TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
 #undef TT_X
-  EXPECT_EQ(expect_variants_match_float64(cases, variants, 2300), 3u * 12u + 2u * 8u);
+  EXPECT_EQ(expect_variants_match_float64(cases, variants, 2300), 3u * 12u + 4u * 8u);
 }
 
 // simt2 (the strict SGEMM-style flash kernel): every compiled variant, forced in turn,
@@ -1175,7 +1176,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     }
     // Head dim 128: 64-key tiles only; pipe=1 (when offered) with one or two consumer
     // warpgroups (two with a ring of two stages), pipe=2 and 3 (TMA, multicast) likewise,
-    // pipe=5 (ping-pong), 8 and 11 (persistent) with two.
+    // pipe=5 (ping-pong), 8 and 11 (persistent) with two; 8 and 11 on 32-key tiles too.
     EXPECT_EQ(wgmma128, at::kWgmmaPipe1Offered
                             ? "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=4,bn=64,pipe=1;"
                               "impl=wgmma,warps=4,bn=64,pipe=2;impl=wgmma,warps=4,bn=64,pipe=3;"
@@ -1183,6 +1184,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
                               "impl=wgmma,warps=8,bn=64,pipe=2;impl=wgmma,warps=8,bn=64,pipe=3;"
                               "impl=wgmma,warps=8,bn=64,pipe=5;impl=wgmma,warps=8,bn=64,pipe=8;"
                               "impl=wgmma,warps=8,bn=64,pipe=11;"
+                              "impl=wgmma,warps=8,bn=32,pipe=8;impl=wgmma,warps=8,bn=32,pipe=11;"
                             : "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;")
         << wgmma128;
     // pipe 2 and 3 read K through a tensor map: not where a batch dim of K is broadcast

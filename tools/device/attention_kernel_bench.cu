@@ -29,6 +29,7 @@
 #include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_persistent.cuh"
+
 #include "tools/device/standalone_check.cuh"
 
 using namespace tt::ops;
@@ -131,11 +132,12 @@ unsigned* made_counts() {
 // NaN over Vt, so that a part the kernel fails to make shows.
 void poison_vt(KernelArgs) { CK(cudaMemset(vt_buffer(), 0xff, size_t{2} * 128 * 128 * 1024 * 4)); }
 
-template <int DIAG = 0, bool PDL = false, bool VT = false, int E = 64, bool AHEAD = false>
+template <int DIAG = 0, bool PDL = false, bool VT = false, int E = 64, bool AHEAD = false,
+          int BN = 64>
 void run_persist(KernelArgs a, int64_t, int64_t) {
   a.scale = float(a.p.scale * kLog2e);
   AttnTmaMaps maps{};
-  if (!attention_tma_maps(a.p, a.k, a.v, vt_buffer(), vt_keys(a), 64, VT, maps)) {
+  if (!attention_tma_maps(a.p, a.k, a.v, vt_buffer(), vt_keys(a), BN, VT, maps)) {
     std::fprintf(stderr, "no tensor map\n");
     std::exit(1);
   }
@@ -145,8 +147,8 @@ void run_persist(KernelArgs a, int64_t, int64_t) {
     return n;
   }();
   bool mapped = false;
-  constexpr int kStages = E == 128 ? 2 : VT ? 3 : 4;
-  CK((launch_persistent_kernel<E, 64, kStages, DIAG, VT, AHEAD>(
+  constexpr int kStages = E == 128 && BN == 64 ? 2 : VT ? 3 : 4;
+  CK((launch_persistent_kernel<E, BN, kStages, DIAG, VT, AHEAD>(
       a, maps, sms, nullptr, PDL, mapped, VtAhead{vt_buffer(), made_counts(), vt_keys(a), 0})));
   if (!mapped) {
     std::fprintf(stderr, "no Q tensor map\n");
@@ -353,6 +355,10 @@ std::vector<Variant> variants() {
                    run_persist<0, true, false, 128>(a, T, BH);
                  }});
     v.push_back({"wg p11 e128 ahead", run_persist<0, false, false, 128, true>, poison_vt});
+    // 32-key tiles, four stages (the head-dim-128 default).
+    v.push_back({"wg p11 e128 bn32", run_persist<0, false, false, 128, true, 32>, poison_vt});
+    v.push_back({"wg p8 e128 bn32 alone", run_persist<0, false, false, 128, false, 32>,
+                 [](KernelArgs a) { run_vt(a, false); }});
     f16_both(v, "f16 e128 p6 op", "f16 e128 p6 op alone", run_f16split<128, 64, 2, 2, true>);
     f16_both(v, "f16 e128 no pp", "f16 e128 no pp alone", run_f16split<128, 64, 2, 2, false>);
     v.push_back({"f16 e128 pre-pass", run_f16_prepass_t<kF16SplitThreads>, nullptr, false});

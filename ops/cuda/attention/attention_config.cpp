@@ -251,13 +251,15 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     // Full attention at head dim 64 takes 128-key tiles (9% at T4096, even at T1024;
     // causal lost 22%); causal at head dim 128 the ping-pong (12% over pipe 2). Where Q
     // and V have maps too, the persistent kernel making its own Vt (pipe 11: 5-8% ahead of
-    // every other pipe at T512-T2048 and at head dim 128; full attention beyond 2048 keys
-    // stays on pipe 5's 128-key tiles, 1% ahead at T4096). Where V has none, at head dim
-    // 64 causal up to 1024 keys transposing V in the kernel (pipe 9), beyond it and full
-    // attention up to 2048 keys over the pre-pass (pipe 8); causal at head dim 128 pipe 8.
+    // every other pipe at T512-T2048; at head dim 128 on 32-key tiles in four stages, 18%
+    // ahead of its 64-key tiles in two at T1024 full, 7% causal); full attention beyond
+    // 2048 keys stays on pipe 5's 128-key tiles, 1% ahead at T4096. Where V has none, at
+    // head dim 64 causal up to 1024 keys transposing V in the kernel (pipe 9), beyond it
+    // and full attention up to 2048 keys over the pre-pass (pipe 8); causal at head dim 128
+    // pipe 8 (32-key tiles).
     if (precision == Precision::tf32 && kWgmmaPipe1Offered && tma_mappable(p, 2)) {
       if ((p.E == 128 || p.causal || p.S <= 2048) && tma_mappable(p, 11)) {
-        return {Impl::kWgmma, 8, rows, 64, 11};
+        return {Impl::kWgmma, 8, rows, p.E == 128 ? 32 : 64, 11};
       }
       if (p.E == 64 && p.causal && p.S <= 1024 && tma_mappable(p, 9)) {
         return {Impl::kWgmma, 8, rows, 64, 9};
@@ -269,7 +271,7 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
         return {Impl::kWgmma, 8, rows, 64, 7};
       }
       if (p.E == 64) return {Impl::kWgmma, 8, rows, p.causal ? 64 : 128, 5};
-      if (p.E == 128 && p.causal && tma_mappable(p, 8)) return {Impl::kWgmma, 8, rows, 64, 8};
+      if (p.E == 128 && p.causal && tma_mappable(p, 8)) return {Impl::kWgmma, 8, rows, 32, 8};
       if (p.E == 128) {
         return p.causal ? AttnConfig{Impl::kWgmma, 8, rows, 64, 5}
                         : AttnConfig{Impl::kWgmma, 4, rows, 64, 2};

@@ -1,16 +1,15 @@
-// tf32 attention as a persistent kernel (wgmma pipes 8 and 9; 64-key tiles; head dim 64,
-// and 128 for pipe 8): pipe 5's consumers (K and Vt by TMA, the two consumer warpgroups
-// in ping-pong; Q's fragments in registers at head dim 64, Q in shared memory at 128)
-// walking many query tiles per CTA, one CTA per SM. A CTA of pipe
-// 5 waits at its start for its own Q (a round trip to memory under the other SMs'
-// traffic), then for its first S and softmax, and ends with its last P V and store, with
-// nothing under any of it: a fixed cost per query tile that weighs most at few keys
-// (docs/performance.md, issue 19, seventeenth step). Here each query tile's Q is read by
-// TMA into one of two buffers a whole tile ahead, and the ring of K and Vt stages runs on
-// across query tiles. Pipe 8 reads Vt from the pre-pass (launched as its programmatic
-// dependent); pipe 9 (VT) transposes V's raw tile in the kernel as pipe 7 does; pipe 11
-// (AHEAD) makes Vt itself, a unit ahead of its use (below), the pre-pass only the first
-// unit's of every CTA.
+// tf32 attention as a persistent kernel (wgmma pipes 8, 9 and 11; 64-key tiles, and 32 at
+// head dim 128; head dim 64, and 128 for pipes 8 and 11): pipe 5's consumers (K and Vt by TMA, the
+// two consumer warpgroups in ping-pong; Q's fragments in registers at head dim 64, Q in shared
+// memory at 128) walking many query tiles per CTA, one CTA per SM. A CTA of pipe 5 waits at its
+// start for its own Q (a round trip to memory under the other SMs' traffic), then for its first S
+// and softmax, and ends with its last P V and store, with nothing under any of it: a fixed cost per
+// query tile that weighs most at few keys (docs/performance.md, issue 19, seventeenth step). Here
+// each query tile's Q is read by TMA into one of two buffers a whole tile ahead, and the ring of K
+// and Vt stages runs on across query tiles. Pipe 8 reads Vt from the pre-pass (launched as its
+// programmatic dependent); pipe 9 (VT) transposes V's raw tile in the kernel as pipe 7 does; pipe
+// 11 (AHEAD) makes Vt itself, a unit ahead of its use (below), the pre-pass only the first unit's
+// of every CTA.
 //
 // The walk is static (no index passes between the roles): units of two query tiles of
 // one (batch, head), unit u = blockIdx.x + i gridDim.x. Full attention: tiles 2j and
@@ -199,7 +198,7 @@ __global__ void __launch_bounds__(384, 1)
   constexpr bool kTraced = (DIAG & kDiagTrace) != 0;
   trace_start<kTraced>();
   using T = PersistentTraits<E, BN, STAGES, VT, AHEAD>;
-  static_assert((E == 64 || E == 128) && BN == 64, "head dim 64 or 128, 64-key tiles");
+  static_assert((E == 64 || E == 128) && (BN == 64 || BN == 32), "head dim 64 or 128");
   static_assert(!(T::kQInSmem && VT), "head dim 128 has no room for V's raw tile");
   static_assert(!(VT && AHEAD), "V transposed in the kernel or made ahead, not both");
   constexpr bool kQInSmem = T::kQInSmem;
