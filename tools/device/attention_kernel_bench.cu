@@ -63,9 +63,7 @@ int64_t vt_keys(const KernelArgs& a) { return (a.p.S + 127) / 128 * 128; }
 void run_vt(KernelArgs a, bool acc) {
   const int64_t sp = vt_keys(a), BH = a.p.batch[0];
   float* vt = vt_buffer();
-  attention_vt_kernel<<<dim3(unsigned(sp / 32), unsigned(a.p.Ev / 32), unsigned(BH)), 256>>>(
-      a, vt, acc ? vt + BH * a.p.Ev * sp : nullptr, sp, nullptr, 0);
-  CK(cudaGetLastError());
+  CK(launch_vt_prepass(a, vt, acc ? vt + BH * a.p.Ev * sp : nullptr, sp, BH, nullptr));
 }
 
 template <int E, int BN, int WG, bool ACC>

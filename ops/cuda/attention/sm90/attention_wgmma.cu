@@ -148,16 +148,12 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
     vt = Tensor::empty({vt_floats * (acc ? 2 : 1) + counts}, DType::F32, Device::cuda(device));
     vt_ptr = static_cast<float*>(vt.data_ptr());
     lo_ptr = acc ? vt_ptr + vt_floats : nullptr;
+    // Pipe 11 reads V in 16-byte pieces: tiled_eligible (attention_config.cpp) offers the
+    // tiled kernels only where V's data is 16-byte aligned.
     if (makes_vt_ahead(pipe)) {
-      TT_CHECK(reinterpret_cast<uintptr_t>(a.v) % 16 == 0,
-               "attention: wgmma pipe=11 reads V in 16-byte pieces: V's data must be 16-byte "
-               "aligned");
       ahead = {vt_ptr, reinterpret_cast<unsigned*>(vt_ptr + vt_floats), sp, 0};
     } else {
-      const dim3 grid(static_cast<unsigned>(sp / 32), static_cast<unsigned>(p.Ev / 32),
-                      static_cast<unsigned>(batches));
-      attention_vt_kernel<<<grid, 256, 0, stream>>>(args, vt_ptr, lo_ptr, sp, nullptr, 0);
-      TT_CUDA_CHECK_LAUNCH();
+      TT_CUDA_CHECK(launch_vt_prepass(args, vt_ptr, lo_ptr, sp, batches, stream));
     }
   }
   if (pipe >= 1) {

@@ -93,6 +93,12 @@ __device__ __forceinline__ void fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
+// Orders this thread's later TMA (async proxy) reads of global memory after what it has
+// seen written there (the generic proxy).
+__device__ __forceinline__ void fence_proxy_async_global() {
+  asm volatile("fence.proxy.async.global;\n" ::: "memory");
+}
+
 // A consumer thread's place in the accumulators (thread (warp, lane) of a warpgroup
 // holds rows rA = 16 warp + lane / 4 and rB = rA + 8, columns 8j + 2 (lane % 4) (+1) of
 // each 8-column chunk j) and the rows' running max and sum of the online softmax.
@@ -448,6 +454,17 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// The pre-pass over heads [0, make) of the problem's (`made`: and its `heads` counts
+// zeroed), on `stream`.
+inline cudaError_t launch_vt_prepass(const KernelArgs& a, float* vt, float* lo, int64_t sp,
+                                     int64_t make, cudaStream_t stream, unsigned* made = nullptr,
+                                     int64_t heads = 0) {
+  const dim3 grid(static_cast<unsigned>(sp / 32), static_cast<unsigned>(a.p.Ev / 32),
+                  static_cast<unsigned>(make));
+  attention_vt_kernel<<<grid, 256, 0, stream>>>(a, vt, lo, sp, made, heads);
+  return cudaGetLastError();
+}
+
 // ACC: the 3xTF32 split of both products (the mma kernel's accurate scheme): S =
 // Qhi K + (Qlo K + Qhi Klo), the small cross terms in an accumulator of their own; P
 // split in registers, each tile's Plo Vt + Phi Vtlo + Phi Vt in fresh accumulators (64
@@ -647,7 +664,7 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
 // visible, then orders this thread's TMA (async proxy) reads after them.
 __device__ __forceinline__ void grid_dependency_wait() {
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
-  asm volatile("fence.proxy.async.global;\n" ::: "memory");
+  fence_proxy_async_global();
 }
 
 // ---- pipe 2 and 3: K and Vt by TMA, pipe 3 multicast across a 2-CTA cluster ----

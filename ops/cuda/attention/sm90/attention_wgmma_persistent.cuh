@@ -17,6 +17,8 @@
 // Where there are fewer such units than SMs, units of one tile.
 #pragma once
 
+#include <cuda/atomic>
+
 #include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
 
 namespace tt::ops::cuda::attention {
@@ -182,10 +184,10 @@ __device__ __forceinline__ void make_vt_part(const AttentionProblem& p, const fl
   }
 }
 
-__device__ __forceinline__ unsigned load_acquire_gpu(const unsigned* at) {
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(at) : "memory");
-  return v;
+// A head's count of parts made, as every CTA of the grid sees it.
+__device__ __forceinline__ ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> made_count(
+    const VtAhead& ah, unsigned b) {
+  return ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(ah.made[b]);
 }
 
 template <int E, int BN, int STAGES, int DIAG = 0, bool VT = false, bool AHEAD = false>
@@ -298,8 +300,11 @@ __global__ void __launch_bounds__(384, 1)
             }
             if (AHEAD && tile == 0 && qt.b >= ahead.first) {
               // This head's Vt, made by the units before this one (the header's VtAhead).
-              while (load_acquire_gpu(ahead.made + qt.b) < walk.units_per_head) __nanosleep(64);
-              asm volatile("fence.proxy.async.global;\n" ::: "memory");
+              while (made_count(ahead, qt.b).load(::cuda::memory_order_acquire) <
+                     walk.units_per_head) {
+                __nanosleep(64);
+              }
+              fence_proxy_async_global();
             }
 #pragma unroll
             for (int q = 0; q < BN / 32; ++q) {
@@ -347,10 +352,7 @@ __global__ void __launch_bounds__(384, 1)
         __threadfence();
         asm volatile("bar.sync %0, %1;\n" ::"n"(kPersistentMadeBarrier), "n"(T::kMakers)
                      : "memory");
-        if (t == 0) {
-          __threadfence();
-          atomicAdd(ahead.made + b, 1u);
-        }
+        if (t == 0) made_count(ahead, b).fetch_add(1u, ::cuda::memory_order_release);
       }
     } else if (VT && tid >= 288) {
       // Warps 1-3 (VT): each stage's raw V into Vt's place (pipe 7's transpose), over the
@@ -545,11 +547,8 @@ cudaError_t launch_persistent_kernel(const KernelArgs& a, const AttnTmaMaps& kv,
     ahead.first = static_cast<unsigned>(
         ahead.sp == 0 ? heads : std::min<int64_t>(heads, (grid + per - 1) / per));
     if (ahead.sp > 0) {
-      const dim3 pre(static_cast<unsigned>(ahead.sp / 32), static_cast<unsigned>(a.p.Ev / 32),
-                     ahead.first);
-      attention_vt_kernel<<<pre, 256, 0, stream>>>(a, ahead.vt, nullptr, ahead.sp, ahead.made,
-                                                   heads);
-      if ((e = cudaGetLastError()) != cudaSuccess) return e;
+      e = launch_vt_prepass(a, ahead.vt, nullptr, ahead.sp, ahead.first, stream, ahead.made, heads);
+      if (e != cudaSuccess) return e;
       vt_dependent = true;
     }
   }
