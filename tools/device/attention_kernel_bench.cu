@@ -12,8 +12,9 @@
 // KB_FILTER=a,b: only the variants whose names contain one of these (all where unset);
 // KB_SHAPES=a,b likewise for the shapes' names ("B8 H16 T1024 E64 causal"; "T1024 E64$":
 // the full one only). KB_TRACE=1: the "trace ..." variants also print, per CTA of their last
-// launch, TR,<shape>,<variant>,<cta>,<start ns>,<end ns>,<SM>,<marks 3-9> (the kernels'
-// kDiagTrace record: where a CTA's time goes).
+// launch, TR,<shape>,<variant>,<cta>,<start ns>,<end ns>,<SM>,<marks 3-9>, then the
+// persistent kernels' per-item words (the kernels' kDiagTrace record: where a CTA's time
+// goes).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -305,6 +306,7 @@ std::vector<Variant> variants() {
                    run_persist<0, true>(a, T, BH);
                  }});
     v.push_back({"trace wg p8", run_persist<kDiagTrace>, [](KernelArgs a) { run_vt(a, false); }});
+    v.push_back({"trace wg p11", run_persist<kDiagTrace, false, false, 64, true>, poison_vt});
     // The persistent kernel with V transposed in it (pipe 9: pipe 7's producer warps), no
     // pre-pass.
     v.push_back({"wg p9 persist vt", run_persist<0, false, true>});
@@ -355,6 +357,8 @@ std::vector<Variant> variants() {
     v.push_back({"wg p11 e128 ahead", run_persist<0, false, false, 128, true>, poison_vt});
     // 32-key tiles, four stages (the head-dim-128 default).
     v.push_back({"wg p11 e128 bn32", run_persist<0, false, false, 128, true, 32>, poison_vt});
+    v.push_back({"trace wg p11 e128 bn32", run_persist<kDiagTrace, false, false, 128, true, 32>,
+                 poison_vt});
     v.push_back({"wg p8 e128 bn32 alone", run_persist<0, false, false, 128, false, 32>,
                  [](KernelArgs a) { run_vt(a, false); }});
     f16_both(v, "f16 e128 p6 op", "f16 e128 p6 op alone", run_f16split<128, 64, 2, 2, true>);

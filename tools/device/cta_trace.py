@@ -9,7 +9,7 @@ and the medians of the kernels' marks (microseconds from each CTA's start), grou
 the CTA's duration in quartiles (causal grids mix long and short CTAs). The marks'
 meaning is the kernel's (attention_wgmma_kernels.cuh: kDiagTrace): 3 Q ready, 4 the
 first stage landed, 5 and 8 the first softmax done (consumer 0, 1), 6 the key loop done,
-7 and 9 before the store (consumer 0, 1).
+7 and 9 before the store (consumer 0, 1); the persistent kernels' items by key tiles after.
 """
 import collections
 import csv
@@ -53,6 +53,40 @@ def main(path):
                 cols.append(f"{statistics.median(xs):9.2f}" if xs else f"{'-':>9s}")
             dur = statistics.median((c[2] - c[1]) / 1e3 for c in part)
             print(f"   {q + 1:8d} {len(part):5d} {dur:9.2f} " + " ".join(cols))
+        items(ctas)
+
+
+ITEM_WORDS = 6  # the persistent kernels' per-item record: start, q, sm0, loop, end, tiles
+ITEM_STEPS = ("q", "sm0", "loop", "end")
+
+
+def items(ctas):
+    """The persistent kernels' items (consumer 0's marks per item of a CTA's walk): medians
+    by key-tile count of each step's time after the one before, the item's duration, and
+    the gap from the item before's end."""
+    by_tiles = collections.defaultdict(list)
+    for c in ctas:
+        words = c[1:]  # the record from word 0: start, end, SM, marks 3-9, items
+        prev_end = None
+        for n in range(10, len(words) - ITEM_WORDS + 1, ITEM_WORDS):
+            w = words[n:n + ITEM_WORDS]
+            if not w[0] or not w[4]:
+                break
+            steps = [(w[k + 1] - w[k]) / 1e3 for k in range(4)]
+            gap = (w[0] - prev_end) / 1e3 if prev_end else None
+            by_tiles[w[5]].append(steps + [(w[4] - w[0]) / 1e3, gap])
+            prev_end = w[4]
+    if not by_tiles:
+        return
+    print("   items by key tiles: count, then medians (us) of " +
+          ", ".join(ITEM_STEPS) + ", duration, gap after the item before")
+    for tiles in sorted(by_tiles):
+        rows = by_tiles[tiles]
+        cols = []
+        for k in range(6):
+            xs = [r[k] for r in rows if r[k] is not None]
+            cols.append(f"{statistics.median(xs):8.2f}" if xs else f"{'-':>8s}")
+        print(f"   {tiles:5d} tiles {len(rows):6d} " + " ".join(cols))
 
 
 if __name__ == "__main__":

@@ -344,7 +344,10 @@ inline constexpr int kF16DiagSkipLast = 2;
 inline constexpr int kF16DiagNoPdl = 4;
 inline constexpr int kF16DiagNoStore = 8;
 inline constexpr int kF16DiagTrace = 16;  // kDiagTrace's record
-template <int E, int BN, int WG, int STAGES, bool PP, bool QR = false, int DIAG = 0>
+// PER_SCORE: mask_tile's per-score form (the launcher's choice at head dim 64 without causal
+// tiles).
+template <int E, int BN, int WG, int STAGES, bool PP, bool QR = false, int DIAG = 0,
+          bool PER_SCORE = false>
 __global__ void __launch_bounds__(128 * (WG + 1), 1)
     attention_wgmma_f16split_kernel(const __grid_constant__ KernelArgs a, const float2* tmul,
                                     int64_t sp, const __grid_constant__ F16SplitMaps maps) {
@@ -500,7 +503,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       if (n0 + BN > p.S || (p.causal && n0 + BN - 1 > m0) || a.mask) {
 #pragma unroll
         for (int i = 0; i < SR; ++i) acc[i] *= i % 4 < 2 ? mul.x : mul.y;
-        mask_tile(acc, a, base, rows, n0, m0, kLog2eF);
+        mask_tile<SR, PER_SCORE>(acc, a, base, rows, n0, m0, kLog2eF);
         mul = make_float2(1.f, 1.f);
       }
       return mul;
@@ -724,7 +727,10 @@ cudaError_t f16split_kernel(const KernelArgs& a, void* scratch, cudaStream_t str
   // No keys (S == 0): no tile is loaded, the maps go unused.
   mapped = s.sp == 0 || f16split_maps(a.p, s.kh, s.vt, s.sp, BN, maps);
   if (!mapped) return cudaSuccess;
-  const auto kernel = attention_wgmma_f16split_kernel<E, BN, WG, ST, PP, QR, DIAG>;
+  auto kernel = attention_wgmma_f16split_kernel<E, BN, WG, ST, PP, QR, DIAG>;
+  if constexpr (E == 64) {
+    if (!a.p.causal) kernel = attention_wgmma_f16split_kernel<E, BN, WG, ST, PP, QR, DIAG, true>;
+  }
   const cudaError_t e =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (e != cudaSuccess) return e;

@@ -118,14 +118,36 @@ __device__ __forceinline__ Rows consumer_rows(int64_t m0, int wg, int warp, int 
 }
 
 // Scores of keys past S, above the causal diagonal or masked out, in the tile of BN keys
-// from n0 of the query tile from m0 (`mask_mul`: the scale of the score's base).
-template <int SR>
+// from n0 of the query tile from m0 (`mask_mul`: the scale of the score's base). Without a
+// mask: each row's last key as a bound relative to the thread's first column, against the
+// columns' offsets as immediates, two instructions a score; a causal loop's diagonal tiles
+// put these on its critical path (a consumer's softmax runs between its partner's
+// products). PER_SCORE: every score's key and row in 64 bits, as the mask's path does; it
+// compiles into a faster key loop in the fp16 split at head dim 64 where no tile but the
+// last needs it (full attention).
+template <int SR, bool PER_SCORE = false>
 __device__ __forceinline__ void mask_tile(float (&sc)[SR], const KernelArgs& a,
                                           const BatchBase& base, const Rows& r, int64_t n0,
                                           int64_t m0, float mask_mul) {
   const AttentionProblem& p = a.p;
   constexpr int BN = 2 * SR;
   if (!(n0 + BN > p.S || (p.causal && n0 + BN - 1 > m0) || a.mask)) return;
+  if (!PER_SCORE && a.mask == nullptr) {
+    const auto bound = [&](int64_t row) {
+      int64_t last = p.S - 1 - n0;
+      if (p.causal) last = min_i64(last, row - n0);
+      return static_cast<int>(last < -1 ? -1 : last > BN ? BN : last) - 2 * r.t;
+    };
+    const int bA = bound(r.rA), bB = bound(r.rB);
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        if (j * 8 + (i & 1) > (i < 2 ? bA : bB)) sc[4 * j + i] = -INFINITY;
+      }
+    }
+    return;
+  }
 #pragma unroll
   for (int j = 0; j < BN / 8; ++j) {
 #pragma unroll
@@ -833,7 +855,11 @@ constexpr int kDiagTrace = 8;      // each CTA's SM, start and end into g_cta_tr
 // its end (the last consumer's, after its store), its SM, then marks of consumer 0 (3-7)
 // and consumer 1 (8-9) at the kernel's steps. ON false (every launch but the bench's
 // traced ones): no code.
-constexpr int kTraceWords = 10;
+// The persistent kernels add, per item n < kTraceItems of consumer 0, kItemWords words from
+// 10 + kItemWords n: its start, Q taken, first softmax done, key loop done, O stored, and its
+// key tiles (trace_item).
+constexpr int kTraceItems = 8, kItemWords = 6;
+constexpr int kTraceWords = 10 + kTraceItems * kItemWords;
 __device__ unsigned long long* g_cta_trace = nullptr;
 __device__ __forceinline__ unsigned long long global_ns() {
   unsigned long long t;
@@ -858,6 +884,15 @@ template <bool ON>
 __device__ __forceinline__ void trace_end() {
   if constexpr (ON) {
     if (threadIdx.x % 128 == 0 && g_cta_trace != nullptr) atomicMax(&cta_trace()[1], global_ns());
+  }
+}
+// Mark step `step` (0-4; 5: `value`, not the time) of item `n` by consumer 0's first thread.
+template <bool ON>
+__device__ __forceinline__ void trace_item(int n, int step, unsigned long long value = 0) {
+  if constexpr (ON) {
+    if (threadIdx.x == 0 && g_cta_trace != nullptr && n < kTraceItems) {
+      cta_trace()[10 + kItemWords * n + step] = step == kItemWords - 1 ? value : global_ns();
+    }
   }
 }
 // Mark `word` by the first thread of consumer `wg`.

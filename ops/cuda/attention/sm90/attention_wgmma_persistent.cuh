@@ -383,6 +383,8 @@ __global__ void __launch_bounds__(384, 1)
       const BatchBase base = batch_base(a, qt.b);
       const int tiles = tiles_of(qt);
       Rows rows = consumer_rows(m0, wg, warp, lane);
+      trace_item<kTraced>(n, 0);
+      trace_item<kTraced>(n, 5, static_cast<unsigned>(tiles));
       // Head dim 64: Q's fragments (q_fragments' layout) from the buffer, scaled and
       // rounded; the buffer goes back at once. kQInSmem: this consumer's half scaled and
       // rounded in place (each thread rewrites what it read), for S to read from there.
@@ -418,6 +420,7 @@ __global__ void __launch_bounds__(384, 1)
         if (lane == 0) mbar_arrive(&qempty[buf]);
       }
       if (n == 0) trace_mark<kTraced>(0, 3);
+      trace_item<kTraced>(n, 1);
       const auto issue_s = [&](float(&acc)[SR], int s) {
 #pragma unroll
         for (int i = 0; i < SR; ++i) acc[i] = 0.f;
@@ -473,6 +476,7 @@ __global__ void __launch_bounds__(384, 1)
         softmax_tile_lazy(sc, rows, alpha0);
         p_fragments<false>(sc, pa, unused);
       }
+      trace_item<kTraced>(n, 2);
       for (int tile = 1; tile < tiles; ++tile) {
         const int gi = g + tile;
         wait_full(gi);
@@ -493,6 +497,7 @@ __global__ void __launch_bounds__(384, 1)
         if (rescale) scale_rows(o, alpha);
         p_fragments<false>(sc, pa, unused);
       }
+      trace_item<kTraced>(n, 3);
       if (tiles > 0) {
         turns.wait();
         issue_pv(pa, (g + tiles - 1) % STAGES);
@@ -510,6 +515,7 @@ __global__ void __launch_bounds__(384, 1)
       }
       if (n == 0) trace_mark<kTraced>(wg, wg == 0 ? 7 : 9);
       store_rows(o, rows, p, base.out);
+      trace_item<kTraced>(n, 4);
       g += tiles;
     }
     if (wg == 0) turns.wait();
