@@ -361,6 +361,8 @@ std::vector<Variant> variants() {
                  poison_vt});
     v.push_back({"wg p8 e128 bn32 alone", run_persist<0, false, false, 128, false, 32>,
                  [](KernelArgs a) { run_vt(a, false); }});
+    v.push_back({"trace wg p8 e128 bn32", run_persist<kDiagTrace, false, false, 128, false, 32>,
+                 [](KernelArgs a) { run_vt(a, false); }});
     f16_both(v, "f16 e128 p6 op", "f16 e128 p6 op alone", run_f16split<128, 64, 2, 2, true>);
     f16_both(v, "f16 e128 no pp", "f16 e128 no pp alone", run_f16split<128, 64, 2, 2, false>);
     v.push_back({"f16 e128 pre-pass", run_f16_prepass_t<kF16SplitThreads>, nullptr, false});

@@ -56,7 +56,8 @@ def main(path):
         items(ctas)
 
 
-ITEM_WORDS = 6  # the persistent kernels' per-item record: start, q, sm0, loop, end, tiles
+ITEM_WORDS = 7  # the persistent kernels' per-item record: start, q, sm0, loop, end, tiles,
+# the producer's wait for the item's Vt (pipe 11)
 ITEM_STEPS = ("q", "sm0", "loop", "end")
 
 
@@ -74,16 +75,17 @@ def items(ctas):
                 break
             steps = [(w[k + 1] - w[k]) / 1e3 for k in range(4)]
             gap = (w[0] - prev_end) / 1e3 if prev_end else None
-            by_tiles[w[5]].append(steps + [(w[4] - w[0]) / 1e3, gap])
+            by_tiles[w[5]].append(steps + [(w[4] - w[0]) / 1e3, gap, w[6] / 1e3])
             prev_end = w[4]
     if not by_tiles:
         return
     print("   items by key tiles: count, then medians (us) of " +
-          ", ".join(ITEM_STEPS) + ", duration, gap after the item before")
+          ", ".join(ITEM_STEPS) + ", duration, gap after the item before, the producer's wait "
+          "for Vt")
     for tiles in sorted(by_tiles):
         rows = by_tiles[tiles]
         cols = []
-        for k in range(6):
+        for k in range(7):
             xs = [r[k] for r in rows if r[k] is not None]
             cols.append(f"{statistics.median(xs):8.2f}" if xs else f"{'-':>8s}")
         print(f"   {tiles:5d} tiles {len(rows):6d} " + " ".join(cols))

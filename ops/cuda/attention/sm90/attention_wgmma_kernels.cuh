@@ -856,9 +856,9 @@ constexpr int kDiagTrace = 8;      // each CTA's SM, start and end into g_cta_tr
 // and consumer 1 (8-9) at the kernel's steps. ON false (every launch but the bench's
 // traced ones): no code.
 // The persistent kernels add, per item n < kTraceItems of consumer 0, kItemWords words from
-// 10 + kItemWords n: its start, Q taken, first softmax done, key loop done, O stored, and its
-// key tiles (trace_item).
-constexpr int kTraceItems = 8, kItemWords = 6;
+// 10 + kItemWords n: its start, Q taken, first softmax done, key loop done, O stored (ns),
+// its key tiles, and how long the producer waited for its head's Vt (pipe 11, ns).
+constexpr int kTraceItems = 8, kItemWords = 7;
 constexpr int kTraceWords = 10 + kTraceItems * kItemWords;
 __device__ unsigned long long* g_cta_trace = nullptr;
 __device__ __forceinline__ unsigned long long global_ns() {
@@ -886,13 +886,20 @@ __device__ __forceinline__ void trace_end() {
     if (threadIdx.x % 128 == 0 && g_cta_trace != nullptr) atomicMax(&cta_trace()[1], global_ns());
   }
 }
-// Mark step `step` (0-4; 5: `value`, not the time) of item `n` by consumer 0's first thread.
+// Mark step `step` (0-4) of item `n` by consumer 0's first thread.
 template <bool ON>
-__device__ __forceinline__ void trace_item(int n, int step, unsigned long long value = 0) {
+__device__ __forceinline__ void trace_item(int n, int step) {
   if constexpr (ON) {
     if (threadIdx.x == 0 && g_cta_trace != nullptr && n < kTraceItems) {
-      cta_trace()[10 + kItemWords * n + step] = step == kItemWords - 1 ? value : global_ns();
+      cta_trace()[10 + kItemWords * n + step] = global_ns();
     }
+  }
+}
+// Word `word` (5, 6) of item `n`'s record: `value`, by whichever thread calls it.
+template <bool ON>
+__device__ __forceinline__ void trace_item_value(int n, int word, unsigned long long value) {
+  if constexpr (ON) {
+    if (g_cta_trace != nullptr && n < kTraceItems) cta_trace()[10 + kItemWords * n + word] = value;
   }
 }
 // Mark `word` by the first thread of consumer `wg`.

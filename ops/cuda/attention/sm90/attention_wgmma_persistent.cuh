@@ -133,9 +133,10 @@ inline constexpr int kPersistentMadeBarrier = 5;
 // AHEAD (pipe 11): the pre-pass's Vt is made in the kernel. The pre-pass's whole grid
 // waits before a pipe 8 kernel's first P V (its 64 MB at 1k keys are a sixth of pipe 8's
 // time); here the pre-pass makes only the heads of each CTA's first unit (`first`: the
-// heads below it) and zeroes `made`, and the producer warpgroup's idle warps make, for
-// each later unit of their CTA, that unit's part of its head's Vt (the head's keys split
-// evenly over its units), straight from global memory to global memory. A head's
+// heads below it; two units at head dim 128 when causal, see the launcher) and zeroes
+// `made`, and the producer warpgroup's idle warps make, for each later unit of their CTA,
+// that unit's part of its head's Vt (the head's keys split evenly over its units),
+// straight from global memory to global memory. A head's
 // units all wait (before their first copy of Vt) until `made` counts every part of it;
 // each part's maker is an earlier unit of a CTA that is running, and the makers wait on
 // nothing, so every wait ends.
@@ -300,10 +301,13 @@ __global__ void __launch_bounds__(384, 1)
             }
             if (AHEAD && tile == 0 && qt.b >= ahead.first) {
               // This head's Vt, made by the units before this one (the header's VtAhead).
+              [[maybe_unused]] unsigned long long t0 = 0;
+              if constexpr (kTraced) t0 = global_ns();
               while (made_count(ahead, qt.b).load(::cuda::memory_order_acquire) <
                      walk.units_per_head) {
                 __nanosleep(64);
               }
+              if constexpr (kTraced) trace_item_value<kTraced>(n, 6, global_ns() - t0);
               fence_proxy_async_global();
             }
 #pragma unroll
@@ -384,7 +388,7 @@ __global__ void __launch_bounds__(384, 1)
       const int tiles = tiles_of(qt);
       Rows rows = consumer_rows(m0, wg, warp, lane);
       trace_item<kTraced>(n, 0);
-      trace_item<kTraced>(n, 5, static_cast<unsigned>(tiles));
+      if (tid == 0) trace_item_value<kTraced>(n, 5, static_cast<unsigned>(tiles));
       // Head dim 64: Q's fragments (q_fragments' layout) from the buffer, scaled and
       // rounded; the buffer goes back at once. kQInSmem: this consumer's half scaled and
       // rounded in place (each thread rewrites what it read), for S to read from there.
@@ -548,10 +552,13 @@ cudaError_t launch_persistent_kernel(const KernelArgs& a, const AttnTmaMaps& kv,
   const PersistentWalk walk(a.p, Tr::kBM, static_cast<unsigned>(sms));
   const unsigned grid = std::min(walk.units, static_cast<unsigned>(sms));
   if constexpr (AHEAD) {
-    // No keys: nothing to make, nothing to wait for.
+    // No keys: nothing to make, nothing to wait for. At head dim 128 a causal CTA's unit
+    // ends before its two making warps have made a later unit's part, and every later unit
+    // would wait for its Vt: there the pre-pass makes the first two rounds of units.
     const int64_t heads = a.p.batch_count(), per = walk.units_per_head;
+    const int64_t rounds = E == 128 && a.p.causal ? 2 : 1;
     ahead.first = static_cast<unsigned>(
-        ahead.sp == 0 ? heads : std::min<int64_t>(heads, (grid + per - 1) / per));
+        ahead.sp == 0 ? heads : std::min<int64_t>(heads, (rounds * grid + per - 1) / per));
     if (ahead.sp > 0) {
       e = launch_vt_prepass(a, ahead.vt, nullptr, ahead.sp, ahead.first, stream, ahead.made, heads);
       if (e != cudaSuccess) return e;
