@@ -44,9 +44,10 @@ void launch_ws(const KernelArgs& args, const float* vt, int64_t sp, const AttnTm
 // pipes 8, 9 and 11 (tf32): the persistent kernel, one CTA per SM of `device` at most;
 // pipe 8 as the Vt pre-pass's programmatic dependent, pipe 11 as its own pre-pass's (the
 // first units' heads; `ahead`: Vt and the per-head counts).
-template <int E, int BN, int ST, bool VT, bool AHEAD>
+template <int E, int BN, int ST, int PIPE>
 void launch_persistent(const KernelArgs& args, const AttnTmaMaps& maps, int device,
                        cudaStream_t stream, bool vt_dependent, const VtAhead& ahead) {
+  constexpr bool VT = transposes_v_in_kernel(PIPE), AHEAD = makes_vt_ahead(PIPE);
   static_assert(PersistentTraits<E, BN, ST, VT, AHEAD>::kSmemBytes ==
                     ((E == 64 ? 2 : 1) * 128 * E + ST * (VT ? 3 : 2) * BN * E) * 4 +
                         ((VT ? 3 : 2) * ST + 4) * 8 + 1024,
@@ -59,10 +60,7 @@ void launch_persistent(const KernelArgs& args, const AttnTmaMaps& maps, int devi
   TT_CHECK(mapped,
            "attention: cuTensorMapEncodeTiled refused Q's map of the persistent wgmma pipe={} "
            "(head dim {}), or the driver has none",
-           VT      ? 9
-           : AHEAD ? 11
-                   : 8,
-           E);
+           PIPE, E);
   TT_CUDA_CHECK_LAUNCH();
 }
 
@@ -171,11 +169,10 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
               PIPE_ == 5 || PIPE_ == 7>(args, vt_ptr, sp, maps, stream);               \
     return;                                                                            \
   }
-#define TT_X_PERSISTENT(E_, WG_, BN_, ST_, PIPE_)                                          \
-  if (!acc && pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {      \
-    launch_persistent<E_, BN_, ST_, transposes_v_in_kernel(PIPE_), makes_vt_ahead(PIPE_)>( \
-        args, maps, device, stream, vt_ptr != nullptr, ahead);                             \
-    return;                                                                                \
+#define TT_X_PERSISTENT(E_, WG_, BN_, ST_, PIPE_)                                                 \
+  if (!acc && pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {             \
+    launch_persistent<E_, BN_, ST_, PIPE_>(args, maps, device, stream, vt_ptr != nullptr, ahead); \
+    return;                                                                                       \
   }
     TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X_PERSISTENT)
 #undef TT_X_PERSISTENT

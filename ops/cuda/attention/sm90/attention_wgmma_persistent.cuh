@@ -5,11 +5,12 @@
 // start for its own Q (a round trip to memory under the other SMs' traffic), then for its first S
 // and softmax, and ends with its last P V and store, with nothing under any of it: a fixed cost per
 // query tile that weighs most at few keys (docs/performance.md, issue 19, seventeenth step). Here
-// each query tile's Q is read by TMA into one of two buffers a whole tile ahead, and the ring of K
-// and Vt stages runs on across query tiles. Pipe 8 reads Vt from the pre-pass (launched as its
+// each query tile's Q is read by TMA ahead of its use (into one of two buffers a whole tile ahead
+// at head dim 64, half by half at 128: PersistentTraits), and the ring of K and Vt stages runs on
+// across query tiles. Pipe 8 reads Vt from the pre-pass (launched as its
 // programmatic dependent); pipe 9 (VT) transposes V's raw tile in the kernel as pipe 7 does; pipe
-// 11 (AHEAD) makes Vt itself, a unit ahead of its use (below), the pre-pass only the first unit's
-// of every CTA.
+// 11 (AHEAD) makes Vt itself, a unit ahead of its use (below), the pre-pass only the first units'
+// heads.
 //
 // The walk is static (no index passes between the roles): units of two query tiles of
 // one (batch, head), unit u = blockIdx.x + i gridDim.x. Full attention: tiles 2j and
