@@ -588,6 +588,13 @@ size_t expect_variants_match_float64(const std::vector<HardCase>& cases,
     for (const ForcedVariant& var : variants) {
       if (var.E != c.E) continue;
       PrecisionGuard guard(var.prec);
+      if (var.config.impl == at::Impl::kWgmma && at::makes_vt_ahead(var.config.pipe)) {
+        // Vt's scratch (and the per-head counts after it) as NaN first: the caching
+        // allocator hands the block back, so a unit that read Vt before it was made fails
+        // instead of reading an earlier variant's whole Vt.
+        const int64_t sp = (c.S + at::kVtPad - 1) / at::kVtPad * at::kVtPad;
+        Tensor::full({c.B * c.H * (c.E * sp + 1)}, std::nan(""), DType::F32, gpu);
+      }
       autotune::ScopedConfigOverride force("attention", var.config.to_config());
       const std::string what =
           fmt::format("{} {} B{} H{} L{} S{} E{}{} mask {}{}", precision_name(var.prec),
@@ -652,6 +659,12 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
   variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
   if (at::kWgmmaPipe1Offered) {
     TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
+  }
+#undef TT_X
+#define TT_X(E, WG, BN, ST) \
+  variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, 12}});
+  if (at::kWgmmaPipe1Offered) {
+    TT_ATTN_WGMMA_QUAD_VARIANTS(TT_X)
   }
 #undef TT_X
   // accurate on the TMA pipes (2 and 5): within 1e-6, as pipe 0.
@@ -851,6 +864,10 @@ std::pair<size_t, size_t> force_tma_pipes_with_shared(bool shared_k,
   if (E == 64) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, PIPE});
     TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
 #undef TT_X
+#define TT_X(E, WG, BN, ST) \
+  if (E == 64) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, 12});
+    TT_ATTN_WGMMA_QUAD_VARIANTS(TT_X)
+#undef TT_X
     for (const at::AttnConfig& cfg : configs) {
       const std::string what = cfg.to_config().str() + (causal ? " causal" : "");
       autotune::ScopedConfigOverride force("attention", cfg.to_config());
@@ -861,8 +878,8 @@ std::pair<size_t, size_t> force_tma_pipes_with_shared(bool shared_k,
         ++ran;
       } catch (const Error& e) {
         EXPECT_FALSE(runs(cfg.pipe)) << what << ": " << e.what();
-        EXPECT_NE(std::string(e.what()).find("where K's (pipe 4, 7, 9 and 11: and V's; 8, 9 and "
-                                             "11: and Q's) strides have a tensor map"),
+        EXPECT_NE(std::string(e.what()).find("where K's (pipe 4, 7, 9, 11 and 12: and V's; 8, 9, "
+                                             "11 and 12: and Q's) strides have a tensor map"),
                   std::string::npos)
             << e.what();
         ++refused;
@@ -877,12 +894,12 @@ TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
   TT_REQUIRE_CUDA();
   TT_SKIP_UNLESS_WS_PIPES();
   EXPECT_EQ(force_tma_pipes_with_shared(true, [](int) { return false; }),
-            (std::pair<size_t, size_t>{0, 22}));
+            (std::pair<size_t, size_t>{0, 24}));
 }
 
 // One V for every head with K mapped: the pipes that read Vt from the pre-pass (2, 3, 5, 8)
 // run; those that transpose V in the kernel from V's own map (4, 7, 9) or make Vt from V on
-// its map's terms (11) are refused.
+// its map's terms (11, 12) are refused.
 TEST(AttentionCuda, TmaPipesWhereVAloneHasNoTensorMap) {
   TT_REQUIRE_CUDA();
   TT_SKIP_UNLESS_WS_PIPES();
@@ -890,7 +907,7 @@ TEST(AttentionCuda, TmaPipesWhereVAloneHasNoTensorMap) {
       force_tma_pipes_with_shared(
           false,
           [](int pipe) { return !at::transposes_v_in_kernel(pipe) && !at::makes_vt_ahead(pipe); }),
-      (std::pair<size_t, size_t>{14, 8}));
+      (std::pair<size_t, size_t>{14, 10}));
 }
 
 // ---- issue 19: the TMA pipes launched as the Vt pre-pass's programmatic dependent ----
@@ -904,8 +921,8 @@ TEST(AttentionCuda, TmaPipesReadEachCallsOwnVt) {
   TT_SKIP_UNLESS_WS_PIPES();
   const Device gpu = Device::cuda(0);
   PrecisionGuard guard(Precision::tf32);
-  // Every pipe with a pre-pass at head dim 64 (pipes 4, 7 and 9 have none; pipe 11's covers
-  // its first units' heads and zeroes the counts of the rest, in the same scratch).
+  // Every pipe with a pre-pass at head dim 64 (pipes 4, 7 and 9 have none; pipe 11's and 12's
+  // cover their first units' heads and zero the counts of the rest, in the same scratch).
   std::vector<at::AttnConfig> configs;
 #define TT_X(E, WG, BN, ST, MB, PIPE)               \
   if (E == 64 && !at::transposes_v_in_kernel(PIPE)) \
@@ -916,6 +933,10 @@ TEST(AttentionCuda, TmaPipesReadEachCallsOwnVt) {
   if (E == 64 && !at::transposes_v_in_kernel(PIPE)) \
     configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, PIPE});
   TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
+#undef TT_X
+#define TT_X(E, WG, BN, ST) \
+  if (E == 64) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, 12});
+  TT_ATTN_WGMMA_QUAD_VARIANTS(TT_X)
 #undef TT_X
 #define TT_X(E, WG, BN, ST, MB) \
   if (E == 64) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, 1});
@@ -947,10 +968,10 @@ TEST(AttentionCuda, TmaPipesReadEachCallsOwnVt) {
       }
     }
   }
-  EXPECT_EQ(configs.size(), 10u);
+  EXPECT_EQ(configs.size(), 11u);
 }
 
-// ---- issue 19, eighteenth step: the persistent pipes (8, 9 and 11) ----
+// ---- issue 19, eighteenth step: the persistent pipes (8, 9, 11 and 12) ----
 
 // One CTA per SM walking many query tiles: more units than SMs (3 x 12 heads of 8 query
 // tiles: 144 units of two), an odd tile count causal (the middle tile alone), L != S both
@@ -993,12 +1014,17 @@ TEST(AttentionCuda, PersistentPipesWalkManyQueryTiles) {
   variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
   TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
 #undef TT_X
-  // Pipe 11 first in each case: after pipe 8 its Vt scratch would likely be pipe 8's block,
-  // already holding the whole Vt, and a unit reading Vt before it is made would pass.
+#define TT_X(E, WG, BN, ST) \
+  variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, 12}});
+  TT_ATTN_WGMMA_QUAD_VARIANTS(TT_X)
+#undef TT_X
+  // Pipes 12 and 11 first in each case: after pipe 8 their Vt scratch would likely be pipe
+  // 8's block, already holding the whole Vt, and a unit reading Vt before it is made would
+  // pass (expect_variants_match_float64 also fills their scratch with NaN first).
   std::stable_sort(
       variants.begin(), variants.end(),
       [](const ForcedVariant& x, const ForcedVariant& y) { return x.config.pipe > y.config.pipe; });
-  EXPECT_EQ(expect_variants_match_float64(cases, variants, 2300), 3u * 12u + 4u * 9u);
+  EXPECT_EQ(expect_variants_match_float64(cases, variants, 2300), 4u * 12u + 5u * 9u);
 }
 
 // simt2 (the strict SGEMM-style flash kernel): every compiled variant, forced in turn,
@@ -1185,7 +1211,8 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     }
     // Head dim 128: 64-key tiles only; pipe=1 (when offered) with one or two consumer
     // warpgroups (two with a ring of two stages), pipe=2 and 3 (TMA, multicast) likewise,
-    // pipe=5 (ping-pong), 8 and 11 (persistent) with two; 8 and 11 on 32-key tiles too.
+    // pipe=5 (ping-pong), 8 and 11 (persistent) with two; 8 and 11 on 32-key tiles too;
+    // pipe=12 (persistent, four consumers) on 32-key tiles.
     EXPECT_EQ(wgmma128, at::kWgmmaPipe1Offered
                             ? "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=4,bn=64,pipe=1;"
                               "impl=wgmma,warps=4,bn=64,pipe=2;impl=wgmma,warps=4,bn=64,pipe=3;"
@@ -1194,6 +1221,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
                               "impl=wgmma,warps=8,bn=64,pipe=5;impl=wgmma,warps=8,bn=64,pipe=8;"
                               "impl=wgmma,warps=8,bn=64,pipe=11;"
                               "impl=wgmma,warps=8,bn=32,pipe=8;impl=wgmma,warps=8,bn=32,pipe=11;"
+                              "impl=wgmma,warps=16,bn=32,pipe=12;"
                             : "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;")
         << wgmma128;
     // pipe 2 and 3 read K through a tensor map: not where a batch dim of K is broadcast

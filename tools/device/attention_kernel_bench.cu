@@ -30,6 +30,7 @@
 #include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_persistent.cuh"
+#include "ops/cuda/attention/sm90/attention_wgmma_quad.cuh"
 
 #include "tools/device/standalone_check.cuh"
 
@@ -185,6 +186,27 @@ void run_f16split(KernelArgs a, int64_t, int64_t) {
   }
 }
 
+// Pipe 12: four consumer warpgroups, persistent, Vt made ahead (its pre-pass inside).
+template <int DIAG, int E, int BN, int ST>
+void run_quad(KernelArgs a, int64_t, int64_t) {
+  a.scale = float(a.p.scale * kLog2e);
+  AttnTmaMaps maps{};
+  if (!attention_tma_maps(a.p, a.k, a.v, vt_buffer(), vt_keys(a), BN, false, maps)) {
+    std::fprintf(stderr, "no tensor map\n");
+    std::exit(1);
+  }
+  static int sms = 0;
+  if (sms == 0) CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  bool mapped = false;
+  CK((launch_quad_kernel<E, BN, ST, DIAG>(a, maps, sms, nullptr, mapped,
+                                          VtAhead{vt_buffer(), made_counts(), vt_keys(a), 0})));
+  if (!mapped) {
+    std::fprintf(stderr, "no tensor map\n");
+    std::exit(1);
+  }
+  CK(cudaGetLastError());
+}
+
 struct Variant {
   const char* name;
   std::function<void(KernelArgs, int64_t, int64_t)> run;
@@ -248,6 +270,11 @@ std::vector<Variant> variants() {
     // With the pre-pass, the kernel its programmatic dependent (the op's launch).
     v.push_back({"wg p5 wg2 bn64 st4 pdl", run_ws_pdl<64, 64, 2, 4, true>});
     v.push_back({"wg p5 wg2 bn128 st3 pdl", run_ws_pdl<64, 128, 2, 3, true>});
+    // Pipe 12: four consumer warpgroups (256 query rows a CTA), persistent, Vt made ahead
+    // (its pre-pass inside, as the op launches it).
+    v.push_back({"wg p12 quad st3", run_quad<0, 64, 64, 3>, poison_vt});
+    v.push_back({"wg p12 quad st4", run_quad<0, 64, 64, 4>, poison_vt});
+    v.push_back({"trace wg p12 quad", run_quad<kDiagTrace, 64, 64, 3>, poison_vt});
     // V transposed by the producer (pipe 4): no pre-pass, so "alone" is the op's kernel.
     v.push_back({"wg p4 wg2 bn64 st4", run_ws<64, 64, 2, 4, 1, 0, true, 2, true>});
     // Pipe 7: pipe 5 with V transposed by the producer's warps 1-3 as pipe 4 (no pre-pass).
@@ -342,6 +369,9 @@ std::vector<Variant> variants() {
          false);
     both(v, "wg p5 wg2 bn64 st2", "wg p5 wg2 bn64 alone",
          run_ws<128, 64, 2, 2, 1, 0, false, 1, false, true>, false);
+    v.push_back({"wg p12 e128 quad st3", run_quad<0, 128, 32, 3>, poison_vt});
+    v.push_back({"wg p12 e128 quad st2", run_quad<0, 128, 32, 2>, poison_vt});
+    v.push_back({"trace wg p12 e128 quad", run_quad<kDiagTrace, 128, 32, 3>, poison_vt});
     v.push_back({"wg p2 wg1 bn64 st3 pdl", run_ws_pdl<128, 64, 1, 3, false>});
     v.push_back({"wg p5 wg2 bn64 st2 pdl", run_ws_pdl<128, 64, 2, 2, true>});
     // The 2 x fp16 split at head dim 128 (pipe 6's variant: two stages, P V in halves, one

@@ -1,6 +1,7 @@
-// Whether the attention family's TMA pipelines (wgmma pipes 2-5, 7-9 and 11,
-// sm90/attention_wgmma_kernels.cuh and attention_wgmma_persistent.cuh) can read a
-// problem's K (pipes 4, 7, 9 and 11: and V; 8, 9 and 11: and Q) through a
+// Whether the attention family's TMA pipelines (wgmma pipes 2-5, 7-9, 11 and 12,
+// sm90/attention_wgmma_kernels.cuh, attention_wgmma_persistent.cuh and
+// attention_wgmma_quad.cuh) can read a problem's K (pipes 4, 7, 9, 11 and 12: and V; 8, 9,
+// 11 and 12: and Q) through a
 // tensor map: head dim contiguous, every stride a positive multiple of 16 bytes, at
 // most three batch dims (a map has five: E, S and the batch dims). A broadcast batch dim
 // (stride 0) or a fourth batch dim keeps the cp.async pipeline (pipe 1). Plain C++: the
@@ -34,15 +35,18 @@ inline bool q_tma_mappable(const AttentionProblem& p) {
   return kv_tma_mappable(queries_as_keys(p), p.q);
 }
 
-// The persistent pipes (sm90/attention_wgmma_persistent.cuh): many query tiles per CTA.
-constexpr bool persistent_pipe(int pipe) { return pipe == 8 || pipe == 9 || pipe == 11; }
+// The persistent pipes (sm90/attention_wgmma_persistent.cuh; 12: attention_wgmma_quad.cuh):
+// many query tiles per CTA.
+constexpr bool persistent_pipe(int pipe) {
+  return pipe == 8 || pipe == 9 || pipe == 11 || pipe == 12;
+}
 
 // The pipes that transpose V in the kernel (from V's own tensor map): no Vt pre-pass.
 constexpr bool transposes_v_in_kernel(int pipe) { return pipe == 4 || pipe == 7 || pipe == 9; }
 
-// The pipe that makes most of Vt in the kernel, a unit ahead of its use (its launcher's
-// pre-pass makes the first units' heads): it reads V in 16-byte pieces, on V's map's terms.
-constexpr bool makes_vt_ahead(int pipe) { return pipe == 11; }
+// The pipes that make most of Vt in the kernel, a unit ahead of its use (their launcher's
+// pre-pass makes the first units' heads): they read V in 16-byte pieces, on V's map's terms.
+constexpr bool makes_vt_ahead(int pipe) { return pipe == 11 || pipe == 12; }
 
 // The TMA pipe's operands have maps: K, V where the kernel transposes it (or makes Vt), Q
 // where the kernel is persistent.

@@ -125,6 +125,13 @@
   X(128, 2, 64, 2, 11)                       \
   X(128, 2, 32, 4, 11)
 
+// wgmma pipe 12 (tf32; sm90/attention_wgmma_quad.cuh): X(E, WG, BN, STAGES), pipe 11's
+// walk and Vt made ahead with four consumer warpgroups (256 query rows a CTA), each
+// consumer's tile one product at a time and no ping-pong; Q in shared memory.
+#define TT_ATTN_WGMMA_QUAD_VARIANTS(X) \
+  X(64, 4, 64, 3)                      \
+  X(128, 4, 32, 3)
+
 // wgmma pipe 2 and 5 in accurate mode (the 3xTF32 split of both products on the TMA
 // pipeline; sm90/attention_wgmma_kernels.cuh, ACC): X(E, WG, BN, STAGES, MINB, PIPE) as
 // above. Head dim 64, two consumers, 64-key tiles: Q's hi and lo (64 KB) and two stages

@@ -14,6 +14,7 @@
 #include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_persistent.cuh"
+#include "ops/cuda/attention/sm90/attention_wgmma_quad.cuh"
 
 namespace tt::ops::cuda::attention {
 
@@ -61,6 +62,25 @@ void launch_persistent(const KernelArgs& args, const AttnTmaMaps& maps, int devi
            "attention: cuTensorMapEncodeTiled refused Q's map of the persistent wgmma pipe={} "
            "(head dim {}), or the driver has none",
            PIPE, E);
+  TT_CUDA_CHECK_LAUNCH();
+}
+
+// pipe 12 (tf32): the persistent kernel of four consumers, as its own pre-pass's programmatic
+// dependent (the first units' heads' Vt; `ahead`: Vt and the per-head counts).
+template <int E, int BN, int ST>
+void launch_quad(const KernelArgs& args, const AttnTmaMaps& maps, int device, cudaStream_t stream,
+                 const VtAhead& ahead) {
+  static_assert(QuadTraits<E, BN, ST>::kSmemBytes ==
+                    (256 * E + ST * 2 * BN * E) * 4 + (2 * ST + 8) * 8 + 1024,
+                "wgmma_tma_smem_bytes (pipe 12)");
+  int sms = 0;
+  TT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  bool mapped = false;
+  TT_CUDA_CHECK((launch_quad_kernel<E, BN, ST>(args, maps, sms, stream, mapped, ahead)));
+  TT_CHECK(mapped,
+           "attention: cuTensorMapEncodeTiled refused Q's map of the persistent wgmma pipe=12 "
+           "(head dim {}), or the driver has none",
+           E);
   TT_CUDA_CHECK_LAUNCH();
 }
 
@@ -124,18 +144,18 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   TT_CHECK(c.pipe == 0 || !acc || c.pipe == 2 || c.pipe == 5,
            "attention: wgmma pipe={} runs in tf32 mode only (accurate: pipe 0, 2, 5 and 6)",
            c.pipe);
-  // pipe 2-5, 7-9 and 11 read K (4, 7 and 9: and V; 8, 9 and 11: and Q) through tensor
+  // pipe 2-5, 7-9, 11 and 12 read K (4, 7 and 9: and V; 8, 9, 11 and 12: and Q) through tensor
   // maps; a layout that has none (a broadcast or a fourth batch dim: attention_tma.h) runs
   // the same variant on cp.async (pipe 1; tf32 only: the space offers accurate's TMA pipes,
   // and the persistent ones, only where the maps exist). pipes 4, 7 and 9 transpose V in
-  // the kernel: no pre-pass; pipe 11 launches its own, over its first units' heads.
+  // the kernel: no pre-pass; pipes 11 and 12 launch their own, over their first units' heads.
   const bool tma = c.pipe >= 2 && tma_mappable(p, c.pipe);
   TT_CHECK(!acc || c.pipe == 0 || tma,
            "attention: accurate wgmma pipe={} needs K's tensor map (attention_tma.h)", c.pipe);
   const int pipe = c.pipe >= 2 && !tma ? 1 : c.pipe;
   // Vt (and its lo) lives until this function returns; the caching allocator hands its
   // block to later work on the same stream only, which runs after the kernel.
-  // Pipe 11's per-head counts follow its Vt.
+  // Pipes 11 and 12's per-head counts follow their Vt.
   const int64_t vt_floats = batches * p.Ev * sp;
   Tensor vt;
   float* vt_ptr = nullptr;
@@ -146,7 +166,7 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
     vt = Tensor::empty({vt_floats * (acc ? 2 : 1) + counts}, DType::F32, Device::cuda(device));
     vt_ptr = static_cast<float*>(vt.data_ptr());
     lo_ptr = acc ? vt_ptr + vt_floats : nullptr;
-    // Pipe 11 reads V in 16-byte pieces: tiled_eligible (attention_config.cpp) offers the
+    // Pipes 11 and 12 read V in 16-byte pieces: tiled_eligible (attention_config.cpp) offers the
     // tiled kernels only where V's data is 16-byte aligned.
     if (makes_vt_ahead(pipe)) {
       ahead = {vt_ptr, reinterpret_cast<unsigned*>(vt_ptr + vt_floats), sp, 0};
@@ -176,6 +196,13 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   }
     TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X_PERSISTENT)
 #undef TT_X_PERSISTENT
+#define TT_X_QUAD(E_, WG_, BN_, ST_)                                               \
+  if (!acc && pipe == 12 && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) { \
+    launch_quad<E_, BN_, ST_>(args, maps, device, stream, ahead);                  \
+    return;                                                                        \
+  }
+    TT_ATTN_WGMMA_QUAD_VARIANTS(TT_X_QUAD)
+#undef TT_X_QUAD
 #define TT_X_CP(E_, WG_, BN_, ST_, MB_) TT_X(E_, WG_, BN_, ST_, MB_, 1)
     TT_ATTN_WGMMA_WS_VARIANTS(TT_X_CP)
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)

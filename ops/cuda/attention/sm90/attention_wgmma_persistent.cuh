@@ -53,11 +53,13 @@ struct PersistentWalk {
   bool causal;
   UniformDivisor per_head;
 
-  PersistentWalk(const AttentionProblem& p, unsigned bm, unsigned sms)
+  // `pairs` false: units of one tile always (full attention gains nothing from pairs, and
+  // smaller units leave a smaller share of the heads to pipe 12's pre-pass).
+  PersistentWalk(const AttentionProblem& p, unsigned bm, unsigned sms, bool pairs = true)
       : m_tiles(static_cast<unsigned>((p.L + bm - 1) / bm)), causal(p.causal) {
     unsigned batches = 1;
     for (int d = 0; d < p.batch_rank; ++d) batches *= static_cast<unsigned>(p.batch[d]);
-    per_unit = (m_tiles + 1) / 2 * batches >= sms ? 2 : 1;
+    per_unit = pairs && (m_tiles + 1) / 2 * batches >= sms ? 2 : 1;
     units_per_head = (m_tiles + per_unit - 1) / per_unit;
     units = units_per_head * batches;
     per_head = UniformDivisor(units_per_head);

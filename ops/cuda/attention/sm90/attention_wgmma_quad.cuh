@@ -1,0 +1,308 @@
+// tf32 attention as a persistent kernel with four consumer warpgroups (wgmma pipe 12; head
+// dims 64 and 128): pipe 11's walk and Vt made ahead, but 256 query rows a CTA, 64 per
+// consumer warpgroup, and each consumer's tile one product at a time (S, its softmax, then
+// its P V, both waited for), with no ping-pong: the consumers run free of each other. Two
+// consumers (pipes 5, 8, 11) overlap a tile's softmax with products in flight, yet their loop
+// is bound by the latency of the softmax's chain at two warps a scheduler; four give each
+// scheduler four such chains, and the tensor cores take whichever consumer has a product
+// ready (docs/performance.md, issue 19, twenty-second step). The registers that price: 640
+// threads hold 96 each at launch; the producer warpgroup keeps 32, each consumer gets 112,
+// room for O, S and P but not for Q's fragments or a second S: Q stays in shared memory (one
+// buffer, each consumer's 64 rows reloaded once that consumer's last S of an item has
+// landed), and nothing is in flight under the softmax.
+//
+// Causal: a consumer stops at its own rows' last key tile (the walk's unit pairs the CTA's
+// query tiles, but within a tile the first consumer needs 192 fewer keys than the last); the
+// tiles it skips it waits for and gives back, so that each stage's barrier phases stay in
+// step, and it may start its next item while the others finish.
+#pragma once
+
+#include "ops/cuda/attention/sm90/attention_wgmma_persistent.cuh"
+
+namespace tt::ops::cuda::attention {
+namespace {
+
+// Q's buffer (BM x E floats, 128-byte swizzled panels of 32 columns, each consumer's 64 rows
+// a box of their own by TMA), the stages (K and Vt), then the barriers: the stages' full and
+// empty, and Q's full and empty per consumer.
+template <int E, int BN, int STAGES>
+struct QuadTraits {
+  static constexpr int kConsumers = 4;
+  static constexpr int kBM = 64 * kConsumers;
+  static constexpr int kThreads = 128 * (kConsumers + 1);
+  static constexpr int kQBytes = kBM * E * 4;
+  static constexpr int kKBytes = BN * E * 4;
+  static constexpr int kStageBytes = 2 * kKBytes;
+  static constexpr int kBarOffset = kQBytes + STAGES * kStageBytes;
+  static constexpr int kSmemBytes = kBarOffset + (2 * STAGES + 2 * kConsumers) * 8 + 1024;
+  static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB of an SM");
+  static constexpr int kProducerRegs = 32;
+  static constexpr int kConsumerRegs = 112;
+  static_assert(128 * kProducerRegs + 128 * kConsumers * kConsumerRegs <=
+                    65536 / kThreads / 8 * 8 * kThreads,
+                "setmaxnreg past the block's registers at launch");
+  // The producer warpgroup: warp 0 the K and Vt copies, warp 1 Q's, warps 2-3 make Vt.
+  static constexpr int kProducerTid = 128 * kConsumers;
+  static constexpr int kQLoaderTid = kProducerTid + 32;
+  static constexpr int kMakerTid = kProducerTid + 64;
+  static constexpr int kMakers = kThreads - kMakerTid;
+};
+
+template <int E, int BN, int STAGES, int DIAG = 0>
+__global__ void __launch_bounds__(640, 1)
+    attention_wgmma_quad_kernel(const __grid_constant__ KernelArgs a,
+                                const __grid_constant__ PersistentMaps maps,
+                                const __grid_constant__ PersistentWalk walk,
+                                const __grid_constant__ VtAhead ahead) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr bool kTraced = (DIAG & kDiagTrace) != 0;
+  trace_start<kTraced>();
+  using T = QuadTraits<E, BN, STAGES>;
+  static_assert((E == 64 || E == 128) && (BN == 64 || BN == 32), "head dim 64 or 128");
+  namespace ptx = ::cuda::ptx;
+  constexpr int BM = T::kBM, NT = BN / 8, SR = BN / 2, OR = E / 2, WG = T::kConsumers;
+  const AttentionProblem& p = a.p;
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = align_1024(smem_raw);
+  float* qs = reinterpret_cast<float*>(smem);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
+  uint64_t* empty = full + STAGES;
+  uint64_t* qfull = empty + STAGES;  // [WG]
+  uint64_t* qempty = qfull + WG;     // [WG]
+  const auto stage_k = [&](int s) {
+    return reinterpret_cast<float*>(smem + T::kQBytes + s * T::kStageBytes);
+  };
+  // Key tiles of rows first_row .. first_row + rows - 1 of a walk's query tile (none for an
+  // empty slot).
+  const auto tiles_of = [&](const QueryTile& qt, int64_t first_row, int64_t rows) {
+    if (qt.mt >= walk.m_tiles) return 0;
+    return static_cast<int>((attended_keys(p, first_row, rows) + BN - 1) / BN);
+  };
+
+  const int tid = threadIdx.x;
+  if (tid == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], 4 * WG);
+    }
+    for (int i = 0; i < WG; ++i) {
+      mbar_init(&qfull[i], 1);
+      mbar_init(&qempty[i], 4);
+    }
+    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+  }
+  __syncthreads();
+
+  if (tid >= T::kProducerTid) {
+    sm90::detail::setmaxnreg_dec<T::kProducerRegs>();
+    if (tid == T::kProducerTid) {
+      grid_dependency_wait();
+      int g = 0;
+      for (int n = 0; walk.has(n); ++n) {
+        const QueryTile qt = walk.at(n);
+        int32_t kc[5];
+        k_batch_coords(p, qt.b, kc);
+        const int32_t vrow = static_cast<int32_t>(qt.b * E);
+        const int tiles = tiles_of(qt, qt.mt * BM, BM);
+        for (int tile = 0; tile < tiles; ++tile, ++g) {
+          const int s = g % STAGES;
+          if (g >= STAGES) mbar_wait(&empty[s], ((g / STAGES) - 1) & 1);
+          if (tile == 0 && qt.b >= ahead.first) {
+            // This head's Vt, made by the units before this one (VtAhead).
+            [[maybe_unused]] unsigned long long t0 = 0;
+            if constexpr (kTraced) t0 = global_ns();
+            while (made_count(ahead, qt.b).load(::cuda::memory_order_acquire) <
+                   walk.units_per_head) {
+              __nanosleep(64);
+            }
+            if constexpr (kTraced) trace_item_value<kTraced>(n, 6, global_ns() - t0);
+            fence_proxy_async_global();
+          }
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &full[s], 2 * T::kKBytes);
+          float* ks = stage_k(s);
+          const int32_t n0 = tile * BN;
+#pragma unroll
+          for (int q = 0; q < E / 32; ++q) {
+            kc[0] = 32 * q;
+            kc[1] = n0;
+            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, ks + q * BN * 32,
+                                      &maps.kv.k, kc, &full[s]);
+          }
+#pragma unroll
+          for (int q = 0; q < BN / 32; ++q) {
+            const int32_t vc[2] = {n0 + 32 * q, vrow};
+            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
+                                      ks + BN * E + q * E * 32, &maps.kv.vt, vc, &full[s]);
+          }
+        }
+      }
+    } else if (tid == T::kQLoaderTid) {
+      // Each item's Q, consumer by consumer, each once that consumer has let go of the item
+      // before's rows (a box of 64 rows: the consumer's rows of each panel).
+      for (int n = 0; walk.has(n); ++n) {
+        const QueryTile qt = walk.at(n);
+        int32_t c[5];
+        k_batch_coords(p, qt.b, c);
+        const int32_t row0 = static_cast<int32_t>(min_i64(qt.mt, int64_t{walk.m_tiles} - 1) * BM);
+        for (int w = 0; w < WG; ++w) {
+          if (n >= 1) mbar_wait(&qempty[w], (n - 1) & 1);
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &qfull[w], T::kQBytes / WG);
+          c[1] = row0 + w * 64;
+#pragma unroll
+          for (int q = 0; q < E / 32; ++q) {
+            c[0] = 32 * q;
+            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
+                                      qs + q * BM * 32 + w * 64 * 32, &maps.q, c, &qfull[w]);
+          }
+        }
+      }
+    } else if (tid >= T::kMakerTid) {
+      // The making warps: each later unit's part of Vt (VtAhead), once the pre-pass has
+      // zeroed the counts.
+      grid_dependency_wait();
+      const int t = tid - T::kMakerTid;
+      for (unsigned u = blockIdx.x + gridDim.x; u < walk.units; u += gridDim.x) {
+        const unsigned b = walk.per_head.div(u);
+        if (b < ahead.first) continue;
+        make_vt_part<E>(p, a.v, ahead, b, u - b * walk.units_per_head, walk.units_per_head, t,
+                        T::kMakers);
+        __threadfence();
+        asm volatile("bar.sync %0, %1;\n" ::"n"(kPersistentMadeBarrier), "n"(T::kMakers)
+                     : "memory");
+        if (t == 0) made_count(ahead, b).fetch_add(1u, ::cuda::memory_order_release);
+      }
+    }
+  } else {
+    sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
+    const int wg = warp_uniform(tid / 128), warp = (tid % 128) / 32, lane = tid % 32;
+    const uint32_t qa = smem_u32(qs) + wg * 64 * 128;
+    const auto release = [&](int gi) {
+      __syncwarp();
+      if (lane == 0) mbar_arrive(&empty[gi % STAGES]);
+    };
+    const auto wait_full = [&](int gi) { mbar_wait(&full[gi % STAGES], (gi / STAGES) & 1); };
+    const auto let_go_of_q = [&] {
+      __syncwarp();
+      if (lane == 0) mbar_arrive(&qempty[wg]);
+    };
+    int g = 0;
+    for (int n = 0; walk.has(n); ++n) {
+      const QueryTile qt = walk.at(n);
+      const int64_t m0 = qt.mt * BM;
+      const BatchBase base = batch_base(a, qt.b);
+      const int tiles = tiles_of(qt, m0, BM);
+      const int mine = tiles_of(qt, m0 + 64 * wg, 64);
+      Rows rows = consumer_rows(m0, wg, warp, lane);
+      trace_item<kTraced>(n, 0);
+      if (tid == 0) trace_item_value<kTraced>(n, 5, static_cast<unsigned>(mine));
+      // This consumer's rows of Q scaled and rounded in place (each thread rewrites what it
+      // read), for S to read from there.
+      mbar_wait(&qfull[wg], n & 1);
+#pragma unroll 4
+      for (int i = tid % 128; i < 64 * E / 4; i += 128) {
+        float4* at = reinterpret_cast<float4*>(qs + (i / 512) * BM * 32 + wg * 64 * 32) + i % 512;
+        const float4 x = *at;
+        *at = make_float4(tf32_rna(x.x * a.scale), tf32_rna(x.y * a.scale), tf32_rna(x.z * a.scale),
+                          tf32_rna(x.w * a.scale));
+      }
+      fence_proxy_async();
+      asm volatile("bar.sync %0, 128;\n" ::"r"(1 + wg) : "memory");
+      trace_item<kTraced>(n, 1);
+      float o[OR];
+#pragma unroll
+      for (int i = 0; i < OR; ++i) o[i] = 0.f;
+      float sc[SR];
+      uint32_t pa[NT][4];
+      uint32_t unused[1][4];
+      for (int tile = 0; tile < mine; ++tile) {
+        if (tile == 1) trace_item<kTraced>(n, 2);
+        const int gi = g + tile;
+        wait_full(gi);
+#pragma unroll
+        for (int i = 0; i < SR; ++i) sc[i] = 0.f;
+        fence_regs(sc);
+        wgmma_fence();
+        issue_qk<E, BN, BM>(sc, qa, smem_u32(stage_k(gi % STAGES)), false);
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_regs(sc);
+        if (tile == mine - 1) let_go_of_q();
+        float2 alpha = make_float2(1.f, 1.f);
+        mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, kLog2eF);
+        if (softmax_tile_lazy(sc, rows, alpha)) scale_rows(o, alpha);
+        p_fragments<false>(sc, pa, unused);
+        fence_regs(o);
+        wgmma_fence();
+        const Sw128Desc dv(smem_u32(stage_k(gi % STAGES)) + T::kKBytes);
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          sm90::WgmmaTf32<E>::mma_rs(o, pa[j], dv.at(uint32_t((j / 4) * E * 128 + (j % 4) * 32)),
+                                     1);
+        }
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_regs(o);
+        release(gi);
+      }
+      if (mine == 0) let_go_of_q();
+      // The tiles past this consumer's rows: waited for, so that the release counts in their
+      // own phase, and given back.
+      for (int tile = mine; tile < tiles; ++tile) {
+        wait_full(g + tile);
+        release(g + tile);
+      }
+      trace_item<kTraced>(n, 3);
+      store_rows(o, rows, p, base.out);
+      trace_item<kTraced>(n, 4);
+      g += tiles;
+    }
+    trace_end<kTraced>();
+  }
+#else
+  (void)a;
+  (void)maps;
+  (void)walk;
+  (void)ahead;
+#endif
+}
+
+// min(units, SMs) CTAs of the persistent walk over 256-row query tiles (`sms`: the current
+// device's SM count, cached by the caller), after the pre-pass that makes the first units'
+// heads' Vt and zeroes `ahead`'s counts (the kernel its programmatic dependent). False in
+// `mapped` where Q or K has no tensor map.
+template <int E, int BN, int STAGES, int DIAG = 0>
+cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int sms,
+                               cudaStream_t stream, bool& mapped, VtAhead ahead) {
+  using Tr = QuadTraits<E, BN, STAGES>;
+  PersistentMaps maps{kv, {}};
+  mapped = persistent_q_map(a.p, a.q, 64, maps.q);
+  if (!mapped) return cudaSuccess;
+  const auto kernel = attention_wgmma_quad_kernel<E, BN, STAGES, DIAG>;
+  cudaError_t e =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
+  if (e != cudaSuccess) return e;
+  const PersistentWalk walk(a.p, Tr::kBM, static_cast<unsigned>(sms), a.p.causal);
+  const unsigned grid = std::min(walk.units, static_cast<unsigned>(sms));
+  const int64_t heads = a.p.batch_count(), per = walk.units_per_head;
+  // No keys: nothing to make, nothing to wait for.
+  ahead.first = static_cast<unsigned>(
+      ahead.sp == 0 ? heads : std::min<int64_t>(heads, (grid + per - 1) / per));
+  if (ahead.sp > 0) {
+    e = launch_vt_prepass(a, ahead.vt, nullptr, ahead.sp, ahead.first, stream, ahead.made, heads);
+    if (e != cudaSuccess) return e;
+  }
+  cudaLaunchAttribute pdl = gemm::sm90::detail::pdl_attribute();
+  cudaLaunchConfig_t lc{};
+  lc.gridDim = dim3(grid);
+  lc.blockDim = dim3(Tr::kThreads);
+  lc.dynamicSmemBytes = static_cast<size_t>(Tr::kSmemBytes);
+  lc.stream = stream;
+  lc.attrs = &pdl;
+  lc.numAttrs = ahead.sp > 0 ? 1 : 0;
+  return cudaLaunchKernelEx(&lc, kernel, a, maps, walk, ahead);
+}
+
+}  // namespace
+}  // namespace tt::ops::cuda::attention
