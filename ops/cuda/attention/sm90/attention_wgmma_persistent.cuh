@@ -194,6 +194,48 @@ __device__ __forceinline__ ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_dev
   return ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(ah.made[b]);
 }
 
+// K's tile of BN keys from n0 of the head at kc (k_batch_coords) into ks, panel by panel of
+// 32 columns, its bytes counted on `bar` (pipes 8, 9, 11 and 12).
+template <int E, int BN>
+__device__ __forceinline__ void copy_k_tile(const CUtensorMap& k, int32_t (&kc)[5], int32_t n0,
+                                            float* ks, uint64_t* bar) {
+  namespace ptx = ::cuda::ptx;
+#pragma unroll
+  for (int q = 0; q < E / 32; ++q) {
+    kc[0] = 32 * q;
+    kc[1] = n0;
+    ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, ks + q * BN * 32, &k, kc, bar);
+  }
+}
+
+// The making warps' loop (pipes 11 and 12): each later unit of this CTA's walk, its part of
+// its head's Vt (VtAhead), then the head's count once every maker has written; MAKERS threads
+// from `t`. The pre-pass zeroes the counts first (the grid dependency).
+template <int E, int MAKERS>
+__device__ __forceinline__ void make_later_units_vt(const AttentionProblem& p, const float* v,
+                                                    const PersistentWalk& walk,
+                                                    const VtAhead& ahead, int t) {
+  grid_dependency_wait();
+  for (unsigned u = blockIdx.x + gridDim.x; u < walk.units; u += gridDim.x) {
+    const unsigned b = walk.per_head.div(u);
+    if (b < ahead.first) continue;
+    make_vt_part<E>(p, v, ahead, b, u - b * walk.units_per_head, walk.units_per_head, t, MAKERS);
+    __threadfence();
+    asm volatile("bar.sync %0, %1;\n" ::"n"(kPersistentMadeBarrier), "n"(MAKERS) : "memory");
+    if (t == 0) made_count(ahead, b).fetch_add(1u, ::cuda::memory_order_release);
+  }
+}
+
+// The producer's wait before a unit's first copy of Vt from head b (made by the units before
+// it: VtAhead), then its view of Vt's bytes for the async proxy; returns the ns waited.
+__device__ __forceinline__ unsigned long long wait_for_made_vt(const VtAhead& ahead, unsigned b,
+                                                               unsigned parts, bool timed) {
+  const unsigned long long t0 = timed ? global_ns() : 0;
+  while (made_count(ahead, b).load(::cuda::memory_order_acquire) < parts) __nanosleep(64);
+  fence_proxy_async_global();
+  return timed ? global_ns() - t0 : 0;
+}
+
 template <int E, int BN, int STAGES, int DIAG = 0, bool VT = false, bool AHEAD = false>
 __global__ void __launch_bounds__(384, 1)
     attention_wgmma_persistent_kernel(const __grid_constant__ KernelArgs a,
@@ -282,13 +324,7 @@ __global__ void __launch_bounds__(384, 1)
                                          &full[s], VT ? T::kKBytes : 2 * T::kKBytes);
           float* ks = stage_k(s);
           const int32_t n0 = tile * BN;
-#pragma unroll
-          for (int q = 0; q < E / 32; ++q) {
-            kc[0] = 32 * q;
-            kc[1] = n0;
-            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, ks + q * BN * 32,
-                                      &maps.kv.k, kc, &full[s]);
-          }
+          copy_k_tile<E, BN>(maps.kv.k, kc, n0, ks, &full[s]);
           if constexpr (VT) {
             // V's raw tile (rows past S as zeros) for the transposing warps.
             ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
@@ -303,15 +339,9 @@ __global__ void __launch_bounds__(384, 1)
               waited = true;
             }
             if (AHEAD && tile == 0 && qt.b >= ahead.first) {
-              // This head's Vt, made by the units before this one (the header's VtAhead).
-              [[maybe_unused]] unsigned long long t0 = 0;
-              if constexpr (kTraced) t0 = global_ns();
-              while (made_count(ahead, qt.b).load(::cuda::memory_order_acquire) <
-                     walk.units_per_head) {
-                __nanosleep(64);
-              }
-              if constexpr (kTraced) trace_item_value<kTraced>(n, 6, global_ns() - t0);
-              fence_proxy_async_global();
+              const unsigned long long waited_ns = wait_for_made_vt(
+                  ahead, static_cast<unsigned>(qt.b), walk.units_per_head, kTraced);
+              trace_item_value<kTraced>(n, 6, waited_ns);
             }
 #pragma unroll
             for (int q = 0; q < BN / 32; ++q) {
@@ -347,20 +377,7 @@ __global__ void __launch_bounds__(384, 1)
         }
       }
     } else if (AHEAD && tid >= T::kMakerTid) {
-      // The making warps: each later unit's part of Vt (VtAhead), once the pre-pass has
-      // zeroed the counts.
-      grid_dependency_wait();
-      const int t = tid - T::kMakerTid;
-      for (unsigned u = blockIdx.x + gridDim.x; u < walk.units; u += gridDim.x) {
-        const unsigned b = walk.per_head.div(u);
-        if (b < ahead.first) continue;
-        make_vt_part<E>(p, a.v, ahead, b, u - b * walk.units_per_head, walk.units_per_head, t,
-                        T::kMakers);
-        __threadfence();
-        asm volatile("bar.sync %0, %1;\n" ::"n"(kPersistentMadeBarrier), "n"(T::kMakers)
-                     : "memory");
-        if (t == 0) made_count(ahead, b).fetch_add(1u, ::cuda::memory_order_release);
-      }
+      make_later_units_vt<E, T::kMakers>(p, a.v, walk, ahead, tid - T::kMakerTid);
     } else if (VT && tid >= 288) {
       // Warps 1-3 (VT): each stage's raw V into Vt's place (pipe 7's transpose), over the
       // same walk.

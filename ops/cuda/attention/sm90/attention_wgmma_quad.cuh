@@ -108,27 +108,15 @@ __global__ void __launch_bounds__(640, 1)
           const int s = g % STAGES;
           if (g >= STAGES) mbar_wait(&empty[s], ((g / STAGES) - 1) & 1);
           if (tile == 0 && qt.b >= ahead.first) {
-            // This head's Vt, made by the units before this one (VtAhead).
-            [[maybe_unused]] unsigned long long t0 = 0;
-            if constexpr (kTraced) t0 = global_ns();
-            while (made_count(ahead, qt.b).load(::cuda::memory_order_acquire) <
-                   walk.units_per_head) {
-              __nanosleep(64);
-            }
-            if constexpr (kTraced) trace_item_value<kTraced>(n, 6, global_ns() - t0);
-            fence_proxy_async_global();
+            const unsigned long long waited_ns =
+                wait_for_made_vt(ahead, static_cast<unsigned>(qt.b), walk.units_per_head, kTraced);
+            trace_item_value<kTraced>(n, 6, waited_ns);
           }
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                          &full[s], 2 * T::kKBytes);
           float* ks = stage_k(s);
           const int32_t n0 = tile * BN;
-#pragma unroll
-          for (int q = 0; q < E / 32; ++q) {
-            kc[0] = 32 * q;
-            kc[1] = n0;
-            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, ks + q * BN * 32,
-                                      &maps.kv.k, kc, &full[s]);
-          }
+          copy_k_tile<E, BN>(maps.kv.k, kc, n0, ks, &full[s]);
 #pragma unroll
           for (int q = 0; q < BN / 32; ++q) {
             const int32_t vc[2] = {n0 + 32 * q, vrow};
@@ -159,20 +147,7 @@ __global__ void __launch_bounds__(640, 1)
         }
       }
     } else if (tid >= T::kMakerTid) {
-      // The making warps: each later unit's part of Vt (VtAhead), once the pre-pass has
-      // zeroed the counts.
-      grid_dependency_wait();
-      const int t = tid - T::kMakerTid;
-      for (unsigned u = blockIdx.x + gridDim.x; u < walk.units; u += gridDim.x) {
-        const unsigned b = walk.per_head.div(u);
-        if (b < ahead.first) continue;
-        make_vt_part<E>(p, a.v, ahead, b, u - b * walk.units_per_head, walk.units_per_head, t,
-                        T::kMakers);
-        __threadfence();
-        asm volatile("bar.sync %0, %1;\n" ::"n"(kPersistentMadeBarrier), "n"(T::kMakers)
-                     : "memory");
-        if (t == 0) made_count(ahead, b).fetch_add(1u, ::cuda::memory_order_release);
-      }
+      make_later_units_vt<E, T::kMakers>(p, a.v, walk, ahead, tid - T::kMakerTid);
     }
   } else {
     sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
