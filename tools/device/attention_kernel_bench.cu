@@ -472,7 +472,13 @@ int main() {
                                      {4, 16, 2048, 64, true},
                                      {2, 16, 4096, 64, true},
                                      // Where full attention's persistent pipe 8 leads.
-                                     {4, 16, 2048, 64, false}};
+                                     {4, 16, 2048, 64, false},
+                                     // Where the default's rule for pipe 12 turns (256-row
+                                     // tiles against 132 SMs).
+                                     {16, 16, 512, 64, false},
+                                     {4, 16, 1024, 64, false},
+                                     {2, 16, 1024, 64, false},
+                                     {1, 16, 2048, 64, false}};
   char* flush = nullptr;
   CK(cudaMalloc(&flush, 256 << 20));
   // kDiagTrace's records, the largest grid's (B16 H16 T512 at 64 rows).

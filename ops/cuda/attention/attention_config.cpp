@@ -275,12 +275,13 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     // 2048 keys stays on pipe 5's 128-key tiles, 1% ahead at T4096. Where V has none, at
     // head dim 64 causal up to 1024 keys transposing V in the kernel (pipe 9), beyond it
     // and full attention up to 2048 keys over the pre-pass (pipe 8); causal at head dim 128
-    // pipe 8 (32-key tiles). At head dim 64, full attention and causal from 2048 keys, four
-    // consumers (pipe 12: 7% ahead of pipe 11 at T1024 full, 6-11% at T2048-T4096) where
-    // its 256-row query tiles are enough to fill an H100's 132 SMs.
+    // pipe 8 (32-key tiles). At head dim 64, full attention from 1024 keys and causal from
+    // 2048, four consumers (pipe 12: 7% ahead of pipe 11 at T1024 full, 5-11% at
+    // T2048-T4096, even at 128 query tiles of 256 rows, 8% behind at T512 full) where there
+    // are 128 or more of its query tiles.
     if (precision == Precision::tf32 && kWgmmaPipe1Offered && tma_mappable(p, 2)) {
-      if (p.E == 64 && (!p.causal || p.S >= 2048) && p.batch_count() * ((p.L + 255) / 256) >= 132 &&
-          tma_mappable(p, 12)) {
+      if (p.E == 64 && p.S >= (p.causal ? 2048 : 1024) &&
+          p.batch_count() * ((p.L + 255) / 256) >= 128 && tma_mappable(p, 12)) {
         return {Impl::kWgmma, 16, rows, 64, 12};
       }
       if ((p.E == 128 || p.causal || p.S <= 2048) && tma_mappable(p, 11)) {
