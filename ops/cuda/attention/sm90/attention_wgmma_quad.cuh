@@ -5,16 +5,18 @@
 // consumers (pipes 5, 8, 11) overlap a tile's softmax with products in flight, yet their loop
 // is bound by the latency of the softmax's chain at two warps a scheduler; four give each
 // scheduler four such chains, and the tensor cores take whichever consumer has a product
-// ready (docs/performance.md, issue 19, twenty-second step). The registers that price: 640
+// ready (docs/performance.md, issue 19, twenty-second step). What the registers allow: 640
 // threads hold 96 each at launch; the producer warpgroup keeps 32, each consumer gets 112,
 // room for O, S and P but not for Q's fragments or a second S: Q stays in shared memory (one
 // buffer, each consumer's 64 rows reloaded once that consumer's last S of an item has
 // landed), and nothing is in flight under the softmax.
 //
-// Causal: a consumer stops at its own rows' last key tile (the walk's unit pairs the CTA's
-// query tiles, but within a tile the first consumer needs 192 fewer keys than the last); the
-// tiles it skips it waits for and gives back, so that each stage's barrier phases stay in
-// step, and it may start its next item while the others finish.
+// The walk: units of one query tile for full attention (smaller units leave fewer heads to
+// the pre-pass), pairs for causal (PersistentWalk). Causal: a consumer stops at its own
+// rows' last key tile (within a tile the first consumer needs 192 fewer keys than the
+// last); the tiles it skips it waits for and gives back, so that each stage's barrier
+// phases stay in step, and it may start its next item up to the ring's depth ahead of the
+// others.
 #pragma once
 
 #include "ops/cuda/attention/sm90/attention_wgmma_persistent.cuh"
