@@ -1306,6 +1306,36 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
   }
 }
 
+// ---- issue 19, twenty-second step: the four-consumer pipe 12 as tf32's default ----
+
+// On an sm_90 device tf32's default at head dim 64 takes pipe 12 for full attention from
+// 1024 keys and causal from 2048 where there are 128 or more 256-row query tiles, and
+// pipe 11 elsewhere (docs/performance.md: where pipe 12 leads and where it loses).
+TEST(AttentionSpace, Tf32DefaultTakesFourConsumersWhereTheyLead) {
+  namespace at = tt::ops::cuda::attention;
+  if (!at::kWgmmaCompiled || !at::kWgmmaPipe1Offered) {
+    GTEST_SKIP() << "this build has no sm_90a TMA pipes";
+  }
+  const auto default_of = [](int64_t B, int64_t T, int64_t E, bool causal) {
+    ops::AttentionProblem p = contiguous_problem(E);
+    p.batch[0] = B;
+    p.L = p.S = T;
+    p.causal = causal;
+    for (ops::AttnStrides* st : {&p.q, &p.k, &p.v, &p.out}) st->batch[0] = T * E;
+    return at::space(p, true, Precision::tf32, tt::cuda::hopper_limits()).default_config().str();
+  };
+  const std::string quad = "impl=wgmma,warps=16,bn=64,pipe=12";
+  EXPECT_EQ(default_of(128, 1024, 64, false), quad);
+  EXPECT_EQ(default_of(32, 4096, 64, false), quad);
+  EXPECT_EQ(default_of(32, 4096, 64, true), quad);
+  EXPECT_EQ(default_of(64, 2048, 64, true), quad);
+  EXPECT_EQ(default_of(16, 2048, 64, false), quad);  // 128 query tiles
+  EXPECT_EQ(default_of(128, 1024, 64, true), "impl=wgmma,warps=8,bn=64,pipe=11");
+  EXPECT_EQ(default_of(256, 512, 64, false), "impl=wgmma,warps=8,bn=64,pipe=11");
+  EXPECT_EQ(default_of(16, 1024, 64, false), "impl=wgmma,warps=8,bn=64,pipe=11");  // 64 tiles
+  EXPECT_EQ(default_of(128, 1024, 128, false), "impl=wgmma,warps=8,bn=32,pipe=11");
+}
+
 // ---- issue 19, tenth step (fa19i): accurate at head dim 128 ----
 
 // On an sm_90 device accurate at head dim 128 offers the 2 x fp16 split (pipe 6, two
