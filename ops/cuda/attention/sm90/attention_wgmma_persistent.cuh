@@ -557,6 +557,20 @@ __global__ void __launch_bounds__(384, 1)
 // min(units, SMs) CTAs of the persistent walk (the SM count of the current device, cached
 // per device by the caller). False where Q or K has no tensor map. AHEAD: `ahead`'s Vt and
 // counts (as many as the problem's batches), the pre-pass of the first units' heads first.
+// The pre-pass of a kernel that makes Vt ahead (pipes 11 and 12), launched before it on
+// `stream`: Vt of the heads of the first `rounds` rounds of `grid` CTAs' units
+// (`ahead.first`, set here), every head's count zeroed. No keys (`ahead.sp` 0): nothing to
+// make or wait for, no pre-pass, and every head counts as made.
+inline cudaError_t prepass_first_units(const KernelArgs& a, const PersistentWalk& walk,
+                                       unsigned grid, int64_t rounds, cudaStream_t stream,
+                                       VtAhead& ahead) {
+  const int64_t heads = a.p.batch_count(), per = walk.units_per_head;
+  ahead.first = static_cast<unsigned>(
+      ahead.sp == 0 ? heads : std::min<int64_t>(heads, (rounds * grid + per - 1) / per));
+  if (ahead.sp == 0) return cudaSuccess;
+  return launch_vt_prepass(a, ahead.vt, nullptr, ahead.sp, ahead.first, stream, ahead.made, heads);
+}
+
 template <int E, int BN, int STAGES, int DIAG = 0, bool VT = false, bool AHEAD = false>
 cudaError_t launch_persistent_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int sms,
                                      cudaStream_t stream, bool vt_dependent, bool& mapped,
@@ -572,18 +586,12 @@ cudaError_t launch_persistent_kernel(const KernelArgs& a, const AttnTmaMaps& kv,
   const PersistentWalk walk(a.p, Tr::kBM, static_cast<unsigned>(sms));
   const unsigned grid = std::min(walk.units, static_cast<unsigned>(sms));
   if constexpr (AHEAD) {
-    // No keys: nothing to make, nothing to wait for. At head dim 128 a causal CTA's unit
-    // ends before its two making warps have made a later unit's part, and every later unit
-    // would wait for its Vt: there the pre-pass makes the first two rounds of units.
-    const int64_t heads = a.p.batch_count(), per = walk.units_per_head;
-    const int64_t rounds = E == 128 && a.p.causal ? 2 : 1;
-    ahead.first = static_cast<unsigned>(
-        ahead.sp == 0 ? heads : std::min<int64_t>(heads, (rounds * grid + per - 1) / per));
-    if (ahead.sp > 0) {
-      e = launch_vt_prepass(a, ahead.vt, nullptr, ahead.sp, ahead.first, stream, ahead.made, heads);
-      if (e != cudaSuccess) return e;
-      vt_dependent = true;
-    }
+    // At head dim 128 a causal CTA's unit ends before its two making warps have made a
+    // later unit's part, and every later unit would wait for its Vt: there the pre-pass
+    // makes the first two rounds of units.
+    e = prepass_first_units(a, walk, grid, E == 128 && a.p.causal ? 2 : 1, stream, ahead);
+    if (e != cudaSuccess) return e;
+    vt_dependent = vt_dependent || ahead.sp > 0;
   }
   cudaLaunchAttribute pdl = gemm::sm90::detail::pdl_attribute();
   cudaLaunchConfig_t lc{};

@@ -246,8 +246,8 @@ __global__ void __launch_bounds__(640, 1)
 }
 
 // min(units, SMs) CTAs of the persistent walk over 256-row query tiles (`sms`: the current
-// device's SM count, cached by the caller), after the pre-pass that makes the first units'
-// heads' Vt and zeroes `ahead`'s counts (the kernel its programmatic dependent). False in
+// device's SM count), after the pre-pass that makes the first units' heads' Vt and zeroes
+// `ahead`'s counts (prepass_first_units; the kernel its programmatic dependent). False in
 // `mapped` where Q or K has no tensor map.
 template <int E, int BN, int STAGES, int DIAG = 0>
 cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int sms,
@@ -262,14 +262,8 @@ cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int s
   if (e != cudaSuccess) return e;
   const PersistentWalk walk(a.p, Tr::kBM, static_cast<unsigned>(sms), a.p.causal);
   const unsigned grid = std::min(walk.units, static_cast<unsigned>(sms));
-  const int64_t heads = a.p.batch_count(), per = walk.units_per_head;
-  // No keys: nothing to make, nothing to wait for.
-  ahead.first = static_cast<unsigned>(
-      ahead.sp == 0 ? heads : std::min<int64_t>(heads, (grid + per - 1) / per));
-  if (ahead.sp > 0) {
-    e = launch_vt_prepass(a, ahead.vt, nullptr, ahead.sp, ahead.first, stream, ahead.made, heads);
-    if (e != cudaSuccess) return e;
-  }
+  e = prepass_first_units(a, walk, grid, 1, stream, ahead);
+  if (e != cudaSuccess) return e;
   cudaLaunchAttribute pdl = gemm::sm90::detail::pdl_attribute();
   cudaLaunchConfig_t lc{};
   lc.gridDim = dim3(grid);
