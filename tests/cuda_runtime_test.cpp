@@ -19,6 +19,7 @@
 #if TT_CUDA
 #include "core/cuda/allocator.h"
 #include "core/cuda/check.h"
+#include "core/cuda/device.h"
 #include "core/cuda/runtime.h"
 #include "core/cuda/stream.h"
 #endif
@@ -294,6 +295,19 @@ TEST(CudaRuntime, DeviceInfoDescribesDevice0) {
   EXPECT_LE(info.free_memory, info.total_memory);
   EXPECT_GT(info.driver_version, 0);
   EXPECT_GT(info.runtime_version, 0);
+}
+
+// The cached limits that the launchers size their grids by agree with the device's own
+// description.
+TEST(CudaRuntime, DeviceLimitsAgreeWithDeviceInfo) {
+  TT_REQUIRE_CUDA();
+  const tt::cuda::DeviceInfo info = tt::cuda::device_info(0);
+  const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(0);
+  EXPECT_TRUE(lim.known);
+  EXPECT_EQ(lim.sm_count, info.sm_count);
+  EXPECT_EQ(lim.cc_major, info.cc_major);
+  EXPECT_EQ(lim.cc_minor, info.cc_minor);
+  EXPECT_EQ(&tt::cuda::device_limits(0), &lim);
 }
 
 TEST(CudaRuntime, MissingDeviceIsAClearError) {

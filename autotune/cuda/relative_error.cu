@@ -8,6 +8,7 @@
 
 #include "autotune/relative_error.h"
 #include "core/cuda/check.h"
+#include "core/cuda/device.h"
 #include "core/cuda/runtime.h"
 #include "core/cuda/stream.h"
 #include "core/error.h"
@@ -89,8 +90,7 @@ double device_relative_l2_error(const Tensor& out, const Tensor& ref) {
   Sums host{};
   try {
     TT_CUDA_CHECK(cudaMemsetAsync(sums, 0, sizeof(Sums), stream));
-    int sms = 0;
-    TT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int sms = tt::cuda::device_limits(device).sm_count;
     const int64_t wanted = (n + kThreads - 1) / kThreads;
     const auto blocks = static_cast<unsigned>(std::min<int64_t>(wanted, int64_t(sms) * 8));
     relative_error_kernel<<<blocks, kThreads, 0, stream>>>(out.data<float>(), ref.data<float>(), n,

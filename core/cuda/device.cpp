@@ -106,6 +106,7 @@ DeviceLimits hopper_limits() {
   l.max_threads_per_block = 1024;
   l.max_shared_per_block = 227 * 1024;
   l.max_cluster = 16;
+  l.sm_count = 132;
   return l;
 }
 
@@ -125,6 +126,7 @@ const DeviceLimits& device_limits(int device) {
   // sm_90 launches clusters of 8 CTAs portably and 16 with the non-portable attribute
   // that the norm launcher sets; earlier GPUs have no clusters.
   l.max_cluster = prop.major >= 9 ? 16 : 0;
+  l.sm_count = prop.multiProcessorCount;
   return cache.emplace(device, l).first->second;
 }
 

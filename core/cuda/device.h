@@ -15,6 +15,7 @@ struct DeviceLimits {
   int max_threads_per_block = 1024;
   int64_t max_shared_per_block = 48 * 1024;  // bytes, with the opt-in for large carve-outs
   int max_cluster = 0;                       // CTAs per cluster; 0: no clusters (before sm_90)
+  int sm_count = 0;                          // streaming multiprocessors (0 where not known)
 };
 
 // The limits of CUDA device `device`, read once and cached. Throws tt::Error for a

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/cuda/check.h"
+#include "core/cuda/device.h"
 #include "core/error.h"
 #include "ops/cuda/pointwise/chain_source.h"
 
@@ -230,8 +231,7 @@ void run_chain(const Chain& c, float* out, int64_t numel, const ChainConfig& cfg
   if (prepared != nullptr && prepared->generated != nullptr &&
       launch_generated(c, out, *prepared, stream))
     return;
-  int sms = 0;
-  TT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = tt::cuda::device_limits(device).sm_count;
   const int threads = cfg.threads;
   const bool vec4 = cfg.vec == 4 && can_vectorize(c, out, numel);
   const int64_t per_block = static_cast<int64_t>(threads) * (vec4 ? 4 : 1);

@@ -2,8 +2,8 @@
 #include <map>
 #include <mutex>
 #include <utility>
-#include <vector>
 
+#include "core/cuda/device.h"
 #include "ops/cuda/reduce/reduce_kernels.cuh"
 
 namespace tt::ops::cuda::reduce {
@@ -35,16 +35,7 @@ int ptr_align(const void* p) {
   return a % 16 == 0 ? 4 : a % 8 == 0 ? 2 : 1;
 }
 
-int sm_count(int device) {
-  static std::mutex mutex;
-  static std::vector<int> counts;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (device >= static_cast<int>(counts.size())) counts.resize(device + 1, 0);
-  if (counts[device] == 0) {
-    TT_CUDA_CHECK(cudaDeviceGetAttribute(&counts[device], cudaDevAttrMultiProcessorCount, device));
-  }
-  return counts[device];
-}
+int sm_count(int device) { return tt::cuda::device_limits(device).sm_count; }
 
 unsigned* arrival_counters(int device, cudaStream_t stream, int64_t n) {
   if (n > kArrivalCounters) return nullptr;

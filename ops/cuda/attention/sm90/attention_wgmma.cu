@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/cuda/check.h"
+#include "core/cuda/device.h"
 #include "core/error.h"
 #include "core/tensor.h"
 #include "ops/cuda/attention/attention.h"
@@ -53,8 +54,7 @@ void launch_persistent(const KernelArgs& args, const AttnTmaMaps& maps, int devi
                     ((E == 64 ? 2 : 1) * 128 * E + ST * (VT ? 3 : 2) * BN * E) * 4 +
                         ((VT ? 3 : 2) * ST + 4) * 8 + 1024,
                 "wgmma_tma_smem_bytes (pipes 8, 9 and 11)");
-  int sms = 0;
-  TT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = tt::cuda::device_limits(device).sm_count;
   bool mapped = false;
   TT_CUDA_CHECK((launch_persistent_kernel<E, BN, ST, 0, VT, AHEAD>(args, maps, sms, stream,
                                                                    vt_dependent, mapped, ahead)));
@@ -73,8 +73,7 @@ void launch_quad(const KernelArgs& args, const AttnTmaMaps& maps, int device, cu
   static_assert(QuadTraits<E, BN, ST>::kSmemBytes ==
                     (256 * E + ST * 2 * BN * E) * 4 + (2 * ST + 8) * 8 + 1024,
                 "wgmma_tma_smem_bytes (pipe 12)");
-  int sms = 0;
-  TT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = tt::cuda::device_limits(device).sm_count;
   bool mapped = false;
   TT_CUDA_CHECK((launch_quad_kernel<E, BN, ST>(args, maps, sms, stream, mapped, ahead)));
   TT_CHECK(mapped,

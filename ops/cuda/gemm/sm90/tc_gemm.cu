@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/cuda/check.h"
+#include "core/cuda/device.h"
 #include "core/error.h"
 #include "ops/cuda/gemm/sm90/tc_gemm_launch.cuh"
 
@@ -316,15 +317,14 @@ std::string tc_epilogue_unsupported_reason(const TcConfig& cfg, const Epilogue& 
 
 void tc_gemm(const TcConfig& cfg, const float* x, const float* w, float* c, int64_t m, int64_t n,
              int64_t k, const Epilogue& epilogue, cudaStream_t stream) {
-  int device = 0, major = 0, minor = 0, sms = 0;
+  int device = 0;
   TT_CUDA_CHECK(cudaGetDevice(&device));
-  TT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  TT_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  TT_CHECK(major == 9 && minor == 0,
+  const tt::cuda::DeviceLimits& lim = tt::cuda::device_limits(device);
+  TT_CHECK(lim.cc_major == 9 && lim.cc_minor == 0,
            "tc_gemm: the {} tensor-core GEMM needs an sm_90 GPU (Hopper, compute capability "
            "9.0); device {} has compute capability {}.{}, so use the strict precision there.",
-           to_string(cfg.mode), device, major, minor);
-  TT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+           to_string(cfg.mode), device, lim.cc_major, lim.cc_minor);
+  const int sms = lim.sm_count;
   const std::string why = tc_gemm_unsupported_reason(x, w, m, n, k);
   TT_CHECK(why.empty(), "tc_gemm: cannot run C[{}, {}] = X[{}, {}] W[{}, {}]^T: {}.", m, n, m, k, n,
            k, why);
