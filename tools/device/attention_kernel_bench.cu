@@ -273,6 +273,8 @@ std::vector<Variant> variants() {
     // Pipe 12: four consumer warpgroups (256 query rows a CTA), persistent, Vt made ahead
     // (its pre-pass inside, as the op launches it).
     v.push_back({"wg p12 quad st3", run_quad<0, 64, 64, 3>, poison_vt});
+    v.push_back({"wg p12 quad alone", run_quad<kDiagReadyVt, 64, 64, 3>,
+                 [](KernelArgs a) { run_vt(a, false); }});
     v.push_back({"wg p12 quad st4", run_quad<0, 64, 64, 4>, poison_vt});
     v.push_back({"trace wg p12 quad", run_quad<kDiagTrace, 64, 64, 3>, poison_vt});
     // V transposed by the producer (pipe 4): no pre-pass, so "alone" is the op's kernel.
@@ -370,6 +372,8 @@ std::vector<Variant> variants() {
     both(v, "wg p5 wg2 bn64 st2", "wg p5 wg2 bn64 alone",
          run_ws<128, 64, 2, 2, 1, 0, false, 1, false, true>, false);
     v.push_back({"wg p12 e128 quad st3", run_quad<0, 128, 32, 3>, poison_vt});
+    v.push_back({"wg p12 e128 quad alone", run_quad<kDiagReadyVt, 128, 32, 3>,
+                 [](KernelArgs a) { run_vt(a, false); }});
     v.push_back({"wg p12 e128 quad st2", run_quad<0, 128, 32, 2>, poison_vt});
     v.push_back({"trace wg p12 e128 quad", run_quad<kDiagTrace, 128, 32, 3>, poison_vt});
     v.push_back({"wg p2 wg1 bn64 st3 pdl", run_ws_pdl<128, 64, 1, 3, false>});

@@ -262,8 +262,13 @@ cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int s
   if (e != cudaSuccess) return e;
   const PersistentWalk walk(a.p, Tr::kBM, static_cast<unsigned>(sms), a.p.causal);
   const unsigned grid = std::min(walk.units, static_cast<unsigned>(sms));
-  e = prepass_first_units(a, walk, grid, 1, stream, ahead);
-  if (e != cudaSuccess) return e;
+  if constexpr ((DIAG & kDiagReadyVt) != 0) {
+    ahead.first = static_cast<unsigned>(a.p.batch_count());
+    ahead.sp = 0;
+  } else {
+    e = prepass_first_units(a, walk, grid, 1, stream, ahead);
+    if (e != cudaSuccess) return e;
+  }
   cudaLaunchAttribute pdl = gemm::sm90::detail::pdl_attribute();
   cudaLaunchConfig_t lc{};
   lc.gridDim = dim3(grid);
