@@ -132,20 +132,32 @@ unsigned* made_counts() {
 // NaN over Vt, so that a part the kernel fails to make shows.
 void poison_vt(KernelArgs) { CK(cudaMemset(vt_buffer(), 0xff, size_t{2} * 128 * 128 * 1024 * 4)); }
 
-template <int DIAG = 0, bool PDL = false, bool VT = false, int E = 64, bool AHEAD = false,
-          int BN = 64>
-void run_persist(KernelArgs a, int64_t, int64_t) {
-  a.scale = float(a.p.scale * kLog2e);
+// The persistent kernels' K and Vt (VT: V) maps over the bench's Vt buffer; exits without.
+AttnTmaMaps persistent_maps(const KernelArgs& a, int bn, bool vt_in_kernel) {
   AttnTmaMaps maps{};
-  if (!attention_tma_maps(a.p, a.k, a.v, vt_buffer(), vt_keys(a), BN, VT, maps)) {
+  if (!attention_tma_maps(a.p, a.k, a.v, vt_buffer(), vt_keys(a), bn, vt_in_kernel, maps)) {
     std::fprintf(stderr, "no tensor map\n");
     std::exit(1);
   }
-  static int sms = [] {
+  return maps;
+}
+
+// The persistent kernels' grid: device 0's SM count, read once.
+int bench_sms() {
+  static const int sms = [] {
     int n = 0;
     CK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, 0));
     return n;
   }();
+  return sms;
+}
+
+template <int DIAG = 0, bool PDL = false, bool VT = false, int E = 64, bool AHEAD = false,
+          int BN = 64>
+void run_persist(KernelArgs a, int64_t, int64_t) {
+  a.scale = float(a.p.scale * kLog2e);
+  const AttnTmaMaps maps = persistent_maps(a, BN, VT);
+  const int sms = bench_sms();
   bool mapped = false;
   constexpr int kStages = E == 128 && BN == 64 ? 2 : VT ? 3 : 4;
   CK((launch_persistent_kernel<E, BN, kStages, DIAG, VT, AHEAD>(
@@ -190,15 +202,9 @@ void run_f16split(KernelArgs a, int64_t, int64_t) {
 template <int DIAG, int E, int BN, int ST>
 void run_quad(KernelArgs a, int64_t, int64_t) {
   a.scale = float(a.p.scale * kLog2e);
-  AttnTmaMaps maps{};
-  if (!attention_tma_maps(a.p, a.k, a.v, vt_buffer(), vt_keys(a), BN, false, maps)) {
-    std::fprintf(stderr, "no tensor map\n");
-    std::exit(1);
-  }
-  static int sms = 0;
-  if (sms == 0) CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const AttnTmaMaps maps = persistent_maps(a, BN, false);
   bool mapped = false;
-  CK((launch_quad_kernel<E, BN, ST, DIAG>(a, maps, sms, nullptr, mapped,
+  CK((launch_quad_kernel<E, BN, ST, DIAG>(a, maps, bench_sms(), nullptr, mapped,
                                           VtAhead{vt_buffer(), made_counts(), vt_keys(a), 0})));
   if (!mapped) {
     std::fprintf(stderr, "no tensor map\n");
