@@ -667,6 +667,12 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
     TT_ATTN_WGMMA_QUAD_VARIANTS(TT_X)
   }
 #undef TT_X
+#define TT_X(E, WG, BN, ST) \
+  variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, 14}});
+  if (at::kWgmmaPipe1Offered) {
+    TT_ATTN_WGMMA_QUAD_PV16_VARIANTS(TT_X)
+  }
+#undef TT_X
   // accurate on the TMA pipes (2 and 5): within 1e-6, as pipe 0.
 #define TT_X(E, WG, BN, ST, MB, PIPE) \
   variants.push_back({E, Precision::accurate, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
@@ -800,6 +806,73 @@ TEST(AttentionCuda, F16SplitKeepsWideRangesWithinItsScales) {
   expect_f16split_wide_ranges(64);
 }
 
+// ---- issue 19, twenty-fourth step: tf32's P V on fp16 (pipe 14) ----
+
+// Pipe 14 scales V per 64-key tile by a power of two into fp16 and folds the scale into the
+// softmax's base: key tiles of V from 2^-60 (past the shift's clamp at 48) to 2^60 in one
+// head, heads of different tile orders, keep tf32's accuracy (within 2e-3 of float64, as
+// every tf32 pipe; pipe 12's error, the same loop on tf32, printed beside it). Causal, each
+// head's rows 0-63 attend its first tile alone: at 2^-60 in head 1 and 2^60 in head 2,
+// they keep it too.
+TEST(AttentionCuda, Pv16KeepsTf32AccuracyOverWideVRanges) {
+  TT_REQUIRE_CUDA();
+  TT_SKIP_UNLESS_WS_PIPES();
+  const int64_t B = 1, H = 4, L = 300, S = 330, E = 64, kTile = 64;
+  const std::vector<float> q = Tensor::randn({B, H, L, E}, 2400).to_vector<float>();
+  const std::vector<float> k = Tensor::randn({B, H, S, E}, 2401).to_vector<float>();
+  std::vector<float> v = Tensor::randn({B, H, S, E}, 2402).to_vector<float>();
+  const int tile_exp[4][6] = {{0, 0, 0, 0, 0, 0},
+                              {-60, 40, 0, -40, 60, 3},
+                              {60, -60, 20, 0, -30, 50},
+                              {-20, -20, -20, -20, -20, -20}};
+  for (int64_t h = 0; h < H; ++h) {
+    for (int64_t j = 0; j < S; ++j) {
+      const float f = std::ldexp(1.f, tile_exp[h][j / kTile]);
+      for (int64_t e = 0; e < E; ++e) v[static_cast<size_t>((h * S + j) * E + e)] *= f;
+    }
+  }
+  const Tensor qt = Tensor::from_vector(q, {B, H, L, E});
+  const Tensor kt = Tensor::from_vector(k, {B, H, S, E});
+  const Tensor vt = Tensor::from_vector(v, {B, H, S, E});
+  const Device gpu = Device::cuda(0);
+  const Tensor qg = qt.to(gpu), kg = kt.to(gpu), vg = vt.to(gpu);
+  PrecisionGuard guard(Precision::tf32);
+  for (bool causal : {false, true}) {
+    const std::vector<double> w =
+        float64_attention(qt, kt, vt, Tensor(), causal).to_vector<double>();
+    const auto run = [&](int pipe) {
+      autotune::ScopedConfigOverride force(
+          "attention", at::AttnConfig{at::Impl::kWgmma, 16, 4, 64, pipe}.to_config());
+      return ops::scaled_dot_product_attention(qg, kg, vg, Tensor(), 0.0, causal)
+          .cpu()
+          .to_vector<double>();
+    };
+    const std::vector<double> g14 = run(14), g12 = run(12);
+    // Head h's rows [r0, r1).
+    const auto err = [&](const std::vector<double>& g, int64_t h, int64_t r0, int64_t r1) {
+      double num = 0, den = 0;
+      for (size_t at = static_cast<size_t>((h * L + r0) * E); at < size_t((h * L + r1) * E); ++at) {
+        num += (g[at] - w[at]) * (g[at] - w[at]);
+        den += w[at] * w[at];
+      }
+      return std::sqrt(num / den);
+    };
+    const std::string what = causal ? "causal" : "full";
+    for (int64_t h = 0; h < H; ++h) {
+      EXPECT_LE(err(g14, h, 0, L), 2e-3) << what << " head " << h;
+      std::printf("pipe 14 %s head %ld: rel L2 %.3g (pipe 12: %.3g)\n", what.c_str(),
+                  static_cast<long>(h), err(g14, h, 0, L), err(g12, h, 0, L));
+      if (causal) {
+        EXPECT_LE(err(g14, h, 0, kTile), 2e-3) << what << " head " << h << " rows 0-63";
+        std::printf(
+            "pipe 14 causal head %ld rows 0-63 (V's first tile at 2^%d): %.3g (pipe 12: "
+            "%.3g)\n",
+            static_cast<long>(h), tile_exp[h][0], err(g14, h, 0, kTile), err(g12, h, 0, kTile));
+      }
+    }
+  }
+}
+
 // ---- issue 19, tenth step: the 2 x fp16 split at head dim 128 (fa19i) ----
 
 // Its variant (P V in halves of 64 output columns, one tile at a time) keeps the same
@@ -868,6 +941,10 @@ std::pair<size_t, size_t> force_tma_pipes_with_shared(bool shared_k,
   if (E == 64) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, 12});
     TT_ATTN_WGMMA_QUAD_VARIANTS(TT_X)
 #undef TT_X
+#define TT_X(E, WG, BN, ST) \
+  if (E == 64) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, 14});
+    TT_ATTN_WGMMA_QUAD_PV16_VARIANTS(TT_X)
+#undef TT_X
     for (const at::AttnConfig& cfg : configs) {
       const std::string what = cfg.to_config().str() + (causal ? " causal" : "");
       autotune::ScopedConfigOverride force("attention", cfg.to_config());
@@ -878,8 +955,9 @@ std::pair<size_t, size_t> force_tma_pipes_with_shared(bool shared_k,
         ++ran;
       } catch (const Error& e) {
         EXPECT_FALSE(runs(cfg.pipe)) << what << ": " << e.what();
-        EXPECT_NE(std::string(e.what()).find("where K's (pipe 4, 7, 9, 11 and 12: and V's; 8, 9, "
-                                             "11 and 12: and Q's) strides have a tensor map"),
+        EXPECT_NE(std::string(e.what()).find("where K's (pipe 4, 7, 9, 11, 12 and 14: and V's; "
+                                             "8, 9, 11, 12 and 14: and Q's) strides have a "
+                                             "tensor map"),
                   std::string::npos)
             << e.what();
         ++refused;
@@ -894,20 +972,21 @@ TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
   TT_REQUIRE_CUDA();
   TT_SKIP_UNLESS_WS_PIPES();
   EXPECT_EQ(force_tma_pipes_with_shared(true, [](int) { return false; }),
-            (std::pair<size_t, size_t>{0, 24}));
+            (std::pair<size_t, size_t>{0, 26}));
 }
 
 // One V for every head with K mapped: the pipes that read Vt from the pre-pass (2, 3, 5, 8)
-// run; those that transpose V in the kernel from V's own map (4, 7, 9) or make Vt from V on
-// its map's terms (11, 12) are refused.
+// run; those that transpose V in the kernel from V's own map (4, 7, 9), make Vt from V on
+// its map's terms (11, 12) or read V so for its fp16 pre-pass (14) are refused.
 TEST(AttentionCuda, TmaPipesWhereVAloneHasNoTensorMap) {
   TT_REQUIRE_CUDA();
   TT_SKIP_UNLESS_WS_PIPES();
-  EXPECT_EQ(
-      force_tma_pipes_with_shared(
-          false,
-          [](int pipe) { return !at::transposes_v_in_kernel(pipe) && !at::makes_vt_ahead(pipe); }),
-      (std::pair<size_t, size_t>{14, 10}));
+  EXPECT_EQ(force_tma_pipes_with_shared(false,
+                                        [](int pipe) {
+                                          return !at::transposes_v_in_kernel(pipe) &&
+                                                 !at::makes_vt_ahead(pipe) && !at::halves_v(pipe);
+                                        }),
+            (std::pair<size_t, size_t>{14, 12}));
 }
 
 // ---- issue 19: the TMA pipes launched as the Vt pre-pass's programmatic dependent ----
@@ -937,6 +1016,10 @@ TEST(AttentionCuda, TmaPipesReadEachCallsOwnVt) {
 #define TT_X(E, WG, BN, ST) \
   if (E == 64) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, 12});
   TT_ATTN_WGMMA_QUAD_VARIANTS(TT_X)
+#undef TT_X
+#define TT_X(E, WG, BN, ST) \
+  if (E == 64) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, 14});
+  TT_ATTN_WGMMA_QUAD_PV16_VARIANTS(TT_X)
 #undef TT_X
 #define TT_X(E, WG, BN, ST, MB) \
   if (E == 64) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, 1});
@@ -968,7 +1051,7 @@ TEST(AttentionCuda, TmaPipesReadEachCallsOwnVt) {
       }
     }
   }
-  EXPECT_EQ(configs.size(), 11u);
+  EXPECT_EQ(configs.size(), 12u);
 }
 
 // ---- issue 19, eighteenth step: the persistent pipes (8, 9, 11 and 12) ----
@@ -1018,13 +1101,17 @@ TEST(AttentionCuda, PersistentPipesWalkManyQueryTiles) {
   variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, 12}});
   TT_ATTN_WGMMA_QUAD_VARIANTS(TT_X)
 #undef TT_X
+#define TT_X(E, WG, BN, ST) \
+  variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, 14}});
+  TT_ATTN_WGMMA_QUAD_PV16_VARIANTS(TT_X)
+#undef TT_X
   // Pipes 12 and 11 first in each case: after pipe 8 their Vt scratch would likely be pipe
   // 8's block, already holding the whole Vt, and a unit reading Vt before it is made would
   // pass (expect_variants_match_float64 also fills their scratch with NaN first).
   std::stable_sort(
       variants.begin(), variants.end(),
       [](const ForcedVariant& x, const ForcedVariant& y) { return x.config.pipe > y.config.pipe; });
-  EXPECT_EQ(expect_variants_match_float64(cases, variants, 2300), 4u * 12u + 5u * 9u);
+  EXPECT_EQ(expect_variants_match_float64(cases, variants, 2300), 5u * 12u + 5u * 9u);
 }
 
 // simt2 (the strict SGEMM-style flash kernel): every compiled variant, forced in turn,
@@ -1306,12 +1393,13 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
   }
 }
 
-// ---- issue 19, twenty-second step: the four-consumer pipe 12 as tf32's default ----
+// ---- issue 19, twenty-fourth step: the four consumers with P V on fp16 (pipe 14) as tf32's
+// default ----
 
-// On an sm_90 device tf32's default at head dim 64 takes pipe 12 for full attention from
-// 1024 keys and causal from 2048 where there are 128 or more 256-row query tiles, and
-// pipe 11 elsewhere (docs/performance.md: where pipe 12 leads and where it loses).
-TEST(AttentionSpace, Tf32DefaultTakesFourConsumersWhereTheyLead) {
+// On an sm_90 device tf32's default at head dim 64 takes pipe 14 from 512 query rows where
+// there are 128 or more 256-row query tiles, and pipe 11 elsewhere (docs/performance.md:
+// where pipe 14 leads).
+TEST(AttentionSpace, Tf32DefaultTakesFp16PvWhereItLeads) {
   namespace at = tt::ops::cuda::attention;
   if (!at::kWgmmaCompiled || !at::kWgmmaPipe1Offered) {
     GTEST_SKIP() << "this build has no sm_90a TMA pipes";
@@ -1324,14 +1412,15 @@ TEST(AttentionSpace, Tf32DefaultTakesFourConsumersWhereTheyLead) {
     for (ops::AttnStrides* st : {&p.q, &p.k, &p.v, &p.out}) st->batch[0] = T * E;
     return at::space(p, true, Precision::tf32, tt::cuda::hopper_limits()).default_config().str();
   };
-  const std::string quad = "impl=wgmma,warps=16,bn=64,pipe=12";
+  const std::string quad = "impl=wgmma,warps=16,bn=64,pipe=14";
   EXPECT_EQ(default_of(128, 1024, 64, false), quad);
+  EXPECT_EQ(default_of(128, 1024, 64, true), quad);
   EXPECT_EQ(default_of(32, 4096, 64, false), quad);
   EXPECT_EQ(default_of(32, 4096, 64, true), quad);
   EXPECT_EQ(default_of(64, 2048, 64, true), quad);
   EXPECT_EQ(default_of(16, 2048, 64, false), quad);  // 128 query tiles
-  EXPECT_EQ(default_of(128, 1024, 64, true), "impl=wgmma,warps=8,bn=64,pipe=11");
-  EXPECT_EQ(default_of(256, 512, 64, false), "impl=wgmma,warps=8,bn=64,pipe=11");
+  EXPECT_EQ(default_of(256, 512, 64, true), quad);
+  EXPECT_EQ(default_of(512, 256, 64, false), "impl=wgmma,warps=8,bn=64,pipe=11");  // L < 512
   EXPECT_EQ(default_of(16, 1024, 64, false), "impl=wgmma,warps=8,bn=64,pipe=11");  // 64 tiles
   EXPECT_EQ(default_of(128, 1024, 128, false), "impl=wgmma,warps=8,bn=32,pipe=11");
 }

@@ -84,6 +84,15 @@ std::vector<AttnConfig> compiled_table() {
     TT_ATTN_WGMMA_QUAD_VARIANTS(TT_X)
   }
 #undef TT_X
+  // pipe 14 (tf32: pipe 12 with P V on fp16).
+#define TT_X(E, WG, BN, ST)                                                              \
+  if (std::find(t.begin(), t.end(),                                                      \
+                AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 14}) == t.end()) \
+    t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 14});
+  if (kWgmmaPipe1Offered) {
+    TT_ATTN_WGMMA_QUAD_PV16_VARIANTS(TT_X)
+  }
+#undef TT_X
   return t;
 }
 
@@ -126,7 +135,7 @@ const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
         .field("bn", &AttnConfig::block_n,
                distinct(t, {Impl::kMma, Impl::kWgmma, Impl::kSimt2}, &AttnConfig::block_n),
                {"mma", "wgmma", "simt2"})
-        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12}, {"wgmma"})
+        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 14}, {"wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
   return d;
@@ -188,6 +197,16 @@ int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool a
     TT_ATTN_WGMMA_QUAD_VARIANTS(TT_X)
   }
 #undef TT_X
+  // pipe 14 (tf32, four consumers, V in fp16): pipe 12's with a stage's V in 2 bytes.
+#define TT_X(E, WG, BN, ST)                                                               \
+  if (e == E && warps == 4 * WG && block_n == BN && pipe == 14) {                         \
+    return (int64_t{64} * WG * E + int64_t{ST} * BN * E) * 4 + int64_t{ST} * BN * E * 2 + \
+           (2 * ST + 2 * WG) * 8 + 1024;                                                  \
+  }
+  if (!accurate) {
+    TT_ATTN_WGMMA_QUAD_PV16_VARIANTS(TT_X)
+  }
+#undef TT_X
   // accurate: Q's hi and lo; K, Vt and their lo halves per stage; three barriers a stage.
 #define TT_X(E, WG, BN, ST, MB, PIPE)                                                     \
   if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                       \
@@ -240,10 +259,10 @@ std::string problem_key(const AttentionProblem& p, bool aligned, Precision preci
       .add("mask", p.mask_kind == AttnMask::kNone       ? "none"
                    : p.mask_kind == AttnMask::kAdditive ? "add"
                                                         : "bool");
-  // The TMA pipes need K's (pipes 4, 7, 9, 11 and 12: and V's; 8, 9, 11 and 12: and Q's) maps, so
-  // the space depends on the layout: a problem without them is another key (its cached space and
-  // its tuned entries apart from the same shape's with maps). Only then: the usual layouts' keys,
-  // and the databases' entries, stay as they were.
+  // The TMA pipes need K's (pipes 4, 7, 9, 11, 12 and 14: and V's; 8, 9, 11, 12 and 14: and Q's)
+  // maps, so the space depends on the layout: a problem without them is another key (its cached
+  // space and its tuned entries apart from the same shape's with maps). Only then: the usual
+  // layouts' keys, and the databases' entries, stay as they were.
   if (!kv_tma_mappable(p, p.k)) {
     key.add("maps", "none");
   } else if (!kv_tma_mappable(p, p.v)) {
@@ -275,14 +294,15 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     // 2048 keys stays on pipe 5's 128-key tiles, 1% ahead at T4096. Where V has none, at
     // head dim 64 causal up to 1024 keys transposing V in the kernel (pipe 9), beyond it
     // and full attention up to 2048 keys over the pre-pass (pipe 8); causal at head dim 128
-    // pipe 8 (32-key tiles). At head dim 64, full attention from 1024 keys and causal from
-    // 2048, four consumers (pipe 12: 7% ahead of pipe 11 at T1024 full, 5-11% at
-    // T2048-T4096, even at 128 query tiles of 256 rows, 8% behind at T512 full) where there
-    // are 128 or more of its query tiles.
+    // pipe 8 (32-key tiles). At head dim 64, from 512 query rows where there are 128 or more
+    // 256-row query tiles, four consumers with P V on fp16 (pipe 14: 6-20% ahead of pipe 12,
+    // the four consumers on tf32, and 10-17% of pipe 11 at every shape measured, T512-T4096,
+    // full and causal, down to 128 query tiles; pipe 12 led pipe 11 only from 1024 keys full
+    // and 2048 causal).
     if (precision == Precision::tf32 && kWgmmaPipe1Offered && tma_mappable(p, 2)) {
-      if (p.E == 64 && p.S >= (p.causal ? 2048 : 1024) &&
-          p.batch_count() * ((p.L + 255) / 256) >= 128 && tma_mappable(p, 12)) {
-        return {Impl::kWgmma, 16, rows, 64, 12};
+      if (p.E == 64 && p.L >= 512 && p.batch_count() * ((p.L + 255) / 256) >= 128 &&
+          tma_mappable(p, 14)) {
+        return {Impl::kWgmma, 16, rows, 64, 14};
       }
       if ((p.E == 128 || p.causal || p.S <= 2048) && tma_mappable(p, 11)) {
         return {Impl::kWgmma, 8, rows, p.E == 128 ? 32 : 64, 11};
@@ -424,14 +444,15 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
                   (c.pipe >= 2 && wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe) > 0);
          },
          {"wgmma"}});
-    // pipe 2-5, 7-9, 11 and 12 load K (4, 7 and 9: and V; 8, 9, 11 and 12: and Q) by TMA (11
-    // and 12 read V on its map's terms): offered where those layouts have tensor maps (else the
-    // launcher would run pipe 1's kernel under their name). pipe 6 maps its pre-pass's
-    // buffers, never Q, K or V.
+    // pipe 2-5, 7-9, 11, 12 and 14 load K (4, 7 and 9: and V; 8, 9, 11, 12 and 14: and Q) by
+    // TMA (11, 12 and 14 read V on its map's terms): offered where those layouts have tensor
+    // maps (else the launcher would run pipe 1's kernel under their name). pipe 6 maps its
+    // pre-pass's buffers, never Q, K or V.
     rules.push_back(
-        {"wgmma pipe=2, 3, 4, 5, 7, 8, 9, 11 and 12 (TMA) run the variants of their head dim "
-         "(ops/cuda/attention/attention_variants.h) where K's (pipe 4, 7, 9, 11 and 12: and V's; "
-         "8, 9, 11 and 12: and Q's) strides have a tensor map (ops/cuda/attention/attention_tma.h)",
+        {"wgmma pipe=2, 3, 4, 5, 7, 8, 9, 11, 12 and 14 (TMA) run the variants of their head dim "
+         "(ops/cuda/attention/attention_variants.h) where K's (pipe 4, 7, 9, 11, 12 and 14: and "
+         "V's; 8, 9, 11, 12 and 14: and Q's) strides have a tensor map "
+         "(ops/cuda/attention/attention_tma.h)",
          [p, acc](const AttnConfig& c) {
            if (c.pipe == 6) return acc;  // accurate's only; the first rule checks the table
            return c.pipe <= 1 || (tma_mappable(p, c.pipe) &&

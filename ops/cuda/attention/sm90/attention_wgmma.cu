@@ -83,6 +83,27 @@ void launch_quad(const KernelArgs& args, const AttnTmaMaps& maps, int device, cu
   TT_CUDA_CHECK_LAUNCH();
 }
 
+// pipe 14 (tf32): pipe 12's kernel with P V on fp16, after its pre-pass (V's fp16 hi and the
+// key tiles' factors, in a scratch that lives until the launcher returns, as pipe 6's).
+template <int E, int BN, int ST>
+void launch_quad_pv16(const KernelArgs& args, const AttnTmaMaps& maps, int device,
+                      cudaStream_t stream) {
+  static_assert(QuadTraits<E, BN, ST, true>::kSmemBytes ==
+                    (256 * E + ST * BN * E) * 4 + ST * BN * E * 2 + (2 * ST + 8) * 8 + 1024,
+                "wgmma_tma_smem_bytes (pipe 14)");
+  const int64_t bytes = half_vt_scratch_bytes(args.p);
+  const Tensor scratch = Tensor::empty({(bytes + 3) / 4}, DType::F32, Device::cuda(device));
+  const int sms = tt::cuda::device_limits(device).sm_count;
+  bool mapped = false;
+  TT_CUDA_CHECK((launch_quad_kernel<E, BN, ST, 0, true>(args, maps, sms, stream, mapped, {},
+                                                        scratch.data_ptr())));
+  TT_CHECK(mapped,
+           "attention: cuTensorMapEncodeTiled refused Q's map or V's fp16 map of the persistent "
+           "wgmma pipe=14 (head dim {}), or the driver has none",
+           E);
+  TT_CUDA_CHECK_LAUNCH();
+}
+
 // pipe 6 (accurate): the 2 x fp16 split's pre-pass and kernel (ping-pong, Q's hi in
 // registers at head dim 64, from shared memory at 128). Its scratch (K's and Vt's halves,
 // the key tiles' factors) lives until the launcher returns; the caching allocator hands it
@@ -152,6 +173,22 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   TT_CHECK(!acc || c.pipe == 0 || tma,
            "attention: accurate wgmma pipe={} needs K's tensor map (attention_tma.h)", c.pipe);
   const int pipe = c.pipe >= 2 && !tma ? 1 : c.pipe;
+  if (!acc && pipe == 14) {
+    AttnTmaMaps maps{};
+    TT_CHECK(attention_k_map(p, a.k, c.block_n, maps.k),
+             "attention: cuTensorMapEncodeTiled refused the K map of wgmma pipe=14 (head dim {}, "
+             "bn={}), or the driver has none",
+             p.E, c.block_n);
+#define TT_X_PV16(E_, WG_, BN_, ST_)                            \
+  if (p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {    \
+    launch_quad_pv16<E_, BN_, ST_>(args, maps, device, stream); \
+    return;                                                     \
+  }
+    TT_ATTN_WGMMA_QUAD_PV16_VARIANTS(TT_X_PV16)
+#undef TT_X_PV16
+    TT_FAIL("attention: no wgmma pipe=14 variant for head dim {} with warps={} bn={}", p.E, c.warps,
+            c.block_n);
+  }
   // Vt (and its lo) lives until this function returns; the caching allocator hands its
   // block to later work on the same stream only, which runs after the kernel.
   // Pipes 11 and 12's per-head counts follow their Vt.

@@ -73,9 +73,14 @@ __device__ __forceinline__ void f16_split2(float x, float y, uint32_t& hi, uint3
 // halves (2-byte stores ran an earlier pre-pass at half the copy bandwidth). Grid: the
 // tiles of every (batch, head), head by head; THREADS threads (the op: 128, more blocks in
 // flight per SM than 256's, docs/performance.md).
+// V_HI: tf32's pipe 14 (attention_wgmma_quad.cuh), V's hi alone: no K, no lo, and V's shift
+// kept within [kHalfVMinShift, kHalfVMaxShift], where that kernel's sums stay in float's
+// range (its header).
 inline constexpr int kF16SplitTileKeys = 64;
 inline constexpr int kF16SplitThreads = 128;
-template <int E, int THREADS = kF16SplitThreads>
+inline constexpr int kHalfVMinShift = -48;
+inline constexpr int kHalfVMaxShift = 48;
+template <int E, int THREADS = kF16SplitThreads, bool V_HI = false>
 __global__ void __launch_bounds__(THREADS)
     attention_f16_split_kernel(KernelArgs a, __half* kh, __half* vt, float2* tmul, int64_t sp,
                                int64_t half_elems) {
@@ -103,8 +108,10 @@ __global__ void __launch_bounds__(THREADS)
     const float4 z = make_float4(0.f, 0.f, 0.f, 0.f);
     x[n][0] = x[n][1] = y[n][0] = y[n][1] = z;
     if (j < p.S) {
-      x[n][0] = *reinterpret_cast<const float4*>(kb + j * p.k.row + c);
-      x[n][1] = *reinterpret_cast<const float4*>(kb + j * p.k.row + c + 4);
+      if (!V_HI) {
+        x[n][0] = *reinterpret_cast<const float4*>(kb + j * p.k.row + c);
+        x[n][1] = *reinterpret_cast<const float4*>(kb + j * p.k.row + c + 4);
+      }
       y[n][0] = *reinterpret_cast<const float4*>(vb + j * p.v.row + c);
       y[n][1] = *reinterpret_cast<const float4*>(vb + j * p.v.row + c + 4);
     }
@@ -135,7 +142,8 @@ __global__ void __launch_bounds__(THREADS)
     mk = fmaxf(mk, wmax[w].x);
     mv = fmaxf(mv, wmax[w].y);
   }
-  const int sk = f16_shift(mk), sv = f16_shift(mv);
+  const int sk = f16_shift(mk);
+  const int sv = V_HI ? max(kHalfVMinShift, min(kHalfVMaxShift, f16_shift(mv))) : f16_shift(mv);
   const float ks = exp2_int(sk), vs = exp2_int(sv);
   if (tid == 0) tmul[blockIdx.x] = make_float2(exp2_int(-sk), exp2_int(-sv));
   // 8 scaled floats into one 16-byte store of hi and one of lo.
@@ -146,10 +154,10 @@ __global__ void __launch_bounds__(THREADS)
     f16_split2(v[4] * s, v[5] * s, h.z, l.z);
     f16_split2(v[6] * s, v[7] * s, h.w, l.w);
     *reinterpret_cast<uint4*>(hi) = h;
-    *reinterpret_cast<uint4*>(lo) = l;
+    if (!V_HI) *reinterpret_cast<uint4*>(lo) = l;
   };
 #pragma unroll
-  for (int n = 0; n < N; ++n) {
+  for (int n = 0; n < (V_HI ? 0 : N); ++n) {
     const int i = tid + THREADS * n, r = i / G, c = (i % G) * 8;
     const float xv[8] = {x[n][0].x, x[n][0].y, x[n][0].z, x[n][0].w,
                          x[n][1].x, x[n][1].y, x[n][1].z, x[n][1].w};
@@ -293,25 +301,32 @@ struct F16SplitMaps {
   CUtensorMap vt;
 };
 
-inline bool f16split_maps(const AttentionProblem& p, const __half* kh, const __half* vt, int64_t sp,
-                          int bn, F16SplitMaps& m) {
+// A 2-D fp16 map, 128-byte swizzle (false where the driver refuses it or has no encoder).
+inline bool f16_map_2d(CUtensorMap& map, const __half* ptr, cuuint64_t cols, cuuint64_t rows,
+                       cuuint32_t box_cols, cuuint32_t box_rows) {
   if (attention_encode_tiled() == nullptr) return false;
   const cuuint32_t elem[2] = {1, 1};
-  const cuuint64_t kdims[2] = {cuuint64_t(p.E), cuuint64_t(2 * p.batch_count() * sp)};
-  const cuuint64_t kstrides[1] = {cuuint64_t(p.E) * 2};
-  const cuuint32_t kbox[2] = {64, cuuint32_t(bn)};
-  const cuuint64_t vdims[2] = {cuuint64_t(sp), cuuint64_t(2 * p.batch_count() * p.Ev)};
-  const cuuint64_t vstrides[1] = {cuuint64_t(sp) * 2};
-  const cuuint32_t vbox[2] = {64, cuuint32_t(p.Ev)};
-  const auto enc = [&](CUtensorMap& map, const __half* ptr, const cuuint64_t* dims,
-                       const cuuint64_t* strides, const cuuint32_t* box) {
-    return attention_encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
-                                    const_cast<__half*>(ptr), dims, strides, box, elem,
-                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-  };
-  return enc(m.k, kh, kdims, kstrides, kbox) && enc(m.vt, vt, vdims, vstrides, vbox);
+  const cuuint64_t dims[2] = {cols, rows};
+  const cuuint64_t strides[1] = {cols * 2};
+  const cuuint32_t box[2] = {box_cols, box_rows};
+  return attention_encode_tiled()(
+             &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<__half*>(ptr), dims, strides, box,
+             elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// Vt's rows of `halves` * batches * Ev, a box of 64 keys by Ev rows.
+inline bool f16_vt_map(const AttentionProblem& p, const __half* vt, int64_t sp, int halves,
+                       CUtensorMap& map) {
+  return f16_map_2d(map, vt, cuuint64_t(sp), cuuint64_t(halves * p.batch_count() * p.Ev), 64,
+                    cuuint32_t(p.Ev));
+}
+
+inline bool f16split_maps(const AttentionProblem& p, const __half* kh, const __half* vt, int64_t sp,
+                          int bn, F16SplitMaps& m) {
+  return f16_map_2d(m.k, kh, cuuint64_t(p.E), cuuint64_t(2 * p.batch_count() * sp), 64,
+                    cuuint32_t(bn)) &&
+         f16_vt_map(p, vt, sp, 2, m.vt);
 }
 
 // The consumers' barrier once Q is in shared memory (PingPong takes 1 and 2).
@@ -714,6 +729,37 @@ cudaError_t f16split_prepass(const KernelArgs& a, void* scratch, cudaStream_t st
                                   : attention_f16_split_kernel<128, THREADS>;
   kernel<<<static_cast<unsigned>(blocks), THREADS, 0, stream>>>(a, s.kh, s.vt, s.tmul, s.sp,
                                                                 s.half_elems);
+  return cudaGetLastError();
+}
+
+// Pipe 14's scratch: V's hi transposed ([batches][Ev][S'] halves, keys contiguous, zeros
+// past S) and the key tiles' factors (float2, V's in .y), 16-byte aligned.
+struct HalfVt {
+  __half* vt;
+  float2* tmul;
+  int64_t sp;
+};
+inline int64_t half_vt_scratch_bytes(const AttentionProblem& p) {
+  const int64_t sp = f16split_keys(p);
+  return p.batch_count() * p.Ev * sp * 2 + p.batch_count() * (sp / kF16SplitTileKeys) * 8;
+}
+inline HalfVt half_vt_parts(const AttentionProblem& p, void* scratch) {
+  const int64_t sp = f16split_keys(p);
+  __half* vt = static_cast<__half*>(scratch);
+  return {vt, reinterpret_cast<float2*>(vt + p.batch_count() * p.Ev * sp), sp};
+}
+
+// Pipe 14's pre-pass (head dim 64): V's hi and its tiles' factors into `scratch`
+// (half_vt_scratch_bytes).
+inline cudaError_t half_vt_prepass(const KernelArgs& a, void* scratch, cudaStream_t stream) {
+  const HalfVt s = half_vt_parts(a.p, scratch);
+  if (s.sp == 0 || a.p.batch_count() == 0) return cudaSuccess;
+  if (a.p.E != 64 || a.p.Ev != 64) return cudaErrorInvalidValue;
+  const int64_t blocks = a.p.batch_count() * (s.sp / kF16SplitTileKeys);
+  if (blocks > int64_t{INT32_MAX}) return cudaErrorInvalidConfiguration;
+  attention_f16_split_kernel<64, kF16SplitThreads, true>
+      <<<static_cast<unsigned>(blocks), kF16SplitThreads, 0, stream>>>(a, nullptr, s.vt, s.tmul,
+                                                                       s.sp, 0);
   return cudaGetLastError();
 }
 

@@ -245,11 +245,15 @@ __device__ __forceinline__ float2 softmax_tile(float (&sc)[SR], Rows& r,
 // divides any common base out). Returns whether O must shrink by `alpha` (warp-uniform:
 // the caller's 32 multiplies, after the P V in flight has landed). In steady state a row's
 // max rarely jumps by 2^8, so most tiles skip O's multiplies and the factors' MUFU.
+// SHIFT (pipe 14, V in fp16 scaled per key tile: V = 2^lv V16): the running max and P are
+// those of s + lv, so that P V16 is P V's terms on one base, and the tile's sum is taken
+// back by inv = 2^-lv, so that l is the sum of 2^(s - base) on that same base.
 constexpr float kLazyRescale = 8.f;
-template <int SR>
-__device__ __forceinline__ bool softmax_tile_lazy(float (&sc)[SR], Rows& r, float2& alpha) {
+template <bool SHIFT = false, int SR>
+__device__ __forceinline__ bool softmax_tile_lazy(float (&sc)[SR], Rows& r, float2& alpha,
+                                                  float lv = 0.f, float inv = 1.f) {
   const float2 t = tile_row_max(sc);
-  const float tA = t.x, tB = t.y;
+  const float tA = SHIFT ? t.x + lv : t.x, tB = SHIFT ? t.y + lv : t.y;
   // -inf + 8 is -inf: a row's first finite scores always move its base.
   const bool rescale =
       __any_sync(0xffffffffu, tA > r.mA + kLazyRescale || tB > r.mB + kLazyRescale);
@@ -263,7 +267,15 @@ __device__ __forceinline__ bool softmax_tile_lazy(float (&sc)[SR], Rows& r, floa
     r.mB = nB;
   }
   const float baseA = r.mA == -INFINITY ? 0.f : r.mA, baseB = r.mB == -INFINITY ? 0.f : r.mB;
-  exp_rows<false>(sc, baseA, baseB, alpha, r);
+  if constexpr (SHIFT) {
+    const float lA = r.lA, lB = r.lB;
+    r.lA = r.lB = 0.f;
+    exp_rows<false>(sc, baseA - lv, baseB - lv, make_float2(1.f, 1.f), r);
+    r.lA = fmaf(r.lA, inv, lA * alpha.x);
+    r.lB = fmaf(r.lB, inv, lB * alpha.y);
+  } else {
+    exp_rows<false>(sc, baseA, baseB, alpha, r);
+  }
   return rescale;
 }
 
@@ -739,15 +751,21 @@ inline bool attention_kv_map(const AttentionProblem& p, const AttnStrides& st, c
                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+// K's map, boxes of bn keys by 32 columns (false where K's layout has none or the driver
+// refuses it).
+inline bool attention_k_map(const AttentionProblem& p, const float* k, int bn, CUtensorMap& m) {
+  if (attention_encode_tiled() == nullptr || !kv_tma_mappable(p, p.k)) return false;
+  const cuuint32_t kbox[5] = {32, cuuint32_t(bn), 1, 1, 1};
+  return attention_kv_map(p, p.k, k, kbox, CU_TENSOR_MAP_SWIZZLE_128B, m);
+}
+
 // False where K's layout (VT: V's too) has no tensor map (kv_tma_mappable) or the
 // driver refuses one: the launcher then runs the cp.async pipeline of the same variant.
 // vt: the pre-pass's Vt (unused with VT); with_lo (accurate): its lo half follows it.
 inline bool attention_tma_maps(const AttentionProblem& p, const float* k, const float* v,
                                const float* vt, int64_t sp, int bn, bool in_kernel_vt,
                                AttnTmaMaps& m, bool with_lo = false) {
-  if (attention_encode_tiled() == nullptr || !kv_tma_mappable(p, p.k)) return false;
-  const cuuint32_t kbox[5] = {32, cuuint32_t(bn), 1, 1, 1};
-  if (!attention_kv_map(p, p.k, k, kbox, CU_TENSOR_MAP_SWIZZLE_128B, m.k)) return false;
+  if (!attention_k_map(p, k, bn, m.k)) return false;
   if (in_kernel_vt) {
     const cuuint32_t vbox[5] = {cuuint32_t(p.E), cuuint32_t(bn), 1, 1, 1};
     return p.Ev == p.E && kv_tma_mappable(p, p.v) &&

@@ -17,24 +17,51 @@
 // last); the tiles it skips it waits for and gives back, so that each stage's barrier
 // phases stay in step, and it may start its next item up to the ring's depth ahead of the
 // others.
+//
+// Pipe 14 (PV16; head dim 64): pipe 12 with P V on fp16 tensor cores, at twice tf32's rate
+// and with P in half the registers. fp16 has tf32's 11-bit significand but not its range, so
+// a pre-pass (half_vt_prepass, the 2 x fp16 split's hi alone) writes V transposed in fp16,
+// each 64-key tile scaled by a power of two 2^-lv (its largest element in [2^14, 2^15)),
+// and the scale joins the softmax: P is taken of s + lv (softmax_tile_lazy's SHIFT), so
+// that P V16's terms are P V's on one base and O accumulates in the tensor cores as
+// before; l sums 2^(s - base) (the tile's sum times 2^-lv). P rounds to fp16 (to nearest)
+// where pipe 12 rounds it to tf32. Where it differs from tf32: a V element more than 2^24
+// below its tile's largest flushes to zero (2^14 below: fewer significant bits), and a
+// term of P V more than about 2^24 below its row's largest is lost: both far under tf32's
+// rounding of that row. The shift is kept within [-48, 48] (kHalfVMinShift, kHalfVMaxShift):
+// P of a key whose tile's lv is d below the row's largest underflows (ex2's flush below
+// 2^-126) once its weight is 2^(d - 126) below the row's largest, so a spread of 96 keeps
+// every weight above 2^-30 of the largest in l (a wider one lost whole tiles' weights from
+// l: a test's head with tiles at 2^100 and 2^-60 erred by 0.63). So V elements at or above
+// 2^64 overflow to infinity (float's range reaches 2^128), and a tile whose largest element
+// is below 2^-34 keeps its elements' accuracy down to 2^-62 only (subnormal fp16 below).
 #pragma once
 
+#include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_persistent.cuh"
 
 namespace tt::ops::cuda::attention {
 namespace {
 
+// Pipe 14's V: Vt's fp16 hi by TMA, the key tiles' factors (half_vt_prepass).
+struct HalfVtOperand {
+  CUtensorMap vt;
+  const float2* tmul = nullptr;
+  int64_t tiles_per_head = 0;
+};
+
 // Q's buffer (BM x E floats, 128-byte swizzled panels of 32 columns, each consumer's 64 rows
-// a box of their own by TMA), the stages (K and Vt), then the barriers: the stages' full and
-// empty, and Q's full and empty per consumer.
-template <int E, int BN, int STAGES>
+// a box of their own by TMA), the stages (K and Vt, fp16 for PV16), then the barriers: the
+// stages' full and empty, and Q's full and empty per consumer.
+template <int E, int BN, int STAGES, bool PV16 = false>
 struct QuadTraits {
   static constexpr int kConsumers = 4;
   static constexpr int kBM = 64 * kConsumers;
   static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr int kQBytes = kBM * E * 4;
   static constexpr int kKBytes = BN * E * 4;
-  static constexpr int kStageBytes = 2 * kKBytes;
+  static constexpr int kVBytes = BN * E * (PV16 ? 2 : 4);
+  static constexpr int kStageBytes = kKBytes + kVBytes;
   static constexpr int kBarOffset = kQBytes + STAGES * kStageBytes;
   static constexpr int kSmemBytes = kBarOffset + (2 * STAGES + 2 * kConsumers) * 8 + 1024;
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB of an SM");
@@ -50,16 +77,19 @@ struct QuadTraits {
   static constexpr int kMakers = kThreads - kMakerTid;
 };
 
-template <int E, int BN, int STAGES, int DIAG = 0>
+template <int E, int BN, int STAGES, int DIAG = 0, bool PV16 = false>
 __global__ void __launch_bounds__(640, 1)
     attention_wgmma_quad_kernel(const __grid_constant__ KernelArgs a,
                                 const __grid_constant__ PersistentMaps maps,
                                 const __grid_constant__ PersistentWalk walk,
-                                const __grid_constant__ VtAhead ahead) {
+                                const __grid_constant__ VtAhead ahead,
+                                const __grid_constant__ HalfVtOperand v16) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr bool kTraced = (DIAG & kDiagTrace) != 0;
+  static_assert(!PV16 || (E == 64 && BN == kF16SplitTileKeys),
+                "pipe 14: head dim 64, the pre-pass's 64-key tiles");
   trace_start<kTraced>();
-  using T = QuadTraits<E, BN, STAGES>;
+  using T = QuadTraits<E, BN, STAGES, PV16>;
   static_assert((E == 64 || E == 128) && (BN == 64 || BN == 32), "head dim 64 or 128");
   namespace ptx = ::cuda::ptx;
   constexpr int BM = T::kBM, NT = BN / 8, SR = BN / 2, OR = E / 2, WG = T::kConsumers;
@@ -109,21 +139,27 @@ __global__ void __launch_bounds__(640, 1)
         for (int tile = 0; tile < tiles; ++tile, ++g) {
           const int s = g % STAGES;
           if (g >= STAGES) mbar_wait(&empty[s], ((g / STAGES) - 1) & 1);
-          if (tile == 0 && qt.b >= ahead.first) {
+          if (!PV16 && tile == 0 && qt.b >= ahead.first) {
             const unsigned long long waited_ns =
                 wait_for_made_vt(ahead, static_cast<unsigned>(qt.b), walk.units_per_head, kTraced);
             trace_item_value<kTraced>(n, 6, waited_ns);
           }
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &full[s], 2 * T::kKBytes);
+                                         &full[s], T::kKBytes + T::kVBytes);
           float* ks = stage_k(s);
           const int32_t n0 = tile * BN;
           copy_k_tile<E, BN>(maps.kv.k, kc, n0, ks, &full[s]);
+          if constexpr (PV16) {
+            const int32_t vc[2] = {n0, vrow};
+            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, ks + BN * E, &v16.vt,
+                                      vc, &full[s]);
+          } else {
 #pragma unroll
-          for (int q = 0; q < BN / 32; ++q) {
-            const int32_t vc[2] = {n0 + 32 * q, vrow};
-            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
-                                      ks + BN * E + q * E * 32, &maps.kv.vt, vc, &full[s]);
+            for (int q = 0; q < BN / 32; ++q) {
+              const int32_t vc[2] = {n0 + 32 * q, vrow};
+              ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
+                                        ks + BN * E + q * E * 32, &maps.kv.vt, vc, &full[s]);
+            }
           }
         }
       }
@@ -148,11 +184,12 @@ __global__ void __launch_bounds__(640, 1)
           }
         }
       }
-    } else if (tid >= T::kMakerTid) {
+    } else if (!PV16 && tid >= T::kMakerTid) {
       make_later_units_vt<E, T::kMakers>(p, a.v, walk, ahead, tid - T::kMakerTid);
     }
   } else {
     sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
+    if constexpr (PV16) grid_dependency_wait();  // the pre-pass's tile factors
     const int wg = warp_uniform(tid / 128), warp = (tid % 128) / 32, lane = tid % 32;
     const uint32_t qa = smem_u32(qs) + wg * 64 * 128;
     const auto release = [&](int gi) {
@@ -208,15 +245,38 @@ __global__ void __launch_bounds__(640, 1)
         if (tile == mine - 1) let_go_of_q();
         float2 alpha = make_float2(1.f, 1.f);
         mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, kLog2eF);
-        if (softmax_tile_lazy(sc, rows, alpha)) scale_rows(o, alpha);
-        p_fragments<false>(sc, pa, unused);
-        fence_regs(o);
-        wgmma_fence();
         const Sw128Desc dv(smem_u32(stage_k(gi % STAGES)) + T::kKBytes);
+        if constexpr (PV16) {
+          // V = 2^lv V16 in this tile (the factor a power of two: lv its exponent).
+          const float vmul = __ldg(&v16.tmul[qt.b * v16.tiles_per_head + tile]).y;
+          const int lv = ((__float_as_int(vmul) >> 23) & 0xff) - 127;
+          if (softmax_tile_lazy<true>(sc, rows, alpha, float(lv), exp2_int(-lv))) {
+            scale_rows(o, alpha);
+          }
+          // P's fp16 A fragments: k-step kk is S's accumulator chunks 2 kk and 2 kk + 1.
+          uint32_t ph[BN / 16][4];
 #pragma unroll
-        for (int j = 0; j < NT; ++j) {
-          sm90::WgmmaTf32<E>::mma_rs(o, pa[j], dv.at(uint32_t((j / 4) * E * 128 + (j % 4) * 32)),
-                                     1);
+          for (int kk = 0; kk < BN / 16; ++kk) {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+              const __half2 h = __floats2half2_rn(sc[8 * kk + 2 * i], sc[8 * kk + 2 * i + 1]);
+              ph[kk][i] = *reinterpret_cast<const uint32_t*>(&h);
+            }
+          }
+          fence_regs(o);
+          wgmma_fence();
+#pragma unroll
+          for (int j = 0; j < BN / 16; ++j) WgmmaF16N64::mma_rs(o, ph[j], dv.at(j * 32), 1);
+        } else {
+          if (softmax_tile_lazy(sc, rows, alpha)) scale_rows(o, alpha);
+          p_fragments<false>(sc, pa, unused);
+          fence_regs(o);
+          wgmma_fence();
+#pragma unroll
+          for (int j = 0; j < NT; ++j) {
+            sm90::WgmmaTf32<E>::mma_rs(o, pa[j], dv.at(uint32_t((j / 4) * E * 128 + (j % 4) * 32)),
+                                       1);
+          }
         }
         wgmma_commit();
         wgmma_wait<0>();
@@ -242,21 +302,32 @@ __global__ void __launch_bounds__(640, 1)
   (void)maps;
   (void)walk;
   (void)ahead;
+  (void)v16;
 #endif
 }
 
 // min(units, SMs) CTAs of the persistent walk over 256-row query tiles (`sms`: the current
 // device's SM count), after the pre-pass that makes the first units' heads' Vt and zeroes
-// `ahead`'s counts (prepass_first_units; the kernel its programmatic dependent). False in
-// `mapped` where Q or K has no tensor map.
-template <int E, int BN, int STAGES, int DIAG = 0>
+// `ahead`'s counts (prepass_first_units; the kernel its programmatic dependent). PV16
+// (pipe 14): after half_vt_prepass into `half_vt` (half_vt_scratch_bytes) instead, nothing
+// made ahead. False in `mapped` where Q or K has no tensor map (or V's fp16 hi none).
+template <int E, int BN, int STAGES, int DIAG = 0, bool PV16 = false>
 cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int sms,
-                               cudaStream_t stream, bool& mapped, VtAhead ahead) {
-  using Tr = QuadTraits<E, BN, STAGES>;
+                               cudaStream_t stream, bool& mapped, VtAhead ahead,
+                               void* half_vt = nullptr) {
+  using Tr = QuadTraits<E, BN, STAGES, PV16>;
   PersistentMaps maps{kv, {}};
   mapped = persistent_q_map(a.p, a.q, 64, maps.q);
   if (!mapped) return cudaSuccess;
-  const auto kernel = attention_wgmma_quad_kernel<E, BN, STAGES, DIAG>;
+  HalfVtOperand v16{};
+  if constexpr (PV16) {
+    const HalfVt h = half_vt_parts(a.p, half_vt);
+    mapped = h.sp == 0 || f16_vt_map(a.p, h.vt, h.sp, 1, v16.vt);
+    if (!mapped) return cudaSuccess;
+    v16.tmul = h.tmul;
+    v16.tiles_per_head = h.sp / kF16SplitTileKeys;
+  }
+  const auto kernel = attention_wgmma_quad_kernel<E, BN, STAGES, DIAG, PV16>;
   cudaError_t e =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (e != cudaSuccess) return e;
@@ -265,7 +336,13 @@ cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int s
   // kDiagReadyVt: every head's Vt already made (the bench's untimed pre-pass), so no
   // pre-pass here and nothing to depend on.
   constexpr bool kReady = (DIAG & kDiagReadyVt) != 0;
-  if constexpr (kReady) {
+  if constexpr (PV16) {
+    ahead.first = static_cast<unsigned>(a.p.batch_count());
+    if constexpr (!kReady) {
+      e = half_vt_prepass(a, half_vt, stream);
+      if (e != cudaSuccess) return e;
+    }
+  } else if constexpr (kReady) {
     ahead.first = static_cast<unsigned>(a.p.batch_count());
   } else {
     e = prepass_first_units(a, walk, grid, 1, stream, ahead);
@@ -278,8 +355,8 @@ cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int s
   lc.dynamicSmemBytes = static_cast<size_t>(Tr::kSmemBytes);
   lc.stream = stream;
   lc.attrs = &pdl;
-  lc.numAttrs = !kReady && ahead.sp > 0 ? 1 : 0;
-  return cudaLaunchKernelEx(&lc, kernel, a, maps, walk, ahead);
+  lc.numAttrs = !kReady && (PV16 || ahead.sp > 0) ? 1 : 0;
+  return cudaLaunchKernelEx(&lc, kernel, a, maps, walk, ahead, v16);
 }
 
 }  // namespace
