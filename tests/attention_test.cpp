@@ -814,10 +814,9 @@ TEST(AttentionCuda, F16SplitKeepsWideRangesWithinItsScales) {
 // every tf32 pipe; pipe 12's error, the same loop on tf32, printed beside it). Causal, each
 // head's rows 0-63 attend its first tile alone: at 2^-60 in head 1 and 2^60 in head 2,
 // they keep it too.
-TEST(AttentionCuda, Pv16KeepsTf32AccuracyOverWideVRanges) {
-  TT_REQUIRE_CUDA();
-  TT_SKIP_UNLESS_WS_PIPES();
-  const int64_t B = 1, H = 4, L = 300, S = 330, E = 64, kTile = 64;
+// At head dim E (64 and 128: pipe 14's variants, 64- and 32-key tiles).
+void expect_pv16_wide_ranges(int64_t E) {
+  const int64_t B = 1, H = 4, L = 300, S = 330, kTile = 64;
   const std::vector<float> q = Tensor::randn({B, H, L, E}, 2400).to_vector<float>();
   const std::vector<float> k = Tensor::randn({B, H, S, E}, 2401).to_vector<float>();
   std::vector<float> v = Tensor::randn({B, H, S, E}, 2402).to_vector<float>();
@@ -842,7 +841,8 @@ TEST(AttentionCuda, Pv16KeepsTf32AccuracyOverWideVRanges) {
         float64_attention(qt, kt, vt, Tensor(), causal).to_vector<double>();
     const auto run = [&](int pipe) {
       autotune::ScopedConfigOverride force(
-          "attention", at::AttnConfig{at::Impl::kWgmma, 16, 4, 64, pipe}.to_config());
+          "attention",
+          at::AttnConfig{at::Impl::kWgmma, 16, 4, E == 64 ? 64 : 32, pipe}.to_config());
       return ops::scaled_dot_product_attention(qg, kg, vg, Tensor(), 0.0, causal)
           .cpu()
           .to_vector<double>();
@@ -857,7 +857,7 @@ TEST(AttentionCuda, Pv16KeepsTf32AccuracyOverWideVRanges) {
       }
       return std::sqrt(num / den);
     };
-    const std::string what = causal ? "causal" : "full";
+    const std::string what = std::string(causal ? "causal" : "full") + " E" + std::to_string(E);
     for (int64_t h = 0; h < H; ++h) {
       EXPECT_LE(err(g14, h, 0, L), 2e-3) << what << " head " << h;
       std::printf("pipe 14 %s head %ld: rel L2 %.3g (pipe 12: %.3g)\n", what.c_str(),
@@ -871,6 +871,18 @@ TEST(AttentionCuda, Pv16KeepsTf32AccuracyOverWideVRanges) {
       }
     }
   }
+}
+
+TEST(AttentionCuda, Pv16KeepsTf32AccuracyOverWideVRanges) {
+  TT_REQUIRE_CUDA();
+  TT_SKIP_UNLESS_WS_PIPES();
+  expect_pv16_wide_ranges(64);
+}
+
+TEST(AttentionCuda, Pv16KeepsTf32AccuracyOverWideVRangesAtHeadDim128) {
+  TT_REQUIRE_CUDA();
+  TT_SKIP_UNLESS_WS_PIPES();
+  expect_pv16_wide_ranges(128);
 }
 
 // ---- issue 19, tenth step: the 2 x fp16 split at head dim 128 (fa19i) ----
@@ -1111,7 +1123,7 @@ TEST(AttentionCuda, PersistentPipesWalkManyQueryTiles) {
   std::stable_sort(
       variants.begin(), variants.end(),
       [](const ForcedVariant& x, const ForcedVariant& y) { return x.config.pipe > y.config.pipe; });
-  EXPECT_EQ(expect_variants_match_float64(cases, variants, 2300), 5u * 12u + 5u * 9u);
+  EXPECT_EQ(expect_variants_match_float64(cases, variants, 2300), 5u * 12u + 6u * 9u);
 }
 
 // simt2 (the strict SGEMM-style flash kernel): every compiled variant, forced in turn,
@@ -1299,7 +1311,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     // Head dim 128: 64-key tiles only; pipe=1 (when offered) with one or two consumer
     // warpgroups (two with a ring of two stages), pipe=2 and 3 (TMA, multicast) likewise,
     // pipe=5 (ping-pong), 8 and 11 (persistent) with two; 8 and 11 on 32-key tiles too;
-    // pipe=12 (persistent, four consumers) on 32-key tiles.
+    // pipe=12 and 14 (persistent, four consumers; 14 with P V on fp16) on 32-key tiles.
     EXPECT_EQ(wgmma128, at::kWgmmaPipe1Offered
                             ? "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=4,bn=64,pipe=1;"
                               "impl=wgmma,warps=4,bn=64,pipe=2;impl=wgmma,warps=4,bn=64,pipe=3;"
@@ -1308,7 +1320,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
                               "impl=wgmma,warps=8,bn=64,pipe=5;impl=wgmma,warps=8,bn=64,pipe=8;"
                               "impl=wgmma,warps=8,bn=64,pipe=11;"
                               "impl=wgmma,warps=8,bn=32,pipe=8;impl=wgmma,warps=8,bn=32,pipe=11;"
-                              "impl=wgmma,warps=16,bn=32,pipe=12;"
+                              "impl=wgmma,warps=16,bn=32,pipe=12;impl=wgmma,warps=16,bn=32,pipe=14;"
                             : "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;")
         << wgmma128;
     // pipe 2 and 3 read K through a tensor map: not where a batch dim of K is broadcast
@@ -1396,9 +1408,9 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
 // ---- issue 19, twenty-fourth step: the four consumers with P V on fp16 (pipe 14) as tf32's
 // default ----
 
-// On an sm_90 device tf32's default at head dim 64 takes pipe 14 from 512 query rows where
-// there are 128 or more 256-row query tiles, and pipe 11 elsewhere (docs/performance.md:
-// where pipe 14 leads).
+// On an sm_90 device tf32's default at head dims 64 and 128 takes pipe 14 from 512 query rows
+// where there are 128 or more 256-row query tiles, and pipe 11 elsewhere
+// (docs/performance.md: where pipe 14 leads).
 TEST(AttentionSpace, Tf32DefaultTakesFp16PvWhereItLeads) {
   namespace at = tt::ops::cuda::attention;
   if (!at::kWgmmaCompiled || !at::kWgmmaPipe1Offered) {
@@ -1422,7 +1434,9 @@ TEST(AttentionSpace, Tf32DefaultTakesFp16PvWhereItLeads) {
   EXPECT_EQ(default_of(256, 512, 64, true), quad);
   EXPECT_EQ(default_of(512, 256, 64, false), "impl=wgmma,warps=8,bn=64,pipe=11");  // L < 512
   EXPECT_EQ(default_of(16, 1024, 64, false), "impl=wgmma,warps=8,bn=64,pipe=11");  // 64 tiles
-  EXPECT_EQ(default_of(128, 1024, 128, false), "impl=wgmma,warps=8,bn=32,pipe=11");
+  EXPECT_EQ(default_of(128, 1024, 128, false), "impl=wgmma,warps=16,bn=32,pipe=14");
+  EXPECT_EQ(default_of(128, 1024, 128, true), "impl=wgmma,warps=16,bn=32,pipe=14");
+  EXPECT_EQ(default_of(16, 1024, 128, true), "impl=wgmma,warps=8,bn=32,pipe=11");  // 64 tiles
 }
 
 // ---- issue 19, tenth step (fa19i): accurate at head dim 128 ----

@@ -392,6 +392,10 @@ std::vector<Variant> variants() {
     v.push_back({"wg p12 e128 quad alone", run_quad<kDiagReadyVt, 128, 32, 3>,
                  [](KernelArgs a) { run_vt(a, false); }});
     v.push_back({"wg p12 e128 quad st2", run_quad<0, 128, 32, 2>, poison_vt});
+    v.push_back({"wg p14 e128 st3", run_quad<0, 128, 32, 3, true>});
+    v.push_back({"wg p14 e128 st4", run_quad<0, 128, 32, 4, true>});
+    v.push_back({"wg p14 e128 alone", run_quad<kDiagReadyVt, 128, 32, 3, true>,
+                 [](KernelArgs a) { CK(half_vt_prepass(a, f16_scratch(a), nullptr)); }});
     v.push_back({"trace wg p12 e128 quad", run_quad<kDiagTrace, 128, 32, 3>, poison_vt});
     v.push_back({"wg p2 wg1 bn64 st3 pdl", run_ws_pdl<128, 64, 1, 3, false>});
     v.push_back({"wg p5 wg2 bn64 st2 pdl", run_ws_pdl<128, 64, 2, 2, true>});

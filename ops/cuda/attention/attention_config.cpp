@@ -294,15 +294,15 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     // 2048 keys stays on pipe 5's 128-key tiles, 1% ahead at T4096. Where V has none, at
     // head dim 64 causal up to 1024 keys transposing V in the kernel (pipe 9), beyond it
     // and full attention up to 2048 keys over the pre-pass (pipe 8); causal at head dim 128
-    // pipe 8 (32-key tiles). At head dim 64, from 512 query rows where there are 128 or more
-    // 256-row query tiles, four consumers with P V on fp16 (pipe 14: 6-20% ahead of pipe 12,
+    // pipe 8 (32-key tiles). From 512 query rows where there are 128 or more 256-row query
+    // tiles, four consumers with P V on fp16 (pipe 14: at head dim 64 6-20% ahead of pipe 12,
     // the four consumers on tf32, and 10-17% of pipe 11 at every shape measured, T512-T4096,
     // full and causal, down to 128 query tiles; pipe 12 led pipe 11 only from 1024 keys full
-    // and 2048 causal).
+    // and 2048 causal; at head dim 128 on 32-key tiles 11-12% ahead of pipe 11 at T1024).
     if (precision == Precision::tf32 && kWgmmaPipe1Offered && tma_mappable(p, 2)) {
-      if (p.E == 64 && p.L >= 512 && p.batch_count() * ((p.L + 255) / 256) >= 128 &&
+      if ((p.E == 64 || p.E == 128) && p.L >= 512 && p.batch_count() * ((p.L + 255) / 256) >= 128 &&
           tma_mappable(p, 14)) {
-        return {Impl::kWgmma, 16, rows, 64, 14};
+        return {Impl::kWgmma, 16, rows, p.E == 64 ? 64 : 32, 14};
       }
       if ((p.E == 128 || p.causal || p.S <= 2048) && tma_mappable(p, 11)) {
         return {Impl::kWgmma, 8, rows, p.E == 128 ? 32 : 64, 11};

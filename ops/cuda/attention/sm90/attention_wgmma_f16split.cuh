@@ -301,7 +301,8 @@ struct F16SplitMaps {
   CUtensorMap vt;
 };
 
-// A 2-D fp16 map, 128-byte swizzle (false where the driver refuses it or has no encoder).
+// A 2-D fp16 map, 128-byte swizzle, or 64-byte where a box row is 64 bytes (false where the
+// driver refuses it or has no encoder).
 inline bool f16_map_2d(CUtensorMap& map, const __half* ptr, cuuint64_t cols, cuuint64_t rows,
                        cuuint32_t box_cols, cuuint32_t box_rows) {
   if (attention_encode_tiled() == nullptr) return false;
@@ -311,15 +312,16 @@ inline bool f16_map_2d(CUtensorMap& map, const __half* ptr, cuuint64_t cols, cuu
   const cuuint32_t box[2] = {box_cols, box_rows};
   return attention_encode_tiled()(
              &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<__half*>(ptr), dims, strides, box,
-             elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+             elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+             box_cols == 32 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B,
              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-// Vt's rows of `halves` * batches * Ev, a box of 64 keys by Ev rows.
+// Vt's rows of `halves` * batches * Ev, a box of `keys` keys (64 or 32) by Ev rows.
 inline bool f16_vt_map(const AttentionProblem& p, const __half* vt, int64_t sp, int halves,
-                       CUtensorMap& map) {
-  return f16_map_2d(map, vt, cuuint64_t(sp), cuuint64_t(halves * p.batch_count() * p.Ev), 64,
-                    cuuint32_t(p.Ev));
+                       CUtensorMap& map, int keys = 64) {
+  return f16_map_2d(map, vt, cuuint64_t(sp), cuuint64_t(halves * p.batch_count() * p.Ev),
+                    cuuint32_t(keys), cuuint32_t(p.Ev));
 }
 
 inline bool f16split_maps(const AttentionProblem& p, const __half* kh, const __half* vt, int64_t sp,
@@ -749,17 +751,18 @@ inline HalfVt half_vt_parts(const AttentionProblem& p, void* scratch) {
   return {vt, reinterpret_cast<float2*>(vt + p.batch_count() * p.Ev * sp), sp};
 }
 
-// Pipe 14's pre-pass (head dim 64): V's hi and its tiles' factors into `scratch`
+// Pipe 14's pre-pass (head dims 64 and 128): V's hi and its tiles' factors into `scratch`
 // (half_vt_scratch_bytes).
 inline cudaError_t half_vt_prepass(const KernelArgs& a, void* scratch, cudaStream_t stream) {
   const HalfVt s = half_vt_parts(a.p, scratch);
   if (s.sp == 0 || a.p.batch_count() == 0) return cudaSuccess;
-  if (a.p.E != 64 || a.p.Ev != 64) return cudaErrorInvalidValue;
+  if ((a.p.E != 64 && a.p.E != 128) || a.p.Ev != a.p.E) return cudaErrorInvalidValue;
   const int64_t blocks = a.p.batch_count() * (s.sp / kF16SplitTileKeys);
   if (blocks > int64_t{INT32_MAX}) return cudaErrorInvalidConfiguration;
-  attention_f16_split_kernel<64, kF16SplitThreads, true>
-      <<<static_cast<unsigned>(blocks), kF16SplitThreads, 0, stream>>>(a, nullptr, s.vt, s.tmul,
-                                                                       s.sp, 0);
+  const auto kernel = a.p.E == 64 ? attention_f16_split_kernel<64, kF16SplitThreads, true>
+                                  : attention_f16_split_kernel<128, kF16SplitThreads, true>;
+  kernel<<<static_cast<unsigned>(blocks), kF16SplitThreads, 0, stream>>>(a, nullptr, s.vt, s.tmul,
+                                                                         s.sp, 0);
   return cudaGetLastError();
 }
 

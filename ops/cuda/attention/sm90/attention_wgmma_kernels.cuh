@@ -45,6 +45,7 @@ using sm90::detail::fence_regs;
 using sm90::detail::smem_u32;
 using sm90::detail::sw128_desc;
 using sm90::detail::Sw128Desc;
+using sm90::detail::Sw64Desc;
 using sm90::detail::tf32_lo;
 using sm90::detail::tf32_rna;
 using sm90::detail::wgmma_commit;

@@ -18,23 +18,21 @@
 // phases stay in step, and it may start its next item up to the ring's depth ahead of the
 // others.
 //
-// Pipe 14 (PV16; head dim 64): pipe 12 with P V on fp16 tensor cores, at twice tf32's rate
-// and with P in half the registers. fp16 has tf32's 11-bit significand but not its range, so
-// a pre-pass (half_vt_prepass, the 2 x fp16 split's hi alone) writes V transposed in fp16,
-// each 64-key tile scaled by a power of two 2^-lv (its largest element in [2^14, 2^15)),
-// and the scale joins the softmax: P is taken of s + lv (softmax_tile_lazy's SHIFT), so
-// that P V16's terms are P V's on one base and O accumulates in the tensor cores as
-// before; l sums 2^(s - base) (the tile's sum times 2^-lv). P rounds to fp16 (to nearest)
-// where pipe 12 rounds it to tf32. Where it differs from tf32: a V element more than 2^24
-// below its tile's largest flushes to zero (2^14 below: fewer significant bits), and a
-// term of P V more than about 2^24 below its row's largest is lost: both far under tf32's
-// rounding of that row. The shift is kept within [-48, 48] (kHalfVMinShift, kHalfVMaxShift):
-// P of a key whose tile's lv is d below the row's largest underflows (ex2's flush below
-// 2^-126) once its weight is 2^(d - 126) below the row's largest, so a spread of 96 keeps
-// every weight above 2^-30 of the largest in l (a wider one lost whole tiles' weights from
-// l: a test's head with tiles at 2^100 and 2^-60 erred by 0.63). So V elements at or above
-// 2^64 overflow to infinity (float's range reaches 2^128), and a tile whose largest element
-// is below 2^-34 keeps its elements' accuracy down to 2^-62 only (subnormal fp16 below).
+// Pipe 14 (PV16; head dims 64 and 128): pipe 12 with P V on fp16 tensor cores, at twice tf32's rate
+// and with P in half the registers. fp16 has tf32's 11-bit significand but not its range, so a
+// pre-pass (half_vt_prepass, the 2 x fp16 split's hi alone) writes V transposed in fp16, each
+// 64-key tile scaled by a power of two 2^-lv (its largest element in [2^14, 2^15)), and the scale
+// joins the softmax: P is taken of s + lv (softmax_tile_lazy's SHIFT), so that P V16's terms are P
+// V's on one base and O accumulates in the tensor cores as before; l sums 2^(s - base) (the tile's
+// sum times 2^-lv). P rounds to fp16 (to nearest) where pipe 12 rounds it to tf32. Where it differs
+// from tf32: a V element more than 2^24 below its tile's largest flushes to zero (2^14 below: fewer
+// significant bits), and a term of P V more than about 2^24 below its row's largest is lost: both
+// far under tf32's rounding of that row. The shift is kept within [-48, 48] (kHalfVMinShift,
+// kHalfVMaxShift): P of a key whose tile's lv is d below the row's largest underflows (ex2's flush
+// below 2^-126) once its weight is 2^(d - 126) below the row's largest, so a spread of 96 keeps
+// every weight above 2^-30 of the largest in l. So V elements at or above 2^64 overflow to infinity
+// (float's range reaches 2^128), and a tile whose largest element is below 2^-34 keeps its
+// elements' accuracy down to 2^-62 only (subnormal fp16 below).
 #pragma once
 
 #include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
@@ -86,8 +84,8 @@ __global__ void __launch_bounds__(640, 1)
                                 const __grid_constant__ HalfVtOperand v16) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr bool kTraced = (DIAG & kDiagTrace) != 0;
-  static_assert(!PV16 || (E == 64 && BN == kF16SplitTileKeys),
-                "pipe 14: head dim 64, the pre-pass's 64-key tiles");
+  static_assert(!PV16 || (E == 64 && BN == 64) || (E == 128 && BN == 32),
+                "pipe 14: head dim 64 on 64-key tiles, 128 on 32");
   trace_start<kTraced>();
   using T = QuadTraits<E, BN, STAGES, PV16>;
   static_assert((E == 64 || E == 128) && (BN == 64 || BN == 32), "head dim 64 or 128");
@@ -245,10 +243,12 @@ __global__ void __launch_bounds__(640, 1)
         if (tile == mine - 1) let_go_of_q();
         float2 alpha = make_float2(1.f, 1.f);
         mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, kLog2eF);
-        const Sw128Desc dv(smem_u32(stage_k(gi % STAGES)) + T::kKBytes);
+        const uint32_t v_addr = smem_u32(stage_k(gi % STAGES)) + T::kKBytes;
         if constexpr (PV16) {
-          // V = 2^lv V16 in this tile (the factor a power of two: lv its exponent).
-          const float vmul = __ldg(&v16.tmul[qt.b * v16.tiles_per_head + tile]).y;
+          // V = 2^lv V16 in this tile (the factor a power of two: lv its exponent; one factor
+          // per 64 keys, shared by two 32-key tiles).
+          const float vmul =
+              __ldg(&v16.tmul[qt.b * v16.tiles_per_head + tile * BN / kF16SplitTileKeys]).y;
           const int lv = ((__float_as_int(vmul) >> 23) & 0xff) - 127;
           if (softmax_tile_lazy<true>(sc, rows, alpha, float(lv), exp2_int(-lv))) {
             scale_rows(o, alpha);
@@ -265,9 +265,25 @@ __global__ void __launch_bounds__(640, 1)
           }
           fence_regs(o);
           wgmma_fence();
+          if constexpr (E == 64) {
+            const Sw128Desc dv(v_addr);
 #pragma unroll
-          for (int j = 0; j < BN / 16; ++j) WgmmaF16N64::mma_rs(o, ph[j], dv.at(j * 32), 1);
+            for (int j = 0; j < BN / 16; ++j) WgmmaF16N64::mma_rs(o, ph[j], dv.at(j * 32), 1);
+          } else {
+            // Head dim 128: V16's 32-key rows are 64 bytes (the 64-byte swizzle), and P V runs
+            // as two n64 halves, O's registers 0-31 and 32-63 (n128's own order).
+            const Sw64Desc dv(v_addr);
+#pragma unroll
+            for (int j = 0; j < BN / 16; ++j) {
+#pragma unroll
+              for (int h = 0; h < 2; ++h) {
+                WgmmaF16N64::mma_rs(*reinterpret_cast<float(*)[32]>(o + 32 * h), ph[j],
+                                    dv.at(h * 64 * 64 + j * 32), 1);
+              }
+            }
+          }
         } else {
+          const Sw128Desc dv(v_addr);
           if (softmax_tile_lazy(sc, rows, alpha)) scale_rows(o, alpha);
           p_fragments<false>(sc, pa, unused);
           fence_regs(o);
@@ -322,7 +338,7 @@ cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int s
   HalfVtOperand v16{};
   if constexpr (PV16) {
     const HalfVt h = half_vt_parts(a.p, half_vt);
-    mapped = h.sp == 0 || f16_vt_map(a.p, h.vt, h.sp, 1, v16.vt);
+    mapped = h.sp == 0 || f16_vt_map(a.p, h.vt, h.sp, 1, v16.vt, BN);
     if (!mapped) return cudaSuccess;
     v16.tmul = h.tmul;
     v16.tiles_per_head = h.sp / kF16SplitTileKeys;

@@ -55,6 +55,17 @@ struct Sw128Desc {
   }
 };
 
+// The same for the 64-byte swizzle: rows of 64 bytes, 8-row atoms 512 bytes apart (swizzle
+// mode 2); the tile base 512-byte aligned.
+struct Sw64Desc {
+  uint32_t lo;
+  __device__ __forceinline__ explicit Sw64Desc(uint32_t base)
+      : lo(((base & 0x3FFFF) >> 4) | (uint32_t(1) << 16)) {}
+  __device__ __forceinline__ uint64_t at(uint32_t offset) const {
+    return ((uint64_t(512 >> 4) << 32) | (uint64_t(2) << 62)) | (lo + (offset >> 4));
+  }
+};
+
 __device__ __forceinline__ uint32_t smem_u32(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
