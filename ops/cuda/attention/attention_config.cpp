@@ -45,28 +45,24 @@ std::vector<AttnConfig> compiled_table() {
   if (E == 64) t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 0});
   TT_ATTN_WGMMA_VARIANTS(TT_X)
 #undef TT_X
-#define TT_X(E, WG, BN, ST, MB)                                                                    \
-  if (std::find(t.begin(), t.end(), AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 1}) == \
-      t.end())                                                                                     \
-    t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 1});
+  // A wgmma config once over every head dim's table (the space's rules keep each head dim's).
+  const auto add_wgmma = [&t](int warps, int bn, int pipe) {
+    const AttnConfig c{Impl::kWgmma, warps, AttnConfig{}.rows, bn, pipe};
+    if (std::find(t.begin(), t.end(), c) == t.end()) t.push_back(c);
+  };
+#define TT_X(E, WG, BN, ST, MB) add_wgmma(4 * WG, BN, 1);
   if (kWgmmaPipe1Offered) {
     TT_ATTN_WGMMA_WS_VARIANTS(TT_X)
   }
 #undef TT_X
   // pipe 2 and 3 (TMA), the union over head dims likewise.
-#define TT_X(E, WG, BN, ST, MB, PIPE)                                                      \
-  if (std::find(t.begin(), t.end(),                                                        \
-                AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE}) == t.end()) \
-    t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE});
+#define TT_X(E, WG, BN, ST, MB, PIPE) add_wgmma(4 * WG, BN, PIPE);
   if (kWgmmaPipe1Offered) {
     TT_ATTN_WGMMA_TMA_VARIANTS(TT_X)
   }
 #undef TT_X
   // pipe 6 (accurate: the 2 x fp16 split).
-#define TT_X(E, WG, BN, ST, PIPE)                                                          \
-  if (std::find(t.begin(), t.end(),                                                        \
-                AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE}) == t.end()) \
-    t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, PIPE});
+#define TT_X(E, WG, BN, ST, PIPE) add_wgmma(4 * WG, BN, PIPE);
   if (kWgmmaPipe1Offered && kF16SplitOffered) {
     TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
   }
@@ -75,24 +71,15 @@ std::vector<AttnConfig> compiled_table() {
     TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
   }
 #undef TT_X
-  // pipe 12 (tf32: four consumer warpgroups).
-#define TT_X(E, WG, BN, ST)                                                              \
-  if (std::find(t.begin(), t.end(),                                                      \
-                AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 12}) == t.end()) \
-    t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 12});
+  // pipe 12 (tf32: four consumer warpgroups) and 14 (pipe 12 with P V on fp16).
   if (kWgmmaPipe1Offered) {
+#define TT_X(E, WG, BN, ST) add_wgmma(4 * WG, BN, 12);
     TT_ATTN_WGMMA_QUAD_VARIANTS(TT_X)
-  }
 #undef TT_X
-  // pipe 14 (tf32: pipe 12 with P V on fp16).
-#define TT_X(E, WG, BN, ST)                                                              \
-  if (std::find(t.begin(), t.end(),                                                      \
-                AttnConfig{Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 14}) == t.end()) \
-    t.push_back({Impl::kWgmma, 4 * WG, AttnConfig{}.rows, BN, 14});
-  if (kWgmmaPipe1Offered) {
+#define TT_X(E, WG, BN, ST) add_wgmma(4 * WG, BN, 14);
     TT_ATTN_WGMMA_QUAD_PV16_VARIANTS(TT_X)
-  }
 #undef TT_X
+  }
   return t;
 }
 
