@@ -293,6 +293,24 @@ std::vector<Variant> variants() {
         {"half vt pre-pass",
          [](KernelArgs a, int64_t, int64_t) { CK(half_vt_prepass(a, f16_scratch(a), nullptr)); },
          nullptr, false});
+    v.push_back({"half vt pre-pass t256",
+                 [](KernelArgs a, int64_t, int64_t) {
+                   CK(half_vt_prepass<256>(a, f16_scratch(a), nullptr));
+                 },
+                 nullptr, false});
+    v.push_back({"half vt pre-pass t64",
+                 [](KernelArgs a, int64_t, int64_t) {
+                   CK(half_vt_prepass<64>(a, f16_scratch(a), nullptr));
+                 },
+                 nullptr, false});
+    // The pre-pass's bytes as one copy (its floor): V read, half as many bytes written, as
+    // 3/4 of V's bytes copied (read and written).
+    v.push_back({"copy of 3/4 V",
+                 [](KernelArgs a, int64_t, int64_t) {
+                   const size_t n = size_t(a.p.batch_count() * a.p.S * a.p.E) * 4;
+                   CK(cudaMemcpyAsync(f16_scratch(a), a.v, n / 4 * 3, cudaMemcpyDeviceToDevice));
+                 },
+                 nullptr, false});
     v.push_back({"trace wg p12 quad", run_quad<kDiagTrace, 64, 64, 3>, poison_vt});
     // V transposed by the producer (pipe 4): no pre-pass, so "alone" is the op's kernel.
     v.push_back({"wg p4 wg2 bn64 st4", run_ws<64, 64, 2, 4, 1, 0, true, 2, true>});

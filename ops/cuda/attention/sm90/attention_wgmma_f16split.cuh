@@ -752,17 +752,17 @@ inline HalfVt half_vt_parts(const AttentionProblem& p, void* scratch) {
 }
 
 // Pipe 14's pre-pass (head dims 64 and 128): V's hi and its tiles' factors into `scratch`
-// (half_vt_scratch_bytes).
-inline cudaError_t half_vt_prepass(const KernelArgs& a, void* scratch, cudaStream_t stream) {
+// (half_vt_scratch_bytes). THREADS other than the op's: the kernel bench's.
+template <int THREADS = kF16SplitThreads>
+cudaError_t half_vt_prepass(const KernelArgs& a, void* scratch, cudaStream_t stream) {
   const HalfVt s = half_vt_parts(a.p, scratch);
   if (s.sp == 0 || a.p.batch_count() == 0) return cudaSuccess;
   if ((a.p.E != 64 && a.p.E != 128) || a.p.Ev != a.p.E) return cudaErrorInvalidValue;
   const int64_t blocks = a.p.batch_count() * (s.sp / kF16SplitTileKeys);
   if (blocks > int64_t{INT32_MAX}) return cudaErrorInvalidConfiguration;
-  const auto kernel = a.p.E == 64 ? attention_f16_split_kernel<64, kF16SplitThreads, true>
-                                  : attention_f16_split_kernel<128, kF16SplitThreads, true>;
-  kernel<<<static_cast<unsigned>(blocks), kF16SplitThreads, 0, stream>>>(a, nullptr, s.vt, s.tmul,
-                                                                         s.sp, 0);
+  const auto kernel = a.p.E == 64 ? attention_f16_split_kernel<64, THREADS, true>
+                                  : attention_f16_split_kernel<128, THREADS, true>;
+  kernel<<<static_cast<unsigned>(blocks), THREADS, 0, stream>>>(a, nullptr, s.vt, s.tmul, s.sp, 0);
   return cudaGetLastError();
 }
 
