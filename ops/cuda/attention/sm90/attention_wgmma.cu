@@ -164,11 +164,12 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   TT_CHECK(c.pipe == 0 || !acc || c.pipe == 2 || c.pipe == 5,
            "attention: wgmma pipe={} runs in tf32 mode only (accurate: pipe 0, 2, 5 and 6)",
            c.pipe);
-  // pipe 2-5, 7-9, 11 and 12 read K (4, 7 and 9: and V; 8, 9, 11 and 12: and Q) through tensor
-  // maps; a layout that has none (a broadcast or a fourth batch dim: attention_tma.h) runs
-  // the same variant on cp.async (pipe 1; tf32 only: the space offers accurate's TMA pipes,
-  // and the persistent ones, only where the maps exist). pipes 4, 7 and 9 transpose V in
-  // the kernel: no pre-pass; pipes 11 and 12 launch their own, over their first units' heads.
+  // pipe 2-5, 7-9, 11, 12 and 14 read K (4, 7 and 9: and V; 8, 9, 11, 12 and 14: and Q)
+  // through tensor maps; a layout that has none (a broadcast or a fourth batch dim:
+  // attention_tma.h) runs the same variant on cp.async (pipe 1; tf32 only: the space offers
+  // accurate's TMA pipes, and the persistent ones, only where the maps exist). pipes 4, 7 and
+  // 9 transpose V in the kernel: no pre-pass; pipes 11 and 12 launch their own, over their
+  // first units' heads, and pipe 14 its fp16 V's (launch_quad_pv16), every head's.
   const bool tma = c.pipe >= 2 && tma_mappable(p, c.pipe);
   TT_CHECK(!acc || c.pipe == 0 || tma,
            "attention: accurate wgmma pipe={} needs K's tensor map (attention_tma.h)", c.pipe);

@@ -868,7 +868,7 @@ constexpr int kDiagNoSoftmax = 1;  // no mask or softmax: P is S as it stands
 constexpr int kDiagNoLoads = 2;    // no K/Vt copies and no waits for them
 constexpr int kDiagNoMma = 4;      // no wgmma (S stays zero)
 constexpr int kDiagTrace = 8;      // each CTA's SM, start and end into g_cta_trace
-constexpr int kDiagReadyVt = 16;   // pipe 12: Vt made before (every head), nothing made ahead
+constexpr int kDiagReadyVt = 16;   // pipes 12, 14: V's pre-pass run before, nothing made ahead
 
 // kDiagTrace's record (the kernel bench sets g_cta_trace; where a CTA's time goes):
 // kTraceWords per CTA of the grid in launch order: its start (%globaltimer, ns, at entry),
