@@ -718,20 +718,27 @@ inline F16SplitScratch f16split_parts(const AttentionProblem& p, void* scratch) 
   return {kh, vt, reinterpret_cast<float2*>(vt + 2 * half_elems), sp, half_elems};
 }
 
+// attention_f16_split_kernel over every (batch, head)'s key tiles of `sp` keys, head dims 64
+// and 128 (the kernel's).
+template <int THREADS, bool V_HI>
+cudaError_t launch_f16_split_kernel(const KernelArgs& a, __half* kh, __half* vt, float2* tmul,
+                                    int64_t sp, int64_t half_elems, cudaStream_t stream) {
+  if (sp == 0 || a.p.batch_count() == 0) return cudaSuccess;
+  if ((a.p.E != 64 && a.p.E != 128) || a.p.Ev != a.p.E) return cudaErrorInvalidValue;
+  const int64_t blocks = a.p.batch_count() * (sp / kF16SplitTileKeys);
+  if (blocks > int64_t{INT32_MAX}) return cudaErrorInvalidConfiguration;
+  const auto kernel = a.p.E == 64 ? attention_f16_split_kernel<64, THREADS, V_HI>
+                                  : attention_f16_split_kernel<128, THREADS, V_HI>;
+  kernel<<<static_cast<unsigned>(blocks), THREADS, 0, stream>>>(a, kh, vt, tmul, sp, half_elems);
+  return cudaGetLastError();
+}
+
 // The pre-pass alone (the kernel bench times the kernel without it, and THREADS other
-// than the op's). Head dims 64 and 128 (the kernel's).
+// than the op's).
 template <int THREADS = kF16SplitThreads>
 cudaError_t f16split_prepass(const KernelArgs& a, void* scratch, cudaStream_t stream) {
   const F16SplitScratch s = f16split_parts(a.p, scratch);
-  if (s.sp == 0 || a.p.batch_count() == 0) return cudaSuccess;
-  if ((a.p.E != 64 && a.p.E != 128) || a.p.Ev != a.p.E) return cudaErrorInvalidValue;
-  const int64_t blocks = a.p.batch_count() * (s.sp / kF16SplitTileKeys);
-  if (blocks > int64_t{INT32_MAX}) return cudaErrorInvalidConfiguration;
-  const auto kernel = a.p.E == 64 ? attention_f16_split_kernel<64, THREADS>
-                                  : attention_f16_split_kernel<128, THREADS>;
-  kernel<<<static_cast<unsigned>(blocks), THREADS, 0, stream>>>(a, s.kh, s.vt, s.tmul, s.sp,
-                                                                s.half_elems);
-  return cudaGetLastError();
+  return launch_f16_split_kernel<THREADS, false>(a, s.kh, s.vt, s.tmul, s.sp, s.half_elems, stream);
 }
 
 // Pipe 14's scratch: V's hi transposed ([batches][Ev][S'] halves, keys contiguous, zeros
@@ -756,14 +763,7 @@ inline HalfVt half_vt_parts(const AttentionProblem& p, void* scratch) {
 template <int THREADS = kF16SplitThreads>
 cudaError_t half_vt_prepass(const KernelArgs& a, void* scratch, cudaStream_t stream) {
   const HalfVt s = half_vt_parts(a.p, scratch);
-  if (s.sp == 0 || a.p.batch_count() == 0) return cudaSuccess;
-  if ((a.p.E != 64 && a.p.E != 128) || a.p.Ev != a.p.E) return cudaErrorInvalidValue;
-  const int64_t blocks = a.p.batch_count() * (s.sp / kF16SplitTileKeys);
-  if (blocks > int64_t{INT32_MAX}) return cudaErrorInvalidConfiguration;
-  const auto kernel = a.p.E == 64 ? attention_f16_split_kernel<64, THREADS, true>
-                                  : attention_f16_split_kernel<128, THREADS, true>;
-  kernel<<<static_cast<unsigned>(blocks), THREADS, 0, stream>>>(a, nullptr, s.vt, s.tmul, s.sp, 0);
-  return cudaGetLastError();
+  return launch_f16_split_kernel<THREADS, true>(a, nullptr, s.vt, s.tmul, s.sp, 0, stream);
 }
 
 // The kernel alone over the pre-pass's scratch (mapped false: the driver refused the

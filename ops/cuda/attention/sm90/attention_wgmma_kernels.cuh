@@ -199,10 +199,11 @@ __device__ __forceinline__ float2 tile_row_max(const float (&sc)[SR]) {
 
 // The scores of a tile become P = exp(mul s - base) (base 2, or e where BASE_E) in place,
 // each row's base and multiplier its own (mul: x for row A, y for row B; one FMA with the
-// subtraction); the rows' sums move on as l = alpha l + the tile's sum.
+// subtraction); the rows' sums move on as l = alpha l + sum_mul times the tile's sum.
 template <bool BASE_E, int SR>
 __device__ __forceinline__ void exp_rows(float (&sc)[SR], float baseA, float baseB, float2 alpha,
-                                         Rows& r, float2 mul = make_float2(1.f, 1.f)) {
+                                         Rows& r, float2 mul = make_float2(1.f, 1.f),
+                                         float sum_mul = 1.f) {
   const auto ex = [](float x) { return BASE_E ? expf(x) : ex2_ftz(x); };
   float sumA = 0.f, sumB = 0.f;
 #pragma unroll
@@ -214,8 +215,8 @@ __device__ __forceinline__ void exp_rows(float (&sc)[SR], float baseA, float bas
     sumA += sc[4 * j] + sc[4 * j + 1];
     sumB += sc[4 * j + 2] + sc[4 * j + 3];
   }
-  r.lA = r.lA * alpha.x + sumA;
-  r.lB = r.lB * alpha.y + sumB;
+  r.lA = r.lA * alpha.x + sumA * sum_mul;
+  r.lB = r.lB * alpha.y + sumB * sum_mul;
 }
 
 // One tile of the online softmax, in place: the scores become P = exp(s - running max)
@@ -269,11 +270,7 @@ __device__ __forceinline__ bool softmax_tile_lazy(float (&sc)[SR], Rows& r, floa
   }
   const float baseA = r.mA == -INFINITY ? 0.f : r.mA, baseB = r.mB == -INFINITY ? 0.f : r.mB;
   if constexpr (SHIFT) {
-    const float lA = r.lA, lB = r.lB;
-    r.lA = r.lB = 0.f;
-    exp_rows<false>(sc, baseA - lv, baseB - lv, make_float2(1.f, 1.f), r);
-    r.lA = fmaf(r.lA, inv, lA * alpha.x);
-    r.lB = fmaf(r.lB, inv, lB * alpha.y);
+    exp_rows<false>(sc, baseA - lv, baseB - lv, alpha, r, make_float2(1.f, 1.f), inv);
   } else {
     exp_rows<false>(sc, baseA, baseB, alpha, r);
   }
