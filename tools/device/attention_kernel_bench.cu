@@ -200,14 +200,14 @@ void run_f16split(KernelArgs a, int64_t, int64_t) {
 
 // Pipe 12: four consumer warpgroups, persistent, Vt made ahead (its pre-pass inside); PV16:
 // pipe 14 (P V on fp16, its pre-pass of V's fp16 hi inside but for kDiagReadyVt).
-template <int DIAG, int E, int BN, int ST, bool PV16 = false>
+template <int DIAG, int E, int BN, int ST, bool PV16 = false, bool MADE = false>
 void run_quad(KernelArgs a, int64_t, int64_t) {
   a.scale = float(a.p.scale * kLog2e);
-  const AttnTmaMaps maps = persistent_maps(a, BN, false);
+  const AttnTmaMaps maps = persistent_maps(a, BN, MADE);
   bool mapped = false;
-  CK((launch_quad_kernel<E, BN, ST, DIAG, PV16>(a, maps, bench_sms(), nullptr, mapped,
-                                                VtAhead{vt_buffer(), made_counts(), vt_keys(a), 0},
-                                                f16_scratch(a))));
+  CK((launch_quad_kernel<E, BN, ST, DIAG, PV16, MADE>(
+      a, maps, bench_sms(), nullptr, mapped, VtAhead{vt_buffer(), made_counts(), vt_keys(a), 0},
+      f16_scratch(a))));
   if (!mapped) {
     std::fprintf(stderr, "no tensor map\n");
     std::exit(1);
@@ -284,9 +284,12 @@ std::vector<Variant> variants() {
     v.push_back({"wg p12 quad alone", run_quad<kDiagReadyVt, 64, 64, 3>,
                  [](KernelArgs a) { run_vt(a, false); }});
     v.push_back({"wg p12 quad st4", run_quad<0, 64, 64, 4>, poison_vt});
-    // Pipe 14: pipe 12 with P V on fp16 (its pre-pass inside), and alone over a ready V.
-    v.push_back({"wg p14 pv16 st4", run_quad<0, 64, 64, 4, true>});
-    v.push_back({"wg p14 pv16 st3", run_quad<0, 64, 64, 3, true>});
+    // Pipe 14: pipe 12 with P V on fp16, V16 made in the kernel but for the first units' heads
+    // (the op's; its pre-pass inside); after a pre-pass of every head instead; alone over a
+    // ready V16.
+    v.push_back({"wg p14 pv16 st4", run_quad<0, 64, 64, 4, true, true>});
+    v.push_back({"wg p14 pv16 st3", run_quad<0, 64, 64, 3, true, true>});
+    v.push_back({"wg p14 whole pre-pass st4", run_quad<0, 64, 64, 4, true>});
     v.push_back({"wg p14 pv16 alone", run_quad<kDiagReadyVt, 64, 64, 4, true>,
                  [](KernelArgs a) { CK(half_vt_prepass(a, f16_scratch(a), nullptr)); }});
     v.push_back(

@@ -83,7 +83,7 @@ inline constexpr int kHalfVMaxShift = 48;
 template <int E, int THREADS = kF16SplitThreads, bool V_HI = false>
 __global__ void __launch_bounds__(THREADS)
     attention_f16_split_kernel(KernelArgs a, __half* kh, __half* vt, float2* tmul, int64_t sp,
-                               int64_t half_elems) {
+                               int64_t half_elems, unsigned* made, int64_t counts) {
   constexpr int TK = kF16SplitTileKeys, G = E / 8, N = TK * G / THREADS;
   static_assert(E % 8 == 0 && (TK * G) % THREADS == 0, "whole groups of 8 columns per thread");
   __shared__ float tile[TK][E + 1];
@@ -93,6 +93,12 @@ __global__ void __launch_bounds__(THREADS)
   const unsigned tiles = static_cast<unsigned>(sp / TK);
   const int64_t b = blockIdx.x / tiles, j0 = int64_t{blockIdx.x % tiles} * TK;
   const BatchIndex ix = batch_index(p, b);
+  // Pipe 14 making V16 in its kernel: the first tile's block of each head here zeroes a share
+  // of the `counts` counts.
+  if (made != nullptr && blockIdx.x % tiles == 0) {
+    const int64_t here = gridDim.x / tiles;
+    for (int64_t i = b * THREADS + threadIdx.x; i < counts; i += here * THREADS) made[i] = 0;
+  }
   const float* kb = a.k + batch_offset(p, p.k, ix);
   const float* vb = a.v + batch_offset(p, p.v, ix);
   const int tid = threadIdx.x;
@@ -722,14 +728,16 @@ inline F16SplitScratch f16split_parts(const AttentionProblem& p, void* scratch) 
 // and 128 (the kernel's).
 template <int THREADS, bool V_HI>
 cudaError_t launch_f16_split_kernel(const KernelArgs& a, __half* kh, __half* vt, float2* tmul,
-                                    int64_t sp, int64_t half_elems, cudaStream_t stream) {
-  if (sp == 0 || a.p.batch_count() == 0) return cudaSuccess;
+                                    int64_t sp, int64_t half_elems, cudaStream_t stream,
+                                    int64_t heads, unsigned* made = nullptr) {
+  if (sp == 0 || heads == 0) return cudaSuccess;
   if ((a.p.E != 64 && a.p.E != 128) || a.p.Ev != a.p.E) return cudaErrorInvalidValue;
-  const int64_t blocks = a.p.batch_count() * (sp / kF16SplitTileKeys);
+  const int64_t blocks = heads * (sp / kF16SplitTileKeys);
   if (blocks > int64_t{INT32_MAX}) return cudaErrorInvalidConfiguration;
   const auto kernel = a.p.E == 64 ? attention_f16_split_kernel<64, THREADS, V_HI>
                                   : attention_f16_split_kernel<128, THREADS, V_HI>;
-  kernel<<<static_cast<unsigned>(blocks), THREADS, 0, stream>>>(a, kh, vt, tmul, sp, half_elems);
+  kernel<<<static_cast<unsigned>(blocks), THREADS, 0, stream>>>(a, kh, vt, tmul, sp, half_elems,
+                                                                made, a.p.batch_count());
   return cudaGetLastError();
 }
 
@@ -738,32 +746,43 @@ cudaError_t launch_f16_split_kernel(const KernelArgs& a, __half* kh, __half* vt,
 template <int THREADS = kF16SplitThreads>
 cudaError_t f16split_prepass(const KernelArgs& a, void* scratch, cudaStream_t stream) {
   const F16SplitScratch s = f16split_parts(a.p, scratch);
-  return launch_f16_split_kernel<THREADS, false>(a, s.kh, s.vt, s.tmul, s.sp, s.half_elems, stream);
+  return launch_f16_split_kernel<THREADS, false>(a, s.kh, s.vt, s.tmul, s.sp, s.half_elems, stream,
+                                                 a.p.batch_count());
 }
 
 // Pipe 14's scratch: V's hi transposed ([batches][Ev][S'] halves, keys contiguous, zeros
-// past S) and the key tiles' factors (float2, V's in .y), 16-byte aligned.
+// past S), the key tiles' factors (float2, V's in .y) and, for the kernel that makes most of
+// V16 itself (MADE), the per-head counts of parts made; 16-byte aligned.
 struct HalfVt {
   __half* vt;
   float2* tmul;
+  unsigned* made;
   int64_t sp;
 };
 inline int64_t half_vt_scratch_bytes(const AttentionProblem& p) {
   const int64_t sp = f16split_keys(p);
-  return p.batch_count() * p.Ev * sp * 2 + p.batch_count() * (sp / kF16SplitTileKeys) * 8;
+  return p.batch_count() * (p.Ev * sp * 2 + (sp / kF16SplitTileKeys) * 8 + 4);
 }
 inline HalfVt half_vt_parts(const AttentionProblem& p, void* scratch) {
   const int64_t sp = f16split_keys(p);
   __half* vt = static_cast<__half*>(scratch);
-  return {vt, reinterpret_cast<float2*>(vt + p.batch_count() * p.Ev * sp), sp};
+  float2* tmul = reinterpret_cast<float2*>(vt + p.batch_count() * p.Ev * sp);
+  return {vt, tmul, reinterpret_cast<unsigned*>(tmul + p.batch_count() * (sp / kF16SplitTileKeys)),
+          sp};
 }
 
 // Pipe 14's pre-pass (head dims 64 and 128): V's hi and its tiles' factors into `scratch`
 // (half_vt_scratch_bytes). THREADS other than the op's: the kernel bench's.
+// `heads` < every head (pipe 14 making the rest in its kernel): heads [0, heads) only, and
+// every head's count of parts made zeroed.
 template <int THREADS = kF16SplitThreads>
-cudaError_t half_vt_prepass(const KernelArgs& a, void* scratch, cudaStream_t stream) {
+cudaError_t half_vt_prepass(const KernelArgs& a, void* scratch, cudaStream_t stream,
+                            int64_t heads = -1) {
   const HalfVt s = half_vt_parts(a.p, scratch);
-  return launch_f16_split_kernel<THREADS, true>(a, nullptr, s.vt, s.tmul, s.sp, 0, stream);
+  const bool all = heads < 0;
+  return launch_f16_split_kernel<THREADS, true>(a, nullptr, s.vt, s.tmul, s.sp, 0, stream,
+                                                all ? a.p.batch_count() : heads,
+                                                all ? nullptr : s.made);
 }
 
 // The kernel alone over the pre-pass's scratch (mapped false: the driver refused the

@@ -33,6 +33,13 @@
 // every weight above 2^-30 of the largest in l. So V elements at or above 2^64 overflow to infinity
 // (float's range reaches 2^128), and a tile whose largest element is below 2^-34 keeps its
 // elements' accuracy down to 2^-62 only (subnormal fp16 below).
+//
+// MADE (pipe 14 at head dim 64): the pre-pass makes only the heads of each CTA's first unit, and
+// the producer's idle warps make the rest in the kernel, a unit ahead of its use, as pipe 12
+// makes its Vt (VtAhead's counts): V's raw tile by TMA, its max and fp16 conversion in shared
+// memory, V16 back by a TMA store (make_units_v16). The whole pre-pass held the kernel back by
+// most of its own time (its 48 MB at 1k keys); what the makers move runs under the products.
+// Head dim 128 has no room for their buffers beside Q's 128 KB.
 #pragma once
 
 #include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
@@ -41,17 +48,59 @@
 namespace tt::ops::cuda::attention {
 namespace {
 
-// Pipe 14's V: Vt's fp16 hi by TMA, the key tiles' factors (half_vt_prepass).
+// Pipe 14's V: Vt's fp16 hi by TMA (MADE: and the makers' TMA stores), the key tiles' factors
+// (half_vt_prepass; MADE: and make_units_v16).
 struct HalfVtOperand {
   CUtensorMap vt;
   const float2* tmul = nullptr;
   int64_t tiles_per_head = 0;
 };
 
+// V's raw tile [64 keys][E] (by TMA, unswizzled) into V16's layout as f16_vt_map's TMA lays it
+// (Vt [E][64] in fp16, 128-byte rows on the 128-byte swizzle), scaled by 2^sv from the tile's
+// max |v| by half_vt_prepass's rule; returns lv = -sv. MAKERS threads from t; `xmax` a slot per
+// warp, free for this tile. A thread takes row e's keys 8c .. 8c + 7: lanes on consecutive e
+// read consecutive words (no bank conflict), and the eight lanes of a 16-byte store phase
+// write eight distinct swizzled chunks.
+template <int E, int MAKERS>
+__device__ __forceinline__ int v16_tile_from_raw(uint8_t* v16, const float* vraw, float* xmax,
+                                                 int t) {
+  constexpr int BN = kF16SplitTileKeys;
+  const float4* v4 = reinterpret_cast<const float4*>(vraw);
+  float m = 0.f;
+#pragma unroll 4
+  for (int i = t; i < BN * E / 4; i += MAKERS) {
+    const float4 x = v4[i];
+    m = fmaxf(m, fmaxf(fmaxf(fabsf(x.x), fabsf(x.y)), fmaxf(fabsf(x.z), fabsf(x.w))));
+  }
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
+  if (t % 32 == 0) xmax[t / 32] = m;
+  asm volatile("bar.sync %0, %1;\n" ::"n"(kPersistentMadeBarrier), "n"(MAKERS) : "memory");
+#pragma unroll
+  for (int w = 0; w < MAKERS / 32; ++w) m = fmaxf(m, xmax[w]);
+  const int sv = max(kHalfVMinShift, min(kHalfVMaxShift, f16_shift(m)));
+  const float vs = exp2_int(sv);
+#pragma unroll 2
+  for (int i = t; i < E * BN / 8; i += MAKERS) {
+    const int e = i % E, c = i / E;
+    const float* col = vraw + 8 * c * E + e;
+    uint32_t h[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const __half2 x = __floats2half2_rn(col[2 * u * E] * vs, col[(2 * u + 1) * E] * vs);
+      h[u] = *reinterpret_cast<const uint32_t*>(&x);
+    }
+    *reinterpret_cast<uint4*>(v16 + e * BN * 2 + (c ^ (e % 8)) * 16) =
+        make_uint4(h[0], h[1], h[2], h[3]);
+  }
+  return -sv;
+}
+
 // Q's buffer (BM x E floats, 128-byte swizzled panels of 32 columns, each consumer's 64 rows
 // a box of their own by TMA), the stages (K and Vt, fp16 for PV16), then the barriers: the
 // stages' full and empty, and Q's full and empty per consumer.
-template <int E, int BN, int STAGES, bool PV16 = false>
+template <int E, int BN, int STAGES, bool PV16 = false, bool MADE = false>
 struct QuadTraits {
   static constexpr int kConsumers = 4;
   static constexpr int kBM = 64 * kConsumers;
@@ -60,8 +109,14 @@ struct QuadTraits {
   static constexpr int kKBytes = BN * E * 4;
   static constexpr int kVBytes = BN * E * (PV16 ? 2 : 4);
   static constexpr int kStageBytes = kKBytes + kVBytes;
-  static constexpr int kBarOffset = kQBytes + STAGES * kStageBytes;
-  static constexpr int kSmemBytes = kBarOffset + (2 * STAGES + 2 * kConsumers) * 8 + 1024;
+  // MADE: the makers' two buffers of V's raw tile (BN keys) and V16's staging tile.
+  static constexpr int kRawBytes = MADE ? BN * E * 4 : 0;
+  static constexpr int kStagingBytes = MADE ? BN * E * 2 : 0;
+  static constexpr int kMakerOffset = kQBytes + STAGES * kStageBytes;
+  static constexpr int kBarOffset = kMakerOffset + 2 * kRawBytes + kStagingBytes;
+  static constexpr int kBarriers = 2 * STAGES + 2 * kConsumers + (MADE ? 2 : 0);
+  // MADE: after the barriers, the makers' maxima (two tiles' worth).
+  static constexpr int kSmemBytes = kBarOffset + kBarriers * 8 + (MADE ? 16 : 0) + 1024;
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB of an SM");
   static constexpr int kProducerRegs = 32;
   static constexpr int kConsumerRegs = 112;
@@ -75,7 +130,71 @@ struct QuadTraits {
   static constexpr int kMakers = kThreads - kMakerTid;
 };
 
-template <int E, int BN, int STAGES, int DIAG = 0, bool PV16 = false>
+// MADE: the making warps' loop (pipe 14 at head dim 64): for each later unit of this CTA's
+// walk whose head the pre-pass left (ahead.first), its part of the head's V16 (the head's
+// 64-key tiles split evenly over its units) and the tiles' factors, then the head's count
+// (VtAhead; the pre-pass zeroes them). A tile: V's raw tile by TMA (two buffers, the next
+// tile's copy under this one's conversion), V16 into the staging tile (v16_tile_from_raw), out
+// by a TMA store. MAKERS threads from t.
+template <int E, int BN, int MAKERS>
+__device__ __forceinline__ void make_units_v16(const AttentionProblem& p, const CUtensorMap& vmap,
+                                               const HalfVtOperand& v16, const PersistentWalk& walk,
+                                               const VtAhead& ahead, uint8_t* buffers,
+                                               uint64_t* rawfull, float* xmax, int t) {
+  namespace ptx = ::cuda::ptx;
+  float* raw[2] = {reinterpret_cast<float*>(buffers),
+                   reinterpret_cast<float*>(buffers + BN * E * 4)};
+  uint8_t* staging = buffers + 2 * BN * E * 4;
+  const int64_t tiles = ahead.sp / BN;
+  const unsigned parts = walk.units_per_head;
+  unsigned i = 0;          // tiles made so far: the raw buffers' turns
+  grid_dependency_wait();  // the pre-pass zeroes the counts
+  for (unsigned u = blockIdx.x + gridDim.x; u < walk.units; u += gridDim.x) {
+    const unsigned b = walk.per_head.div(u), part = u - b * parts;
+    if (b < ahead.first) continue;
+    const int64_t k0 = part * tiles / parts, k1 = (part + 1) * tiles / parts;
+    int32_t kc[5];
+    k_batch_coords(p, b, kc);
+    kc[0] = 0;
+    const auto load = [&](int64_t k, unsigned turn) {
+      ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                     &rawfull[turn % 2], BN * E * 4);
+      kc[1] = static_cast<int32_t>(k * BN);
+      ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, raw[turn % 2], &vmap, kc,
+                                &rawfull[turn % 2]);
+    };
+    if (t == 0) {
+      for (int64_t k = k0; k < k1 && k < k0 + 2; ++k) load(k, i + unsigned(k - k0));
+    }
+    for (int64_t k = k0; k < k1; ++k, ++i) {
+      mbar_wait(&rawfull[i % 2], (i / 2) & 1);
+      // The staging tile's last TMA store has read it (ordered before the other makers'
+      // writes by v16_tile_from_raw's barrier).
+      if (t == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+      const int lv = v16_tile_from_raw<E, MAKERS>(staging, raw[i % 2], xmax + 2 * (i & 1), t);
+      fence_proxy_async();
+      asm volatile("bar.sync %0, %1;\n" ::"n"(kPersistentMadeBarrier), "n"(MAKERS) : "memory");
+      if (t == 0) {
+        const int32_t c[2] = {static_cast<int32_t>(k * BN), static_cast<int32_t>(b * E)};
+        ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &v16.vt, c, staging);
+        ptx::cp_async_bulk_commit_group();
+        const_cast<float2*>(v16.tmul)[b * v16.tiles_per_head + k] = make_float2(1.f, exp2_int(lv));
+        if (k + 2 < k1) load(k + 2, i + 2);
+      }
+    }
+    if (t == 0) {
+      // The part's stores complete, then the head's count (every maker's writes went out
+      // through thread 0's stores).
+      ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
+      fence_proxy_async_global();
+      __threadfence();
+      made_count(ahead, b).fetch_add(1u, ::cuda::memory_order_release);
+    }
+  }
+  if (t == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
+}
+
+template <int E, int BN, int STAGES, int DIAG = 0, bool PV16 = false, bool MADE = false>
 __global__ void __launch_bounds__(640, 1)
     attention_wgmma_quad_kernel(const __grid_constant__ KernelArgs a,
                                 const __grid_constant__ PersistentMaps maps,
@@ -87,7 +206,9 @@ __global__ void __launch_bounds__(640, 1)
   static_assert(!PV16 || (E == 64 && BN == 64) || (E == 128 && BN == 32),
                 "pipe 14: head dim 64 on 64-key tiles, 128 on 32");
   trace_start<kTraced>();
-  using T = QuadTraits<E, BN, STAGES, PV16>;
+  static_assert(!MADE || (PV16 && BN == kF16SplitTileKeys),
+                "V16 made in the kernel: pipe 14's operand, on the pre-pass's 64-key tiles");
+  using T = QuadTraits<E, BN, STAGES, PV16, MADE>;
   static_assert((E == 64 || E == 128) && (BN == 64 || BN == 32), "head dim 64 or 128");
   namespace ptx = ::cuda::ptx;
   constexpr int BM = T::kBM, NT = BN / 8, SR = BN / 2, OR = E / 2, WG = T::kConsumers;
@@ -97,8 +218,10 @@ __global__ void __launch_bounds__(640, 1)
   float* qs = reinterpret_cast<float*>(smem);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
   uint64_t* empty = full + STAGES;
-  uint64_t* qfull = empty + STAGES;  // [WG]
-  uint64_t* qempty = qfull + WG;     // [WG]
+  uint64_t* qfull = empty + STAGES;                                  // [WG]
+  uint64_t* qempty = qfull + WG;                                     // [WG]
+  uint64_t* rawfull = qempty + WG;                                   // [2] (MADE)
+  float* xmax = reinterpret_cast<float*>(rawfull + (MADE ? 2 : 0));  // [2][2] (MADE)
   const auto stage_k = [&](int s) {
     return reinterpret_cast<float*>(smem + T::kQBytes + s * T::kStageBytes);
   };
@@ -114,6 +237,10 @@ __global__ void __launch_bounds__(640, 1)
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(&full[s], 1);
       mbar_init(&empty[s], 4 * WG);
+    }
+    if constexpr (MADE) {
+      mbar_init(&rawfull[0], 1);
+      mbar_init(&rawfull[1], 1);
     }
     for (int i = 0; i < WG; ++i) {
       mbar_init(&qfull[i], 1);
@@ -137,7 +264,7 @@ __global__ void __launch_bounds__(640, 1)
         for (int tile = 0; tile < tiles; ++tile, ++g) {
           const int s = g % STAGES;
           if (g >= STAGES) mbar_wait(&empty[s], ((g / STAGES) - 1) & 1);
-          if (!PV16 && tile == 0 && qt.b >= ahead.first) {
+          if ((!PV16 || MADE) && tile == 0 && qt.b >= ahead.first) {
             const unsigned long long waited_ns =
                 wait_for_made_vt(ahead, static_cast<unsigned>(qt.b), walk.units_per_head, kTraced);
             trace_item_value<kTraced>(n, 6, waited_ns);
@@ -184,6 +311,9 @@ __global__ void __launch_bounds__(640, 1)
       }
     } else if (!PV16 && tid >= T::kMakerTid) {
       make_later_units_vt<E, T::kMakers>(p, a.v, walk, ahead, tid - T::kMakerTid);
+    } else if (MADE && tid >= T::kMakerTid) {
+      make_units_v16<E, BN, T::kMakers>(p, maps.kv.v, v16, walk, ahead, smem + T::kMakerOffset,
+                                        rawfull, xmax, tid - T::kMakerTid);
     }
   } else {
     sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
@@ -232,6 +362,20 @@ __global__ void __launch_bounds__(640, 1)
         if (tile == 1) trace_item<kTraced>(n, 2);
         const int gi = g + tile;
         wait_full(gi);
+        // PV16: the tile's V factor, its load under S (MADE: made in this grid, so read
+        // through L2, past the producer's acquire of the head's count and the stage's barrier).
+        float vmul = 0.f;
+        if constexpr (PV16) {
+          const float2* at = &v16.tmul[qt.b * v16.tiles_per_head + tile * BN / kF16SplitTileKeys];
+          if constexpr (MADE) {
+            asm volatile("ld.relaxed.gpu.global.f32 %0, [%1];\n"
+                         : "=f"(vmul)
+                         : "l"(&at->y)
+                         : "memory");
+          } else {
+            vmul = __ldg(at).y;
+          }
+        }
 #pragma unroll
         for (int i = 0; i < SR; ++i) sc[i] = 0.f;
         fence_regs(sc);
@@ -247,8 +391,6 @@ __global__ void __launch_bounds__(640, 1)
         if constexpr (PV16) {
           // V = 2^lv V16 in this tile (the factor a power of two: lv its exponent; one factor
           // per 64 keys, shared by two 32-key tiles).
-          const float vmul =
-              __ldg(&v16.tmul[qt.b * v16.tiles_per_head + tile * BN / kF16SplitTileKeys]).y;
           const int lv = ((__float_as_int(vmul) >> 23) & 0xff) - 127;
           if (softmax_tile_lazy<true>(sc, rows, alpha, float(lv), exp2_int(-lv))) {
             scale_rows(o, alpha);
@@ -327,11 +469,11 @@ __global__ void __launch_bounds__(640, 1)
 // `ahead`'s counts (prepass_first_units; the kernel its programmatic dependent). PV16
 // (pipe 14): after half_vt_prepass into `half_vt` (half_vt_scratch_bytes) instead, nothing
 // made ahead. False in `mapped` where Q or K has no tensor map (or V's fp16 hi none).
-template <int E, int BN, int STAGES, int DIAG = 0, bool PV16 = false>
+template <int E, int BN, int STAGES, int DIAG = 0, bool PV16 = false, bool MADE = false>
 cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int sms,
                                cudaStream_t stream, bool& mapped, VtAhead ahead,
                                void* half_vt = nullptr) {
-  using Tr = QuadTraits<E, BN, STAGES, PV16>;
+  using Tr = QuadTraits<E, BN, STAGES, PV16, MADE>;
   PersistentMaps maps{kv, {}};
   mapped = persistent_q_map(a.p, a.q, 64, maps.q);
   if (!mapped) return cudaSuccess;
@@ -342,8 +484,9 @@ cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int s
     if (!mapped) return cudaSuccess;
     v16.tmul = h.tmul;
     v16.tiles_per_head = h.sp / kF16SplitTileKeys;
+    if constexpr (MADE) ahead = {nullptr, h.made, h.sp, 0};
   }
-  const auto kernel = attention_wgmma_quad_kernel<E, BN, STAGES, DIAG, PV16>;
+  const auto kernel = attention_wgmma_quad_kernel<E, BN, STAGES, DIAG, PV16, MADE>;
   cudaError_t e =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (e != cudaSuccess) return e;
@@ -352,7 +495,17 @@ cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int s
   // kDiagReadyVt: every head's Vt already made (the bench's untimed pre-pass), so no
   // pre-pass here and nothing to depend on.
   constexpr bool kReady = (DIAG & kDiagReadyVt) != 0;
-  if constexpr (PV16) {
+  if constexpr (MADE) {
+    // The pre-pass makes the heads of each CTA's first unit (and zeroes the counts), the
+    // kernel the rest.
+    const int64_t heads = a.p.batch_count(), per = walk.units_per_head;
+    ahead.first = static_cast<unsigned>(std::min<int64_t>(heads, (grid + per - 1) / per));
+    if constexpr (kReady) ahead.first = static_cast<unsigned>(heads);
+    if (!kReady && ahead.sp > 0) {
+      e = half_vt_prepass(a, half_vt, stream, ahead.first);
+      if (e != cudaSuccess) return e;
+    }
+  } else if constexpr (PV16) {
     ahead.first = static_cast<unsigned>(a.p.batch_count());
     if constexpr (!kReady) {
       e = half_vt_prepass(a, half_vt, stream);
