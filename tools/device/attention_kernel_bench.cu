@@ -413,8 +413,11 @@ std::vector<Variant> variants() {
     v.push_back({"wg p12 e128 quad alone", run_quad<kDiagReadyVt, 128, 32, 3>,
                  [](KernelArgs a) { run_vt(a, false); }});
     v.push_back({"wg p12 e128 quad st2", run_quad<0, 128, 32, 2>, poison_vt});
-    v.push_back({"wg p14 e128 st3", run_quad<0, 128, 32, 3, true>});
-    v.push_back({"wg p14 e128 st4", run_quad<0, 128, 32, 4, true>});
+    // Pipe 14 at head dim 128: V16 made in the kernel but for the first units' heads (the
+    // op's, three stages); after a pre-pass of every head instead.
+    v.push_back({"wg p14 e128 st3", run_quad<0, 128, 32, 3, true, true>});
+    v.push_back({"wg p14 e128 whole pre-pass st3", run_quad<0, 128, 32, 3, true>});
+    v.push_back({"wg p14 e128 whole pre-pass st4", run_quad<0, 128, 32, 4, true>});
     v.push_back({"wg p14 e128 alone", run_quad<kDiagReadyVt, 128, 32, 3, true>,
                  [](KernelArgs a) { CK(half_vt_prepass(a, f16_scratch(a), nullptr)); }});
     v.push_back({"trace wg p12 e128 quad", run_quad<kDiagTrace, 128, 32, 3>, poison_vt});

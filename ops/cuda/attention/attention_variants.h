@@ -133,13 +133,14 @@
   X(128, 4, 32, 3)
 
 // wgmma pipe 14 (tf32; sm90/attention_wgmma_quad.cuh, PV16): X(E, WG, BN, STAGES), pipe 12
-// with P V on fp16 tensor cores over a pre-pass's V in fp16 (scaled per 64-key tile), so no
-// float32 Vt and nothing made ahead; a stage (K 16 KB, V 8 KB) leaves room for four at head
-// dims 64 and 128 (at 128: 32-key tiles, as pipe 12's, for the consumers' registers; V16's
-// 64-byte rows on the 64-byte swizzle, P V as two n64 halves).
+// with P V on fp16 tensor cores over V in fp16 (scaled per key tile), made by a pre-pass for the
+// first units' heads and by the kernel for the rest, so no float32 Vt; a stage (K 16 KB, V
+// 8 KB) leaves room for four at head dim 64 beside the makers' 40 KB, three at 128 beside their
+// 24 KB (at 128: 32-key tiles, as pipe 12's, for the consumers' registers; V16's 64-byte rows
+// on the 64-byte swizzle, P V as two n64 halves).
 #define TT_ATTN_WGMMA_QUAD_PV16_VARIANTS(X) \
   X(64, 4, 64, 4)                           \
-  X(128, 4, 32, 4)
+  X(128, 4, 32, 3)
 
 // wgmma pipe 2 and 5 in accurate mode (the 3xTF32 split of both products on the TMA
 // pipeline; sm90/attention_wgmma_kernels.cuh, ACC): X(E, WG, BN, STAGES, MINB, PIPE) as

@@ -84,22 +84,22 @@ void launch_quad(const KernelArgs& args, const AttnTmaMaps& maps, int device, cu
 }
 
 // pipe 14 (tf32): pipe 12's kernel with P V on fp16, after its pre-pass (V's fp16 hi and the
-// key tiles' factors, in a scratch that lives until the launcher returns, as pipe 6's; at head
-// dim 64 the first units' heads only, the kernel making the rest).
+// key tiles' factors, in a scratch that lives until the launcher returns, as pipe 6's): the
+// first units' heads only, the kernel making the rest.
 template <int E, int BN, int ST>
 void launch_quad_pv16(const KernelArgs& args, const AttnTmaMaps& maps, int device,
                       cudaStream_t stream) {
-  constexpr bool kMade = E == 64;
-  static_assert(QuadTraits<E, BN, ST, true, kMade>::kSmemBytes ==
+  constexpr int kRaws = E == 64 ? 2 : 1;
+  static_assert(QuadTraits<E, BN, ST, true, true>::kSmemBytes ==
                     (256 * E + ST * BN * E) * 4 + ST * BN * E * 2 + (2 * ST + 8) * 8 + 1024 +
-                        (kMade ? 2 * BN * E * 4 + BN * E * 2 + 2 * 8 + 16 : 0),
+                        kRaws * (BN * E * 4 + 8) + BN * E * 2 + 16,
                 "wgmma_tma_smem_bytes (pipe 14)");
   const int64_t bytes = half_vt_scratch_bytes(args.p);
   const Tensor scratch = Tensor::empty({(bytes + 3) / 4}, DType::F32, Device::cuda(device));
   const int sms = tt::cuda::device_limits(device).sm_count;
   bool mapped = false;
-  TT_CUDA_CHECK((launch_quad_kernel<E, BN, ST, 0, true, kMade>(args, maps, sms, stream, mapped, {},
-                                                               scratch.data_ptr())));
+  TT_CUDA_CHECK((launch_quad_kernel<E, BN, ST, 0, true, true>(args, maps, sms, stream, mapped, {},
+                                                              scratch.data_ptr())));
   TT_CHECK(mapped,
            "attention: cuTensorMapEncodeTiled refused Q's map or V's fp16 map of the persistent "
            "wgmma pipe=14 (head dim {}), or the driver has none",
@@ -172,19 +172,17 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   // attention_tma.h) runs the same variant on cp.async (pipe 1; tf32 only: the space offers
   // accurate's TMA pipes, and the persistent ones, only where the maps exist). pipes 4, 7 and
   // 9 transpose V in the kernel: no pre-pass; pipes 11 and 12 launch their own, over their
-  // first units' heads, and pipe 14 its fp16 V's (launch_quad_pv16: every head's, at head
-  // dim 64 the first units' heads, the kernel making the rest).
+  // first units' heads, and pipe 14 its fp16 V's (launch_quad_pv16), the first units' heads.
   const bool tma = c.pipe >= 2 && tma_mappable(p, c.pipe);
   TT_CHECK(!acc || c.pipe == 0 || tma,
            "attention: accurate wgmma pipe={} needs K's tensor map (attention_tma.h)", c.pipe);
   const int pipe = c.pipe >= 2 && !tma ? 1 : c.pipe;
   if (!acc && pipe == 14) {
-    // Head dim 64 makes V16 in the kernel from V's map as well.
+    // K's map, and V's: the kernel makes V16 from it.
     AttnTmaMaps maps{};
-    TT_CHECK(p.E == 64 ? attention_tma_maps(p, a.k, a.v, nullptr, 0, c.block_n, true, maps)
-                       : attention_k_map(p, a.k, c.block_n, maps.k),
-             "attention: cuTensorMapEncodeTiled refused the K (head dim 64: and V) map of wgmma "
-             "pipe=14 (head dim {}, bn={}), or the driver has none",
+    TT_CHECK(attention_tma_maps(p, a.k, a.v, nullptr, 0, c.block_n, true, maps),
+             "attention: cuTensorMapEncodeTiled refused the K or V map of wgmma pipe=14 (head "
+             "dim {}, bn={}), or the driver has none",
              p.E, c.block_n);
 #define TT_X_PV16(E_, WG_, BN_, ST_)                            \
   if (p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {    \

@@ -67,7 +67,8 @@ __device__ __forceinline__ void f16_split2(float x, float y, uint32_t& hi, uint3
 // once, takes each one's max |x| on chip (no pass over the head before it, no atomics)
 // and writes K's halves (rows as they are), V's transposed (keys contiguous, so both
 // products read K-major B operands; through shared memory) and the tile's two factors
-// back to float32, tmul[b * tiles + t] = (2^-s_k, 2^-s_v). Halves: hi then lo,
+// back to float32, tmul[b * tiles + t] = (2^-s_k, 2^-s_v) (V_HI at head dim 128: V's two,
+// one per 32 keys). Halves: hi then lo,
 // `half_elems` apart; zeros past S. Each thread owns 8 consecutive floats of a row:
 // two 16-byte loads, 16-byte stores of hi and lo, 8 threads a whole 128-byte line of
 // halves (2-byte stores ran an earlier pre-pass at half the copy bandwidth). Grid: the
@@ -80,6 +81,11 @@ inline constexpr int kF16SplitTileKeys = 64;
 inline constexpr int kF16SplitThreads = 128;
 inline constexpr int kHalfVMinShift = -48;
 inline constexpr int kHalfVMaxShift = 48;
+// V_HI: the keys of one V factor, pipe 14's key tile (32 at head dim 128: the kernel that makes
+// V16 itself has room for 32-key tiles only there).
+__host__ __device__ constexpr int half_v_factor_keys(int e) {
+  return e == 128 ? 32 : kF16SplitTileKeys;
+}
 template <int E, int THREADS = kF16SplitThreads, bool V_HI = false>
 __global__ void __launch_bounds__(THREADS)
     attention_f16_split_kernel(KernelArgs a, __half* kh, __half* vt, float2* tmul, int64_t sp,
@@ -125,12 +131,18 @@ __global__ void __launch_bounds__(THREADS)
   const auto amax4 = [](float m, float4 v) {
     return fmaxf(m, fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
   };
+  // V_HI at head dim 128: a factor per 32 keys, the first half's max where K's would be.
+  constexpr bool kHalves = V_HI && half_v_factor_keys(E) == TK / 2;
   float mk = 0.f, mv = 0.f;
 #pragma unroll
   for (int n = 0; n < N; ++n) {
-    mk = amax4(amax4(mk, x[n][0]), x[n][1]);
-    mv = amax4(amax4(mv, y[n][0]), y[n][1]);
     const int i = tid + THREADS * n, r = i / G, c = (i % G) * 8;
+    if (kHalves && r < TK / 2) {
+      mk = amax4(amax4(mk, y[n][0]), y[n][1]);
+    } else {
+      mk = amax4(amax4(mk, x[n][0]), x[n][1]);
+      mv = amax4(amax4(mv, y[n][0]), y[n][1]);
+    }
     const float yv[8] = {y[n][0].x, y[n][0].y, y[n][0].z, y[n][0].w,
                          y[n][1].x, y[n][1].y, y[n][1].z, y[n][1].w};
 #pragma unroll
@@ -148,10 +160,19 @@ __global__ void __launch_bounds__(THREADS)
     mk = fmaxf(mk, wmax[w].x);
     mv = fmaxf(mv, wmax[w].y);
   }
-  const int sk = f16_shift(mk);
-  const int sv = V_HI ? max(kHalfVMinShift, min(kHalfVMaxShift, f16_shift(mv))) : f16_shift(mv);
+  const auto v_shift = [](float m) {
+    return V_HI ? max(kHalfVMinShift, min(kHalfVMaxShift, f16_shift(m))) : f16_shift(m);
+  };
+  const int sk = kHalves ? v_shift(mk) : f16_shift(mk), sv = v_shift(mv);
   const float ks = exp2_int(sk), vs = exp2_int(sv);
-  if (tid == 0) tmul[blockIdx.x] = make_float2(exp2_int(-sk), exp2_int(-sv));
+  if (tid == 0) {
+    if (kHalves) {
+      tmul[2 * blockIdx.x] = make_float2(1.f, exp2_int(-sk));
+      tmul[2 * blockIdx.x + 1] = make_float2(1.f, exp2_int(-sv));
+    } else {
+      tmul[blockIdx.x] = make_float2(exp2_int(-sk), exp2_int(-sv));
+    }
+  }
   // 8 scaled floats into one 16-byte store of hi and one of lo.
   const auto split8 = [](const float(&v)[8], float s, __half* hi, __half* lo) {
     uint4 h, l;
@@ -178,7 +199,7 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
     for (int u = 0; u < 8; ++u) v[u] = tile[k8 + u][e];
     const int64_t at = (b * E + e) * sp + j0 + k8;
-    split8(v, vs, vt + at, vt + half_elems + at);
+    split8(v, kHalves && k8 < TK / 2 ? ks : vs, vt + at, vt + half_elems + at);
   }
 }
 
@@ -751,8 +772,9 @@ cudaError_t f16split_prepass(const KernelArgs& a, void* scratch, cudaStream_t st
 }
 
 // Pipe 14's scratch: V's hi transposed ([batches][Ev][S'] halves, keys contiguous, zeros
-// past S), the key tiles' factors (float2, V's in .y) and, for the kernel that makes most of
-// V16 itself (MADE), the per-head counts of parts made; 16-byte aligned.
+// past S), the key tiles' factors (float2, V's in .y; per half_v_factor_keys keys) and, for the
+// kernel that makes most of V16 itself (MADE), the per-head counts of parts made; 16-byte
+// aligned.
 struct HalfVt {
   __half* vt;
   float2* tmul;
@@ -761,14 +783,13 @@ struct HalfVt {
 };
 inline int64_t half_vt_scratch_bytes(const AttentionProblem& p) {
   const int64_t sp = f16split_keys(p);
-  return p.batch_count() * (p.Ev * sp * 2 + (sp / kF16SplitTileKeys) * 8 + 4);
+  return p.batch_count() * (p.Ev * sp * 2 + (sp / 32) * 8 + 4);
 }
 inline HalfVt half_vt_parts(const AttentionProblem& p, void* scratch) {
   const int64_t sp = f16split_keys(p);
   __half* vt = static_cast<__half*>(scratch);
   float2* tmul = reinterpret_cast<float2*>(vt + p.batch_count() * p.Ev * sp);
-  return {vt, tmul, reinterpret_cast<unsigned*>(tmul + p.batch_count() * (sp / kF16SplitTileKeys)),
-          sp};
+  return {vt, tmul, reinterpret_cast<unsigned*>(tmul + p.batch_count() * (sp / 32)), sp};
 }
 
 // Pipe 14's pre-pass (head dims 64 and 128): V's hi and its tiles' factors into `scratch`

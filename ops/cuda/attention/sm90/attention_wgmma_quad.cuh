@@ -21,7 +21,8 @@
 // Pipe 14 (PV16; head dims 64 and 128): pipe 12 with P V on fp16 tensor cores, at twice tf32's rate
 // and with P in half the registers. fp16 has tf32's 11-bit significand but not its range, so a
 // pre-pass (half_vt_prepass, the 2 x fp16 split's hi alone) writes V transposed in fp16, each
-// 64-key tile scaled by a power of two 2^-lv (its largest element in [2^14, 2^15)), and the scale
+// key tile (64 keys, 32 at head dim 128) scaled by a power of two 2^-lv (its largest element in
+// [2^14, 2^15)), and the scale
 // joins the softmax: P is taken of s + lv (softmax_tile_lazy's SHIFT), so that P V16's terms are P
 // V's on one base and O accumulates in the tensor cores as before; l sums 2^(s - base) (the tile's
 // sum times 2^-lv). P rounds to fp16 (to nearest) where pipe 12 rounds it to tf32. Where it differs
@@ -34,12 +35,12 @@
 // (float's range reaches 2^128), and a tile whose largest element is below 2^-34 keeps its
 // elements' accuracy down to 2^-62 only (subnormal fp16 below).
 //
-// MADE (pipe 14 at head dim 64): the pre-pass makes only the heads of each CTA's first unit, and
+// MADE: the pre-pass makes only the heads of each CTA's first unit, and
 // the producer's idle warps make the rest in the kernel, a unit ahead of its use, as pipe 12
 // makes its Vt (VtAhead's counts): V's raw tile by TMA, its max and fp16 conversion in shared
 // memory, V16 back by a TMA store (make_units_v16). The whole pre-pass held the kernel back by
 // most of its own time (its 48 MB at 1k keys); what the makers move runs under the products.
-// Head dim 128 has no room for their buffers beside Q's 128 KB.
+// Head dim 128: one raw buffer and three stages beside Q's 128 KB.
 #pragma once
 
 #include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
@@ -56,16 +57,16 @@ struct HalfVtOperand {
   int64_t tiles_per_head = 0;
 };
 
-// V's raw tile [64 keys][E] (by TMA, unswizzled) into V16's layout as f16_vt_map's TMA lays it
-// (Vt [E][64] in fp16, 128-byte rows on the 128-byte swizzle), scaled by 2^sv from the tile's
-// max |v| by half_vt_prepass's rule; returns lv = -sv. MAKERS threads from t; `xmax` a slot per
-// warp, free for this tile. A thread takes row e's keys 8c .. 8c + 7: lanes on consecutive e
-// read consecutive words (no bank conflict), and the eight lanes of a 16-byte store phase
-// write eight distinct swizzled chunks.
-template <int E, int MAKERS>
+// V's raw tile [BN keys][E] (by TMA, unswizzled) into V16's layout as f16_vt_map's TMA lays it
+// (Vt [E][BN] in fp16, rows of BN keys on the 128-byte swizzle at 64 keys, the 64-byte at 32),
+// scaled by 2^sv from the tile's max |v| by half_vt_prepass's rule; returns lv = -sv. MAKERS
+// threads from t; `xmax` a slot per warp, free for this tile. A thread takes row e's keys
+// 8c .. 8c + 7: lanes on consecutive e read consecutive words (no bank conflict), and the
+// eight lanes of a 16-byte store phase write eight distinct swizzled chunks.
+template <int E, int BN, int MAKERS>
 __device__ __forceinline__ int v16_tile_from_raw(uint8_t* v16, const float* vraw, float* xmax,
                                                  int t) {
-  constexpr int BN = kF16SplitTileKeys;
+  static_assert(BN == 64 || BN == 32, "V16's rows: 128 or 64 bytes");
   const float4* v4 = reinterpret_cast<const float4*>(vraw);
   float m = 0.f;
 #pragma unroll 4
@@ -91,8 +92,8 @@ __device__ __forceinline__ int v16_tile_from_raw(uint8_t* v16, const float* vraw
       const __half2 x = __floats2half2_rn(col[2 * u * E] * vs, col[(2 * u + 1) * E] * vs);
       h[u] = *reinterpret_cast<const uint32_t*>(&x);
     }
-    *reinterpret_cast<uint4*>(v16 + e * BN * 2 + (c ^ (e % 8)) * 16) =
-        make_uint4(h[0], h[1], h[2], h[3]);
+    const int chunk = BN == 64 ? c ^ (e % 8) : c ^ ((e / 2) % 4);
+    *reinterpret_cast<uint4*>(v16 + e * BN * 2 + chunk * 16) = make_uint4(h[0], h[1], h[2], h[3]);
   }
   return -sv;
 }
@@ -109,12 +110,14 @@ struct QuadTraits {
   static constexpr int kKBytes = BN * E * 4;
   static constexpr int kVBytes = BN * E * (PV16 ? 2 : 4);
   static constexpr int kStageBytes = kKBytes + kVBytes;
-  // MADE: the makers' two buffers of V's raw tile (BN keys) and V16's staging tile.
-  static constexpr int kRawBytes = MADE ? BN * E * 4 : 0;
+  // MADE: the makers' buffers of V's raw tile (BN keys; two at head dim 64, one beside Q's
+  // 128 KB at 128) and V16's staging tile.
+  static constexpr int kRaws = MADE ? (E == 64 ? 2 : 1) : 0;
+  static constexpr int kRawBytes = BN * E * 4;
   static constexpr int kStagingBytes = MADE ? BN * E * 2 : 0;
   static constexpr int kMakerOffset = kQBytes + STAGES * kStageBytes;
-  static constexpr int kBarOffset = kMakerOffset + 2 * kRawBytes + kStagingBytes;
-  static constexpr int kBarriers = 2 * STAGES + 2 * kConsumers + (MADE ? 2 : 0);
+  static constexpr int kBarOffset = kMakerOffset + kRaws * kRawBytes + kStagingBytes;
+  static constexpr int kBarriers = 2 * STAGES + 2 * kConsumers + kRaws;
   // MADE: after the barriers, the makers' maxima (two tiles' worth).
   static constexpr int kSmemBytes = kBarOffset + kBarriers * 8 + (MADE ? 16 : 0) + 1024;
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB of an SM");
@@ -132,19 +135,20 @@ struct QuadTraits {
 
 // MADE: the making warps' loop (pipe 14 at head dim 64): for each later unit of this CTA's
 // walk whose head the pre-pass left (ahead.first), its part of the head's V16 (the head's
-// 64-key tiles split evenly over its units) and the tiles' factors, then the head's count
-// (VtAhead; the pre-pass zeroes them). A tile: V's raw tile by TMA (two buffers, the next
-// tile's copy under this one's conversion), V16 into the staging tile (v16_tile_from_raw), out
-// by a TMA store. MAKERS threads from t.
-template <int E, int BN, int MAKERS>
+// BN-key tiles split evenly over its units) and the tiles' factors, then the head's count
+// (VtAhead; the pre-pass zeroes them). A tile: V's raw tile by TMA (RAWS buffers: with two,
+// the next tile's copy under this one's conversion), V16 into the staging tile
+// (v16_tile_from_raw), out by a TMA store. MAKERS threads from t.
+template <int E, int BN, int MAKERS, int RAWS>
 __device__ __forceinline__ void make_units_v16(const AttentionProblem& p, const CUtensorMap& vmap,
                                                const HalfVtOperand& v16, const PersistentWalk& walk,
                                                const VtAhead& ahead, uint8_t* buffers,
                                                uint64_t* rawfull, float* xmax, int t) {
   namespace ptx = ::cuda::ptx;
-  float* raw[2] = {reinterpret_cast<float*>(buffers),
-                   reinterpret_cast<float*>(buffers + BN * E * 4)};
-  uint8_t* staging = buffers + 2 * BN * E * 4;
+  const auto raw = [&](unsigned turn) {
+    return reinterpret_cast<float*>(buffers + (turn % RAWS) * BN * E * 4);
+  };
+  uint8_t* staging = buffers + RAWS * BN * E * 4;
   const int64_t tiles = ahead.sp / BN;
   const unsigned parts = walk.units_per_head;
   unsigned i = 0;          // tiles made so far: the raw buffers' turns
@@ -158,20 +162,20 @@ __device__ __forceinline__ void make_units_v16(const AttentionProblem& p, const 
     kc[0] = 0;
     const auto load = [&](int64_t k, unsigned turn) {
       ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                     &rawfull[turn % 2], BN * E * 4);
+                                     &rawfull[turn % RAWS], BN * E * 4);
       kc[1] = static_cast<int32_t>(k * BN);
-      ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, raw[turn % 2], &vmap, kc,
-                                &rawfull[turn % 2]);
+      ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, raw(turn), &vmap, kc,
+                                &rawfull[turn % RAWS]);
     };
     if (t == 0) {
-      for (int64_t k = k0; k < k1 && k < k0 + 2; ++k) load(k, i + unsigned(k - k0));
+      for (int64_t k = k0; k < k1 && k < k0 + RAWS; ++k) load(k, i + unsigned(k - k0));
     }
     for (int64_t k = k0; k < k1; ++k, ++i) {
-      mbar_wait(&rawfull[i % 2], (i / 2) & 1);
+      mbar_wait(&rawfull[i % RAWS], (i / RAWS) & 1);
       // The staging tile's last TMA store has read it (ordered before the other makers'
       // writes by v16_tile_from_raw's barrier).
       if (t == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-      const int lv = v16_tile_from_raw<E, MAKERS>(staging, raw[i % 2], xmax + 2 * (i & 1), t);
+      const int lv = v16_tile_from_raw<E, BN, MAKERS>(staging, raw(i), xmax + 2 * (i & 1), t);
       fence_proxy_async();
       asm volatile("bar.sync %0, %1;\n" ::"n"(kPersistentMadeBarrier), "n"(MAKERS) : "memory");
       if (t == 0) {
@@ -179,7 +183,7 @@ __device__ __forceinline__ void make_units_v16(const AttentionProblem& p, const 
         ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &v16.vt, c, staging);
         ptx::cp_async_bulk_commit_group();
         const_cast<float2*>(v16.tmul)[b * v16.tiles_per_head + k] = make_float2(1.f, exp2_int(lv));
-        if (k + 2 < k1) load(k + 2, i + 2);
+        if (k + RAWS < k1) load(k + RAWS, i + RAWS);
       }
     }
     if (t == 0) {
@@ -206,8 +210,8 @@ __global__ void __launch_bounds__(640, 1)
   static_assert(!PV16 || (E == 64 && BN == 64) || (E == 128 && BN == 32),
                 "pipe 14: head dim 64 on 64-key tiles, 128 on 32");
   trace_start<kTraced>();
-  static_assert(!MADE || (PV16 && BN == kF16SplitTileKeys),
-                "V16 made in the kernel: pipe 14's operand, on the pre-pass's 64-key tiles");
+  static_assert(!PV16 || BN == half_v_factor_keys(E), "pipe 14: a V factor per key tile");
+  static_assert(!MADE || PV16, "V16 made in the kernel: pipe 14's operand");
   using T = QuadTraits<E, BN, STAGES, PV16, MADE>;
   static_assert((E == 64 || E == 128) && (BN == 64 || BN == 32), "head dim 64 or 128");
   namespace ptx = ::cuda::ptx;
@@ -218,10 +222,10 @@ __global__ void __launch_bounds__(640, 1)
   float* qs = reinterpret_cast<float*>(smem);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
   uint64_t* empty = full + STAGES;
-  uint64_t* qfull = empty + STAGES;                                  // [WG]
-  uint64_t* qempty = qfull + WG;                                     // [WG]
-  uint64_t* rawfull = qempty + WG;                                   // [2] (MADE)
-  float* xmax = reinterpret_cast<float*>(rawfull + (MADE ? 2 : 0));  // [2][2] (MADE)
+  uint64_t* qfull = empty + STAGES;                            // [WG]
+  uint64_t* qempty = qfull + WG;                               // [WG]
+  uint64_t* rawfull = qempty + WG;                             // [T::kRaws] (MADE)
+  float* xmax = reinterpret_cast<float*>(rawfull + T::kRaws);  // [2][2] (MADE)
   const auto stage_k = [&](int s) {
     return reinterpret_cast<float*>(smem + T::kQBytes + s * T::kStageBytes);
   };
@@ -238,10 +242,7 @@ __global__ void __launch_bounds__(640, 1)
       mbar_init(&full[s], 1);
       mbar_init(&empty[s], 4 * WG);
     }
-    if constexpr (MADE) {
-      mbar_init(&rawfull[0], 1);
-      mbar_init(&rawfull[1], 1);
-    }
+    for (int i = 0; i < T::kRaws; ++i) mbar_init(&rawfull[i], 1);
     for (int i = 0; i < WG; ++i) {
       mbar_init(&qfull[i], 1);
       mbar_init(&qempty[i], 4);
@@ -309,11 +310,14 @@ __global__ void __launch_bounds__(640, 1)
           }
         }
       }
-    } else if (!PV16 && tid >= T::kMakerTid) {
-      make_later_units_vt<E, T::kMakers>(p, a.v, walk, ahead, tid - T::kMakerTid);
-    } else if (MADE && tid >= T::kMakerTid) {
-      make_units_v16<E, BN, T::kMakers>(p, maps.kv.v, v16, walk, ahead, smem + T::kMakerOffset,
-                                        rawfull, xmax, tid - T::kMakerTid);
+    } else if (tid >= T::kMakerTid) {
+      if constexpr (!PV16) {
+        make_later_units_vt<E, T::kMakers>(p, a.v, walk, ahead, tid - T::kMakerTid);
+      } else if constexpr (MADE) {
+        make_units_v16<E, BN, T::kMakers, T::kRaws>(p, maps.kv.v, v16, walk, ahead,
+                                                    smem + T::kMakerOffset, rawfull, xmax,
+                                                    tid - T::kMakerTid);
+      }
     }
   } else {
     sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
@@ -366,7 +370,7 @@ __global__ void __launch_bounds__(640, 1)
         // through L2, past the producer's acquire of the head's count and the stage's barrier).
         float vmul = 0.f;
         if constexpr (PV16) {
-          const float2* at = &v16.tmul[qt.b * v16.tiles_per_head + tile * BN / kF16SplitTileKeys];
+          const float2* at = &v16.tmul[qt.b * v16.tiles_per_head + tile];
           if constexpr (MADE) {
             asm volatile("ld.relaxed.gpu.global.f32 %0, [%1];\n"
                          : "=f"(vmul)
@@ -389,8 +393,7 @@ __global__ void __launch_bounds__(640, 1)
         mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, kLog2eF);
         const uint32_t v_addr = smem_u32(stage_k(gi % STAGES)) + T::kKBytes;
         if constexpr (PV16) {
-          // V = 2^lv V16 in this tile (the factor a power of two: lv its exponent; one factor
-          // per 64 keys, shared by two 32-key tiles).
+          // V = 2^lv V16 in this tile (the factor a power of two: lv its exponent).
           const int lv = ((__float_as_int(vmul) >> 23) & 0xff) - 127;
           if (softmax_tile_lazy<true>(sc, rows, alpha, float(lv), exp2_int(-lv))) {
             scale_rows(o, alpha);
@@ -483,7 +486,7 @@ cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int s
     mapped = h.sp == 0 || f16_vt_map(a.p, h.vt, h.sp, 1, v16.vt, BN);
     if (!mapped) return cudaSuccess;
     v16.tmul = h.tmul;
-    v16.tiles_per_head = h.sp / kF16SplitTileKeys;
+    v16.tiles_per_head = h.sp / BN;
     if constexpr (MADE) ahead = {nullptr, h.made, h.sp, 0};
   }
   const auto kernel = attention_wgmma_quad_kernel<E, BN, STAGES, DIAG, PV16, MADE>;
