@@ -19,28 +19,28 @@
 // others.
 //
 // Pipe 14 (PV16; head dims 64 and 128): pipe 12 with P V on fp16 tensor cores, at twice tf32's rate
-// and with P in half the registers. fp16 has tf32's 11-bit significand but not its range, so a
-// pre-pass (half_vt_prepass, the 2 x fp16 split's hi alone) writes V transposed in fp16, each
-// key tile (64 keys, 32 at head dim 128) scaled by a power of two 2^-lv (its largest element in
-// [2^14, 2^15)), and the scale
-// joins the softmax: P is taken of s + lv (softmax_tile_lazy's SHIFT), so that P V16's terms are P
-// V's on one base and O accumulates in the tensor cores as before; l sums 2^(s - base) (the tile's
-// sum times 2^-lv). P rounds to fp16 (to nearest) where pipe 12 rounds it to tf32. Where it differs
-// from tf32: a V element more than 2^24 below its tile's largest flushes to zero (2^14 below: fewer
-// significant bits), and a term of P V more than about 2^24 below its row's largest is lost: both
-// far under tf32's rounding of that row. The shift is kept within [-48, 48] (kHalfVMinShift,
-// kHalfVMaxShift): P of a key whose tile's lv is d below the row's largest underflows (ex2's flush
-// below 2^-126) once its weight is 2^(d - 126) below the row's largest, so a spread of 96 keeps
-// every weight above 2^-30 of the largest in l. So V elements at or above 2^64 overflow to infinity
-// (float's range reaches 2^128), and a tile whose largest element is below 2^-34 keeps its
-// elements' accuracy down to 2^-62 only (subnormal fp16 below).
+// and with P in half the registers. fp16 has tf32's 11-bit significand but not its range, so V
+// goes to fp16 transposed (V16), each key tile (64 keys, 32 at head dim 128) scaled by a power of
+// two 2^-lv (its largest element in [2^14, 2^15)), and the scale joins the softmax: P is taken of
+// s + lv (softmax_tile_lazy's SHIFT), so that P V16's terms are P V's on one base and O
+// accumulates in the tensor cores as before; l sums 2^(s - base) (the tile's sum times 2^-lv). P
+// rounds to fp16 (to nearest) where pipe 12 rounds it to tf32. Where it differs from tf32: a V
+// element more than 2^24 below its tile's largest flushes to zero (2^14 below: fewer significant
+// bits), and a term of P V more than about 2^24 below its row's largest is lost: both far under
+// tf32's rounding of that row. The shift is kept within [-48, 48] (kHalfVMinShift, kHalfVMaxShift):
+// P of a key whose tile's lv is d below the row's largest underflows (ex2's flush below 2^-126)
+// once its weight is 2^(d - 126) below the row's largest, so a spread of 96 keeps every weight
+// above 2^-30 of the largest in l. So V elements at or above 2^64 overflow to infinity (float's
+// range reaches 2^128), and a tile whose largest element is below 2^-34 keeps its elements'
+// accuracy down to 2^-62 only (subnormal fp16 below).
 //
-// MADE: the pre-pass makes only the heads of each CTA's first unit, and
-// the producer's idle warps make the rest in the kernel, a unit ahead of its use, as pipe 12
-// makes its Vt (VtAhead's counts): V's raw tile by TMA, its max and fp16 conversion in shared
-// memory, V16 back by a TMA store (make_units_v16). The whole pre-pass held the kernel back by
-// most of its own time (its 48 MB at 1k keys); what the makers move runs under the products.
-// Head dim 128: one raw buffer and three stages beside Q's 128 KB.
+// Who makes V16 (MADE, the op's): a pre-pass (half_vt_prepass, the 2 x fp16 split's hi alone)
+// the heads of each CTA's first unit, and the producer's idle warps the rest in the kernel, a
+// unit ahead of its use, as pipe 12 makes its Vt (VtAhead's counts): V's raw tile by TMA, its
+// max and fp16 conversion in shared memory, V16 back by a TMA store (make_units_v16), under the
+// products where a pre-pass of every head would run before them. Head dim 128: one raw buffer
+// and three stages beside Q's 128 KB. Without MADE (the kernel bench's) the pre-pass makes
+// every head.
 #pragma once
 
 #include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
