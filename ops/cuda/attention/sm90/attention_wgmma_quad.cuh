@@ -133,12 +133,12 @@ struct QuadTraits {
   static constexpr int kMakers = kThreads - kMakerTid;
 };
 
-// MADE: the making warps' loop (pipe 14 at head dim 64): for each later unit of this CTA's
-// walk whose head the pre-pass left (ahead.first), its part of the head's V16 (the head's
-// BN-key tiles split evenly over its units) and the tiles' factors, then the head's count
-// (VtAhead; the pre-pass zeroes them). A tile: V's raw tile by TMA (RAWS buffers: with two,
-// the next tile's copy under this one's conversion), V16 into the staging tile
-// (v16_tile_from_raw), out by a TMA store. MAKERS threads from t.
+// MADE: the making warps' loop (pipe 14): for each later unit of this CTA's walk whose head
+// the pre-pass left (ahead.first), its part of the head's V16 (the head's BN-key tiles split
+// evenly over its units) and the tiles' factors, then the head's count (VtAhead; the pre-pass
+// zeroes them). A tile: V's raw tile by TMA (RAWS buffers: with two, the next tile's copy under
+// this one's conversion), V16 into the staging tile (v16_tile_from_raw), out by a TMA store.
+// MAKERS threads from t.
 template <int E, int BN, int MAKERS, int RAWS>
 __device__ __forceinline__ void make_units_v16(const AttentionProblem& p, const CUtensorMap& vmap,
                                                const HalfVtOperand& v16, const PersistentWalk& walk,
