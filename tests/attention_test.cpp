@@ -808,15 +808,14 @@ TEST(AttentionCuda, F16SplitKeepsWideRangesWithinItsScales) {
 
 // ---- issue 19, twenty-fourth step: tf32's P V on fp16 (pipe 14) ----
 
-// Pipe 14 scales V per 64-key tile by a power of two into fp16 and folds the scale into the
-// softmax's base: key tiles of V from 2^-60 (past the shift's clamp at 48) to 2^60 in one
-// head, heads of different tile orders, keep tf32's accuracy (within 2e-3 of float64, as
-// every tf32 pipe; pipe 12's error, the same loop on tf32, printed beside it). Causal, each
-// head's rows 0-63 attend its first tile alone: at 2^-60 in head 1 and 2^60 in head 2,
-// they keep it too. 34 batches of the 4 heads: at head dim 64, 136 heads of two query tiles
-// leave the heads past the first 66 to the kernel's makers (their own conversion), the rest to
-// the pre-pass.
-// At head dim E (64 and 128: pipe 14's variants, 64- and 32-key tiles).
+// Pipe 14 scales V per key tile (64 keys, 32 at head dim 128) by a power of two into fp16 and
+// folds the scale into the softmax's base: 64-key blocks of V from 2^-60 (past the shift's
+// clamp at 48) to 2^60 in one head, heads of different block orders, keep tf32's accuracy
+// (within 2e-3 of float64, as every tf32 pipe; pipe 12's error, the same loop on tf32, printed
+// beside it). Causal, each head's rows 0-63 attend its first block alone: at 2^-60 in head 1
+// and 2^60 in head 2, they keep it too. 34 batches of the 4 heads: 136 heads of two query tiles
+// leave the heads past the first 66 to the kernel's makers (their own conversion), the rest to the
+// pre-pass. At head dim E (64 and 128: pipe 14's variants, 64- and 32-key tiles).
 void expect_pv16_wide_ranges(int64_t E) {
   const int64_t B = 34, H = 4, L = 300, S = 330, kTile = 64;
   const std::vector<float> q = Tensor::randn({B, H, L, E}, 2400).to_vector<float>();
@@ -994,7 +993,7 @@ TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
 
 // One V for every head with K mapped: the pipes that read Vt from the pre-pass (2, 3, 5, 8)
 // run; those that transpose V in the kernel from V's own map (4, 7, 9), make Vt from V on
-// its map's terms (11, 12) or read V so for its fp16 pre-pass (14) are refused.
+// its map's terms (11, 12) or read V so for its fp16 V (14) are refused.
 TEST(AttentionCuda, TmaPipesWhereVAloneHasNoTensorMap) {
   TT_REQUIRE_CUDA();
   TT_SKIP_UNLESS_WS_PIPES();

@@ -49,8 +49,8 @@ constexpr bool transposes_v_in_kernel(int pipe) { return pipe == 4 || pipe == 7 
 constexpr bool makes_vt_ahead(int pipe) { return pipe == 11 || pipe == 12; }
 
 // The pipe whose P V runs on fp16 (tf32's pipe 14): its pre-pass reads V in 16-byte pieces,
-// on V's map's terms, and writes V's fp16 hi (at head dim 64 the kernel makes most of it,
-// reading V by that map); no float32 Vt.
+// on V's map's terms, and writes V's fp16 hi for the first units' heads, the kernel the rest
+// through V's map; no float32 Vt.
 constexpr bool halves_v(int pipe) { return pipe == 14; }
 
 // The TMA pipe's operands have maps: K, V where the kernel transposes it (or makes Vt), Q

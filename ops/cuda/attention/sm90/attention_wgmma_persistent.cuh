@@ -557,6 +557,13 @@ __global__ void __launch_bounds__(384, 1)
 // min(units, SMs) CTAs of the persistent walk (the SM count of the current device, cached
 // per device by the caller). False where Q or K has no tensor map. AHEAD: `ahead`'s Vt and
 // counts (as many as the problem's batches), the pre-pass of the first units' heads first.
+// The heads of the first `rounds` rounds of `grid` CTAs' units: [0, the count returned).
+inline unsigned heads_of_first_units(const AttentionProblem& p, const PersistentWalk& walk,
+                                     unsigned grid, int64_t rounds) {
+  const int64_t per = walk.units_per_head;
+  return static_cast<unsigned>(std::min<int64_t>(p.batch_count(), (rounds * grid + per - 1) / per));
+}
+
 // The pre-pass of a kernel that makes Vt ahead (pipes 11 and 12), launched before it on
 // `stream`: Vt of the heads of the first `rounds` rounds of `grid` CTAs' units
 // (`ahead.first`, set here), every head's count zeroed. No keys (`ahead.sp` 0): nothing to
@@ -564,9 +571,9 @@ __global__ void __launch_bounds__(384, 1)
 inline cudaError_t prepass_first_units(const KernelArgs& a, const PersistentWalk& walk,
                                        unsigned grid, int64_t rounds, cudaStream_t stream,
                                        VtAhead& ahead) {
-  const int64_t heads = a.p.batch_count(), per = walk.units_per_head;
-  ahead.first = static_cast<unsigned>(
-      ahead.sp == 0 ? heads : std::min<int64_t>(heads, (rounds * grid + per - 1) / per));
+  const int64_t heads = a.p.batch_count();
+  ahead.first =
+      ahead.sp == 0 ? static_cast<unsigned>(heads) : heads_of_first_units(a.p, walk, grid, rounds);
   if (ahead.sp == 0) return cudaSuccess;
   return launch_vt_prepass(a, ahead.vt, nullptr, ahead.sp, ahead.first, stream, ahead.made, heads);
 }

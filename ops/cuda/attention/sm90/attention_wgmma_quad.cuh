@@ -470,8 +470,10 @@ __global__ void __launch_bounds__(640, 1)
 // min(units, SMs) CTAs of the persistent walk over 256-row query tiles (`sms`: the current
 // device's SM count), after the pre-pass that makes the first units' heads' Vt and zeroes
 // `ahead`'s counts (prepass_first_units; the kernel its programmatic dependent). PV16
-// (pipe 14): after half_vt_prepass into `half_vt` (half_vt_scratch_bytes) instead, nothing
-// made ahead. False in `mapped` where Q or K has no tensor map (or V's fp16 hi none).
+// (pipe 14): V16 and its factors in `half_vt` (half_vt_scratch_bytes) instead, by
+// half_vt_prepass for the first units' heads and the makers for the rest (MADE; without it,
+// the kernel bench's form, the pre-pass makes every head). False in `mapped` where Q or K has
+// no tensor map (or V16 none).
 template <int E, int BN, int STAGES, int DIAG = 0, bool PV16 = false, bool MADE = false>
 cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int sms,
                                cudaStream_t stream, bool& mapped, VtAhead ahead,
@@ -501,9 +503,8 @@ cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int s
   if constexpr (MADE) {
     // The pre-pass makes the heads of each CTA's first unit (and zeroes the counts), the
     // kernel the rest.
-    const int64_t heads = a.p.batch_count(), per = walk.units_per_head;
-    ahead.first = static_cast<unsigned>(std::min<int64_t>(heads, (grid + per - 1) / per));
-    if constexpr (kReady) ahead.first = static_cast<unsigned>(heads);
+    ahead.first = kReady ? static_cast<unsigned>(a.p.batch_count())
+                         : heads_of_first_units(a.p, walk, grid, 1);
     if (!kReady && ahead.sp > 0) {
       e = half_vt_prepass(a, half_vt, stream, ahead.first);
       if (e != cudaSuccess) return e;
