@@ -198,6 +198,18 @@ void run_f16split(KernelArgs a, int64_t, int64_t) {
   }
 }
 
+// Heads of the first round of pipe 14's walk (256-row query tiles): what its pre-pass makes.
+int64_t first_heads(const KernelArgs& a) {
+  const PersistentWalk walk(a.p, 256, static_cast<unsigned>(bench_sms()), a.p.causal);
+  return heads_of_first_units(a.p, walk, std::min(walk.units, unsigned(bench_sms())), 1);
+}
+
+// Pipe 14's pre-pass of the first round's heads alone, THREADS a block.
+template <int THREADS>
+void prepass_first(KernelArgs a, int64_t, int64_t) {
+  CK(half_vt_prepass<THREADS>(a, f16_scratch(a), nullptr, first_heads(a)));
+}
+
 // Pipe 12: four consumer warpgroups, persistent, Vt made ahead (its pre-pass inside); PV16:
 // pipe 14 (P V on fp16, its pre-pass of V's fp16 hi inside but for kDiagReadyVt).
 template <int DIAG, int E, int BN, int ST, bool PV16 = false, bool MADE = false>
@@ -293,12 +305,20 @@ std::vector<Variant> variants() {
     v.push_back({"wg p14 pv16 alone", run_quad<kDiagReadyVt, 64, 64, 4, true>,
                  [](KernelArgs a) { CK(half_vt_prepass(a, f16_scratch(a), nullptr)); }});
     v.push_back(
+        {"wg p14 pv16 first ready", run_quad<kDiagFirstReady, 64, 64, 4, true, true>,
+         [](KernelArgs a) { CK(half_vt_prepass(a, f16_scratch(a), nullptr, first_heads(a))); }});
+    v.push_back({"half vt pre-pass first t128", prepass_first<128>, nullptr, false});
+    v.push_back({"half vt pre-pass first", prepass_first<kHalfVtThreads>, nullptr, false});
+    v.push_back({"half vt pre-pass first t512", prepass_first<512>, nullptr, false});
+    v.push_back({"wg p14 made ready", run_quad<kDiagReadyVt, 64, 64, 4, true, true>,
+                 [](KernelArgs a) { CK(half_vt_prepass(a, f16_scratch(a), nullptr)); }});
+    v.push_back(
         {"half vt pre-pass",
          [](KernelArgs a, int64_t, int64_t) { CK(half_vt_prepass(a, f16_scratch(a), nullptr)); },
          nullptr, false});
-    v.push_back({"half vt pre-pass t256",
+    v.push_back({"half vt pre-pass t128",
                  [](KernelArgs a, int64_t, int64_t) {
-                   CK(half_vt_prepass<256>(a, f16_scratch(a), nullptr));
+                   CK(half_vt_prepass<128>(a, f16_scratch(a), nullptr));
                  },
                  nullptr, false});
     v.push_back({"half vt pre-pass t64",
@@ -315,6 +335,7 @@ std::vector<Variant> variants() {
                  },
                  nullptr, false});
     v.push_back({"trace wg p12 quad", run_quad<kDiagTrace, 64, 64, 3>, poison_vt});
+    v.push_back({"trace wg p14 pv16", run_quad<kDiagTrace, 64, 64, 4, true, true>});
     // V transposed by the producer (pipe 4): no pre-pass, so "alone" is the op's kernel.
     v.push_back({"wg p4 wg2 bn64 st4", run_ws<64, 64, 2, 4, 1, 0, true, 2, true>});
     // Pipe 7: pipe 5 with V transposed by the producer's warps 1-3 as pipe 4 (no pre-pass).
@@ -420,6 +441,16 @@ std::vector<Variant> variants() {
     v.push_back({"wg p14 e128 whole pre-pass st4", run_quad<0, 128, 32, 4, true>});
     v.push_back({"wg p14 e128 alone", run_quad<kDiagReadyVt, 128, 32, 3, true>,
                  [](KernelArgs a) { CK(half_vt_prepass(a, f16_scratch(a), nullptr)); }});
+    v.push_back(
+        {"wg p14 e128 first ready", run_quad<kDiagFirstReady, 128, 32, 3, true, true>,
+         [](KernelArgs a) { CK(half_vt_prepass(a, f16_scratch(a), nullptr, first_heads(a))); }});
+    v.push_back({"half vt pre-pass e128 first t128", prepass_first<128>, nullptr, false});
+    v.push_back({"half vt pre-pass e128 first", prepass_first<kHalfVtThreads>, nullptr, false});
+    v.push_back({"half vt pre-pass e128 first t512", prepass_first<512>, nullptr, false});
+    v.push_back(
+        {"half vt pre-pass e128",
+         [](KernelArgs a, int64_t, int64_t) { CK(half_vt_prepass(a, f16_scratch(a), nullptr)); },
+         nullptr, false});
     v.push_back({"trace wg p12 e128 quad", run_quad<kDiagTrace, 128, 32, 3>, poison_vt});
     v.push_back({"wg p2 wg1 bn64 st3 pdl", run_ws_pdl<128, 64, 1, 3, false>});
     v.push_back({"wg p5 wg2 bn64 st2 pdl", run_ws_pdl<128, 64, 2, 2, true>});

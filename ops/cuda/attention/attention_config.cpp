@@ -185,13 +185,13 @@ int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool a
   }
 #undef TT_X
   // pipe 14 (tf32, four consumers, V in fp16): pipe 12's with a stage's V in 2 bytes; the
-  // makers' raw V tiles (two at head dim 64, one at 128) and their barriers, V16's staging tile
-  // and 16 bytes.
+  // makers' raw V tiles (two at head dim 64, one at 128) and their barriers, V16's staging tile,
+  // the makers' maxima and the stages' V factors (16 bytes each).
 #define TT_X(E, WG, BN, ST)                                                               \
   if (e == E && warps == 4 * WG && block_n == BN && pipe == 14) {                         \
     return (int64_t{64} * WG * E + int64_t{ST} * BN * E) * 4 + int64_t{ST} * BN * E * 2 + \
            (2 * ST + 2 * WG) * 8 + 1024 + (E == 64 ? 2 : 1) * (int64_t{BN} * E * 4 + 8) + \
-           BN * E * 2 + 16;                                                               \
+           BN * E * 2 + 32;                                                               \
   }
   if (!accurate) {
     TT_ATTN_WGMMA_QUAD_PV16_VARIANTS(TT_X)

@@ -92,7 +92,7 @@ void launch_quad_pv16(const KernelArgs& args, const AttnTmaMaps& maps, int devic
   constexpr int kRaws = E == 64 ? 2 : 1;
   static_assert(QuadTraits<E, BN, ST, true, true>::kSmemBytes ==
                     (256 * E + ST * BN * E) * 4 + ST * BN * E * 2 + (2 * ST + 8) * 8 + 1024 +
-                        kRaws * (BN * E * 4 + 8) + BN * E * 2 + 16,
+                        kRaws * (BN * E * 4 + 8) + BN * E * 2 + 32,
                 "wgmma_tma_smem_bytes (pipe 14)");
   const int64_t bytes = half_vt_scratch_bytes(args.p);
   const Tensor scratch = Tensor::empty({(bytes + 3) / 4}, DType::F32, Device::cuda(device));

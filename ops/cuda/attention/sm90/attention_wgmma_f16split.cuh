@@ -72,13 +72,16 @@ __device__ __forceinline__ void f16_split2(float x, float y, uint32_t& hi, uint3
 // `half_elems` apart; zeros past S. Each thread owns 8 consecutive floats of a row:
 // two 16-byte loads, 16-byte stores of hi and lo, 8 threads a whole 128-byte line of
 // halves (2-byte stores ran an earlier pre-pass at half the copy bandwidth). Grid: the
-// tiles of every (batch, head), head by head; THREADS threads (the op: 128, more blocks in
-// flight per SM than 256's, docs/performance.md).
+// tiles of every (batch, head), head by head; THREADS threads (the split: 128, more blocks in
+// flight per SM than 256's; V_HI: kHalfVtThreads; docs/performance.md).
 // V_HI: tf32's pipe 14 (attention_wgmma_quad.cuh), V's hi alone: no K, no lo, and V's shift
 // kept within [kHalfVMinShift, kHalfVMaxShift], where that kernel's sums stay in float's
 // range (its header).
 inline constexpr int kF16SplitTileKeys = 64;
 inline constexpr int kF16SplitThreads = 128;
+// V_HI (pipe 14's pre-pass): 256, a third faster than 128 at head dim 128, where the
+// tile's shared memory caps blocks per SM (docs/performance.md).
+inline constexpr int kHalfVtThreads = 256;
 inline constexpr int kHalfVMinShift = -48;
 inline constexpr int kHalfVMaxShift = 48;
 // V_HI: the keys of one V factor, pipe 14's key tile (32 at head dim 128: the kernel that makes
@@ -796,7 +799,7 @@ inline HalfVt half_vt_parts(const AttentionProblem& p, void* scratch) {
 // (half_vt_scratch_bytes). THREADS other than the op's: the kernel bench's.
 // `heads` < every head (pipe 14 making the rest in its kernel): heads [0, heads) only, and
 // every head's count of parts made zeroed.
-template <int THREADS = kF16SplitThreads>
+template <int THREADS = kHalfVtThreads>
 cudaError_t half_vt_prepass(const KernelArgs& a, void* scratch, cudaStream_t stream,
                             int64_t heads = -1) {
   const HalfVt s = half_vt_parts(a.p, scratch);

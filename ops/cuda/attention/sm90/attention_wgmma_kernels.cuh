@@ -861,11 +861,12 @@ __device__ __forceinline__ void transpose_v_tile(float* vt, const float* vraw, i
 
 // Diagnostics of the pipe=1 kernel (DIAG bits; the kernel bench alone instantiates them,
 // their output is meaningless): where its time goes, by leaving a part out.
-constexpr int kDiagNoSoftmax = 1;  // no mask or softmax: P is S as it stands
-constexpr int kDiagNoLoads = 2;    // no K/Vt copies and no waits for them
-constexpr int kDiagNoMma = 4;      // no wgmma (S stays zero)
-constexpr int kDiagTrace = 8;      // each CTA's SM, start and end into g_cta_trace
-constexpr int kDiagReadyVt = 16;   // pipes 12, 14: V's pre-pass run before, nothing made ahead
+constexpr int kDiagNoSoftmax = 1;    // no mask or softmax: P is S as it stands
+constexpr int kDiagNoLoads = 2;      // no K/Vt copies and no waits for them
+constexpr int kDiagNoMma = 4;        // no wgmma (S stays zero)
+constexpr int kDiagTrace = 8;        // each CTA's SM, start and end into g_cta_trace
+constexpr int kDiagReadyVt = 16;     // pipes 12, 14: V's pre-pass run before, nothing made ahead
+constexpr int kDiagFirstReady = 32;  // pipe 14 (MADE): the first units' heads made before
 
 // kDiagTrace's record (the kernel bench sets g_cta_trace; where a CTA's time goes):
 // kTraceWords per CTA of the grid in launch order: its start (%globaltimer, ns, at entry),

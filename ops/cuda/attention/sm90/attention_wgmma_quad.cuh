@@ -118,8 +118,10 @@ struct QuadTraits {
   static constexpr int kMakerOffset = kQBytes + STAGES * kStageBytes;
   static constexpr int kBarOffset = kMakerOffset + kRaws * kRawBytes + kStagingBytes;
   static constexpr int kBarriers = 2 * STAGES + 2 * kConsumers + kRaws;
-  // MADE: after the barriers, the makers' maxima (two tiles' worth).
-  static constexpr int kSmemBytes = kBarOffset + kBarriers * 8 + (MADE ? 16 : 0) + 1024;
+  // After the barriers: MADE, the makers' maxima (two tiles' worth); PV16, each stage's V factor.
+  static_assert(!PV16 || STAGES <= 4, "PV16: four V factors");
+  static constexpr int kSmemBytes =
+      kBarOffset + kBarriers * 8 + (MADE ? 16 : 0) + (PV16 ? 16 : 0) + 1024;
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB of an SM");
   static constexpr int kProducerRegs = 32;
   static constexpr int kConsumerRegs = 112;
@@ -226,6 +228,7 @@ __global__ void __launch_bounds__(640, 1)
   uint64_t* qempty = qfull + WG;                               // [WG]
   uint64_t* rawfull = qempty + WG;                             // [T::kRaws] (MADE)
   float* xmax = reinterpret_cast<float*>(rawfull + T::kRaws);  // [2][2] (MADE)
+  float* vfac = xmax + (MADE ? 4 : 0);                         // [STAGES] (PV16)
   const auto stage_k = [&](int s) {
     return reinterpret_cast<float*>(smem + T::kQBytes + s * T::kStageBytes);
   };
@@ -264,12 +267,27 @@ __global__ void __launch_bounds__(640, 1)
         const int tiles = tiles_of(qt, qt.mt * BM, BM);
         for (int tile = 0; tile < tiles; ++tile, ++g) {
           const int s = g % STAGES;
-          if (g >= STAGES) mbar_wait(&empty[s], ((g / STAGES) - 1) & 1);
           if ((!PV16 || MADE) && tile == 0 && qt.b >= ahead.first) {
             const unsigned long long waited_ns =
                 wait_for_made_vt(ahead, static_cast<unsigned>(qt.b), walk.units_per_head, kTraced);
             trace_item_value<kTraced>(n, 6, waited_ns);
           }
+          // PV16: the tile's V factor, loaded under the wait for the stage and stored beside it
+          // (MADE: made in this grid, so read through L2, past the acquire of the head's count).
+          float vmul = 0.f;
+          if constexpr (PV16) {
+            const float2* at = &v16.tmul[qt.b * v16.tiles_per_head + tile];
+            if constexpr (MADE) {
+              asm volatile("ld.relaxed.gpu.global.f32 %0, [%1];\n"
+                           : "=f"(vmul)
+                           : "l"(&at->y)
+                           : "memory");
+            } else {
+              vmul = __ldg(at).y;
+            }
+          }
+          if (g >= STAGES) mbar_wait(&empty[s], ((g / STAGES) - 1) & 1);
+          if constexpr (PV16) vfac[s] = vmul;  // published by the barrier's arrive below
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                          &full[s], T::kKBytes + T::kVBytes);
           float* ks = stage_k(s);
@@ -366,19 +384,13 @@ __global__ void __launch_bounds__(640, 1)
         if (tile == 1) trace_item<kTraced>(n, 2);
         const int gi = g + tile;
         wait_full(gi);
-        // PV16: the tile's V factor, its load under S (MADE: made in this grid, so read
-        // through L2, past the producer's acquire of the head's count and the stage's barrier).
+        // PV16: the tile's V factor, stored beside the stage by the producer. Lane 0 alone
+        // reads it, so that its own arrive on the stage's empty barrier (release) follows the
+        // read in program order; the warp takes it by shuffle.
         float vmul = 0.f;
         if constexpr (PV16) {
-          const float2* at = &v16.tmul[qt.b * v16.tiles_per_head + tile];
-          if constexpr (MADE) {
-            asm volatile("ld.relaxed.gpu.global.f32 %0, [%1];\n"
-                         : "=f"(vmul)
-                         : "l"(&at->y)
-                         : "memory");
-          } else {
-            vmul = __ldg(at).y;
-          }
+          if (lane == 0) vmul = vfac[gi % STAGES];
+          vmul = __shfl_sync(0xffffffffu, vmul, 0);
         }
 #pragma unroll
         for (int i = 0; i < SR; ++i) sc[i] = 0.f;
@@ -500,12 +512,15 @@ cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int s
   // kDiagReadyVt: every head's Vt already made (the bench's untimed pre-pass), so no
   // pre-pass here and nothing to depend on.
   constexpr bool kReady = (DIAG & kDiagReadyVt) != 0;
+  // kDiagFirstReady: the first units' heads made by the bench's untimed pre-pass (which zeroed
+  // the counts), the rest by the kernel.
+  constexpr bool kFirstReady = (DIAG & kDiagFirstReady) != 0;
   if constexpr (MADE) {
     // The pre-pass makes the heads of each CTA's first unit (and zeroes the counts), the
     // kernel the rest.
     ahead.first = kReady ? static_cast<unsigned>(a.p.batch_count())
                          : heads_of_first_units(a.p, walk, grid, 1);
-    if (!kReady && ahead.sp > 0) {
+    if (!kReady && !kFirstReady && ahead.sp > 0) {
       e = half_vt_prepass(a, half_vt, stream, ahead.first);
       if (e != cudaSuccess) return e;
     }
@@ -528,7 +543,7 @@ cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int s
   lc.dynamicSmemBytes = static_cast<size_t>(Tr::kSmemBytes);
   lc.stream = stream;
   lc.attrs = &pdl;
-  lc.numAttrs = !kReady && (PV16 || ahead.sp > 0) ? 1 : 0;
+  lc.numAttrs = !kReady && !kFirstReady && (PV16 || ahead.sp > 0) ? 1 : 0;
   return cudaLaunchKernelEx(&lc, kernel, a, maps, walk, ahead, v16);
 }
 
