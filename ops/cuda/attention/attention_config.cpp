@@ -207,11 +207,11 @@ int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool a
   }
 #undef TT_X
   // pipe 6 (accurate, the 2 x fp16 split): Q's hi and lo, per stage K's and Vt's halves
-  // in fp16, Q's row factors, two barriers a stage.
+  // in fp16, Q's row factors, two barriers and the tile's factors a stage.
 #define TT_X(E, WG, BN, ST, PIPE)                                                               \
   if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                             \
     return int64_t{64} * WG * E * 2 * 2 + int64_t{ST} * 4 * BN * E * 2 + int64_t{64} * WG * 4 + \
-           2 * ST * 8 + 1024;                                                                   \
+           3 * ST * 8 + 1024;                                                                   \
   }
   if (accurate) {
     TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)

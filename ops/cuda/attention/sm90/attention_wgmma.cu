@@ -286,7 +286,7 @@ TT_EACH_WGMMA_VARIANT
 #define TT_X(E_, WG_, BN_, ST_, PIPE_)                                                        \
   static_assert(                                                                              \
       F16SplitTraits<E_, BN_, WG_, ST_>::kSmemBytes ==                                        \
-          64 * WG_ * E_ * 2 * 2 + ST_ * 4 * BN_ * E_ * 2 + 64 * WG_ * 4 + 2 * ST_ * 8 + 1024, \
+          64 * WG_ * E_ * 2 * 2 + ST_ * 4 * BN_ * E_ * 2 + 64 * WG_ * 4 + 3 * ST_ * 8 + 1024, \
       "wgmma_tma_smem_bytes (pipe 6)");
 TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
 #undef TT_X

@@ -312,7 +312,8 @@ struct F16SplitTraits {
   static constexpr int kStageBytes = 4 * kPartBytes;
   static constexpr int kMulOffset = kQBytes + STAGES * kStageBytes;
   static constexpr int kBarOffset = kMulOffset + kBM * 4;
-  static constexpr int kSmemBytes = kBarOffset + 2 * STAGES * 8 + 1024;
+  // After the barriers, each stage's tile factors (the producer's copy of tmul's).
+  static constexpr int kSmemBytes = kBarOffset + 2 * STAGES * 8 + STAGES * 8 + 1024;
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB of an SM");
   static_assert(STAGES >= 2, "a ring of one stage would deadlock");
   // Head dim 128 (Q's hi and lo 64 KB, a stage 64 KB: two stages) runs P V in halves of
@@ -414,6 +415,7 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
   float* qmul = reinterpret_cast<float*>(smem + T::kMulOffset);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
   uint64_t* empty = full + STAGES;
+  float2* tfac = reinterpret_cast<float2*>(empty + STAGES);  // [STAGES]
   const auto stage = [&](int s) { return smem + T::kQBytes + s * T::kStageBytes; };
 
   const int tid = threadIdx.x;
@@ -449,9 +451,14 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       const int32_t vlo = static_cast<int32_t>(qt.batches * E);
       if constexpr ((DIAG & kF16DiagNoPdl) == 0)
         asm volatile("griddepcontrol.wait;\n" ::: "memory");
+      // The tiles' factors (2^-s_k, 2^-s_v) of this (batch, head), each stored beside its
+      // stage before the stage's arrive (the pre-pass's grid keeps their index in 31 bits).
+      const float2* tm = tmul + static_cast<int>(b * (sp / BN));
       for (int tile = 0; tile < tiles; ++tile) {
         const int s = tile % STAGES;
+        const float2 f = __ldg(tm + tile);
         if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
+        tfac[s] = f;
         ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                        &full[s], 4 * T::kPartBytes);
         uint8_t* st = stage(s);
@@ -492,9 +499,13 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     constexpr bool kSkip = (DIAG & kF16DiagSkipLast) != 0;
     const bool skip_last = kSkip && p.causal && wg == 0 && WG == 2 && p.S > m0 + 64;
     const int my_tiles = tiles - (skip_last ? 1 : 0);
-    // The tiles' factors (2^-s_k, 2^-s_v) of this (batch, head): the pre-pass's grid
-    // keeps their index in 31 bits.
-    const int tm = static_cast<int>(b * (sp / BN));
+    // Tile t's factors, from beside its landed stage: lane 0 alone reads them, so that its
+    // own arrive on the stage's empty barrier follows the read; the warp takes them by shuffle.
+    const auto factors = [&](int t) {
+      float2 f = make_float2(0.f, 0.f);
+      if (lane == 0) f = tfac[t % STAGES];
+      return make_float2(__shfl_sync(0xffffffffu, f.x, 0), __shfl_sync(0xffffffffu, f.y, 0));
+    };
     const uint32_t qa = q_addr + wg * 64 * 128;
     constexpr uint32_t kQLo = BM * E * 2;
     // QR: k-step kk's fragment of rows r = 16 warp + lane / 4 (+8), halves 16 kk + 2 t
@@ -632,8 +643,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       static_assert(!kSkip, "kF16DiagSkipLast: head dim 64 only");
       for (int tile = 0; tile < tiles; ++tile) {
         const int s = tile % STAGES;
-        const float2 f = __ldg(tmul + tm + tile);
         wait_full(tile);
+        const float2 f = factors(tile);
         if (tile == 0) trace_mark<kTraced>(0, 4);
         turn_wait();
         issue_s(sc, s);
@@ -657,8 +668,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     float2 alpha_pv = make_float2(1.f, 1.f);
     float vmul_pv = 1.f;
     if (ptiles > 0) {
-      const float2 f = __ldg(tmul + tm);
       wait_full(0);
+      const float2 f = factors(0);
       trace_mark<kTraced>(0, 4);
       turn_wait();
       issue_s(sc, 0);
@@ -673,8 +684,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     }
     for (int tile = 1; tile < ptiles; ++tile) {
       const int s = tile % STAGES;
-      const float2 f = __ldg(tmul + tm + tile);
       wait_full(tile);
+      const float2 f = factors(tile);
       turn_wait();
       issue_s(sc, s);
       issue_pv((tile - 1) % STAGES, 0);

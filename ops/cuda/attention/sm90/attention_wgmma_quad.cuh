@@ -339,7 +339,6 @@ __global__ void __launch_bounds__(640, 1)
     }
   } else {
     sm90::detail::setmaxnreg_inc<T::kConsumerRegs>();
-    if constexpr (PV16) grid_dependency_wait();  // the pre-pass's tile factors
     const int wg = warp_uniform(tid / 128), warp = (tid % 128) / 32, lane = tid % 32;
     const uint32_t qa = smem_u32(qs) + wg * 64 * 128;
     const auto release = [&](int gi) {
