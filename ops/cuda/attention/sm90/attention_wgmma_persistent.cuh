@@ -208,6 +208,20 @@ __device__ __forceinline__ void copy_k_tile(const CUtensorMap& k, int32_t (&kc)[
   }
 }
 
+// A TMA load of a 5-d map's box into shared memory, counted on `bar`, its lines marked to
+// leave L2 first: for data read once (cuda::ptx has no cache-hint form of the copy).
+__device__ __forceinline__ void tma_load_evict_first(void* dst, const CUtensorMap* map,
+                                                     const int32_t (&c)[5], uint64_t* bar) {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  asm volatile(
+      "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".L2::cache_hint [%0], [%1, {%2, %3, %4, %5, %6}], [%7], %8;\n" ::"r"(smem_u32(dst)),
+      "l"(map), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4]), "r"(smem_u32(bar)),
+      "l"(policy)
+      : "memory");
+}
+
 // The making warps' loop (pipes 11 and 12): each later unit of this CTA's walk, its part of
 // its head's Vt (VtAhead), then the head's count once every maker has written; MAKERS threads
 // from `t`. The pre-pass zeroes the counts first (the grid dependency).

@@ -166,8 +166,7 @@ __device__ __forceinline__ void make_units_v16(const AttentionProblem& p, const 
       ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                      &rawfull[turn % RAWS], BN * E * 4);
       kc[1] = static_cast<int32_t>(k * BN);
-      ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, raw(turn), &vmap, kc,
-                                &rawfull[turn % RAWS]);
+      tma_load_evict_first(raw(turn), &vmap, kc, &rawfull[turn % RAWS]);
     };
     if (t == 0) {
       for (int64_t k = k0; k < k1 && k < k0 + RAWS; ++k) load(k, i + unsigned(k - k0));
@@ -323,8 +322,13 @@ __global__ void __launch_bounds__(640, 1)
 #pragma unroll
           for (int q = 0; q < E / 32; ++q) {
             c[0] = 32 * q;
-            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
-                                      qs + q * BM * 32 + w * 64 * 32, &maps.q, c, &qfull[w]);
+            // PV16: Q is read once, so its lines go first from L2.
+            if constexpr (PV16) {
+              tma_load_evict_first(qs + q * BM * 32 + w * 64 * 32, &maps.q, c, &qfull[w]);
+            } else {
+              ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
+                                        qs + q * BM * 32 + w * 64 * 32, &maps.q, c, &qfull[w]);
+            }
           }
         }
       }
