@@ -204,6 +204,13 @@ int64_t first_heads(const KernelArgs& a) {
   return heads_of_first_units(a.p, walk, std::min(walk.units, unsigned(bench_sms())), 1);
 }
 
+// Pipe 14's pre-pass, untimed before a kernel timed alone: every head's V16, or the first
+// round's heads' (what the op's pre-pass makes).
+void prep_half_vt(KernelArgs a) { CK(half_vt_prepass(a, f16_scratch(a), nullptr)); }
+void prep_half_vt_first(KernelArgs a) {
+  CK(half_vt_prepass(a, f16_scratch(a), nullptr, first_heads(a)));
+}
+
 // Pipe 14's pre-pass of the first round's heads alone, THREADS a block.
 template <int THREADS>
 void prepass_first(KernelArgs a, int64_t, int64_t) {
@@ -302,20 +309,15 @@ std::vector<Variant> variants() {
     v.push_back({"wg p14 pv16 st4", run_quad<0, 64, 64, 4, true, true>});
     v.push_back({"wg p14 pv16 st3", run_quad<0, 64, 64, 3, true, true>});
     v.push_back({"wg p14 whole pre-pass st4", run_quad<0, 64, 64, 4, true>});
-    v.push_back({"wg p14 pv16 alone", run_quad<kDiagReadyVt, 64, 64, 4, true>,
-                 [](KernelArgs a) { CK(half_vt_prepass(a, f16_scratch(a), nullptr)); }});
-    v.push_back(
-        {"wg p14 pv16 first ready", run_quad<kDiagFirstReady, 64, 64, 4, true, true>,
-         [](KernelArgs a) { CK(half_vt_prepass(a, f16_scratch(a), nullptr, first_heads(a))); }});
+    v.push_back({"wg p14 pv16 alone", run_quad<kDiagReadyVt, 64, 64, 4, true>, prep_half_vt});
+    v.push_back({"wg p14 pv16 first ready", run_quad<kDiagFirstReady, 64, 64, 4, true, true>,
+                 prep_half_vt_first});
     v.push_back({"half vt pre-pass first t128", prepass_first<128>, nullptr, false});
     v.push_back({"half vt pre-pass first", prepass_first<kHalfVtThreads>, nullptr, false});
     v.push_back({"half vt pre-pass first t512", prepass_first<512>, nullptr, false});
-    v.push_back({"wg p14 made ready", run_quad<kDiagReadyVt, 64, 64, 4, true, true>,
-                 [](KernelArgs a) { CK(half_vt_prepass(a, f16_scratch(a), nullptr)); }});
-    v.push_back(
-        {"half vt pre-pass",
-         [](KernelArgs a, int64_t, int64_t) { CK(half_vt_prepass(a, f16_scratch(a), nullptr)); },
-         nullptr, false});
+    v.push_back({"wg p14 made ready", run_quad<kDiagReadyVt, 64, 64, 4, true, true>, prep_half_vt});
+    v.push_back({"half vt pre-pass", [](KernelArgs a, int64_t, int64_t) { prep_half_vt(a); },
+                 nullptr, false});
     v.push_back({"half vt pre-pass t128",
                  [](KernelArgs a, int64_t, int64_t) {
                    CK(half_vt_prepass<128>(a, f16_scratch(a), nullptr));
@@ -439,18 +441,14 @@ std::vector<Variant> variants() {
     v.push_back({"wg p14 e128 st3", run_quad<0, 128, 32, 3, true, true>});
     v.push_back({"wg p14 e128 whole pre-pass st3", run_quad<0, 128, 32, 3, true>});
     v.push_back({"wg p14 e128 whole pre-pass st4", run_quad<0, 128, 32, 4, true>});
-    v.push_back({"wg p14 e128 alone", run_quad<kDiagReadyVt, 128, 32, 3, true>,
-                 [](KernelArgs a) { CK(half_vt_prepass(a, f16_scratch(a), nullptr)); }});
-    v.push_back(
-        {"wg p14 e128 first ready", run_quad<kDiagFirstReady, 128, 32, 3, true, true>,
-         [](KernelArgs a) { CK(half_vt_prepass(a, f16_scratch(a), nullptr, first_heads(a))); }});
+    v.push_back({"wg p14 e128 alone", run_quad<kDiagReadyVt, 128, 32, 3, true>, prep_half_vt});
+    v.push_back({"wg p14 e128 first ready", run_quad<kDiagFirstReady, 128, 32, 3, true, true>,
+                 prep_half_vt_first});
     v.push_back({"half vt pre-pass e128 first t128", prepass_first<128>, nullptr, false});
     v.push_back({"half vt pre-pass e128 first", prepass_first<kHalfVtThreads>, nullptr, false});
     v.push_back({"half vt pre-pass e128 first t512", prepass_first<512>, nullptr, false});
-    v.push_back(
-        {"half vt pre-pass e128",
-         [](KernelArgs a, int64_t, int64_t) { CK(half_vt_prepass(a, f16_scratch(a), nullptr)); },
-         nullptr, false});
+    v.push_back({"half vt pre-pass e128", [](KernelArgs a, int64_t, int64_t) { prep_half_vt(a); },
+                 nullptr, false});
     v.push_back({"trace wg p12 e128 quad", run_quad<kDiagTrace, 128, 32, 3>, poison_vt});
     v.push_back({"wg p2 wg1 bn64 st3 pdl", run_ws_pdl<128, 64, 1, 3, false>});
     v.push_back({"wg p5 wg2 bn64 st2 pdl", run_ws_pdl<128, 64, 2, 2, true>});

@@ -53,7 +53,7 @@ namespace {
 // (half_vt_prepass; MADE: and make_units_v16).
 struct HalfVtOperand {
   CUtensorMap vt;
-  const float2* tmul = nullptr;
+  float2* tmul = nullptr;
   int64_t tiles_per_head = 0;
 };
 
@@ -183,7 +183,7 @@ __device__ __forceinline__ void make_units_v16(const AttentionProblem& p, const 
         const int32_t c[2] = {static_cast<int32_t>(k * BN), static_cast<int32_t>(b * E)};
         ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &v16.vt, c, staging);
         ptx::cp_async_bulk_commit_group();
-        const_cast<float2*>(v16.tmul)[b * v16.tiles_per_head + k] = make_float2(1.f, exp2_int(lv));
+        v16.tmul[b * v16.tiles_per_head + k] = make_float2(1.f, exp2_int(lv));
         if (k + RAWS < k1) load(k + RAWS, i + RAWS);
       }
     }
