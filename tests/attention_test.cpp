@@ -673,6 +673,12 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
     TT_ATTN_WGMMA_QUAD_PV16_VARIANTS(TT_X)
   }
 #undef TT_X
+#define TT_X(E, WG, BN, ST) \
+  variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, 15}});
+  if (at::kWgmmaPipe1Offered) {
+    TT_ATTN_WGMMA_QUAD_CONV_VARIANTS(TT_X)
+  }
+#undef TT_X
   // accurate on the TMA pipes (2 and 5): within 1e-6, as pipe 0.
 #define TT_X(E, WG, BN, ST, MB, PIPE) \
   variants.push_back({E, Precision::accurate, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
@@ -809,13 +815,14 @@ TEST(AttentionCuda, F16SplitKeepsWideRangesWithinItsScales) {
 // ---- issue 19, twenty-fourth step: tf32's P V on fp16 (pipe 14) ----
 
 // Pipe 14 scales V per key tile (64 keys, 32 at head dim 128) by a power of two into fp16 and
-// folds the scale into the softmax's base: 64-key blocks of V from 2^-60 (past the shift's
-// clamp at 48) to 2^60 in one head, heads of different block orders, keep tf32's accuracy
-// (within 2e-3 of float64, as every tf32 pipe; pipe 12's error, the same loop on tf32, printed
-// beside it). Causal, each head's rows 0-63 attend its first block alone: at 2^-60 in head 1
-// and 2^60 in head 2, they keep it too. 34 batches of the 4 heads: 136 heads of two query tiles
-// leave the heads past the first 66 to the kernel's makers (their own conversion), the rest to the
-// pre-pass. At head dim E (64 and 128: pipe 14's variants, 64- and 32-key tiles).
+// folds the scale into the softmax's base (pipe 15 too, but for tiles whose largest |v| lies in
+// [2^-4, 2^15), left unscaled; the others it converts again from global memory): 64-key blocks of V
+// from 2^-60 (past the shift's clamp at 48) to 2^60 in one head, heads of different block orders,
+// keep tf32's accuracy (within 2e-3 of float64, as every tf32 pipe; pipe 12's error, the same loop
+// on tf32, printed beside it). Causal, each head's rows 0-63 attend its first block alone: at 2^-60
+// in head 1 and 2^60 in head 2, they keep it too. 34 batches of the 4 heads: 136 heads of two query
+// tiles leave the heads past the first 66 to the kernel's makers (their own conversion), the rest
+// to the pre-pass. At head dim E (64 and 128: pipe 14's variants, 64- and 32-key tiles).
 void expect_pv16_wide_ranges(int64_t E) {
   const int64_t B = 34, H = 4, L = 300, S = 330, kTile = 64;
   const std::vector<float> q = Tensor::randn({B, H, L, E}, 2400).to_vector<float>();
@@ -848,7 +855,7 @@ void expect_pv16_wide_ranges(int64_t E) {
           .cpu()
           .to_vector<double>();
     };
-    const std::vector<double> g14 = run(14), g12 = run(12);
+    const std::vector<double> g14 = run(14), g15 = run(15), g12 = run(12);
     // Head h's rows [r0, r1).
     const auto err = [&](const std::vector<double>& g, int64_t h, int64_t r0, int64_t r1) {
       double num = 0, den = 0;
@@ -860,18 +867,23 @@ void expect_pv16_wide_ranges(int64_t E) {
     };
     const std::string what = std::string(causal ? "causal" : "full") + " E" + std::to_string(E);
     for (int64_t h = 0; h < B * H; ++h) {
-      EXPECT_LE(err(g14, h, 0, L), 2e-3) << what << " head " << h;
-      if (causal) {
-        EXPECT_LE(err(g14, h, 0, kTile), 2e-3) << what << " head " << h << " rows 0-63";
+      for (const auto* g : {&g14, &g15}) {
+        const int pipe = g == &g14 ? 14 : 15;
+        EXPECT_LE(err(*g, h, 0, L), 2e-3) << what << " pipe " << pipe << " head " << h;
+        if (causal) {
+          EXPECT_LE(err(*g, h, 0, kTile), 2e-3)
+              << what << " pipe " << pipe << " head " << h << " rows 0-63";
+        }
       }
       if (h >= H && h < B * H - H) continue;  // the first batch's heads and the last's printed
-      std::printf("pipe 14 %s head %ld: rel L2 %.3g (pipe 12: %.3g)\n", what.c_str(),
-                  static_cast<long>(h), err(g14, h, 0, L), err(g12, h, 0, L));
+      std::printf("pipe 14 / 15 %s head %ld: rel L2 %.3g / %.3g (pipe 12: %.3g)\n", what.c_str(),
+                  static_cast<long>(h), err(g14, h, 0, L), err(g15, h, 0, L), err(g12, h, 0, L));
       if (causal) {
         std::printf(
-            "pipe 14 causal head %ld rows 0-63 (V's first tile at 2^%d): %.3g (pipe 12: "
-            "%.3g)\n",
-            static_cast<long>(h), tile_exp[h % H][0], err(g14, h, 0, kTile), err(g12, h, 0, kTile));
+            "pipe 14 / 15 causal head %ld rows 0-63 (V's first tile at 2^%d): %.3g / %.3g (pipe "
+            "12: %.3g)\n",
+            static_cast<long>(h), tile_exp[h % H][0], err(g14, h, 0, kTile), err(g15, h, 0, kTile),
+            err(g12, h, 0, kTile));
       }
     }
   }
@@ -961,6 +973,10 @@ std::pair<size_t, size_t> force_tma_pipes_with_shared(bool shared_k,
   if (E == 64) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, 14});
     TT_ATTN_WGMMA_QUAD_PV16_VARIANTS(TT_X)
 #undef TT_X
+#define TT_X(E, WG, BN, ST) \
+  if (E == 64) configs.push_back({at::Impl::kWgmma, 4 * WG, 4, BN, 15});
+    TT_ATTN_WGMMA_QUAD_CONV_VARIANTS(TT_X)
+#undef TT_X
     for (const at::AttnConfig& cfg : configs) {
       const std::string what = cfg.to_config().str() + (causal ? " causal" : "");
       autotune::ScopedConfigOverride force("attention", cfg.to_config());
@@ -971,8 +987,8 @@ std::pair<size_t, size_t> force_tma_pipes_with_shared(bool shared_k,
         ++ran;
       } catch (const Error& e) {
         EXPECT_FALSE(runs(cfg.pipe)) << what << ": " << e.what();
-        EXPECT_NE(std::string(e.what()).find("where K's (pipe 4, 7, 9, 11, 12 and 14: and V's; "
-                                             "8, 9, 11, 12 and 14: and Q's) strides have a "
+        EXPECT_NE(std::string(e.what()).find("where K's (pipe 4, 7, 9, 11, 12, 14 and 15: and V's; "
+                                             "8, 9, 11, 12, 14 and 15: and Q's) strides have a "
                                              "tensor map"),
                   std::string::npos)
             << e.what();
@@ -988,12 +1004,12 @@ TEST(AttentionCuda, TmaPipesDeclineWhereKHasNoTensorMap) {
   TT_REQUIRE_CUDA();
   TT_SKIP_UNLESS_WS_PIPES();
   EXPECT_EQ(force_tma_pipes_with_shared(true, [](int) { return false; }),
-            (std::pair<size_t, size_t>{0, 26}));
+            (std::pair<size_t, size_t>{0, 28}));
 }
 
 // One V for every head with K mapped: the pipes that read Vt from the pre-pass (2, 3, 5, 8)
 // run; those that transpose V in the kernel from V's own map (4, 7, 9), make Vt from V on
-// its map's terms (11, 12) or read V so for its fp16 V (14) are refused.
+// its map's terms (11, 12) or read V so for its fp16 V (14, 15) are refused.
 TEST(AttentionCuda, TmaPipesWhereVAloneHasNoTensorMap) {
   TT_REQUIRE_CUDA();
   TT_SKIP_UNLESS_WS_PIPES();
@@ -1002,7 +1018,7 @@ TEST(AttentionCuda, TmaPipesWhereVAloneHasNoTensorMap) {
                                           return !at::transposes_v_in_kernel(pipe) &&
                                                  !at::makes_vt_ahead(pipe) && !at::halves_v(pipe);
                                         }),
-            (std::pair<size_t, size_t>{14, 12}));
+            (std::pair<size_t, size_t>{14, 14}));
 }
 
 // ---- issue 19: the TMA pipes launched as the Vt pre-pass's programmatic dependent ----
@@ -1121,13 +1137,17 @@ TEST(AttentionCuda, PersistentPipesWalkManyQueryTiles) {
   variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, 14}});
   TT_ATTN_WGMMA_QUAD_PV16_VARIANTS(TT_X)
 #undef TT_X
+#define TT_X(E, WG, BN, ST) \
+  variants.push_back({E, Precision::tf32, {at::Impl::kWgmma, 4 * WG, 4, BN, 15}});
+  TT_ATTN_WGMMA_QUAD_CONV_VARIANTS(TT_X)
+#undef TT_X
   // Pipes 12 and 11 first in each case: after pipe 8 their Vt scratch would likely be pipe
   // 8's block, already holding the whole Vt, and a unit reading Vt before it is made would
   // pass (expect_variants_match_float64 also fills their scratch with NaN first).
   std::stable_sort(
       variants.begin(), variants.end(),
       [](const ForcedVariant& x, const ForcedVariant& y) { return x.config.pipe > y.config.pipe; });
-  EXPECT_EQ(expect_variants_match_float64(cases, variants, 2300), 5u * 12u + 6u * 9u);
+  EXPECT_EQ(expect_variants_match_float64(cases, variants, 2300), 6u * 12u + 7u * 9u);
 }
 
 // simt2 (the strict SGEMM-style flash kernel): every compiled variant, forced in turn,
@@ -1315,7 +1335,8 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     // Head dim 128: 64-key tiles only; pipe=1 (when offered) with one or two consumer
     // warpgroups (two with a ring of two stages), pipe=2 and 3 (TMA, multicast) likewise,
     // pipe=5 (ping-pong), 8 and 11 (persistent) with two; 8 and 11 on 32-key tiles too;
-    // pipe=12 and 14 (persistent, four consumers; 14 with P V on fp16) on 32-key tiles.
+    // pipe=12, 14 and 15 (persistent, four consumers; 14 and 15 with P V on fp16) on 32-key
+    // tiles.
     EXPECT_EQ(wgmma128, at::kWgmmaPipe1Offered
                             ? "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=4,bn=64,pipe=1;"
                               "impl=wgmma,warps=4,bn=64,pipe=2;impl=wgmma,warps=4,bn=64,pipe=3;"
@@ -1325,6 +1346,7 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
                               "impl=wgmma,warps=8,bn=64,pipe=11;"
                               "impl=wgmma,warps=8,bn=32,pipe=8;impl=wgmma,warps=8,bn=32,pipe=11;"
                               "impl=wgmma,warps=16,bn=32,pipe=12;impl=wgmma,warps=16,bn=32,pipe=14;"
+                              "impl=wgmma,warps=16,bn=32,pipe=15;"
                             : "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;")
         << wgmma128;
     // pipe 2 and 3 read K through a tensor map: not where a batch dim of K is broadcast
@@ -1414,7 +1436,9 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
 
 // On an sm_90 device tf32's default at head dims 64 and 128 takes pipe 14 from 512 query rows
 // where there are 128 or more 256-row query tiles, and pipe 11 elsewhere
-// (docs/performance.md: where pipe 14 leads).
+// (docs/performance.md: where pipe 14 leads); of those, pipe 15 (V converted per stage) where a
+// head has few query tiles: at head dim 64 up to 4 full and 8 causal, at 128 up to 4 causal
+// (docs/performance.md, twenty-seventh step).
 TEST(AttentionSpace, Tf32DefaultTakesFp16PvWhereItLeads) {
   namespace at = tt::ops::cuda::attention;
   if (!at::kWgmmaCompiled || !at::kWgmmaPipe1Offered) {
@@ -1429,17 +1453,20 @@ TEST(AttentionSpace, Tf32DefaultTakesFp16PvWhereItLeads) {
     return at::space(p, true, Precision::tf32, tt::cuda::hopper_limits()).default_config().str();
   };
   const std::string quad = "impl=wgmma,warps=16,bn=64,pipe=14";
-  EXPECT_EQ(default_of(128, 1024, 64, false), quad);
-  EXPECT_EQ(default_of(128, 1024, 64, true), quad);
+  const std::string conv = "impl=wgmma,warps=16,bn=64,pipe=15";
+  EXPECT_EQ(default_of(128, 1024, 64, false), conv);
+  EXPECT_EQ(default_of(128, 1024, 64, true), conv);
   EXPECT_EQ(default_of(32, 4096, 64, false), quad);
   EXPECT_EQ(default_of(32, 4096, 64, true), quad);
-  EXPECT_EQ(default_of(64, 2048, 64, true), quad);
+  EXPECT_EQ(default_of(64, 2048, 64, true), conv);
+  EXPECT_EQ(default_of(64, 2048, 64, false), quad);
   EXPECT_EQ(default_of(16, 2048, 64, false), quad);  // 128 query tiles
-  EXPECT_EQ(default_of(256, 512, 64, true), quad);
+  EXPECT_EQ(default_of(256, 512, 64, true), conv);
   EXPECT_EQ(default_of(512, 256, 64, false), "impl=wgmma,warps=8,bn=64,pipe=11");  // L < 512
   EXPECT_EQ(default_of(16, 1024, 64, false), "impl=wgmma,warps=8,bn=64,pipe=11");  // 64 tiles
   EXPECT_EQ(default_of(128, 1024, 128, false), "impl=wgmma,warps=16,bn=32,pipe=14");
-  EXPECT_EQ(default_of(128, 1024, 128, true), "impl=wgmma,warps=16,bn=32,pipe=14");
+  EXPECT_EQ(default_of(128, 1024, 128, true), "impl=wgmma,warps=16,bn=32,pipe=15");
+  EXPECT_EQ(default_of(32, 2048, 128, true), "impl=wgmma,warps=16,bn=32,pipe=14");
   EXPECT_EQ(default_of(16, 1024, 128, true), "impl=wgmma,warps=8,bn=32,pipe=11");  // 64 tiles
 }
 

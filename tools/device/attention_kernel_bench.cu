@@ -219,12 +219,12 @@ void prepass_first(KernelArgs a, int64_t, int64_t) {
 
 // Pipe 12: four consumer warpgroups, persistent, Vt made ahead (its pre-pass inside); PV16:
 // pipe 14 (P V on fp16, its pre-pass of V's fp16 hi inside but for kDiagReadyVt).
-template <int DIAG, int E, int BN, int ST, bool PV16 = false, bool MADE = false>
+template <int DIAG, int E, int BN, int ST, bool PV16 = false, bool MADE = false, bool CONV = false>
 void run_quad(KernelArgs a, int64_t, int64_t) {
   a.scale = float(a.p.scale * kLog2e);
-  const AttnTmaMaps maps = persistent_maps(a, BN, MADE);
+  const AttnTmaMaps maps = persistent_maps(a, BN, MADE || CONV);
   bool mapped = false;
-  CK((launch_quad_kernel<E, BN, ST, DIAG, PV16, MADE>(
+  CK((launch_quad_kernel<E, BN, ST, DIAG, PV16, MADE, CONV>(
       a, maps, bench_sms(), nullptr, mapped, VtAhead{vt_buffer(), made_counts(), vt_keys(a), 0},
       f16_scratch(a))));
   if (!mapped) {
@@ -308,6 +308,10 @@ std::vector<Variant> variants() {
     // ready V16.
     v.push_back({"wg p14 pv16 st4", run_quad<0, 64, 64, 4, true, true>});
     v.push_back({"wg p14 pv16 st3", run_quad<0, 64, 64, 3, true, true>});
+    v.push_back({"wg p14 conv st4", run_quad<0, 64, 64, 4, true, false, true>});
+    v.push_back({"wg p14 conv st3", run_quad<0, 64, 64, 3, true, false, true>});
+    v.push_back({"diag p14 conv none", run_quad<kDiagNoConvert, 64, 64, 4, true, false, true>,
+                 nullptr, false});
     v.push_back({"wg p14 whole pre-pass st4", run_quad<0, 64, 64, 4, true>});
     v.push_back({"wg p14 pv16 alone", run_quad<kDiagReadyVt, 64, 64, 4, true>, prep_half_vt});
     v.push_back({"wg p14 pv16 first ready", run_quad<kDiagFirstReady, 64, 64, 4, true, true>,
@@ -439,6 +443,10 @@ std::vector<Variant> variants() {
     // Pipe 14 at head dim 128: V16 made in the kernel but for the first units' heads (the
     // op's, three stages); after a pre-pass of every head instead.
     v.push_back({"wg p14 e128 st3", run_quad<0, 128, 32, 3, true, true>});
+    v.push_back({"wg p14 e128 conv st3", run_quad<0, 128, 32, 3, true, false, true>});
+    v.push_back({"wg p14 e128 conv st2", run_quad<0, 128, 32, 2, true, false, true>});
+    v.push_back({"diag p14 e128 conv none", run_quad<kDiagNoConvert, 128, 32, 3, true, false, true>,
+                 nullptr, false});
     v.push_back({"wg p14 e128 whole pre-pass st3", run_quad<0, 128, 32, 3, true>});
     v.push_back({"wg p14 e128 whole pre-pass st4", run_quad<0, 128, 32, 4, true>});
     v.push_back({"wg p14 e128 alone", run_quad<kDiagReadyVt, 128, 32, 3, true>, prep_half_vt});

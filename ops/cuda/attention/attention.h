@@ -180,13 +180,13 @@ inline int64_t wgmma_smem_bytes(int64_t e, int warps, int block_n, bool accurate
 }
 // pipe=1: Q, the variant's ring of K and Vt tiles (attention_variants.h), its barriers.
 int64_t wgmma_ws_smem_bytes(int64_t e, int warps, int block_n);
-// pipe 2-5, 7-9, 11, 12 and 14 (K and Vt by TMA; 3: in 2-CTA clusters, multicast; 4: V
+// pipe 2-5, 7-9, 11, 12, 14 and 15 (K and Vt by TMA; 3: in 2-CTA clusters, multicast; 4: V
 // transposed in the kernel; 5: ping-pong; 7: both; 8, 9 and 11: persistent; 12: persistent
-// with four consumers; 14: 12 with V in fp16): the variant's shared memory, 0 where the table
-// has no such variant (attention_variants.h: TT_ATTN_WGMMA_TMA_VARIANTS,
-// TT_ATTN_WGMMA_PERSISTENT_VARIANTS, TT_ATTN_WGMMA_QUAD_VARIANTS,
-// TT_ATTN_WGMMA_QUAD_PV16_VARIANTS; accurate: TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS, pipe 2 and
-// 5; and pipe 6, TT_ATTN_WGMMA_F16SPLIT_VARIANTS).
+// with four consumers; 14: 12 with V in fp16; 15: 14 converting V per stage): the variant's
+// shared memory, 0 where the table has no such variant (attention_variants.h:
+// TT_ATTN_WGMMA_TMA_VARIANTS, TT_ATTN_WGMMA_PERSISTENT_VARIANTS, TT_ATTN_WGMMA_QUAD_VARIANTS,
+// TT_ATTN_WGMMA_QUAD_PV16_VARIANTS, TT_ATTN_WGMMA_QUAD_CONV_VARIANTS; accurate:
+// TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS, pipe 2 and 5; and pipe 6, TT_ATTN_WGMMA_F16SPLIT_VARIANTS).
 int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool accurate = false);
 void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaunch& a,
                   cudaStream_t stream);

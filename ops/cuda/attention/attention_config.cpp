@@ -71,13 +71,17 @@ std::vector<AttnConfig> compiled_table() {
     TT_ATTN_WGMMA_PERSISTENT_VARIANTS(TT_X)
   }
 #undef TT_X
-  // pipe 12 (tf32: four consumer warpgroups) and 14 (pipe 12 with P V on fp16).
+  // pipe 12 (tf32: four consumer warpgroups), 14 (pipe 12 with P V on fp16) and 15 (14 with V
+  // converted per stage).
   if (kWgmmaPipe1Offered) {
 #define TT_X(E, WG, BN, ST) add_wgmma(4 * WG, BN, 12);
     TT_ATTN_WGMMA_QUAD_VARIANTS(TT_X)
 #undef TT_X
 #define TT_X(E, WG, BN, ST) add_wgmma(4 * WG, BN, 14);
     TT_ATTN_WGMMA_QUAD_PV16_VARIANTS(TT_X)
+#undef TT_X
+#define TT_X(E, WG, BN, ST) add_wgmma(4 * WG, BN, 15);
+    TT_ATTN_WGMMA_QUAD_CONV_VARIANTS(TT_X)
 #undef TT_X
   }
   return t;
@@ -122,7 +126,7 @@ const autotune::Descriptor<AttnConfig>& AttnConfig::descriptor() {
         .field("bn", &AttnConfig::block_n,
                distinct(t, {Impl::kMma, Impl::kWgmma, Impl::kSimt2}, &AttnConfig::block_n),
                {"mma", "wgmma", "simt2"})
-        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 14}, {"wgmma"})
+        .field("pipe", &AttnConfig::pipe, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 14, 15}, {"wgmma"})
         .compiled("the variant must be compiled (ops/cuda/attention/attention_variants.h)", t);
   }();
   return d;
@@ -197,6 +201,17 @@ int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool a
     TT_ATTN_WGMMA_QUAD_PV16_VARIANTS(TT_X)
   }
 #undef TT_X
+  // pipe 15 (pipe 14 converting each stage's V): pipe 12's stages (K and V in float32), a
+  // converted barrier a stage and the stages' V factors.
+#define TT_X(E, WG, BN, ST)                                                                       \
+  if (e == E && warps == 4 * WG && block_n == BN && pipe == 15) {                                 \
+    return (int64_t{64} * WG * E + int64_t{ST} * 2 * BN * E) * 4 + (3 * ST + 2 * WG) * 8 + 1024 + \
+           16;                                                                                    \
+  }
+  if (!accurate) {
+    TT_ATTN_WGMMA_QUAD_CONV_VARIANTS(TT_X)
+  }
+#undef TT_X
   // accurate: Q's hi and lo; K, Vt and their lo halves per stage; three barriers a stage.
 #define TT_X(E, WG, BN, ST, MB, PIPE)                                                     \
   if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                       \
@@ -249,9 +264,9 @@ std::string problem_key(const AttentionProblem& p, bool aligned, Precision preci
       .add("mask", p.mask_kind == AttnMask::kNone       ? "none"
                    : p.mask_kind == AttnMask::kAdditive ? "add"
                                                         : "bool");
-  // The TMA pipes need K's (pipes 4, 7, 9, 11, 12 and 14: and V's; 8, 9, 11, 12 and 14: and Q's)
-  // maps, so the space depends on the layout: a problem without them is another key (its cached
-  // space and its tuned entries apart from the same shape's with maps). Only then: the usual
+  // The TMA pipes need K's (pipes 4, 7, 9, 11, 12, 14 and 15: and V's; 8, 9, 11, 12, 14 and 15: and
+  // Q's) maps, so the space depends on the layout: a problem without them is another key (its
+  // cached space and its tuned entries apart from the same shape's with maps). Only then: the usual
   // layouts' keys, and the databases' entries, stay as they were.
   if (!kv_tma_mappable(p, p.k)) {
     key.add("maps", "none");
@@ -289,10 +304,17 @@ AttnConfig default_for(const AttentionProblem& p, bool tiled_ok, bool mma_ok, bo
     // the four consumers on tf32, and 10-17% of pipe 11 at every shape measured, T512-T4096,
     // full and causal, down to 128 query tiles; pipe 12 led pipe 11 only from 1024 keys full
     // and 2048 causal; at head dim 128 on 32-key tiles 11-12% ahead of pipe 11 at T1024).
+    // There, pipe 15 (pipe 14 converting each stage's V, once per query tile that reads it)
+    // where a head has few query tiles: at head dim 64 up to 4 (1024 rows) full and 8 causal
+    // (2-13% ahead of pipe 14 at T512-T2048; behind at T2048 full, 2%, and T4096, 1-6%), at 128
+    // up to 4 causal (2% ahead at T1024; 12% behind full).
     if (precision == Precision::tf32 && kWgmmaPipe1Offered && tma_mappable(p, 2)) {
-      if ((p.E == 64 || p.E == 128) && p.L >= 512 && p.batch_count() * ((p.L + 255) / 256) >= 128 &&
+      const int64_t query_tiles = (p.L + 255) / 256;
+      if ((p.E == 64 || p.E == 128) && p.L >= 512 && p.batch_count() * query_tiles >= 128 &&
           tma_mappable(p, 14)) {
-        return {Impl::kWgmma, 16, rows, p.E == 64 ? 64 : 32, 14};
+        const bool convert =
+            p.E == 64 ? query_tiles <= (p.causal ? 8 : 4) : p.causal && query_tiles <= 4;
+        return {Impl::kWgmma, 16, rows, p.E == 64 ? 64 : 32, convert ? 15 : 14};
       }
       if ((p.E == 128 || p.causal || p.S <= 2048) && tma_mappable(p, 11)) {
         return {Impl::kWgmma, 8, rows, p.E == 128 ? 32 : 64, 11};
@@ -434,14 +456,16 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
                   (c.pipe >= 2 && wgmma_tma_smem_bytes(p.E, c.warps, c.block_n, c.pipe) > 0);
          },
          {"wgmma"}});
-    // pipe 2-5, 7-9, 11, 12 and 14 load K (4, 7 and 9: and V; 8, 9, 11, 12 and 14: and Q) by
-    // TMA (11, 12 and 14 read V on its map's terms): offered where those layouts have tensor
+    // pipe 2-5, 7-9, 11, 12, 14 and 15 load K (4, 7 and 9: and V; 8, 9, 11, 12, 14 and 15: and Q)
+    // by TMA (11, 12, 14 and 15 read V on its map's terms): offered where those layouts have tensor
     // maps (else the launcher would run pipe 1's kernel under their name). pipe 6 maps its
     // pre-pass's buffers, never Q, K or V.
     rules.push_back(
-        {"wgmma pipe=2, 3, 4, 5, 7, 8, 9, 11, 12 and 14 (TMA) run the variants of their head dim "
-         "(ops/cuda/attention/attention_variants.h) where K's (pipe 4, 7, 9, 11, 12 and 14: and "
-         "V's; 8, 9, 11, 12 and 14: and Q's) strides have a tensor map "
+        {"wgmma pipe=2, 3, 4, 5, 7, 8, 9, 11, 12, 14 and 15 (TMA) run the variants of their head "
+         "dim "
+         "(ops/cuda/attention/attention_variants.h) where K's (pipe 4, 7, 9, 11, 12, 14 and 15: "
+         "and "
+         "V's; 8, 9, 11, 12, 14 and 15: and Q's) strides have a tensor map "
          "(ops/cuda/attention/attention_tma.h)",
          [p, acc](const AttnConfig& c) {
            if (c.pipe == 6) return acc;  // accurate's only; the first rule checks the table

@@ -1,7 +1,7 @@
-// Whether the attention family's TMA pipelines (wgmma pipes 2-5, 7-9, 11, 12 and 14,
+// Whether the attention family's TMA pipelines (wgmma pipes 2-5, 7-9, 11, 12, 14 and 15,
 // sm90/attention_wgmma_kernels.cuh, attention_wgmma_persistent.cuh and
-// attention_wgmma_quad.cuh) can read a problem's K (pipes 4, 7, 9, 11, 12 and 14: and V; 8,
-// 9, 11, 12 and 14: and Q) through a
+// attention_wgmma_quad.cuh) can read a problem's K (pipes 4, 7, 9, 11, 12, 14 and 15: and V; 8,
+// 9, 11, 12, 14 and 15: and Q) through a
 // tensor map: head dim contiguous, every stride a positive multiple of 16 bytes, at
 // most three batch dims (a map has five: E, S and the batch dims). A broadcast batch dim
 // (stride 0) or a fourth batch dim keeps the cp.async pipeline (pipe 1). Plain C++: the
@@ -35,10 +35,10 @@ inline bool q_tma_mappable(const AttentionProblem& p) {
   return kv_tma_mappable(queries_as_keys(p), p.q);
 }
 
-// The persistent pipes (sm90/attention_wgmma_persistent.cuh; 12 and 14:
+// The persistent pipes (sm90/attention_wgmma_persistent.cuh; 12, 14 and 15:
 // attention_wgmma_quad.cuh): many query tiles per CTA.
 constexpr bool persistent_pipe(int pipe) {
-  return pipe == 8 || pipe == 9 || pipe == 11 || pipe == 12 || pipe == 14;
+  return pipe == 8 || pipe == 9 || pipe == 11 || pipe == 12 || pipe == 14 || pipe == 15;
 }
 
 // The pipes that transpose V in the kernel (from V's own tensor map): no Vt pre-pass.
@@ -48,10 +48,11 @@ constexpr bool transposes_v_in_kernel(int pipe) { return pipe == 4 || pipe == 7 
 // pre-pass makes the first units' heads): they read V in 16-byte pieces, on V's map's terms.
 constexpr bool makes_vt_ahead(int pipe) { return pipe == 11 || pipe == 12; }
 
-// The pipe whose P V runs on fp16 (tf32's pipe 14): its pre-pass reads V in 16-byte pieces,
-// on V's map's terms, and writes V's fp16 hi for the first units' heads, the kernel the rest
-// through V's map; no float32 Vt.
-constexpr bool halves_v(int pipe) { return pipe == 14; }
+// The pipes whose P V runs on fp16 (tf32's pipes 14 and 15): pipe 14's pre-pass reads V in
+// 16-byte pieces, on V's map's terms, and writes V's fp16 hi for the first units' heads, the
+// kernel the rest through V's map; pipe 15 converts each stage's V from V's map (and a rare
+// tile again from V in 16-byte pieces); no float32 Vt.
+constexpr bool halves_v(int pipe) { return pipe == 14 || pipe == 15; }
 
 // The TMA pipe's operands have maps: K, V where the kernel transposes it (or makes Vt), Q
 // where the kernel is persistent.

@@ -142,6 +142,15 @@
   X(64, 4, 64, 4)                           \
   X(128, 4, 32, 3)
 
+// wgmma pipe 15 (tf32; sm90/attention_wgmma_quad.cuh, CONV): X(E, WG, BN, STAGES), pipe 14 with
+// no pre-pass and nothing made ahead: each stage brings V's raw tile beside K's, and the
+// producer's two spare warps turn it into fp16 in place (P V reads it N-major), so a V tile is
+// converted once per query tile that reads it. A stage of 32 KB (K and V in float32): four at
+// head dim 64, three beside Q's 128 KB at 128.
+#define TT_ATTN_WGMMA_QUAD_CONV_VARIANTS(X) \
+  X(64, 4, 64, 4)                           \
+  X(128, 4, 32, 3)
+
 // wgmma pipe 2 and 5 in accurate mode (the 3xTF32 split of both products on the TMA
 // pipeline; sm90/attention_wgmma_kernels.cuh, ACC): X(E, WG, BN, STAGES, MINB, PIPE) as
 // above. Head dim 64, two consumers, 64-key tiles: Q's hi and lo (64 KB) and two stages

@@ -107,6 +107,25 @@ void launch_quad_pv16(const KernelArgs& args, const AttnTmaMaps& maps, int devic
   TT_CUDA_CHECK_LAUNCH();
 }
 
+// pipe 15 (tf32): pipe 14's kernel converting each stage's V in the kernel: no pre-pass, no
+// scratch.
+template <int E, int BN, int ST>
+void launch_quad_conv(const KernelArgs& args, const AttnTmaMaps& maps, int device,
+                      cudaStream_t stream) {
+  static_assert(QuadTraits<E, BN, ST, true, false, true>::kSmemBytes ==
+                    (256 * E + ST * 2 * BN * E) * 4 + (3 * ST + 8) * 8 + 1024 + 16,
+                "wgmma_tma_smem_bytes (pipe 15)");
+  const int sms = tt::cuda::device_limits(device).sm_count;
+  bool mapped = false;
+  TT_CUDA_CHECK(
+      (launch_quad_kernel<E, BN, ST, 0, true, false, true>(args, maps, sms, stream, mapped, {})));
+  TT_CHECK(mapped,
+           "attention: cuTensorMapEncodeTiled refused Q's map of the persistent wgmma pipe=15 "
+           "(head dim {}), or the driver has none",
+           E);
+  TT_CUDA_CHECK_LAUNCH();
+}
+
 // pipe 6 (accurate): the 2 x fp16 split's pre-pass and kernel (ping-pong, Q's hi in
 // registers at head dim 64, from shared memory at 128). Its scratch (K's and Vt's halves,
 // the key tiles' factors) lives until the launcher returns; the caching allocator hands it
@@ -167,7 +186,7 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   TT_CHECK(c.pipe == 0 || !acc || c.pipe == 2 || c.pipe == 5,
            "attention: wgmma pipe={} runs in tf32 mode only (accurate: pipe 0, 2, 5 and 6)",
            c.pipe);
-  // pipe 2-5, 7-9, 11, 12 and 14 read K (4, 7 and 9: and V; 8, 9, 11, 12 and 14: and Q)
+  // pipe 2-5, 7-9, 11, 12, 14 and 15 read K (4, 7 and 9: and V; 8, 9, 11, 12, 14 and 15: and Q)
   // through tensor maps; a layout that has none (a broadcast or a fourth batch dim:
   // attention_tma.h) runs the same variant on cp.async (pipe 1; tf32 only: the space offers
   // accurate's TMA pipes, and the persistent ones, only where the maps exist). pipes 4, 7 and
@@ -177,22 +196,29 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   TT_CHECK(!acc || c.pipe == 0 || tma,
            "attention: accurate wgmma pipe={} needs K's tensor map (attention_tma.h)", c.pipe);
   const int pipe = c.pipe >= 2 && !tma ? 1 : c.pipe;
-  if (!acc && pipe == 14) {
+  if (!acc && (pipe == 14 || pipe == 15)) {
     // K's map, and V's: the kernel makes V16 from it.
     AttnTmaMaps maps{};
     TT_CHECK(attention_tma_maps(p, a.k, a.v, nullptr, 0, c.block_n, true, maps),
-             "attention: cuTensorMapEncodeTiled refused the K or V map of wgmma pipe=14 (head "
+             "attention: cuTensorMapEncodeTiled refused the K or V map of wgmma pipe={} (head "
              "dim {}, bn={}), or the driver has none",
-             p.E, c.block_n);
-#define TT_X_PV16(E_, WG_, BN_, ST_)                            \
-  if (p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {    \
-    launch_quad_pv16<E_, BN_, ST_>(args, maps, device, stream); \
-    return;                                                     \
+             pipe, p.E, c.block_n);
+#define TT_X_PV16(E_, WG_, BN_, ST_)                                       \
+  if (pipe == 14 && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) { \
+    launch_quad_pv16<E_, BN_, ST_>(args, maps, device, stream);            \
+    return;                                                                \
   }
     TT_ATTN_WGMMA_QUAD_PV16_VARIANTS(TT_X_PV16)
 #undef TT_X_PV16
-    TT_FAIL("attention: no wgmma pipe=14 variant for head dim {} with warps={} bn={}", p.E, c.warps,
-            c.block_n);
+#define TT_X_CONV(E_, WG_, BN_, ST_)                                       \
+  if (pipe == 15 && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) { \
+    launch_quad_conv<E_, BN_, ST_>(args, maps, device, stream);            \
+    return;                                                                \
+  }
+    TT_ATTN_WGMMA_QUAD_CONV_VARIANTS(TT_X_CONV)
+#undef TT_X_CONV
+    TT_FAIL("attention: no wgmma pipe={} variant for head dim {} with warps={} bn={}", pipe, p.E,
+            c.warps, c.block_n);
   }
   // Vt (and its lo) lives until this function returns; the caching allocator hands its
   // block to later work on the same stream only, which runs after the kernel.

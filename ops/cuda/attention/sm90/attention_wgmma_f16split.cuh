@@ -39,6 +39,10 @@ namespace {
 struct WgmmaF16N64 {
   TT_WGMMA_N64_MMA("m64n64k16.f32.f16.f16", "1, 1, 0, 0", "1, 1, 0")
 };
+// The same with B N-major (imm-trans-b): B's rows of N contiguous, as V's rows lie in memory.
+struct WgmmaF16N64BNMajor {
+  TT_WGMMA_N64_MMA("m64n64k16.f32.f16.f16", "1, 1, 0, 1", "1, 1, 1")
+};
 
 inline constexpr float kF16LoScale = 2048.f;          // 2^11
 inline constexpr float kF16LoUnscale = 1.f / 2048.f;  // 2^-11

@@ -41,6 +41,16 @@
 // products where a pre-pass of every head would run before them. Head dim 128: one raw buffer
 // and three stages beside Q's 128 KB. Without MADE (the kernel bench's) the pre-pass makes
 // every head.
+//
+// Pipe 15 (CONV): pipe 14 with nothing made before or ahead. Each stage brings V's raw tile by
+// TMA beside K's, and the producer's two spare warps (one stage each in turn) convert it to fp16
+// in place, read by P V N-major (fp16 wgmma takes B either way: no transpose), and store its
+// factor beside the stage; the consumers wait for the stage's converted barrier before their
+// softmax, and the stage's empty barrier counts the converting warp too. A tile's factor is 1
+// where its largest |v| lies in [2^-4, 2^15) (one pass: convert, then check), else
+// half_vt_prepass's rule, the tile converted again from V in global memory (the raw tile is
+// overwritten by then). A V tile is converted once per query tile that reads it, which beats
+// the pre-pass's traffic where a head has few query tiles (attention_config.cpp: default_for).
 #pragma once
 
 #include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
@@ -98,17 +108,114 @@ __device__ __forceinline__ int v16_tile_from_raw(uint8_t* v16, const float* vraw
   return -sv;
 }
 
+// CONV: where V16's chunk of row r, elements 8c .. 8c + 7, lies in its stage. V16 is P V's B
+// operand N-major (WgmmaF16N64BNMajor): V's rows as they are, in fp16, 128 bytes a 64-element
+// panel on the 128-byte swizzle, in groups of 8 rows [BN / 8][E / 64][8][128 bytes] (a group's
+// panels 1024 bytes apart, the groups Sw128NMajorDesc's stride apart). Written over V's raw
+// tile in place: a batch of 4 rows lands on raw rows at or before them (row r's fp16 on raw
+// rows 4 (r / 8) + 2 h + (r % 8) / 4 of E = 128, r / 2 of E = 64).
+template <int E>
+__device__ __forceinline__ int v16_chunk_offset(int r, int c) {
+  return (r / 8) * (E / 64) * 1024 + (c / 8) * 1024 + (r % 8) * 128 + ((c % 8) ^ (r % 8)) * 16;
+}
+
+template <int E>
+inline constexpr uint32_t kV16GroupBytes = E / 64 * 1024;
+
+// The wgmma descriptor of such a tile: LBO unused (one panel an instruction), SBO the groups'.
+template <uint32_t SBO>
+struct Sw128NMajorDesc {
+  uint32_t lo;
+  __device__ __forceinline__ explicit Sw128NMajorDesc(uint32_t base)
+      : lo(((base & 0x3FFFF) >> 4) | (uint32_t(1) << 16)) {}
+  __device__ __forceinline__ uint64_t at(uint32_t offset) const {
+    return ((uint64_t(SBO >> 4) << 32) | (uint64_t(1) << 62)) | (lo + (offset >> 4));
+  }
+};
+
+// One warp's conversion of a stage's raw V tile [BN keys][E] (by TMA, unswizzled) into V16 in
+// place, unscaled; returns the largest |v| of the fp16 values (inf past fp16's range). A lane
+// converts 8 consecutive elements of a row into one 16-byte chunk; each batch of 4 rows is read
+// whole before any of it is written.
+template <int E, int BN>
+__device__ __forceinline__ float v16_in_place(uint8_t* v, int lane) {
+  const float4* v4 = reinterpret_cast<const float4*>(v);
+  constexpr int kPer = E / 64;  // a lane's chunks of a batch
+  __half2 hm = __float2half2_rn(0.f);
+  const auto pack = [&hm](float a, float b) {
+    const __half2 h = __floats2half2_rn(a, b);
+    hm = __hmax2(hm, __habs2(h));
+    return *reinterpret_cast<const uint32_t*>(&h);
+  };
+#pragma unroll 2
+  for (int b = 0; b < BN / 4; ++b) {
+    float4 x[kPer][2];
+#pragma unroll
+    for (int u = 0; u < kPer; ++u) {
+      const int i = (b * kPer + u) * 32 + lane;
+      x[u][0] = v4[2 * i];
+      x[u][1] = v4[2 * i + 1];
+    }
+    __syncwarp();
+#pragma unroll
+    for (int u = 0; u < kPer; ++u) {
+      const int i = (b * kPer + u) * 32 + lane, r = i / (E / 8), c = i % (E / 8);
+      *reinterpret_cast<uint4*>(v + v16_chunk_offset<E>(r, c)) =
+          make_uint4(pack(x[u][0].x, x[u][0].y), pack(x[u][0].z, x[u][0].w),
+                     pack(x[u][1].x, x[u][1].y), pack(x[u][1].z, x[u][1].w));
+    }
+  }
+  float m = fmaxf(__low2float(hm), __high2float(hm));
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
+  return m;
+}
+
+// The rare tile whose largest |v| lies outside [2^-4, 2^15): V16 again from V in global memory
+// (`rows` keys from `vg`, rows `ld` floats apart; zeros past them), scaled by half_vt_prepass's
+// rule; returns lv = -sv. One warp.
+template <int E, int BN>
+__device__ __noinline__ int v16_scaled_from_global(uint8_t* v, const float* vg, int64_t ld,
+                                                   int rows, int lane) {
+  const auto at = [&](int r, int c4) {
+    return r < rows ? __ldg(reinterpret_cast<const float4*>(vg + r * ld) + c4)
+                    : make_float4(0.f, 0.f, 0.f, 0.f);
+  };
+  float m = 0.f;
+  for (int i = lane; i < BN * E / 4; i += 32) {
+    const float4 x = at(i / (E / 4), i % (E / 4));
+    m = fmaxf(m, fmaxf(fmaxf(fabsf(x.x), fabsf(x.y)), fmaxf(fabsf(x.z), fabsf(x.w))));
+  }
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
+  const int sv = max(kHalfVMinShift, min(kHalfVMaxShift, f16_shift(m)));
+  const float vs = exp2_int(sv);
+  const auto pack = [vs](float a, float b) {
+    const __half2 h = __floats2half2_rn(a * vs, b * vs);
+    return *reinterpret_cast<const uint32_t*>(&h);
+  };
+  for (int i = lane; i < BN * E / 8; i += 32) {
+    const int r = i / (E / 8), c = i % (E / 8);
+    const float4 x = at(r, 2 * c), y = at(r, 2 * c + 1);
+    *reinterpret_cast<uint4*>(v + v16_chunk_offset<E>(r, c)) =
+        make_uint4(pack(x.x, x.y), pack(x.z, x.w), pack(y.x, y.y), pack(y.z, y.w));
+  }
+  return -sv;
+}
+
 // Q's buffer (BM x E floats, 128-byte swizzled panels of 32 columns, each consumer's 64 rows
 // a box of their own by TMA), the stages (K and Vt, fp16 for PV16), then the barriers: the
 // stages' full and empty, and Q's full and empty per consumer.
-template <int E, int BN, int STAGES, bool PV16 = false, bool MADE = false>
+template <int E, int BN, int STAGES, bool PV16 = false, bool MADE = false, bool CONV = false>
 struct QuadTraits {
   static constexpr int kConsumers = 4;
   static constexpr int kBM = 64 * kConsumers;
   static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr int kQBytes = kBM * E * 4;
   static constexpr int kKBytes = BN * E * 4;
-  static constexpr int kVBytes = BN * E * (PV16 ? 2 : 4);
+  static constexpr int kVBytes = BN * E * (PV16 && !CONV ? 2 : 4);
+  // CONV: each stage's V arrives raw, and the converting warps make its V16 in place.
+  static_assert(!CONV || (PV16 && !MADE), "V converted per stage: pipe 14's, nothing made ahead");
   static constexpr int kStageBytes = kKBytes + kVBytes;
   // MADE: the makers' buffers of V's raw tile (BN keys; two at head dim 64, one beside Q's
   // 128 KB at 128) and V16's staging tile.
@@ -117,7 +224,7 @@ struct QuadTraits {
   static constexpr int kStagingBytes = MADE ? BN * E * 2 : 0;
   static constexpr int kMakerOffset = kQBytes + STAGES * kStageBytes;
   static constexpr int kBarOffset = kMakerOffset + kRaws * kRawBytes + kStagingBytes;
-  static constexpr int kBarriers = 2 * STAGES + 2 * kConsumers + kRaws;
+  static constexpr int kBarriers = 2 * STAGES + 2 * kConsumers + kRaws + (CONV ? STAGES : 0);
   // After the barriers: MADE, the makers' maxima (two tiles' worth); PV16, each stage's V factor.
   static_assert(!PV16 || STAGES <= 4, "PV16: four V factors");
   static constexpr int kSmemBytes =
@@ -199,7 +306,8 @@ __device__ __forceinline__ void make_units_v16(const AttentionProblem& p, const 
   if (t == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
 }
 
-template <int E, int BN, int STAGES, int DIAG = 0, bool PV16 = false, bool MADE = false>
+template <int E, int BN, int STAGES, int DIAG = 0, bool PV16 = false, bool MADE = false,
+          bool CONV = false>
 __global__ void __launch_bounds__(640, 1)
     attention_wgmma_quad_kernel(const __grid_constant__ KernelArgs a,
                                 const __grid_constant__ PersistentMaps maps,
@@ -213,7 +321,7 @@ __global__ void __launch_bounds__(640, 1)
   trace_start<kTraced>();
   static_assert(!PV16 || BN == half_v_factor_keys(E), "pipe 14: a V factor per key tile");
   static_assert(!MADE || PV16, "V16 made in the kernel: pipe 14's operand");
-  using T = QuadTraits<E, BN, STAGES, PV16, MADE>;
+  using T = QuadTraits<E, BN, STAGES, PV16, MADE, CONV>;
   static_assert((E == 64 || E == 128) && (BN == 64 || BN == 32), "head dim 64 or 128");
   namespace ptx = ::cuda::ptx;
   constexpr int BM = T::kBM, NT = BN / 8, SR = BN / 2, OR = E / 2, WG = T::kConsumers;
@@ -223,11 +331,12 @@ __global__ void __launch_bounds__(640, 1)
   float* qs = reinterpret_cast<float*>(smem);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
   uint64_t* empty = full + STAGES;
-  uint64_t* qfull = empty + STAGES;                            // [WG]
-  uint64_t* qempty = qfull + WG;                               // [WG]
-  uint64_t* rawfull = qempty + WG;                             // [T::kRaws] (MADE)
-  float* xmax = reinterpret_cast<float*>(rawfull + T::kRaws);  // [2][2] (MADE)
-  float* vfac = xmax + (MADE ? 4 : 0);                         // [STAGES] (PV16)
+  uint64_t* qfull = empty + STAGES;                                         // [WG]
+  uint64_t* qempty = qfull + WG;                                            // [WG]
+  uint64_t* rawfull = qempty + WG;                                          // [T::kRaws] (MADE)
+  uint64_t* converted = rawfull + T::kRaws;                                 // [STAGES] (CONV)
+  float* xmax = reinterpret_cast<float*>(converted + (CONV ? STAGES : 0));  // [2][2] (MADE)
+  float* vfac = xmax + (MADE ? 4 : 0);                                      // [STAGES] (PV16)
   const auto stage_k = [&](int s) {
     return reinterpret_cast<float*>(smem + T::kQBytes + s * T::kStageBytes);
   };
@@ -242,7 +351,9 @@ __global__ void __launch_bounds__(640, 1)
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(&full[s], 1);
-      mbar_init(&empty[s], 4 * WG);
+      // CONV: the converting warp's arrive too, once it has read the stage's raw V.
+      mbar_init(&empty[s], 4 * WG + (CONV ? 1 : 0));
+      if constexpr (CONV) mbar_init(&converted[s], 1);
     }
     for (int i = 0; i < T::kRaws; ++i) mbar_init(&rawfull[i], 1);
     for (int i = 0; i < WG; ++i) {
@@ -274,7 +385,7 @@ __global__ void __launch_bounds__(640, 1)
           // PV16: the tile's V factor, loaded under the wait for the stage and stored beside it
           // (MADE: made in this grid, so read through L2, past the acquire of the head's count).
           float vmul = 0.f;
-          if constexpr (PV16) {
+          if constexpr (PV16 && !CONV) {
             const float2* at = &v16.tmul[qt.b * v16.tiles_per_head + tile];
             if constexpr (MADE) {
               asm volatile("ld.relaxed.gpu.global.f32 %0, [%1];\n"
@@ -286,13 +397,18 @@ __global__ void __launch_bounds__(640, 1)
             }
           }
           if (g >= STAGES) mbar_wait(&empty[s], ((g / STAGES) - 1) & 1);
-          if constexpr (PV16) vfac[s] = vmul;  // published by the barrier's arrive below
+          if constexpr (PV16 && !CONV) vfac[s] = vmul;  // published by the arrive below
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                          &full[s], T::kKBytes + T::kVBytes);
           float* ks = stage_k(s);
           const int32_t n0 = tile * BN;
           copy_k_tile<E, BN>(maps.kv.k, kc, n0, ks, &full[s]);
-          if constexpr (PV16) {
+          if constexpr (CONV) {
+            kc[0] = 0;
+            kc[1] = n0;
+            ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, ks + BN * E, &maps.kv.v,
+                                      kc, &full[s]);
+          } else if constexpr (PV16) {
             const int32_t vc[2] = {n0, vrow};
             ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, ks + BN * E, &v16.vt,
                                       vc, &full[s]);
@@ -333,7 +449,43 @@ __global__ void __launch_bounds__(640, 1)
         }
       }
     } else if (tid >= T::kMakerTid) {
-      if constexpr (!PV16) {
+      if constexpr (CONV) {
+        // Warps 2 and 3 share the stages (even and odd; each stage always the same warp's, so
+        // that its waits see the stage's phases in order): each tile's raw V into V16 and its
+        // factor.
+        const int turn = (tid - T::kMakerTid) / 32, lane = tid % 32;
+        int g = 0;
+        for (int n = 0; walk.has(n); ++n) {
+          const QueryTile qt = walk.at(n);
+          const int tiles = tiles_of(qt, qt.mt * BM, BM);
+          for (int tile = 0; tile < tiles; ++tile, ++g) {
+            const int s = g % STAGES;
+            if ((s & 1) != turn) continue;
+            mbar_wait(&full[s], (g / STAGES) & 1);
+            uint8_t* v = reinterpret_cast<uint8_t*>(stage_k(s) + BN * E);
+            int lv = 0;
+            // Unscaled where the tile's largest |v| lies in [2^-4, 2^15): fp16 keeps every
+            // element from 2^-14 with 11 significant bits, and those below lose at most 2^-25,
+            // 2^-21 of the tile's largest. Elsewhere again, by half_vt_prepass's rule.
+            if constexpr (!(DIAG & kDiagNoConvert)) {
+              const float m = v16_in_place<E, BN>(v, lane);
+              if (!(m >= 0.0625f && m < 32768.f)) {
+                __syncwarp();
+                const int64_t k0 = int64_t{tile} * BN;
+                lv = v16_scaled_from_global<E, BN>(v, batch_base(a, qt.b).v + k0 * p.v.row, p.v.row,
+                                                   static_cast<int>(min_i64(p.S - k0, BN)), lane);
+              }
+            }
+            fence_proxy_async();
+            __syncwarp();
+            if (lane == 0) {
+              vfac[s] = exp2_int(lv);
+              mbar_arrive(&converted[s]);
+              mbar_arrive(&empty[s]);
+            }
+          }
+        }
+      } else if constexpr (!PV16) {
         make_later_units_vt<E, T::kMakers>(p, a.v, walk, ahead, tid - T::kMakerTid);
       } else if constexpr (MADE) {
         make_units_v16<E, BN, T::kMakers, T::kRaws>(p, maps.kv.v, v16, walk, ahead,
@@ -392,6 +544,7 @@ __global__ void __launch_bounds__(640, 1)
         // read in program order; the warp takes it by shuffle.
         float vmul = 0.f;
         if constexpr (PV16) {
+          if constexpr (CONV) mbar_wait(&converted[gi % STAGES], (gi / STAGES) & 1);
           if (lane == 0) vmul = vfac[gi % STAGES];
           vmul = __shfl_sync(0xffffffffu, vmul, 0);
         }
@@ -425,7 +578,19 @@ __global__ void __launch_bounds__(640, 1)
           }
           fence_regs(o);
           wgmma_fence();
-          if constexpr (E == 64) {
+          if constexpr (CONV) {
+            // V16's rows N-major (v16_chunk_offset): a k-step two groups of 8 rows, a panel
+            // 1024 bytes into each group.
+            const Sw128NMajorDesc<kV16GroupBytes<E>> dv(v_addr);
+#pragma unroll
+            for (int j = 0; j < BN / 16; ++j) {
+#pragma unroll
+              for (int h = 0; h < E / 64; ++h) {
+                WgmmaF16N64BNMajor::mma_rs(*reinterpret_cast<float(*)[32]>(o + 32 * h), ph[j],
+                                           dv.at(j * 2 * kV16GroupBytes<E> + h * 1024), 1);
+              }
+            }
+          } else if constexpr (E == 64) {
             const Sw128Desc dv(v_addr);
 #pragma unroll
             for (int j = 0; j < BN / 16; ++j) WgmmaF16N64::mma_rs(o, ph[j], dv.at(j * 32), 1);
@@ -489,16 +654,17 @@ __global__ void __launch_bounds__(640, 1)
 // half_vt_prepass for the first units' heads and the makers for the rest (MADE; without it,
 // the kernel bench's form, the pre-pass makes every head). False in `mapped` where Q or K has
 // no tensor map (or V16 none).
-template <int E, int BN, int STAGES, int DIAG = 0, bool PV16 = false, bool MADE = false>
+template <int E, int BN, int STAGES, int DIAG = 0, bool PV16 = false, bool MADE = false,
+          bool CONV = false>
 cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int sms,
                                cudaStream_t stream, bool& mapped, VtAhead ahead,
                                void* half_vt = nullptr) {
-  using Tr = QuadTraits<E, BN, STAGES, PV16, MADE>;
+  using Tr = QuadTraits<E, BN, STAGES, PV16, MADE, CONV>;
   PersistentMaps maps{kv, {}};
   mapped = persistent_q_map(a.p, a.q, 64, maps.q);
   if (!mapped) return cudaSuccess;
   HalfVtOperand v16{};
-  if constexpr (PV16) {
+  if constexpr (PV16 && !CONV) {
     const HalfVt h = half_vt_parts(a.p, half_vt);
     mapped = h.sp == 0 || f16_vt_map(a.p, h.vt, h.sp, 1, v16.vt, BN);
     if (!mapped) return cudaSuccess;
@@ -506,7 +672,7 @@ cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int s
     v16.tiles_per_head = h.sp / BN;
     if constexpr (MADE) ahead = {nullptr, h.made, h.sp, 0};
   }
-  const auto kernel = attention_wgmma_quad_kernel<E, BN, STAGES, DIAG, PV16, MADE>;
+  const auto kernel = attention_wgmma_quad_kernel<E, BN, STAGES, DIAG, PV16, MADE, CONV>;
   cudaError_t e =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (e != cudaSuccess) return e;
@@ -518,7 +684,10 @@ cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int s
   // kDiagFirstReady: the first units' heads made by the bench's untimed pre-pass (which zeroed
   // the counts), the rest by the kernel.
   constexpr bool kFirstReady = (DIAG & kDiagFirstReady) != 0;
-  if constexpr (MADE) {
+  if constexpr (CONV) {
+    // V16 made per stage in the kernel: no pre-pass, nothing to wait for.
+    ahead.first = static_cast<unsigned>(a.p.batch_count());
+  } else if constexpr (MADE) {
     // The pre-pass makes the heads of each CTA's first unit (and zeroes the counts), the
     // kernel the rest.
     ahead.first = kReady ? static_cast<unsigned>(a.p.batch_count())
@@ -546,7 +715,7 @@ cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int s
   lc.dynamicSmemBytes = static_cast<size_t>(Tr::kSmemBytes);
   lc.stream = stream;
   lc.attrs = &pdl;
-  lc.numAttrs = !kReady && !kFirstReady && (PV16 || ahead.sp > 0) ? 1 : 0;
+  lc.numAttrs = !CONV && !kReady && !kFirstReady && (PV16 || ahead.sp > 0) ? 1 : 0;
   return cudaLaunchKernelEx(&lc, kernel, a, maps, walk, ahead, v16);
 }
 
