@@ -218,7 +218,8 @@ void prepass_first(KernelArgs a, int64_t, int64_t) {
 }
 
 // Pipe 12: four consumer warpgroups, persistent, Vt made ahead (its pre-pass inside); PV16:
-// pipe 14 (P V on fp16, its pre-pass of V's fp16 hi inside but for kDiagReadyVt).
+// pipe 14 (P V on fp16, its pre-pass of V's fp16 hi inside but for kDiagReadyVt); CONV: pipe
+// 15 (V converted per stage, no pre-pass).
 template <int DIAG, int E, int BN, int ST, bool PV16 = false, bool MADE = false, bool CONV = false>
 void run_quad(KernelArgs a, int64_t, int64_t) {
   a.scale = float(a.p.scale * kLog2e);
@@ -308,9 +309,11 @@ std::vector<Variant> variants() {
     // ready V16.
     v.push_back({"wg p14 pv16 st4", run_quad<0, 64, 64, 4, true, true>});
     v.push_back({"wg p14 pv16 st3", run_quad<0, 64, 64, 3, true, true>});
-    v.push_back({"wg p14 conv st4", run_quad<0, 64, 64, 4, true, false, true>});
-    v.push_back({"wg p14 conv st3", run_quad<0, 64, 64, 3, true, false, true>});
-    v.push_back({"diag p14 conv none", run_quad<kDiagNoConvert, 64, 64, 4, true, false, true>,
+    // Pipe 15: pipe 14 converting each stage's V in the kernel (no pre-pass); the same with V16
+    // left unconverted (wrong results: the cost of the stages' raw V and barriers alone).
+    v.push_back({"wg p15 st4", run_quad<0, 64, 64, 4, true, false, true>});
+    v.push_back({"wg p15 st3", run_quad<0, 64, 64, 3, true, false, true>});
+    v.push_back({"diag p15 no conversion", run_quad<kDiagNoConvert, 64, 64, 4, true, false, true>,
                  nullptr, false});
     v.push_back({"wg p14 whole pre-pass st4", run_quad<0, 64, 64, 4, true>});
     v.push_back({"wg p14 pv16 alone", run_quad<kDiagReadyVt, 64, 64, 4, true>, prep_half_vt});
@@ -443,10 +446,11 @@ std::vector<Variant> variants() {
     // Pipe 14 at head dim 128: V16 made in the kernel but for the first units' heads (the
     // op's, three stages); after a pre-pass of every head instead.
     v.push_back({"wg p14 e128 st3", run_quad<0, 128, 32, 3, true, true>});
-    v.push_back({"wg p14 e128 conv st3", run_quad<0, 128, 32, 3, true, false, true>});
-    v.push_back({"wg p14 e128 conv st2", run_quad<0, 128, 32, 2, true, false, true>});
-    v.push_back({"diag p14 e128 conv none", run_quad<kDiagNoConvert, 128, 32, 3, true, false, true>,
-                 nullptr, false});
+    // Pipe 15 at head dim 128 (three stages beside Q's 128 KB; two), and unconverted.
+    v.push_back({"wg p15 e128 st3", run_quad<0, 128, 32, 3, true, false, true>});
+    v.push_back({"wg p15 e128 st2", run_quad<0, 128, 32, 2, true, false, true>});
+    v.push_back({"diag p15 e128 no conversion",
+                 run_quad<kDiagNoConvert, 128, 32, 3, true, false, true>, nullptr, false});
     v.push_back({"wg p14 e128 whole pre-pass st3", run_quad<0, 128, 32, 3, true>});
     v.push_back({"wg p14 e128 whole pre-pass st4", run_quad<0, 128, 32, 4, true>});
     v.push_back({"wg p14 e128 alone", run_quad<kDiagReadyVt, 128, 32, 3, true>, prep_half_vt});
