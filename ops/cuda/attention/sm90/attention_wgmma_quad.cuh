@@ -43,8 +43,8 @@
 // every head.
 //
 // Pipe 15 (CONV): pipe 14 with nothing made before or ahead. Each stage brings V's raw tile by
-// TMA beside K's, and the producer's two spare warps (one stage each in turn) convert it to fp16
-// in place, read by P V N-major (fp16 wgmma takes B either way: no transpose), and store its
+// TMA beside K's, and the producer's two spare warps (the even and the odd stages) convert it to
+// fp16 in place, read by P V N-major (fp16 wgmma takes B either way: no transpose), and store its
 // factor beside the stage; the consumers wait for the stage's converted barrier before their
 // softmax, and the stage's empty barrier counts the converting warp too. A tile's factor is 1
 // where its largest |v| lies in [2^-4, 2^15) (one pass: convert, then check), else
@@ -204,8 +204,9 @@ __device__ __noinline__ int v16_scaled_from_global(uint8_t* v, const float* vg, 
 }
 
 // Q's buffer (BM x E floats, 128-byte swizzled panels of 32 columns, each consumer's 64 rows
-// a box of their own by TMA), the stages (K and Vt, fp16 for PV16), then the barriers: the
-// stages' full and empty, and Q's full and empty per consumer.
+// a box of their own by TMA), the stages (K and Vt, fp16 for PV16; CONV: K and V's raw tile,
+// its V16 made over it), then the barriers: the stages' full and empty, Q's full and empty per
+// consumer, and (CONV) the stages' converted.
 template <int E, int BN, int STAGES, bool PV16 = false, bool MADE = false, bool CONV = false>
 struct QuadTraits {
   static constexpr int kConsumers = 4;
