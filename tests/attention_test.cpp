@@ -26,6 +26,7 @@
 #if TT_CUDA
 #include "ops/cuda/attention/attention.h"
 #include "ops/cuda/attention/attention_tma.h"
+#include "ops/cuda/attention/attention_v16_layout.h"
 #include "ops/cuda/attention/attention_variants.h"
 #endif
 
@@ -1468,6 +1469,44 @@ TEST(AttentionSpace, Tf32DefaultTakesFp16PvWhereItLeads) {
   EXPECT_EQ(default_of(128, 1024, 128, true), "impl=wgmma,warps=16,bn=32,pipe=15");
   EXPECT_EQ(default_of(32, 2048, 128, true), "impl=wgmma,warps=16,bn=32,pipe=14");
   EXPECT_EQ(default_of(16, 1024, 128, true), "impl=wgmma,warps=8,bn=32,pipe=11");  // 64 tiles
+}
+
+// ---- issue 19, twenty-seventh step: pipe 15's V16 written over V's raw tile in place ----
+
+// For each of pipe 15's tiles (64 keys at head dim 64, 32 at 128): the chunks fill the tile's
+// first BN * E * 2 bytes exactly once, 16-byte aligned, and every byte a batch of 4 rows writes
+// lies on raw rows (E floats each) that this batch or an earlier one has read, so the in-place
+// conversion never overwrites a row before it is read.
+template <int E, int BN>
+void expect_v16_in_place_safe() {
+  namespace at = tt::ops::cuda::attention;
+  std::vector<int> owner(BN * E * 2 / 16, -1);
+  for (int r = 0; r < BN; ++r) {
+    for (int c = 0; c < E / 8; ++c) {
+      const int off = at::v16_chunk_offset<E>(r, c);
+      ASSERT_EQ(off % 16, 0) << "E" << E << " row " << r << " chunk " << c;
+      ASSERT_GE(off, 0);
+      ASSERT_LT(off, BN * E * 2) << "E" << E << " row " << r << " chunk " << c;
+      EXPECT_EQ(owner[off / 16], -1) << "E" << E << " offset " << off << " written twice";
+      owner[off / 16] = r;
+      const int batch_end = (r / 4) * 4 + 3;  // the last row read before this batch writes
+      EXPECT_LE((off + 15) / (E * 4), batch_end)
+          << "E" << E << " row " << r << " chunk " << c << " lands on a raw row not yet read";
+    }
+  }
+  EXPECT_EQ(std::count(owner.begin(), owner.end(), -1), 0) << "E" << E;
+  // The descriptor's terms: rows 128 bytes apart within a group, groups kV16GroupBytes apart,
+  // a panel 1024 bytes into its group (chunk 0 of a row sits at its swizzle's place).
+  EXPECT_EQ(at::v16_chunk_offset<E>(1, 1), 128);
+  EXPECT_EQ(at::v16_chunk_offset<E>(8, 0), static_cast<int>(at::kV16GroupBytes<E>));
+  if (E == 128) {
+    EXPECT_EQ(at::v16_chunk_offset<E>(0, 8), 1024);
+  }
+}
+
+TEST(AttentionLayout, Pv16InPlaceWritesLandOnRowsAlreadyRead) {
+  expect_v16_in_place_safe<64, 64>();
+  expect_v16_in_place_safe<128, 32>();
 }
 
 // ---- issue 19, tenth step (fa19i): accurate at head dim 128 ----

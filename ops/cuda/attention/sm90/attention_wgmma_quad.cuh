@@ -53,6 +53,7 @@
 // the pre-pass's traffic where a head has few query tiles (attention_config.cpp: default_for).
 #pragma once
 
+#include "ops/cuda/attention/attention_v16_layout.h"
 #include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_persistent.cuh"
 
@@ -108,21 +109,8 @@ __device__ __forceinline__ int v16_tile_from_raw(uint8_t* v16, const float* vraw
   return -sv;
 }
 
-// CONV: where V16's chunk of row r, elements 8c .. 8c + 7, lies in its stage. V16 is P V's B
-// operand N-major (WgmmaF16N64BNMajor): V's rows as they are, in fp16, 128 bytes a 64-element
-// panel on the 128-byte swizzle, in groups of 8 rows [BN / 8][E / 64][8][128 bytes] (a group's
-// panels 1024 bytes apart, the groups Sw128NMajorDesc's stride apart). Written over V's raw
-// tile in place: a batch of 4 rows lands on raw rows at or before them (row r's fp16 on raw
-// rows 4 (r / 8) + 2 h + (r % 8) / 4 of E = 128, r / 2 of E = 64).
-template <int E>
-__device__ __forceinline__ int v16_chunk_offset(int r, int c) {
-  return (r / 8) * (E / 64) * 1024 + (c / 8) * 1024 + (r % 8) * 128 + ((c % 8) ^ (r % 8)) * 16;
-}
-
-template <int E>
-inline constexpr uint32_t kV16GroupBytes = E / 64 * 1024;
-
-// The wgmma descriptor of such a tile: LBO unused (one panel an instruction), SBO the groups'.
+// CONV: the wgmma descriptor of a stage's V16 (attention_v16_layout.h): LBO unused (one panel
+// an instruction), SBO the 8-row groups' stride.
 template <uint32_t SBO>
 struct Sw128NMajorDesc {
   uint32_t lo;
