@@ -461,11 +461,9 @@ autotune::ParamSpace space(const AttentionProblem& p, bool tiled_ok, Precision p
     // maps (else the launcher would run pipe 1's kernel under their name). pipe 6 maps its
     // pre-pass's buffers, never Q, K or V.
     rules.push_back(
-        {"wgmma pipe=2, 3, 4, 5, 7, 8, 9, 11, 12, 14 and 15 (TMA) run the variants of their head "
-         "dim "
-         "(ops/cuda/attention/attention_variants.h) where K's (pipe 4, 7, 9, 11, 12, 14 and 15: "
-         "and "
-         "V's; 8, 9, 11, 12, 14 and 15: and Q's) strides have a tensor map "
+        {"wgmma pipe=2, 3, 4, 5, 7, 8, 9, 11, 12, 14 and 15 (TMA) run the variants of their "
+         "head dim (ops/cuda/attention/attention_variants.h) where K's (pipe 4, 7, 9, 11, 12, 14 "
+         "and 15: and V's; 8, 9, 11, 12, 14 and 15: and Q's) strides have a tensor map "
          "(ops/cuda/attention/attention_tma.h)",
          [p, acc](const AttnConfig& c) {
            if (c.pipe == 6) return acc;  // accurate's only; the first rule checks the table

@@ -58,6 +58,18 @@ __device__ __forceinline__ int f16_shift(float m) {
 
 __device__ __forceinline__ float exp2_int(int s) { return __int_as_float((127 + s) << 23); }
 
+// max(m, the largest |x| of v's four).
+__device__ __forceinline__ float abs_max4(float m, float4 v) {
+  return fmaxf(m, fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
+}
+
+// The largest m of the warp's lanes, in every lane.
+__device__ __forceinline__ float warp_max(float m) {
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
+  return m;
+}
+
 // hi and lo of x (already scaled by 2^s), two at a time: (x.x, x.y) into one register each.
 __device__ __forceinline__ void f16_split2(float x, float y, uint32_t& hi, uint32_t& lo) {
   const __half2 h = __floats2half2_rn(x, y);
@@ -88,6 +100,10 @@ inline constexpr int kF16SplitThreads = 128;
 inline constexpr int kHalfVtThreads = 256;
 inline constexpr int kHalfVMinShift = -48;
 inline constexpr int kHalfVMaxShift = 48;
+// V_HI's shift for a max |v| of m: f16_shift kept within [kHalfVMinShift, kHalfVMaxShift].
+__device__ __forceinline__ int half_v_shift(float m) {
+  return max(kHalfVMinShift, min(kHalfVMaxShift, f16_shift(m)));
+}
 // V_HI: the keys of one V factor, pipe 14's key tile (32 at head dim 128: the kernel that makes
 // V16 itself has room for 32-key tiles only there).
 __host__ __device__ constexpr int half_v_factor_keys(int e) {
@@ -135,9 +151,6 @@ __global__ void __launch_bounds__(THREADS)
       y[n][1] = *reinterpret_cast<const float4*>(vb + j * p.v.row + c + 4);
     }
   }
-  const auto amax4 = [](float m, float4 v) {
-    return fmaxf(m, fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
-  };
   // V_HI at head dim 128: a factor per 32 keys, the first half's max where K's would be.
   constexpr bool kHalves = V_HI && half_v_factor_keys(E) == TK / 2;
   float mk = 0.f, mv = 0.f;
@@ -145,10 +158,10 @@ __global__ void __launch_bounds__(THREADS)
   for (int n = 0; n < N; ++n) {
     const int i = tid + THREADS * n, r = i / G, c = (i % G) * 8;
     if (kHalves && r < TK / 2) {
-      mk = amax4(amax4(mk, y[n][0]), y[n][1]);
+      mk = abs_max4(abs_max4(mk, y[n][0]), y[n][1]);
     } else {
-      mk = amax4(amax4(mk, x[n][0]), x[n][1]);
-      mv = amax4(amax4(mv, y[n][0]), y[n][1]);
+      mk = abs_max4(abs_max4(mk, x[n][0]), x[n][1]);
+      mv = abs_max4(abs_max4(mv, y[n][0]), y[n][1]);
     }
     const float yv[8] = {y[n][0].x, y[n][0].y, y[n][0].z, y[n][0].w,
                          y[n][1].x, y[n][1].y, y[n][1].z, y[n][1].w};
@@ -167,9 +180,7 @@ __global__ void __launch_bounds__(THREADS)
     mk = fmaxf(mk, wmax[w].x);
     mv = fmaxf(mv, wmax[w].y);
   }
-  const auto v_shift = [](float m) {
-    return V_HI ? max(kHalfVMinShift, min(kHalfVMaxShift, f16_shift(m))) : f16_shift(m);
-  };
+  const auto v_shift = [](float m) { return V_HI ? half_v_shift(m) : f16_shift(m); };
   const int sk = kHalves ? v_shift(mk) : f16_shift(mk), sv = v_shift(mv);
   const float ks = exp2_int(sk), vs = exp2_int(sv);
   if (tid == 0) {

@@ -83,15 +83,14 @@ __device__ __forceinline__ int v16_tile_from_raw(uint8_t* v16, const float* vraw
 #pragma unroll 4
   for (int i = t; i < BN * E / 4; i += MAKERS) {
     const float4 x = v4[i];
-    m = fmaxf(m, fmaxf(fmaxf(fabsf(x.x), fabsf(x.y)), fmaxf(fabsf(x.z), fabsf(x.w))));
+    m = abs_max4(m, x);
   }
-#pragma unroll
-  for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
+  m = warp_max(m);
   if (t % 32 == 0) xmax[t / 32] = m;
   asm volatile("bar.sync %0, %1;\n" ::"n"(kPersistentMadeBarrier), "n"(MAKERS) : "memory");
 #pragma unroll
   for (int w = 0; w < MAKERS / 32; ++w) m = fmaxf(m, xmax[w]);
-  const int sv = max(kHalfVMinShift, min(kHalfVMaxShift, f16_shift(m)));
+  const int sv = half_v_shift(m);
   const float vs = exp2_int(sv);
 #pragma unroll 2
   for (int i = t; i < E * BN / 8; i += MAKERS) {
@@ -153,10 +152,7 @@ __device__ __forceinline__ float v16_in_place(uint8_t* v, int lane) {
                      pack(x[u][1].x, x[u][1].y), pack(x[u][1].z, x[u][1].w));
     }
   }
-  float m = fmaxf(__low2float(hm), __high2float(hm));
-#pragma unroll
-  for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
-  return m;
+  return warp_max(fmaxf(__low2float(hm), __high2float(hm)));
 }
 
 // The rare tile whose largest |v| lies outside [2^-4, 2^15): V16 again from V in global memory
@@ -172,11 +168,10 @@ __device__ __noinline__ int v16_scaled_from_global(uint8_t* v, const float* vg, 
   float m = 0.f;
   for (int i = lane; i < BN * E / 4; i += 32) {
     const float4 x = at(i / (E / 4), i % (E / 4));
-    m = fmaxf(m, fmaxf(fmaxf(fabsf(x.x), fabsf(x.y)), fmaxf(fabsf(x.z), fabsf(x.w))));
+    m = abs_max4(m, x);
   }
-#pragma unroll
-  for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
-  const int sv = max(kHalfVMinShift, min(kHalfVMaxShift, f16_shift(m)));
+  m = warp_max(m);
+  const int sv = half_v_shift(m);
   const float vs = exp2_int(sv);
   const auto pack = [vs](float a, float b) {
     const __half2 h = __floats2half2_rn(a * vs, b * vs);
@@ -674,8 +669,7 @@ cudaError_t launch_quad_kernel(const KernelArgs& a, const AttnTmaMaps& kv, int s
   // the counts), the rest by the kernel.
   constexpr bool kFirstReady = (DIAG & kDiagFirstReady) != 0;
   if constexpr (CONV) {
-    // V16 made per stage in the kernel: no pre-pass, nothing to wait for.
-    ahead.first = static_cast<unsigned>(a.p.batch_count());
+    // V16 made per stage in the kernel: no pre-pass, nothing made ahead to wait for.
   } else if constexpr (MADE) {
     // The pre-pass makes the heads of each CTA's first unit (and zeroes the counts), the
     // kernel the rest.
