@@ -867,7 +867,7 @@ constexpr int kDiagNoMma = 4;        // no wgmma (S stays zero)
 constexpr int kDiagTrace = 8;        // each CTA's SM, start and end into g_cta_trace
 constexpr int kDiagReadyVt = 16;     // pipes 12, 14: V's pre-pass run before, nothing made ahead
 constexpr int kDiagFirstReady = 32;  // pipe 14 (MADE): the first units' heads made before
-constexpr int kDiagNoConvert = 64;   // pipe 14 (CONV): V16 left as it is (wrong results)
+constexpr int kDiagNoConvert = 64;   // pipe 15 (CONV): V16 left as it is (wrong results)
 
 // kDiagTrace's record (the kernel bench sets g_cta_trace; where a CTA's time goes):
 // kTraceWords per CTA of the grid in launch order: its start (%globaltimer, ns, at entry),
