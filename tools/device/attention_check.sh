@@ -105,8 +105,8 @@ if [ "${KERNEL_BENCH:-0}" = 1 ]; then
   kb=${KERNEL_BENCH_BIN:-}
   if [ -z "$kb" ]; then
     kb=$build/attention_kernel_bench
-    nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I. -Xcompiler=-fopenmp \
-      tools/device/attention_kernel_bench.cu -o "$kb" -lgomp || kb=
+    nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
+      -I. -Xcompiler=-fopenmp tools/device/attention_kernel_bench.cu -o "$kb" -lgomp || kb=
   fi
   [ -n "$kb" ] && run kernel_bench kernel_bench.log "$kb"
   grep -h "^KB" "$OUT/kernel_bench.log" | cut -d, -f2- |

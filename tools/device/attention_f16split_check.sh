@@ -21,8 +21,8 @@ export KB_FILTER=${KB_FILTER:-"f16,acc p5,wg p5 wg2 bn64 st4"}
 kb=${KERNEL_BENCH_BIN:-}
 if [ -z "$kb" ]; then
   kb=/tmp/attention_kernel_bench
-  timeout 300 nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I. -Xcompiler=-fopenmp \
-    tools/device/attention_kernel_bench.cu -o "$kb" -lgomp || kb=
+  timeout 300 nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
+    -I. -Xcompiler=-fopenmp tools/device/attention_kernel_bench.cu -o "$kb" -lgomp || kb=
 fi
 if [ -n "$kb" ]; then
   timeout "$STEP_LIMIT" "$kb" >"$OUT/kernel_bench.log" 2>&1

@@ -6,8 +6,8 @@
 // CPU reference of two (batch, head) slices and timed (median of 10 launches, each
 // after a 256 MB L2 flush, CUDA events).
 // Build here, run there:
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I. -Xcompiler=-fopenmp \
-//     tools/device/attention_kernel_bench.cu -o attention_kernel_bench -lgomp
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr -I. \
+//     -Xcompiler=-fopenmp tools/device/attention_kernel_bench.cu -o attention_kernel_bench -lgomp
 // Rows: KB,<shape>,<variant>,<ms>,<tflops>,<rel_err>
 // KB_FILTER=a,b: only the variants whose names contain one of these (all where unset);
 // KB_SHAPES=a,b likewise for the shapes' names ("B8 H16 T1024 E64 causal"; "T1024 E64$":
