@@ -202,10 +202,10 @@ int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool a
   }
 #undef TT_X
   // pipe 15 (pipe 14 converting each stage's V): pipe 12's stages (K and V in float32), a
-  // converted barrier a stage and the stages' V factors.
+  // converted and a V-full barrier a stage and the stages' V factors.
 #define TT_X(E, WG, BN, ST)                                                                       \
   if (e == E && warps == 4 * WG && block_n == BN && pipe == 15) {                                 \
-    return (int64_t{64} * WG * E + int64_t{ST} * 2 * BN * E) * 4 + (3 * ST + 2 * WG) * 8 + 1024 + \
+    return (int64_t{64} * WG * E + int64_t{ST} * 2 * BN * E) * 4 + (4 * ST + 2 * WG) * 8 + 1024 + \
            16;                                                                                    \
   }
   if (!accurate) {

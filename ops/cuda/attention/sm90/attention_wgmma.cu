@@ -113,7 +113,7 @@ template <int E, int BN, int ST>
 void launch_quad_conv(const KernelArgs& args, const AttnTmaMaps& maps, int device,
                       cudaStream_t stream) {
   static_assert(QuadTraits<E, BN, ST, true, false, true>::kSmemBytes ==
-                    (256 * E + ST * 2 * BN * E) * 4 + (3 * ST + 8) * 8 + 1024 + 16,
+                    (256 * E + ST * 2 * BN * E) * 4 + (4 * ST + 8) * 8 + 1024 + 16,
                 "wgmma_tma_smem_bytes (pipe 15)");
   const int sms = tt::cuda::device_limits(device).sm_count;
   bool mapped = false;

@@ -43,14 +43,15 @@
 // every head.
 //
 // Pipe 15 (CONV): pipe 14 with nothing made before or ahead. Each stage brings V's raw tile by
-// TMA beside K's, and the producer's two spare warps (the even and the odd stages) convert it to
-// fp16 in place, read by P V N-major (fp16 wgmma takes B either way: no transpose), and store its
-// factor beside the stage; the consumers wait for the stage's converted barrier before their
-// softmax, and the stage's empty barrier counts the converting warp too. A tile's factor is 1
-// where its largest |v| lies in [2^-4, 2^15) (one pass: convert, then check), else
-// half_vt_prepass's rule, the tile converted again from V in global memory (the raw tile is
-// overwritten by then). A V tile is converted once per query tile that reads it, which beats
-// the pre-pass's traffic where a head has few query tiles (attention_config.cpp: default_for).
+// TMA beside K's (V first, on a barrier of its own), and the producer's two spare warps (the
+// even and the odd tiles) convert it to fp16 in place, read by P V N-major (fp16 wgmma takes B
+// either way: no transpose), and store its factor beside the stage; the consumers wait for the
+// stage's converted barrier before their softmax, and the stage's empty barrier counts the
+// converting warp too. A tile's factor is 1 where its largest |v| lies in [2^-4, 2^15) (one
+// pass: convert, then check), else half_vt_prepass's rule, the tile converted again from V in
+// global memory (the raw tile is overwritten by then). A V tile is converted once per query tile
+// that reads it, which beats the pre-pass's traffic where a head has few query tiles
+// (attention_config.cpp: default_for).
 #pragma once
 
 #include "ops/cuda/attention/attention_v16_layout.h"
@@ -189,7 +190,7 @@ __device__ __noinline__ int v16_scaled_from_global(uint8_t* v, const float* vg, 
 // Q's buffer (BM x E floats, 128-byte swizzled panels of 32 columns, each consumer's 64 rows
 // a box of their own by TMA), the stages (K and Vt, fp16 for PV16; CONV: K and V's raw tile,
 // its V16 made over it), then the barriers: the stages' full and empty, Q's full and empty per
-// consumer, and (CONV) the stages' converted.
+// consumer, and (CONV) the stages' converted and V's full (V's raw tile alone).
 template <int E, int BN, int STAGES, bool PV16 = false, bool MADE = false, bool CONV = false>
 struct QuadTraits {
   static constexpr int kConsumers = 4;
@@ -208,7 +209,7 @@ struct QuadTraits {
   static constexpr int kStagingBytes = MADE ? BN * E * 2 : 0;
   static constexpr int kMakerOffset = kQBytes + STAGES * kStageBytes;
   static constexpr int kBarOffset = kMakerOffset + kRaws * kRawBytes + kStagingBytes;
-  static constexpr int kBarriers = 2 * STAGES + 2 * kConsumers + kRaws + (CONV ? STAGES : 0);
+  static constexpr int kBarriers = 2 * STAGES + 2 * kConsumers + kRaws + (CONV ? 2 * STAGES : 0);
   // After the barriers: MADE, the makers' maxima (two tiles' worth); PV16, each stage's V factor.
   static_assert(!PV16 || STAGES <= 4, "PV16: four V factors");
   static constexpr int kSmemBytes =
@@ -315,12 +316,13 @@ __global__ void __launch_bounds__(640, 1)
   float* qs = reinterpret_cast<float*>(smem);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
   uint64_t* empty = full + STAGES;
-  uint64_t* qfull = empty + STAGES;                                         // [WG]
-  uint64_t* qempty = qfull + WG;                                            // [WG]
-  uint64_t* rawfull = qempty + WG;                                          // [T::kRaws] (MADE)
-  uint64_t* converted = rawfull + T::kRaws;                                 // [STAGES] (CONV)
-  float* xmax = reinterpret_cast<float*>(converted + (CONV ? STAGES : 0));  // [2][2] (MADE)
-  float* vfac = xmax + (MADE ? 4 : 0);                                      // [STAGES] (PV16)
+  uint64_t* qfull = empty + STAGES;                                             // [WG]
+  uint64_t* qempty = qfull + WG;                                                // [WG]
+  uint64_t* rawfull = qempty + WG;                                              // [T::kRaws] (MADE)
+  uint64_t* converted = rawfull + T::kRaws;                                     // [STAGES] (CONV)
+  uint64_t* vfull = converted + STAGES;                                         // [STAGES] (CONV)
+  float* xmax = reinterpret_cast<float*>(converted + (CONV ? 2 * STAGES : 0));  // [2][2] (MADE)
+  float* vfac = xmax + (MADE ? 4 : 0);                                          // [STAGES] (PV16)
   const auto stage_k = [&](int s) {
     return reinterpret_cast<float*>(smem + T::kQBytes + s * T::kStageBytes);
   };
@@ -337,7 +339,10 @@ __global__ void __launch_bounds__(640, 1)
       mbar_init(&full[s], 1);
       // CONV: the converting warp's arrive too, once it has read the stage's raw V.
       mbar_init(&empty[s], 4 * WG + (CONV ? 1 : 0));
-      if constexpr (CONV) mbar_init(&converted[s], 1);
+      if constexpr (CONV) {
+        mbar_init(&converted[s], 32);  // every lane of the converting warp
+        mbar_init(&vfull[s], 1);
+      }
     }
     for (int i = 0; i < T::kRaws; ++i) mbar_init(&rawfull[i], 1);
     for (int i = 0; i < WG; ++i) {
@@ -382,21 +387,24 @@ __global__ void __launch_bounds__(640, 1)
           }
           if (g >= STAGES) mbar_wait(&empty[s], ((g / STAGES) - 1) & 1);
           if constexpr (PV16 && !CONV) vfac[s] = vmul;  // published by the arrive below
-          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &full[s], T::kKBytes + T::kVBytes);
           float* ks = stage_k(s);
           const int32_t n0 = tile * BN;
-          copy_k_tile<E, BN>(maps.kv.k, kc, n0, ks, &full[s]);
           if constexpr (CONV) {
-            kc[0] = 0;
-            kc[1] = n0;
+            // V first, on its own barrier: its conversion starts while K is still on its way.
+            ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                           &vfull[s], T::kVBytes);
+            const int32_t vc[5] = {0, n0, kc[2], kc[3], kc[4]};
             ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, ks + BN * E, &maps.kv.v,
-                                      kc, &full[s]);
-          } else if constexpr (PV16) {
+                                      vc, &vfull[s]);
+          }
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &full[s], T::kKBytes + (CONV ? 0 : T::kVBytes));
+          copy_k_tile<E, BN>(maps.kv.k, kc, n0, ks, &full[s]);
+          if constexpr (PV16 && !CONV) {
             const int32_t vc[2] = {n0, vrow};
             ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, ks + BN * E, &v16.vt,
                                       vc, &full[s]);
-          } else {
+          } else if constexpr (!PV16) {
 #pragma unroll
             for (int q = 0; q < BN / 32; ++q) {
               const int32_t vc[2] = {n0 + 32 * q, vrow};
@@ -434,9 +442,10 @@ __global__ void __launch_bounds__(640, 1)
       }
     } else if (tid >= T::kMakerTid) {
       if constexpr (CONV) {
-        // Warps 2 and 3 share the stages (even and odd; each stage always the same warp's, so
-        // that its waits see the stage's phases in order): each tile's raw V into V16 and its
-        // factor.
+        // Warps 2 and 3 take the tiles in turn (even and odd), each tile's raw V into V16 and
+        // its factor. On an odd ring a stage's tiles alternate between the warps, so a warp's
+        // parity wait on vfull[s] could pass on the phase of the tile before the other warp's:
+        // it first waits for the other warp's conversion of the stage's previous tile.
         const int turn = (tid - T::kMakerTid) / 32, lane = tid % 32;
         int g = 0;
         for (int n = 0; walk.has(n); ++n) {
@@ -444,8 +453,11 @@ __global__ void __launch_bounds__(640, 1)
           const int tiles = tiles_of(qt, qt.mt * BM, BM);
           for (int tile = 0; tile < tiles; ++tile, ++g) {
             const int s = g % STAGES;
-            if ((s & 1) != turn) continue;
-            mbar_wait(&full[s], (g / STAGES) & 1);
+            if ((g & 1) != turn) continue;
+            if constexpr (STAGES % 2 == 1) {
+              if (g >= STAGES) mbar_wait(&converted[s], ((g - STAGES) / STAGES) & 1);
+            }
+            mbar_wait(&vfull[s], (g / STAGES) & 1);
             uint8_t* v = reinterpret_cast<uint8_t*>(stage_k(s) + BN * E);
             int lv = 0;
             // Unscaled where the tile's largest |v| lies in [2^-4, 2^15): fp16 keeps every
@@ -460,13 +472,13 @@ __global__ void __launch_bounds__(640, 1)
                                                    static_cast<int>(min_i64(p.S - k0, BN)), lane);
               }
             }
+            // Each lane releases its own writes on the converted barrier: the other converting
+            // warp reads this stage next on an odd ring, after waiting for it.
             fence_proxy_async();
+            if (lane == 0) vfac[s] = exp2_int(lv);
+            mbar_arrive(&converted[s]);
             __syncwarp();
-            if (lane == 0) {
-              vfac[s] = exp2_int(lv);
-              mbar_arrive(&converted[s]);
-              mbar_arrive(&empty[s]);
-            }
+            if (lane == 0) mbar_arrive(&empty[s]);
           }
         }
       } else if constexpr (!PV16) {
