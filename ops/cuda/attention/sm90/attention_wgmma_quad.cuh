@@ -535,9 +535,9 @@ __global__ void __launch_bounds__(640, 1)
         if (tile == 1) trace_item<kTraced>(n, 2);
         const int gi = g + tile;
         wait_full(gi);
-        // PV16: the tile's V factor, stored beside the stage by the producer. Lane 0 alone
-        // reads it, so that its own arrive on the stage's empty barrier (release) follows the
-        // read in program order; the warp takes it by shuffle.
+        // PV16: the tile's V factor, stored beside the stage by the producer (CONV: by the
+        // converting warp). Lane 0 alone reads it, so that its own arrive on the stage's empty
+        // barrier (release) follows the read in program order; the warp takes it by shuffle.
         float vmul = 0.f;
         if constexpr (PV16) {
           if constexpr (CONV) mbar_wait(&converted[gi % STAGES], (gi / STAGES) & 1);
