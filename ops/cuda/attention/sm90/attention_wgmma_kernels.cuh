@@ -119,8 +119,9 @@ __device__ __forceinline__ Rows consumer_rows(int64_t m0, int wg, int warp, int 
 }
 
 // Scores of keys past S, above the causal diagonal or masked out, in the tile of BN keys
-// from n0 of the query tile from m0 (`mask_mul`: the scale of the score's base). Without a
-// mask: each row's last key as a bound relative to the thread's first column, against the
+// from n0 of query rows from m0 (the first of `r`'s tile or consumer slot: no causal mask
+// where the tile's last key is at or before it; `mask_mul`: the scale of the score's base). Without
+// a mask: each row's last key as a bound relative to the thread's first column, against the
 // columns' offsets as immediates, two instructions a score; a causal loop's diagonal tiles
 // put these on its critical path (a consumer's softmax runs between its partner's
 // products). PER_SCORE: every score's key and row in 64 bits, as the mask's path does; it

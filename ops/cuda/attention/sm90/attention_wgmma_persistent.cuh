@@ -68,6 +68,12 @@ struct PersistentWalk {
     return blockIdx.x + static_cast<unsigned>(n >> (per_unit - 1)) * gridDim.x;
   }
   __device__ __forceinline__ bool has(int n) const { return unit(n) < units; }
+  // The 64-row slot of item n's query tile that consumer c of `consumers` takes. Causal: the
+  // last rows of a tile attend to the most keys, so the slots are mirrored on odd items, and
+  // over a pair (a late tile, then an early one) every consumer has the same key tiles.
+  __device__ __forceinline__ int slot(int n, int c, int consumers) const {
+    return causal && (n & 1) ? consumers - 1 - c : c;
+  }
   // Slot n's query tile (mt == m_tiles: empty) and (batch, head).
   __device__ __forceinline__ QueryTile at(int n) const {
     const unsigned u = unit(n), b = per_head.div(u), j = u - b * units_per_head;

@@ -13,10 +13,11 @@
 //
 // The walk: units of one query tile for full attention (smaller units leave fewer heads to
 // the pre-pass), pairs for causal (PersistentWalk). Causal: a consumer stops at its own
-// rows' last key tile (within a tile the first consumer needs 192 fewer keys than the
-// last); the tiles it skips it waits for and gives back, so that each stage's barrier
-// phases stay in step, and it may start its next item up to the ring's depth ahead of the
-// others.
+// rows' last key tile (within a tile the first 64 rows need 192 fewer keys than the last);
+// the tiles it skips it waits for and gives back, so that each stage's barrier phases stay
+// in step, and it may start its next item up to the ring's depth ahead of the others. The
+// consumers' row slots are mirrored on a pair's second tile (PersistentWalk::slot), so that
+// no consumer has the last rows of both.
 //
 // Pipe 14 (PV16; head dims 64 and 128): pipe 12 with P V on fp16 tensor cores, at twice tf32's rate
 // and with P in half the registers. fp16 has tf32's 11-bit significand but not its range, so V
@@ -416,7 +417,7 @@ __global__ void __launch_bounds__(640, 1)
       }
     } else if (tid == T::kQLoaderTid) {
       // Each item's Q, consumer by consumer, each once that consumer has let go of the item
-      // before's rows (a box of 64 rows: the consumer's rows of each panel).
+      // before's rows (a box of 64 rows: the rows of the consumer's slot in each panel).
       for (int n = 0; walk.has(n); ++n) {
         const QueryTile qt = walk.at(n);
         int32_t c[5];
@@ -426,7 +427,7 @@ __global__ void __launch_bounds__(640, 1)
           if (n >= 1) mbar_wait(&qempty[w], (n - 1) & 1);
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                          &qfull[w], T::kQBytes / WG);
-          c[1] = row0 + w * 64;
+          c[1] = row0 + walk.slot(n, w, WG) * 64;
 #pragma unroll
           for (int q = 0; q < E / 32; ++q) {
             c[0] = 32 * q;
@@ -508,8 +509,12 @@ __global__ void __launch_bounds__(640, 1)
       const int64_t m0 = qt.mt * BM;
       const BatchBase base = batch_base(a, qt.b);
       const int tiles = tiles_of(qt, m0, BM);
-      const int mine = tiles_of(qt, m0 + 64 * wg, 64);
-      Rows rows = consumer_rows(m0, wg, warp, lane);
+      // This consumer's rows: a slot of the tile (PersistentWalk::slot), in its own part of Q's
+      // buffer.
+      const int slot = walk.slot(n, wg, WG);
+      const int64_t r0 = m0 + 64 * slot;
+      const int mine = tiles_of(qt, r0, 64);
+      Rows rows = consumer_rows(m0, slot, warp, lane);
       trace_item<kTraced>(n, 0);
       if (tid == 0) trace_item_value<kTraced>(n, 5, static_cast<unsigned>(mine));
       // This consumer's rows of Q scaled and rounded in place (each thread rewrites what it
@@ -554,7 +559,7 @@ __global__ void __launch_bounds__(640, 1)
         fence_regs(sc);
         if (tile == mine - 1) let_go_of_q();
         float2 alpha = make_float2(1.f, 1.f);
-        mask_tile(sc, a, base, rows, int64_t{tile} * BN, m0, kLog2eF);
+        mask_tile(sc, a, base, rows, int64_t{tile} * BN, r0, kLog2eF);
         const uint32_t v_addr = smem_u32(stage_k(gi % STAGES)) + T::kKBytes;
         if constexpr (PV16) {
           // V = 2^lv V16 in this tile (the factor a power of two: lv its exponent).
