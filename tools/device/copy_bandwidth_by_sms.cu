@@ -3,8 +3,8 @@
 // (cp.async.bulk through a ring of shared-memory buffers, one thread). 64 MB read and 64 MB
 // written, the bytes of accurate's split pre-pass at B8 H16 T1024 E64 (docs/performance.md,
 // issue 19, twenty-ninth step: whether a pre-pass on a few SMs could run beside a kernel).
-// Build here, run there:
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I. \
+// Build here, run there (one line):
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I.
 //     tools/device/copy_bandwidth_by_sms.cu -o copy_bandwidth_by_sms
 // Rows: BW,P=<SMs>,<form> <ms> <TB/s>,... (medians of 10, each after a 256 MB L2 flush).
 #include <cstdint>
