@@ -10,7 +10,10 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "ops/cuda/gemm/sm90/wgmma_util.cuh"
 #include "tools/device/standalone_check.cuh"
+
+using tt::ops::cuda::gemm::sm90::detail::smem_u32;
 
 template <int U>
 __global__ void __launch_bounds__(1024, 1)
@@ -31,27 +34,25 @@ __global__ void __launch_bounds__(1024, 1)
   }
 }
 
-__device__ __forceinline__ uint32_t s32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
 // Bulk: thread 0 streams CH-byte chunks through R buffers.
 template <int CH, int R>
 __global__ void __launch_bounds__(32, 1) bulk(const char* in, char* out, size_t bytes) {
   extern __shared__ __align__(128) char buf[];
   __shared__ __align__(8) uint64_t bar[R];
   if (threadIdx.x != 0) return;
-  for (int r = 0; r < R; ++r) asm volatile("mbarrier.init.shared.b64 [%0], 1;" ::"r"(s32(&bar[r])));
+  for (int r = 0; r < R; ++r)
+    asm volatile("mbarrier.init.shared.b64 [%0], 1;" ::"r"(smem_u32(&bar[r])));
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   const size_t chunks = bytes / CH;
   auto issue = [&](size_t c, unsigned kk) {
     int r = kk % R;
-    asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;" ::"r"(s32(&bar[r])), "r"(CH)
+    asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;" ::"r"(smem_u32(&bar[r])),
+                 "r"(CH)
                  : "memory");
     asm volatile(
         "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
-            "r"(s32(buf + r * CH)),
-        "l"(in + c * CH), "r"(CH), "r"(s32(&bar[r]))
+            "r"(smem_u32(buf + r * CH)),
+        "l"(in + c * CH), "r"(CH), "r"(smem_u32(&bar[r]))
         : "memory");
   };
   const size_t first = blockIdx.x;
@@ -64,18 +65,16 @@ __global__ void __launch_bounds__(32, 1) bulk(const char* in, char* out, size_t 
     unsigned par = (done / R) & 1;
     asm volatile(
         "{ .reg .pred p; W: mbarrier.try_wait.parity.shared.b64 p, [%0], %1; @!p bra W; }" ::"r"(
-            s32(&bar[r])),
+            smem_u32(&bar[r])),
         "r"(par)
         : "memory");
     asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(out + c * CH),
-                 "r"(s32(buf + r * CH)), "r"(CH)
+                 "r"(smem_u32(buf + r * CH)), "r"(CH)
                  : "memory");
     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-    // reuse buffer of (done + 1) % R after its store has read it: keep R-1 stores in flight
-    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(R - 1) : "memory");
+    // The next load into buffer r once its store has read it.
     size_t nc = first + size_t(done + R) * gridDim.x;
     if (nc < chunks) {
-      // the buffer (done + R) % R == r: its store must have read it: wait all but 0 for it
       asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
       issue(nc, done + R);
     }
