@@ -687,11 +687,13 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
     TT_ATTN_WGMMA_TMA_ACCURATE_VARIANTS(TT_X)
   }
 #undef TT_X
-  // accurate with the 2 x fp16 split (pipe 6): within 1e-6 likewise.
+  // accurate with the 2 x fp16 split (pipe 6, and 16 its persistent form): within 1e-6
+  // likewise.
 #define TT_X(E, WG, BN, ST, PIPE) \
   variants.push_back({E, Precision::accurate, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
   if (at::kWgmmaPipe1Offered && at::kF16SplitOffered) {
     TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
+    TT_ATTN_WGMMA_F16SPLIT_PERSISTENT_VARIANTS(TT_X)
   }
 #undef TT_X
   EXPECT_GT(expect_variants_match_float64(cases, variants, 500), 0u);
@@ -706,8 +708,8 @@ TEST(AttentionCuda, EveryWgmmaVariantMatchesFloat64) {
 // limit). Causal, head 1's first key tile (K and V) sits at 2^-40 of the head's other
 // tiles and its first 64 query rows at 2^40, so those rows attend that tile alone: their
 // outputs, 2^-40 of the head's, keep float32 accuracy (a scale per head lost them).
-// At head dim E (64 and 128: pipe 6's variants).
-void expect_f16split_wide_ranges(int64_t E) {
+// At head dim E (64 and 128: pipe 6's variants; 64: pipe 16's too).
+void expect_f16split_wide_ranges(int64_t E, int pipe = 6) {
   const int64_t B = 2, H = 2, L = 150, S = 170;
   std::vector<float> q = Tensor::randn({B, H, L, E}, 1900).to_vector<float>();
   std::vector<float> k = Tensor::randn({B, H, S, E}, 1901).to_vector<float>();
@@ -746,7 +748,7 @@ void expect_f16split_wide_ranges(int64_t E) {
     const Tensor qt = Tensor::from_vector(causal ? qc : q, {B, H, L, E});
     const Tensor kt = Tensor::from_vector(causal ? kc : k, {B, H, S, E});
     const Tensor vt = Tensor::from_vector(causal ? vc : v, {B, H, S, E});
-    const at::AttnConfig cfg{at::Impl::kWgmma, 8, 4, 64, 6};
+    const at::AttnConfig cfg{at::Impl::kWgmma, 8, 4, 64, pipe};
     autotune::ScopedConfigOverride force("attention", cfg.to_config());
     const std::vector<double> w =
         float64_attention(qt, kt, vt, Tensor(), causal).to_vector<double>();
@@ -754,7 +756,8 @@ void expect_f16split_wide_ranges(int64_t E) {
         ops::scaled_dot_product_attention(qt.to(gpu), kt.to(gpu), vt.to(gpu), Tensor(), 0.0, causal)
             .cpu()
             .to_vector<double>();
-    const std::string what = std::string(causal ? "causal" : "full") + " E" + std::to_string(E);
+    const std::string what = std::string(causal ? "causal" : "full") + " E" + std::to_string(E) +
+                             " pipe " + std::to_string(pipe);
     // Per head (the heads' magnitudes differ by 2^90) over rows [r0, r1), and per column 5
     // and 9.
     const auto err_rows = [&](int64_t h, int64_t col, int64_t r0, int64_t r1) {
@@ -811,6 +814,7 @@ TEST(AttentionCuda, F16SplitKeepsWideRangesWithinItsScales) {
   TT_REQUIRE_CUDA();
   TT_SKIP_UNLESS_F16SPLIT();
   expect_f16split_wide_ranges(64);
+  expect_f16split_wide_ranges(64, 16);
 }
 
 // ---- issue 19, twenty-fourth step: tf32's P V on fp16 (pipe 14) ----
@@ -1189,8 +1193,10 @@ TEST(AttentionCuda, F16SplitWalksManyUnits) {
 #define TT_X(E, WG, BN, ST, PIPE) \
   variants.push_back({E, Precision::accurate, {at::Impl::kWgmma, 4 * WG, 4, BN, PIPE}});
   TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
+  TT_ATTN_WGMMA_F16SPLIT_PERSISTENT_VARIANTS(TT_X)
 #undef TT_X
-  EXPECT_EQ(expect_variants_match_float64(cases, variants, 1990), 4u);
+  // pipe 6 at both head dims, pipe 16 (head dim 64) at the two head-dim-64 cases.
+  EXPECT_EQ(expect_variants_match_float64(cases, variants, 1990), 6u);
 }
 
 // Back to back on one stream, nothing synchronized in between: each call's scratch (the
@@ -1202,9 +1208,9 @@ TEST(AttentionCuda, F16SplitBackToBackCallsReadTheirOwnSplit) {
   TT_SKIP_UNLESS_F16SPLIT();
   const Device gpu = Device::cuda(0);
   PrecisionGuard guard(Precision::accurate);
-  const autotune::ScopedConfigOverride force(
-      "attention", at::AttnConfig{at::Impl::kWgmma, 8, 4, 64, 6}.to_config());
-  for (int64_t E : {64, 128}) {
+  for (const auto& [E, pipe] : {std::pair<int64_t, int>{64, 6}, {128, 6}, {64, 16}}) {
+    const autotune::ScopedConfigOverride force(
+        "attention", at::AttnConfig{at::Impl::kWgmma, 8, 4, 64, pipe}.to_config());
     for (bool causal : {false, true}) {
       const Shape shape{2, 16, 512, E};
       const Tensor q = Tensor::randn(shape, 1995).to(gpu);
@@ -1221,7 +1227,7 @@ TEST(AttentionCuda, F16SplitBackToBackCallsReadTheirOwnSplit) {
       for (size_t i = 0; i < 3; ++i) {
         const Tensor alone = run(i).cpu();
         EXPECT_EQ(max_abs_diff(chained[i].cpu(), alone), 0.0)
-            << "call " << i << " E" << E << (causal ? " causal" : " full");
+            << "call " << i << " E" << E << " pipe " << pipe << (causal ? " causal" : " full");
       }
     }
   }
@@ -1241,6 +1247,16 @@ ops::AttentionProblem contiguous_problem(int64_t E) {
     st->row = E;
     st->col = 1;
   }
+  return p;
+}
+
+// B contiguous [T, E] heads, L = S = T.
+ops::AttentionProblem heads_problem(int64_t B, int64_t T, int64_t E, bool causal) {
+  ops::AttentionProblem p = contiguous_problem(E);
+  p.batch[0] = B;
+  p.L = p.S = T;
+  p.causal = causal;
+  for (ops::AttnStrides* st : {&p.q, &p.k, &p.v, &p.out}) st->batch[0] = T * E;
   return p;
 }
 
@@ -1317,8 +1333,11 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
       }
       return out;
     };
-    // pipe 6 (the 2 x fp16 split) where offered (attention.h: kF16SplitOffered).
-    const std::string f16 = at::kF16SplitOffered ? "impl=wgmma,warps=8,bn=64,pipe=6;" : "";
+    // pipe 6 (the 2 x fp16 split) and 16 (its persistent form, where Q has a tensor map)
+    // where offered (attention.h: kF16SplitOffered).
+    const std::string f16 =
+        at::kF16SplitOffered ? "impl=wgmma,warps=8,bn=64,pipe=6;impl=wgmma,warps=8,bn=64,pipe=16;"
+                             : "";
     EXPECT_EQ(accurate_wgmma(p), at::kWgmmaPipe1Offered ? "impl=wgmma,warps=4,bn=64,pipe=0;"
                                                           "impl=wgmma,warps=8,bn=64,pipe=0;"
                                                           "impl=wgmma,warps=8,bn=64,pipe=2;"
@@ -1398,13 +1417,19 @@ TEST(AttentionSpace, OffersWhatEachModePromises) {
     EXPECT_FALSE(at::tma_mappable(shared_q, 11));
     EXPECT_EQ(pipes(shared_q).find("pipe=8"), std::string::npos) << pipes(shared_q);
     EXPECT_EQ(pipes(shared_q).find("pipe=9"), std::string::npos) << pipes(shared_q);
+    // accurate's pipe 16 reads Q by TMA too: not offered there; pipe 6 is.
+    EXPECT_EQ(accurate_wgmma(shared_q).find("pipe=16"), std::string::npos)
+        << accurate_wgmma(shared_q);
+    EXPECT_EQ(accurate_wgmma(shared_q).find("pipe=6;") != std::string::npos,
+              at::kWgmmaPipe1Offered && at::kF16SplitOffered)
+        << accurate_wgmma(shared_q);
     EXPECT_NE(at::problem_key(shared_q, true, Precision::tf32).find(",maps=kv,"),
               std::string::npos);
     ops::AttentionProblem shared_k = heads;  // one K for every head
     shared_k.k.batch[1] = 0;
     EXPECT_FALSE(at::kv_tma_mappable(shared_k, shared_k.k));
     EXPECT_EQ(pipes(shared_k), "");
-    // pipe 6 maps its pre-pass's buffers, not K: offered with a broadcast K too.
+    // pipes 6 and 16 map their pre-pass's buffers, not K: offered with a broadcast K too.
     EXPECT_EQ(accurate_wgmma(shared_k),
               "impl=wgmma,warps=4,bn=64,pipe=0;impl=wgmma,warps=8,bn=64,pipe=0;" + f16);
     ops::AttentionProblem shared_v = heads;  // one V for every head: pipes 4, 7, 9 and 11 decline
@@ -1446,12 +1471,10 @@ TEST(AttentionSpace, Tf32DefaultTakesFp16PvWhereItLeads) {
     GTEST_SKIP() << "this build has no sm_90a TMA pipes";
   }
   const auto default_of = [](int64_t B, int64_t T, int64_t E, bool causal) {
-    ops::AttentionProblem p = contiguous_problem(E);
-    p.batch[0] = B;
-    p.L = p.S = T;
-    p.causal = causal;
-    for (ops::AttnStrides* st : {&p.q, &p.k, &p.v, &p.out}) st->batch[0] = T * E;
-    return at::space(p, true, Precision::tf32, tt::cuda::hopper_limits()).default_config().str();
+    return at::space(heads_problem(B, T, E, causal), true, Precision::tf32,
+                     tt::cuda::hopper_limits())
+        .default_config()
+        .str();
   };
   const std::string quad = "impl=wgmma,warps=16,bn=64,pipe=14";
   const std::string conv = "impl=wgmma,warps=16,bn=64,pipe=15";
@@ -1469,6 +1492,40 @@ TEST(AttentionSpace, Tf32DefaultTakesFp16PvWhereItLeads) {
   EXPECT_EQ(default_of(128, 1024, 128, true), "impl=wgmma,warps=16,bn=32,pipe=15");
   EXPECT_EQ(default_of(32, 2048, 128, true), "impl=wgmma,warps=16,bn=32,pipe=14");
   EXPECT_EQ(default_of(16, 1024, 128, true), "impl=wgmma,warps=8,bn=32,pipe=11");  // 64 tiles
+}
+
+// accurate at head dim 64 takes the 2 x fp16 split's persistent form (pipe 16) where Q has a
+// tensor map, causal or up to 1024 query rows (docs/performance.md, thirtieth step), else
+// pipe 6; head dim 128 keeps pipe 6.
+TEST(AttentionSpace, AccurateDefaultTakesThePersistentSplitWhereItLeads) {
+  namespace at = tt::ops::cuda::attention;
+  if (!at::kWgmmaCompiled || !at::kWgmmaPipe1Offered || !at::kF16SplitOffered) {
+    GTEST_SKIP() << "this build has no sm_90a fp16-split pipes";
+  }
+  const auto problem = heads_problem;
+  const auto default_of = [](const ops::AttentionProblem& p) {
+    return at::space(p, true, Precision::accurate, tt::cuda::hopper_limits())
+        .default_config()
+        .str();
+  };
+  const std::string p16 = "impl=wgmma,warps=8,bn=64,pipe=16";
+  const std::string p6 = "impl=wgmma,warps=8,bn=64,pipe=6";
+  EXPECT_EQ(default_of(problem(128, 1024, 64, true)), p16);
+  EXPECT_EQ(default_of(problem(128, 1024, 64, false)), p16);
+  EXPECT_EQ(default_of(problem(32, 4096, 64, true)), p16);
+  EXPECT_EQ(default_of(problem(32, 4096, 64, false)), p6);
+  EXPECT_EQ(default_of(problem(128, 1024, 128, true)), p6);
+  // One Q for every head: no map for Q, pipe 6.
+  ops::AttentionProblem shared_q = problem(128, 1024, 64, true);
+  shared_q.batch_rank = 2;
+  shared_q.batch[0] = 8;
+  shared_q.batch[1] = 16;
+  for (ops::AttnStrides* st : {&shared_q.q, &shared_q.k, &shared_q.v, &shared_q.out}) {
+    st->batch[0] = 16 * 1024 * 64;
+    st->batch[1] = 1024 * 64;
+  }
+  shared_q.q.batch[1] = 0;
+  EXPECT_EQ(default_of(shared_q), p6);
 }
 
 // ---- issue 19, twenty-seventh step: pipe 15's V16 written over V's raw tile in place ----

@@ -28,6 +28,7 @@
 
 #include "ops/cuda/attention/attention_kernels.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
+#include "ops/cuda/attention/sm90/attention_wgmma_f16split_persistent.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_persistent.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_quad.cuh"
@@ -186,6 +187,17 @@ void run_f16_prepass(KernelArgs a) { CK(f16split_prepass(a, f16_scratch(a), null
 template <int THREADS>
 void run_f16_prepass_t(KernelArgs a, int64_t, int64_t) {
   CK(f16split_prepass<THREADS>(a, f16_scratch(a), nullptr));
+}
+// Pipe 16: pipe 6's split as a persistent kernel (head dim 64), the pre-pass's dependent.
+template <int ST, int DIAG = 0>
+void run_f16persist(KernelArgs a, int64_t, int64_t) {
+  a.scale = float(a.p.scale * kLog2e);
+  bool mapped = false;
+  CK((f16split_persistent_kernel<ST, DIAG>(a, f16_scratch(a), bench_sms(), nullptr, true, mapped)));
+  if (!mapped) {
+    std::fprintf(stderr, "no tensor map\n");
+    std::exit(1);
+  }
 }
 template <int E, int BN, int WG, int ST, bool PP, bool QR = false, int DIAG = 0>
 void run_f16split(KernelArgs a, int64_t, int64_t) {
@@ -365,6 +377,8 @@ std::vector<Variant> variants() {
     // first copies, launched as the pre-pass's dependent (PDL); then each undone, and causal
     // consumer 0 leaving out the tile above its rows (lost).
     f16_both(v, "f16 p6 op", "f16 p6 op alone", run_f16split<64, 64, 2, 4, true, true>);
+    f16_both(v, "f16 p16 st3", "f16 p16 st3 alone", run_f16persist<3>);
+    f16_both(v, "f16 p16 st4", "f16 p16 st4 alone", run_f16persist<4>);
     f16_both(v, "f16 p6 q first", "f16 p6 q first alone",
              run_f16split<64, 64, 2, 4, true, true, kF16DiagQFirst>);
     f16_both(v, "f16 p6 skip last", "f16 p6 skip last alone",
@@ -420,6 +434,7 @@ std::vector<Variant> variants() {
     v.push_back({"trace wg p7", run_ws<64, 64, 2, 4, 1, kDiagTrace, true, 1, true, true>});
     v.push_back({"trace wg p5 st2", run_ws<64, 64, 2, 2, 1, kDiagTrace, true, 1, false, true>,
                  [](KernelArgs a) { run_vt(a, false); }});
+    v.push_back({"trace f16 p16", run_f16persist<4, kDiagTrace>, run_f16_prepass});
     v.push_back({"trace f16 p6 st2", run_f16split<64, 64, 2, 2, true, true, kF16DiagTrace>,
                  run_f16_prepass});
     v.push_back({"trace f16 p6 qfirst",

@@ -54,6 +54,10 @@ constexpr bool makes_vt_ahead(int pipe) { return pipe == 11 || pipe == 12; }
 // tile again from V in 16-byte pieces); no float32 Vt.
 constexpr bool halves_v(int pipe) { return pipe == 14 || pipe == 15; }
 
+// The 2 x fp16 split's pipes (accurate only): 6, and 16 its persistent form. Both map the
+// pre-pass's buffers, not K or V; pipe 16 reads Q by TMA.
+constexpr bool f16_split_pipe(int pipe) { return pipe == 6 || pipe == 16; }
+
 // The TMA pipe's operands have maps: K, V where the kernel transposes it (or makes Vt), Q
 // where the kernel is persistent.
 inline bool tma_mappable(const AttentionProblem& p, int pipe) {

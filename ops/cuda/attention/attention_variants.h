@@ -171,3 +171,9 @@
 #define TT_ATTN_WGMMA_F16SPLIT_VARIANTS(X) \
   X(64, 2, 64, 4, 6)                       \
   X(128, 2, 64, 2, 6)
+
+// wgmma pipe 16, accurate only: pipe 6's split and consumers as a persistent kernel
+// (sm90/attention_wgmma_f16split_persistent.cuh) on pipe 8's walk, each item's Q (float32, by
+// TMA) landed a whole item ahead and split by its consumers. X(E, WG, BN, STAGES, PIPE): head
+// dim 64 only (Q's two float32 buffers 64 KB, Q's lo 16 KB, four stages of 32 KB).
+#define TT_ATTN_WGMMA_F16SPLIT_PERSISTENT_VARIANTS(X) X(64, 2, 64, 4, 16)

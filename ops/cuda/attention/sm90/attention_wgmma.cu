@@ -13,6 +13,7 @@
 #include "ops/cuda/attention/attention_tma.h"
 #include "ops/cuda/attention/attention_variants.h"
 #include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
+#include "ops/cuda/attention/sm90/attention_wgmma_f16split_persistent.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_kernels.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_persistent.cuh"
 #include "ops/cuda/attention/sm90/attention_wgmma_quad.cuh"
@@ -148,6 +149,21 @@ void launch_f16split(const AttnConfig& c, const AttentionProblem& p, const Kerne
   }
   TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
 #undef TT_X
+  // pipe 16: the same pre-pass, then the persistent kernel (one CTA per SM), its dependent.
+#define TT_X(E_, WG_, BN_, ST_, PIPE_)                                                        \
+  if (c.pipe == PIPE_ && p.E == E_ && c.warps == 4 * WG_ && c.block_n == BN_) {               \
+    TT_CUDA_CHECK(f16split_prepass(args, s, stream));                                         \
+    bool mapped = false;                                                                      \
+    TT_CUDA_CHECK((f16split_persistent_kernel<ST_>(                                           \
+        args, s, tt::cuda::device_limits(device).sm_count, stream, true, mapped)));           \
+    TT_CHECK(mapped,                                                                          \
+             "attention: cuTensorMapEncodeTiled refused Q's map or the fp16 split's maps of " \
+             "wgmma pipe={} (head dim {}), or the driver has none",                           \
+             c.pipe, p.E);                                                                    \
+    return;                                                                                   \
+  }
+  TT_ATTN_WGMMA_F16SPLIT_PERSISTENT_VARIANTS(TT_X)
+#undef TT_X
   TT_FAIL("attention: no wgmma pipe={} variant for head dim {} with warps={} bn={} (accurate)",
           c.pipe, p.E, c.warps, c.block_n);
 }
@@ -174,17 +190,17 @@ void launch_wgmma(const AttnConfig& c, const AttentionProblem& p, const AttnLaun
   TT_CUDA_CHECK(cudaGetDevice(&device));
   // Scores in base 2 (the scale carries log2 e; the softmax on ex2) but for accurate's
   // 3xTF32 pipes (0, 2, 5), whose softmax is in base e.
-  const bool base_e = acc && c.pipe != 6;
+  const bool base_e = acc && !f16_split_pipe(c.pipe);
   const double scale = base_e ? p.scale : p.scale * 1.4426950408889634;
   const KernelArgs args{p, a.q, a.k, a.v, a.mask, a.out, static_cast<float>(scale)};
-  TT_CHECK(c.pipe != 6 || acc,
+  TT_CHECK(!f16_split_pipe(c.pipe) || acc,
            "attention: wgmma pipe={} (the 2 x fp16 split) runs in accurate mode only", c.pipe);
-  if (c.pipe == 6) {
+  if (f16_split_pipe(c.pipe)) {
     launch_f16split(c, p, args, device, stream);
     return;
   }
   TT_CHECK(c.pipe == 0 || !acc || c.pipe == 2 || c.pipe == 5,
-           "attention: wgmma pipe={} runs in tf32 mode only (accurate: pipe 0, 2, 5 and 6)",
+           "attention: wgmma pipe={} runs in tf32 mode only (accurate: pipe 0, 2, 5, 6 and 16)",
            c.pipe);
   // pipe 2-5, 7-9, 11, 12, 14 and 15 read K (4, 7 and 9: and V; 8, 9, 11, 12, 14 and 15: and Q)
   // through tensor maps; a layout that has none (a broadcast or a fourth batch dim:
@@ -315,6 +331,14 @@ TT_EACH_WGMMA_VARIANT
           64 * WG_ * E_ * 2 * 2 + ST_ * 4 * BN_ * E_ * 2 + 64 * WG_ * 4 + 3 * ST_ * 8 + 1024, \
       "wgmma_tma_smem_bytes (pipe 6)");
 TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
+#undef TT_X
+#define TT_X(E_, WG_, BN_, ST_, PIPE_)                                                         \
+  static_assert(E_ == 64 && WG_ == 2 && BN_ == 64 &&                                           \
+                    F16PersistentTraits<ST_>::kSmemBytes ==                                    \
+                        (2 * 128 * E_ * 4 + 128 * E_ * 2 + ST_ * 4 * BN_ * E_ * 2) + ST_ * 8 + \
+                            (2 * ST_ + 4) * 8 + 1024,                                          \
+                "wgmma_tma_smem_bytes (pipe 16)");
+TT_ATTN_WGMMA_F16SPLIT_PERSISTENT_VARIANTS(TT_X)
 #undef TT_X
 
 }  // namespace tt::ops::cuda::attention

@@ -310,6 +310,77 @@ __device__ __forceinline__ void p_fragments_f16(const float (&sc)[SR], uint32_t 
   }
 }
 
+// The consumers' steps shared by pipes 6 and 16 (one consumer's 64 rows, 64-key tiles).
+// S back to float32 but for its factor (the rows' factors `qmul` times the tile's K factor:
+// powers of two), which the softmax multiplies in exactly, one FMA a score with the
+// subtraction of the max; returned. A tile with scores to mask takes it now (the mask's
+// terms add to the scores as they are), and 1 is returned.
+template <int SR, bool PER_SCORE>
+__device__ __forceinline__ float2 f16_scores_landed(float (&acc)[SR], float (&ss)[SR], float2 qmul,
+                                                    float kmul, const KernelArgs& a,
+                                                    const BatchBase& base, const Rows& rows,
+                                                    int64_t n0, int64_t m0) {
+  constexpr int BN = 2 * SR;
+  const AttentionProblem& p = a.p;
+  fence_regs(acc);
+  fence_regs(ss);
+  float2 mul = make_float2(qmul.x * kmul, qmul.y * kmul);
+#pragma unroll
+  for (int i = 0; i < SR; ++i) acc[i] = fmaf(ss[i], kF16LoUnscale, acc[i]);
+  if (n0 + BN > p.S || (p.causal && n0 + BN - 1 > m0) || a.mask) {
+#pragma unroll
+    for (int i = 0; i < SR; ++i) acc[i] *= i % 4 < 2 ? mul.x : mul.y;
+    mask_tile<SR, PER_SCORE>(acc, a, base, rows, n0, m0, kLog2eF);
+    mul = make_float2(1.f, 1.f);
+  }
+  return mul;
+}
+
+// P V of 64 output columns: Phi Vhi into pvb, Phi Vlo + Plo Vhi into pvs (each wgmma's first
+// k-step overwrites its accumulator); Vt's hi tile at vt (its 128-byte swizzled panels of 64
+// keys E * 128 bytes apart), its lo `lo_bytes` after; issued and committed.
+template <int E, int NT, int HR>
+__device__ __forceinline__ void issue_pv_f16(float (&pvb)[HR], float (&pvs)[HR],
+                                             const uint32_t (&ph)[NT][4],
+                                             const uint32_t (&pl)[NT][4], uint32_t vt,
+                                             uint32_t lo_bytes) {
+  fence_regs(pvb);
+  fence_regs(pvs);
+  wgmma_fence();
+  const Sw128Desc dv(vt);
+  const auto off = [](int j) { return uint32_t((j / 4) * E * 128 + (j % 4) * 32); };
+#pragma unroll
+  for (int j = 0; j < NT; ++j) {
+    WgmmaF16N64::mma_rs(pvb, ph[j], dv.at(off(j)), j > 0 ? 1 : 0);
+  }
+#pragma unroll
+  for (int j = 0; j < NT; ++j) {
+    WgmmaF16N64::mma_rs(pvs, ph[j], dv.at(lo_bytes + off(j)), j > 0 ? 1 : 0);
+    WgmmaF16N64::mma_rs(pvs, pl[j], dv.at(off(j)), 1);
+  }
+  wgmma_commit();
+}
+
+// Once a P V (64 columns, from column c0 of O) has landed: O = alpha O + vmul (big + 2^-11
+// small), IEEE FMAs (vmul a power of two: the product is exact, one rounding as with a
+// factor of 1); alpha f.x for row A, f.y for row B.
+template <int OR, int HR>
+__device__ __forceinline__ void promote_pv_f16(float (&o)[OR], float (&pvb)[HR], float (&pvs)[HR],
+                                               float2 f, float vmul, int c0) {
+  fence_regs(pvb);
+  fence_regs(pvs);
+  const float lmul = vmul * kF16LoUnscale;
+#pragma unroll
+  for (int n = 0; n < HR / 4; ++n) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const float pv = fmaf(pvs[4 * n + i], lmul, pvb[4 * n + i] * vmul);
+      float& x = o[c0 + 4 * n + i];
+      x = fmaf(x, i < 2 ? f.x : f.y, pv);
+    }
+  }
+}
+
 // Q's hi and lo (BM rows each), STAGES stages of K's hi, K's lo, Vt's hi, Vt's lo (BN x E
 // halves each), qmul, the barriers.
 template <int E, int BN, int WG, int STAGES>
@@ -375,6 +446,41 @@ inline bool f16split_maps(const AttentionProblem& p, const __half* kh, const __h
   return f16_map_2d(m.k, kh, cuuint64_t(p.E), cuuint64_t(2 * p.batch_count() * sp), 64,
                     cuuint32_t(bn)) &&
          f16_vt_map(p, vt, sp, 2, m.vt);
+}
+
+// The producer's step of pipes 6 and 16: ring slot g (stage g % STAGES of `stage_bytes` from
+// st0), once the consumers have given it back, takes key tile `tile`'s factors (from tm, the
+// head's) beside it and its four parts by TMA, K's hi and lo (rows krow + n0, klo further)
+// and Vt's (rows vrow, vlo further); the head's halves as the pre-pass wrote them.
+template <int E, int BN, int STAGES>
+__device__ __forceinline__ void f16_fill_stage(const F16SplitMaps& maps, const float2* tm,
+                                               float2* tfac, uint64_t* full, uint64_t* empty,
+                                               uint8_t* st0, int stage_bytes, int part_bytes, int g,
+                                               int tile, int32_t krow, int32_t klo, int32_t vrow,
+                                               int32_t vlo) {
+  namespace ptx = ::cuda::ptx;
+  const int s = g % STAGES;
+  const float2 f = __ldg(tm + tile);
+  if (g >= STAGES) mbar_wait(&empty[s], ((g / STAGES) - 1) & 1);
+  tfac[s] = f;
+  ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[s],
+                                 4 * part_bytes);
+  uint8_t* st = st0 + s * stage_bytes;
+  const int32_t n0 = tile * BN;
+  // One box per 64-half panel of K's rows (E / 64 of them).
+#pragma unroll
+  for (int q = 0; q < E / 64; ++q) {
+    const int32_t kc[2] = {64 * q, krow + n0}, kl[2] = {64 * q, klo + krow + n0};
+    ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + q * BN * 128, &maps.k, kc,
+                              &full[s]);
+    ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + part_bytes + q * BN * 128,
+                              &maps.k, kl, &full[s]);
+  }
+  const int32_t vc[2] = {n0, vrow}, vl[2] = {n0, vlo + vrow};
+  ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + 2 * part_bytes, &maps.vt, vc,
+                            &full[s]);
+  ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + 3 * part_bytes, &maps.vt, vl,
+                            &full[s]);
 }
 
 // The consumers' barrier once Q is in shared memory (PingPong takes 1 and 2).
@@ -470,28 +576,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       // stage before the stage's arrive (the pre-pass's grid keeps their index in 31 bits).
       const float2* tm = tmul + static_cast<int>(b * (sp / BN));
       for (int tile = 0; tile < tiles; ++tile) {
-        const int s = tile % STAGES;
-        const float2 f = __ldg(tm + tile);
-        if (tile >= STAGES) mbar_wait(&empty[s], ((tile / STAGES) - 1) & 1);
-        tfac[s] = f;
-        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                       &full[s], 4 * T::kPartBytes);
-        uint8_t* st = stage(s);
-        const int32_t n0 = tile * BN;
-        // One box per 64-half panel of K's rows (E / 64 of them).
-#pragma unroll
-        for (int q = 0; q < E / 64; ++q) {
-          const int32_t kc[2] = {64 * q, krow + n0}, kl[2] = {64 * q, klo + krow + n0};
-          ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + q * BN * 128,
-                                    &maps.k, kc, &full[s]);
-          ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
-                                    st + T::kPartBytes + q * BN * 128, &maps.k, kl, &full[s]);
-        }
-        const int32_t vc[2] = {n0, vrow}, vl[2] = {n0, vlo + vrow};
-        ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + 2 * T::kPartBytes,
-                                  &maps.vt, vc, &full[s]);
-        ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, st + 3 * T::kPartBytes,
-                                  &maps.vt, vl, &full[s]);
+        f16_fill_stage<E, BN, STAGES>(maps, tm, tfac, full, empty, stage(0), T::kStageBytes,
+                                      T::kPartBytes, tile, tile, krow, klo, vrow, vlo);
       }
     }
   } else {
@@ -563,23 +649,9 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       issue_qk_f16<E, BN, BM>(ss, qa + kQLo, k_addr, true);  // + Qlo Khi
       wgmma_commit();
     };
-    // S back to float32 but for its factor (the rows' factors times tile t's K factor:
-    // powers of two), which the softmax multiplies in exactly, one FMA a score with the
-    // subtraction of the max; returned. A tile with scores to mask takes it now (the
-    // mask's terms add to the scores as they are), and 1 is returned.
     const auto s_landed = [&](float(&acc)[SR], float kmul, int64_t n0) {
-      fence_regs(acc);
-      fence_regs(ss);
-      float2 mul = make_float2(qmulA * kmul, qmulB * kmul);
-#pragma unroll
-      for (int i = 0; i < SR; ++i) acc[i] = fmaf(ss[i], kF16LoUnscale, acc[i]);
-      if (n0 + BN > p.S || (p.causal && n0 + BN - 1 > m0) || a.mask) {
-#pragma unroll
-        for (int i = 0; i < SR; ++i) acc[i] *= i % 4 < 2 ? mul.x : mul.y;
-        mask_tile<SR, PER_SCORE>(acc, a, base, rows, n0, m0, kLog2eF);
-        mul = make_float2(1.f, 1.f);
-      }
-      return mul;
+      return f16_scores_landed<SR, PER_SCORE>(acc, ss, make_float2(qmulA, qmulB), kmul, a, base,
+                                              rows, n0, m0);
     };
     const auto wait_full = [&](int tile) { mbar_wait(&full[tile % STAGES], (tile / STAGES) & 1); };
 
@@ -595,38 +667,12 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     const auto issue_pv = [&](int s, int h) {
 #pragma unroll
       for (int i = 0; i < HR; ++i) pvb[i] = pvs[i] = 0.f;
-      fence_regs(pvb);
-      fence_regs(pvs);
-      wgmma_fence();
-      const Sw128Desc dv(smem_u32(stage(s)) + 2 * T::kPartBytes + h * 64 * 128);
-      const auto off = [](int j) { return uint32_t((j / 4) * E * 128 + (j % 4) * 32); };
-#pragma unroll
-      for (int j = 0; j < NT; ++j) {
-        WgmmaF16N64::mma_rs(pvb, ph[j], dv.at(off(j)), j > 0 ? 1 : 0);
-      }
-#pragma unroll
-      for (int j = 0; j < NT; ++j) {
-        WgmmaF16N64::mma_rs(pvs, ph[j], dv.at(T::kPartBytes + off(j)), j > 0 ? 1 : 0);
-        WgmmaF16N64::mma_rs(pvs, pl[j], dv.at(off(j)), 1);
-      }
-      wgmma_commit();
+      issue_pv_f16<E>(pvb, pvs, ph, pl, smem_u32(stage(s)) + 2 * T::kPartBytes + h * 64 * 128,
+                      T::kPartBytes);
     };
-    // Once half h of P V has landed: its columns of O = alpha O + vmul (big + 2^-11 small),
-    // IEEE FMAs (vmul a power of two: the product is exact, one rounding as with a factor
-    // of 1).
+    // Once half h of P V has landed: its columns of O.
     const auto promote = [&](float2 f, float vmul, int h) {
-      fence_regs(pvb);
-      fence_regs(pvs);
-      const float lmul = vmul * kF16LoUnscale;
-#pragma unroll
-      for (int n = 0; n < HR / 4; ++n) {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const float pv = fmaf(pvs[4 * n + i], lmul, pvb[4 * n + i] * vmul);
-          float& x = o[h * HR + 4 * n + i];
-          x = fmaf(x, i < 2 ? f.x : f.y, pv);
-        }
-      }
+      promote_pv_f16(o, pvb, pvs, f, vmul, h * HR);
     };
     const auto release = [&](int s) {
       __syncwarp();

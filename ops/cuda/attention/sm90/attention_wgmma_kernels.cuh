@@ -819,6 +819,13 @@ struct PingPong {
       if (!(last && wg == 1)) asm volatile("bar.arrive %0, 256;\n" ::"r"(2 - wg) : "memory");
     }
   }
+  // A persistent walk's item without key tiles (S == 0): its turns go on as if it had one.
+  __device__ __forceinline__ void pass_empty_item() const {
+    wait();
+    pass(false);
+    wait();
+    pass(false);
+  }
 };
 
 // V's raw tile in shared memory (pipes 4 and 7: by TMA, [BN keys][E], unswizzled) into

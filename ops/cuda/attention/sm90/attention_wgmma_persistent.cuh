@@ -256,6 +256,32 @@ __device__ __forceinline__ unsigned long long wait_for_made_vt(const VtAhead& ah
   return timed ? global_ns() - t0 : 0;
 }
 
+// Q of item n of the walk (query tile qt; an empty slot loads the last tile) into buffer n % 2
+// of two at `buffers`, `bytes` apart (BM rows in panels of 32 columns, by TMA), once the
+// consumers have let go of the item two before it in that buffer (pipes 8, 9 and 11 at head
+// dim 64; 16).
+template <int E, int BM>
+__device__ __forceinline__ void load_q_item(const AttentionProblem& p, const PersistentWalk& walk,
+                                            const CUtensorMap& qmap, int n, const QueryTile& qt,
+                                            uint8_t* buffers, int bytes, uint64_t* qfull,
+                                            uint64_t* qempty) {
+  namespace ptx = ::cuda::ptx;
+  const int buf = n & 1;
+  if (n >= 2) mbar_wait(&qempty[buf], ((n >> 1) - 1) & 1);
+  ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &qfull[buf],
+                                 bytes);
+  int32_t c[5];
+  k_batch_coords(p, qt.b, c);
+  c[1] = static_cast<int32_t>(min_i64(qt.mt, int64_t{walk.m_tiles} - 1) * BM);
+  float* q = reinterpret_cast<float*>(buffers + buf * bytes);
+#pragma unroll
+  for (int i = 0; i < E / 32; ++i) {
+    c[0] = 32 * i;
+    ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, q + i * BM * 32, &qmap, c,
+                              &qfull[buf]);
+  }
+}
+
 template <int E, int BN, int STAGES, int DIAG = 0, bool VT = false, bool AHEAD = false>
 __global__ void __launch_bounds__(384, 1)
     attention_wgmma_persistent_kernel(const __grid_constant__ KernelArgs a,
@@ -312,19 +338,7 @@ __global__ void __launch_bounds__(384, 1)
       // Q of item `n` (the CTA's n-th query tile) into buffer n % 2, once the consumers have
       // read the item two before it out of that buffer.
       const auto load_q = [&](int n, const QueryTile& qt) {
-        const int buf = n & 1;
-        if (n >= 2) mbar_wait(&qempty[buf], ((n >> 1) - 1) & 1);
-        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                       &qfull[buf], T::kQBytes);
-        int32_t c[5];
-        k_batch_coords(p, qt.b, c);
-        c[1] = static_cast<int32_t>(min_i64(qt.mt, int64_t{walk.m_tiles} - 1) * BM);
-#pragma unroll
-        for (int q = 0; q < E / 32; ++q) {
-          c[0] = 32 * q;
-          ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
-                                    q_buffer(buf) + q * BM * 32, &maps.q, c, &qfull[buf]);
-        }
+        load_q_item<E, BM>(p, walk, maps.q, n, qt, smem, T::kQBytes, qfull, qempty);
       };
       int g = 0;
       [[maybe_unused]] bool waited = !vt_dependent;
@@ -550,12 +564,9 @@ __global__ void __launch_bounds__(384, 1)
         fence_regs(o);
         release((g + tiles - 1) % STAGES);
       } else {
-        // No key tile (S == 0): the turns go on as if this item had one.
+        // No key tile (S == 0).
         let_go_of_q();
-        turns.wait();
-        turns.pass(false);
-        turns.wait();
-        turns.pass(false);
+        turns.pass_empty_item();
       }
       if (n == 0) trace_mark<kTraced>(wg, wg == 0 ? 7 : 9);
       store_rows(o, rows, p, base.out);
