@@ -1502,7 +1502,6 @@ TEST(AttentionSpace, AccurateDefaultTakesThePersistentSplitWhereItLeads) {
   if (!at::kWgmmaCompiled || !at::kWgmmaPipe1Offered || !at::kF16SplitOffered) {
     GTEST_SKIP() << "this build has no sm_90a fp16-split pipes";
   }
-  const auto problem = heads_problem;
   const auto default_of = [](const ops::AttentionProblem& p) {
     return at::space(p, true, Precision::accurate, tt::cuda::hopper_limits())
         .default_config()
@@ -1510,13 +1509,13 @@ TEST(AttentionSpace, AccurateDefaultTakesThePersistentSplitWhereItLeads) {
   };
   const std::string p16 = "impl=wgmma,warps=8,bn=64,pipe=16";
   const std::string p6 = "impl=wgmma,warps=8,bn=64,pipe=6";
-  EXPECT_EQ(default_of(problem(128, 1024, 64, true)), p16);
-  EXPECT_EQ(default_of(problem(128, 1024, 64, false)), p16);
-  EXPECT_EQ(default_of(problem(32, 4096, 64, true)), p16);
-  EXPECT_EQ(default_of(problem(32, 4096, 64, false)), p6);
-  EXPECT_EQ(default_of(problem(128, 1024, 128, true)), p6);
+  EXPECT_EQ(default_of(heads_problem(128, 1024, 64, true)), p16);
+  EXPECT_EQ(default_of(heads_problem(128, 1024, 64, false)), p16);
+  EXPECT_EQ(default_of(heads_problem(32, 4096, 64, true)), p16);
+  EXPECT_EQ(default_of(heads_problem(32, 4096, 64, false)), p6);
+  EXPECT_EQ(default_of(heads_problem(128, 1024, 128, true)), p6);
   // One Q for every head: no map for Q, pipe 6.
-  ops::AttentionProblem shared_q = problem(128, 1024, 64, true);
+  ops::AttentionProblem shared_q = heads_problem(128, 1024, 64, true);
   shared_q.batch_rank = 2;
   shared_q.batch[0] = 8;
   shared_q.batch[1] = 16;

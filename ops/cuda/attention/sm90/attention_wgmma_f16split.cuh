@@ -361,6 +361,37 @@ __device__ __forceinline__ void issue_pv_f16(float (&pvb)[HR], float (&pvs)[HR],
   wgmma_commit();
 }
 
+// S of one consumer's 64 rows over a 64-key tile with Q's hi as register fragments (qf): Qhi
+// Khi into acc, Qhi Klo + Qlo Khi into ss (Q's lo from its swizzled panel at q_lo); K's hi at
+// k, its lo `lo_bytes` after; issued and committed (each wgmma's first k-step overwrites its
+// accumulator).
+template <int E, int BN, int BM, int SR>
+__device__ __forceinline__ void issue_s_f16_qr(float (&acc)[SR], float (&ss)[SR],
+                                               const uint32_t (&qf)[E / 16][4], uint32_t k,
+                                               uint32_t q_lo, uint32_t lo_bytes) {
+  fence_regs(acc);
+  fence_regs(ss);
+  wgmma_fence();
+  const Sw128Desc dk(k);
+#pragma unroll
+  for (int kk = 0; kk < E / 16; ++kk) {
+    const uint32_t koff = (kk / 4) * BN * 128 + (kk % 4) * 32;
+    WgmmaF16N64::mma_rs(acc, qf[kk], dk.at(koff), kk > 0 ? 1 : 0);
+    WgmmaF16N64::mma_rs(ss, qf[kk], dk.at(lo_bytes + koff), kk > 0 ? 1 : 0);
+  }
+  issue_qk_f16<E, BN, BM>(ss, q_lo, k, true);  // + Qlo Khi
+  wgmma_commit();
+}
+
+// Stage s's tile factors (2^-s_k, 2^-s_v) from beside the landed stage: lane 0 alone reads
+// them, so that its own arrive on the stage's empty barrier follows the read; the warp takes
+// them by shuffle.
+__device__ __forceinline__ float2 stage_factors(const float2* tfac, int s, int lane) {
+  float2 f = make_float2(0.f, 0.f);
+  if (lane == 0) f = tfac[s];
+  return make_float2(__shfl_sync(0xffffffffu, f.x, 0), __shfl_sync(0xffffffffu, f.y, 0));
+}
+
 // Once a P V (64 columns, from column c0 of O) has landed: O = alpha O + vmul (big + 2^-11
 // small), IEEE FMAs (vmul a power of two: the product is exact, one rounding as with a
 // factor of 1); alpha f.x for row A, f.y for row B.
@@ -600,13 +631,8 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
     constexpr bool kSkip = (DIAG & kF16DiagSkipLast) != 0;
     const bool skip_last = kSkip && p.causal && wg == 0 && WG == 2 && p.S > m0 + 64;
     const int my_tiles = tiles - (skip_last ? 1 : 0);
-    // Tile t's factors, from beside its landed stage: lane 0 alone reads them, so that its
-    // own arrive on the stage's empty barrier follows the read; the warp takes them by shuffle.
-    const auto factors = [&](int t) {
-      float2 f = make_float2(0.f, 0.f);
-      if (lane == 0) f = tfac[t % STAGES];
-      return make_float2(__shfl_sync(0xffffffffu, f.x, 0), __shfl_sync(0xffffffffu, f.y, 0));
-    };
+    // Tile t's factors (stage_factors).
+    const auto factors = [&](int t) { return stage_factors(tfac, t % STAGES, lane); };
     const uint32_t qa = q_addr + wg * 64 * 128;
     constexpr uint32_t kQLo = BM * E * 2;
     // QR: k-step kk's fragment of rows r = 16 warp + lane / 4 (+8), halves 16 kk + 2 t
@@ -631,23 +657,17 @@ __global__ void __launch_bounds__(128 * (WG + 1), 1)
       const uint32_t k_addr = smem_u32(stage(s));
 #pragma unroll
       for (int i = 0; i < SR; ++i) acc[i] = ss[i] = 0.f;
-      fence_regs(acc);
-      fence_regs(ss);
-      wgmma_fence();
       if constexpr (QR) {
-        const Sw128Desc dk(k_addr);
-#pragma unroll
-        for (int kk = 0; kk < E / 16; ++kk) {
-          const uint32_t koff = (kk / 4) * BN * 128 + (kk % 4) * 32;
-          WgmmaF16N64::mma_rs(acc, qf[kk], dk.at(koff), kk > 0 ? 1 : 0);
-          WgmmaF16N64::mma_rs(ss, qf[kk], dk.at(T::kPartBytes + koff), kk > 0 ? 1 : 0);
-        }
+        issue_s_f16_qr<E, BN, BM>(acc, ss, qf, k_addr, qa + kQLo, T::kPartBytes);
       } else {
+        fence_regs(acc);
+        fence_regs(ss);
+        wgmma_fence();
         issue_qk_f16<E, BN, BM>(acc, qa, k_addr, false);                 // Qhi Khi
         issue_qk_f16<E, BN, BM>(ss, qa, k_addr + T::kPartBytes, false);  // Qhi Klo
+        issue_qk_f16<E, BN, BM>(ss, qa + kQLo, k_addr, true);            // + Qlo Khi
+        wgmma_commit();
       }
-      issue_qk_f16<E, BN, BM>(ss, qa + kQLo, k_addr, true);  // + Qlo Khi
-      wgmma_commit();
     };
     const auto s_landed = [&](float(&acc)[SR], float kmul, int64_t n0) {
       return f16_scores_landed<SR, PER_SCORE>(acc, ss, make_float2(qmulA, qmulB), kmul, a, base,

@@ -202,25 +202,9 @@ __global__ void __launch_bounds__(384, 1)
 #pragma unroll
       for (int i = 0; i < OR; ++i) o[i] = pvb[i] = pvs[i] = 0.f;
 
-      const auto factors = [&](int gi) {
-        float2 f = make_float2(0.f, 0.f);
-        if (lane == 0) f = tfac[gi % STAGES];
-        return make_float2(__shfl_sync(0xffffffffu, f.x, 0), __shfl_sync(0xffffffffu, f.y, 0));
-      };
+      const auto factors = [&](int gi) { return stage_factors(tfac, gi % STAGES, lane); };
       const auto issue_s = [&](int s) {
-        const uint32_t k_addr = smem_u32(stage(s));
-        fence_regs(sc);
-        fence_regs(ss);
-        wgmma_fence();
-        const Sw128Desc dk(k_addr);
-#pragma unroll
-        for (int kk = 0; kk < E / 16; ++kk) {
-          const uint32_t koff = (kk % 4) * 32;
-          WgmmaF16N64::mma_rs(sc, qf[kk], dk.at(koff), kk > 0 ? 1 : 0);
-          WgmmaF16N64::mma_rs(ss, qf[kk], dk.at(T::kPartBytes + koff), kk > 0 ? 1 : 0);
-        }
-        issue_qk_f16<E, BN, BM>(ss, lo_addr, k_addr, true);  // + Qlo Khi
-        wgmma_commit();
+        issue_s_f16_qr<E, BN, BM>(sc, ss, qf, smem_u32(stage(s)), lo_addr, T::kPartBytes);
       };
       const auto s_landed = [&](float kmul, int64_t n0) {
         return f16_scores_landed<SR, PER_SCORE>(sc, ss, qmul, kmul, a, base, rows, n0, m0);
