@@ -189,11 +189,14 @@ void run_f16_prepass_t(KernelArgs a, int64_t, int64_t) {
   CK(f16split_prepass<THREADS>(a, f16_scratch(a), nullptr));
 }
 // Pipe 16: pipe 6's split as a persistent kernel (head dim 64), the pre-pass's dependent.
-template <int ST, int DIAG = 0>
+// TAIL false: the causal walk's last round by pairs, as the rounds before it (the op deals it
+// tile by tile: PersistentWalk's balanced tail).
+template <int ST, int DIAG = 0, bool TAIL = true>
 void run_f16persist(KernelArgs a, int64_t, int64_t) {
   a.scale = float(a.p.scale * kLog2e);
   bool mapped = false;
-  CK((f16split_persistent_kernel<ST, DIAG>(a, f16_scratch(a), bench_sms(), nullptr, true, mapped)));
+  CK((f16split_persistent_kernel<ST, DIAG>(a, f16_scratch(a), bench_sms(), nullptr, true, mapped,
+                                           TAIL)));
   if (!mapped) {
     std::fprintf(stderr, "no tensor map\n");
     std::exit(1);
@@ -379,6 +382,8 @@ std::vector<Variant> variants() {
     f16_both(v, "f16 p6 op", "f16 p6 op alone", run_f16split<64, 64, 2, 4, true, true>);
     f16_both(v, "f16 p16 st3", "f16 p16 st3 alone", run_f16persist<3>);
     f16_both(v, "f16 p16 st4", "f16 p16 st4 alone", run_f16persist<4>);
+    f16_both(v, "f16 p16 pairs to the end", "f16 p16 pairs to the end alone",
+             run_f16persist<4, 0, false>);
     f16_both(v, "f16 p6 q first", "f16 p6 q first alone",
              run_f16split<64, 64, 2, 4, true, true, kF16DiagQFirst>);
     f16_both(v, "f16 p6 skip last", "f16 p6 skip last alone",

@@ -235,11 +235,12 @@ int64_t wgmma_tma_smem_bytes(int64_t e, int warps, int block_n, int pipe, bool a
   }
 #undef TT_X
   // pipe 16 (pipe 6 persistent, head dim 64): Q's two float32 buffers and its lo, per stage K's
-  // and Vt's halves and the tile's factors, two barriers a stage and Q's four.
+  // and Vt's halves and the tile's factors, two barriers a stage and Q's four, the two items'
+  // slots (24 bytes each).
 #define TT_X(E, WG, BN, ST, PIPE)                                                           \
   if (e == E && warps == 4 * WG && block_n == BN && pipe == PIPE) {                         \
     return int64_t{2} * 128 * E * 4 + int64_t{128} * E * 2 + int64_t{ST} * 4 * BN * E * 2 + \
-           ST * 8 + (2 * ST + 4) * 8 + 1024;                                                \
+           ST * 8 + (2 * ST + 4) * 8 + 2 * 24 + 1024;                                       \
   }
   if (accurate) {
     TT_ATTN_WGMMA_F16SPLIT_PERSISTENT_VARIANTS(TT_X)

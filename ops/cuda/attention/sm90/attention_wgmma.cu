@@ -336,7 +336,7 @@ TT_ATTN_WGMMA_F16SPLIT_VARIANTS(TT_X)
   static_assert(E_ == 64 && WG_ == 2 && BN_ == 64 &&                                           \
                     F16PersistentTraits<ST_>::kSmemBytes ==                                    \
                         (2 * 128 * E_ * 4 + 128 * E_ * 2 + ST_ * 4 * BN_ * E_ * 2) + ST_ * 8 + \
-                            (2 * ST_ + 4) * 8 + 1024,                                          \
+                            (2 * ST_ + 4) * 8 + 2 * 24 + 1024,                                 \
                 "wgmma_tma_smem_bytes (pipe 16)");
 TT_ATTN_WGMMA_F16SPLIT_PERSISTENT_VARIANTS(TT_X)
 #undef TT_X

@@ -1,14 +1,15 @@
 // accurate attention as a persistent kernel (wgmma pipe 16, head dim 64): pipe 6's 2 x fp16
 // split and its consumers' loop on pipe 8's walk (attention_wgmma_persistent.cuh: min(units,
-// SMs) CTAs, units of two query tiles when causal, the K and Vt ring running on across a
-// CTA's items). A non-persistent CTA pays its Q's round trip, its split and its pipeline's
-// first fill once per 128 query rows, a large share of a short causal CTA
+// SMs) CTAs, units of two query tiles, the causal walk's last round dealt tile by tile, the K
+// and Vt ring running on across a CTA's items). A non-persistent CTA pays its Q's round trip, its
+// split and its pipeline's first fill once per 128 query rows, a large share of a short causal CTA
 // (docs/performance.md). Here the producer loads the next item's Q (float32, by TMA, into the
 // other of two buffers) and its first key tiles while the consumers are still on this item, so
 // an item starts with its Q landed. Each consumer splits its own 64 rows from that buffer: hi
 // into its A fragments (registers), lo into its rows of a shared-memory panel (S's Qlo Khi
 // reads it there), the row factors from each row's max across its quad (no barrier but the
-// consumer's own).
+// consumer's own). The producer works out each item's indices and hands them over beside its
+// Q (F16Item), so that the consumers go from one item to the next without a division.
 #pragma once
 
 #include "ops/cuda/attention/sm90/attention_wgmma_f16split.cuh"
@@ -19,7 +20,8 @@ namespace {
 
 // Q's float32 buffers (two, by TMA: pipe 8's layout, 128-byte swizzled panels of 32
 // columns), Q's lo panel (BM x 64 halves, the 128-byte swizzle S reads), STAGES stages of
-// K's hi, K's lo, Vt's hi, Vt's lo, each stage's tile factors, the barriers.
+// K's hi, K's lo, Vt's hi, Vt's lo, each stage's tile factors, the barriers, the two items'
+// slots (F16Item).
 template <int STAGES>
 struct F16PersistentTraits {
   static constexpr int kE = 64, kBN = 64, kBM = 128;
@@ -32,7 +34,8 @@ struct F16PersistentTraits {
   static constexpr int kStagesOffset = kLoOffset + kLoBytes;
   static constexpr int kFacOffset = kStagesOffset + STAGES * kStageBytes;
   static constexpr int kBarOffset = kFacOffset + STAGES * 8;
-  static constexpr int kSmemBytes = kBarOffset + (2 * STAGES + 4) * 8 + 1024;
+  static constexpr int kItemOffset = kBarOffset + (2 * STAGES + 4) * 8;
+  static constexpr int kSmemBytes = kItemOffset + 2 * 24 + 1024;
   static_assert(kSmemBytes <= 232448, "shared memory over the 227 KB of an SM");
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
@@ -92,6 +95,26 @@ __device__ __forceinline__ float2 split_q_rows(const float* qb, uint8_t* lo, uin
   return make_float2(exp2_int(-sA), exp2_int(-sB));
 }
 
+// An item as the producer hands it to the consumers beside its Q (one per Q buffer): its
+// query tile, key tiles and its (batch, head)'s output and mask offsets, so that the
+// consumers do none of the walk's and the batch index's divisions between items.
+struct F16Item {
+  int32_t mt, tiles;
+  int64_t out, mask;
+};
+
+// Slot `buf`'s item: lane 0 alone reads it (as stage_factors does), so that its own arrive
+// on Q's empty barrier follows the read; the warp takes it by shuffle.
+__device__ __forceinline__ F16Item item_of(const F16Item* items, int buf, int lane) {
+  F16Item it{};
+  if (lane == 0) it = items[buf];
+  const auto bcast = [](int64_t x) {
+    return static_cast<int64_t>(__shfl_sync(0xffffffffu, static_cast<long long>(x), 0));
+  };
+  return {__shfl_sync(0xffffffffu, it.mt, 0), __shfl_sync(0xffffffffu, it.tiles, 0), bcast(it.out),
+          bcast(it.mask)};
+}
+
 template <int STAGES, int DIAG = 0, bool PER_SCORE = false>
 __global__ void __launch_bounds__(384, 1)
     attention_wgmma_f16split_persistent_kernel(const __grid_constant__ KernelArgs a,
@@ -111,8 +134,9 @@ __global__ void __launch_bounds__(384, 1)
   uint8_t* smem = align_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kBarOffset);
   uint64_t* empty = full + STAGES;
-  uint64_t* qfull = empty + STAGES;  // [2]
-  uint64_t* qempty = qfull + 2;      // [2]
+  uint64_t* qfull = empty + STAGES;                                    // [2]
+  uint64_t* qempty = qfull + 2;                                        // [2]
+  F16Item* items = reinterpret_cast<F16Item*>(smem + T::kItemOffset);  // [2]
   float2* tfac = reinterpret_cast<float2*>(smem + T::kFacOffset);
   const auto stage = [&](int s) { return smem + T::kStagesOffset + s * T::kStageBytes; };
   const auto q_buffer = [&](int i) { return reinterpret_cast<float*>(smem + i * T::kQBytes); };
@@ -120,7 +144,7 @@ __global__ void __launch_bounds__(384, 1)
     if (qt.mt >= walk.m_tiles) return 0;
     return static_cast<int>((attended_keys(p, qt.mt * BM, BM) + BN - 1) / BN);
   };
-  const unsigned batches = walk.units / walk.units_per_head;
+  const unsigned batches = walk.batches;
 
   const int tid = threadIdx.x;
   if (tid == 0) {
@@ -139,19 +163,24 @@ __global__ void __launch_bounds__(384, 1)
   if (tid >= 256) {
     sm90::detail::setmaxnreg_dec<T::kProducerRegs>();
     if (tid == 256) {
-      // Q of item n into buffer n % 2 once the consumers have split the item two before.
+      // Item n and its Q into slot and buffer n % 2 once the consumers have split the item two
+      // before (Q's arrival releases the slot's stores to them).
       const auto load_q = [&](int n, const QueryTile& qt) {
+        if (n >= 2) mbar_wait(&qempty[n & 1], ((n >> 1) - 1) & 1);
+        const BatchBase base = batch_base(a, qt.b);
+        items[n & 1] = {static_cast<int32_t>(qt.mt), tiles_of(qt), base.out - a.out, base.mask};
         load_q_item<E, BM>(p, walk, qmap, n, qt, smem, T::kQBytes, qfull, qempty);
       };
-      if (walk.has(0)) load_q(0, walk.at(0));
+      const int slots = walk.slots();
+      if (slots > 0) load_q(0, walk.dealt(0));
       // The pre-pass's split and factors (Q is the problem's own).
       grid_dependency_wait();
       const int32_t klo = static_cast<int32_t>(batches * sp);
       const int32_t vlo = static_cast<int32_t>(batches * E);
       int g = 0;
-      for (int n = 0; walk.has(n); ++n) {
-        const QueryTile qt = walk.at(n);
-        const bool next = walk.has(n + 1);
+      for (int n = 0; n < slots; ++n) {
+        const QueryTile qt = walk.dealt(n);
+        const bool next = n + 1 < slots;
         const int32_t krow = static_cast<int32_t>(qt.b * sp);
         const int32_t vrow = static_cast<int32_t>(qt.b * E);
         const float2* tm = tmul + static_cast<int>(qt.b * (sp / BN));
@@ -159,9 +188,9 @@ __global__ void __launch_bounds__(384, 1)
         for (int tile = 0; tile < tiles; ++tile, ++g) {
           f16_fill_stage<E, BN, STAGES>(maps, tm, tfac, full, empty, stage(0), T::kStageBytes,
                                         T::kPartBytes, g, tile, krow, klo, vrow, vlo);
-          if (tile == 0 && next) load_q(n + 1, walk.at(n + 1));
+          if (tile == 0 && next) load_q(n + 1, walk.dealt(n + 1));
         }
-        if (tiles == 0 && next) load_q(n + 1, walk.at(n + 1));
+        if (tiles == 0 && next) load_q(n + 1, walk.dealt(n + 1));
       }
     }
   } else {
@@ -172,17 +201,19 @@ __global__ void __launch_bounds__(384, 1)
     // the end.
     const PingPong<true> turns(wg, 1);
     int g = 0;
-    for (int n = 0; walk.has(n); ++n) {
-      const QueryTile qt = walk.at(n);
-      const int64_t m0 = qt.mt * BM;
-      const BatchBase base = batch_base(a, qt.b);
-      const int tiles = tiles_of(qt);
-      Rows rows = consumer_rows(m0, wg, warp, lane);
+    const int slots = walk.slots();
+    for (int n = 0; n < slots; ++n) {
       trace_item<kTraced>(n, 0);
-      // This item's Q: hi into qf, lo into this consumer's rows of the panel (the item
-      // before's last S has landed: its P V was waited for), the float32 buffer back.
+      // This item (the producer's slot) and its Q: hi into qf, lo into this consumer's rows of
+      // the panel (the item before's last S has landed: its P V was waited for), the float32
+      // buffer back.
       const int buf = n & 1;
       mbar_wait(&qfull[buf], (n >> 1) & 1);
+      const F16Item item = item_of(items, buf, lane);
+      const int64_t m0 = int64_t{item.mt} * BM;
+      const int tiles = item.tiles;
+      const BatchBase base{nullptr, nullptr, nullptr, item.mask, a.out + item.out};
+      Rows rows = consumer_rows(m0, wg, warp, lane);
       if (tid == 0) trace_item_value<kTraced>(n, 5, static_cast<unsigned>(tiles));
       uint32_t qf[4][4];
       const float2 qmul = split_q_rows(q_buffer(buf), smem + T::kLoOffset, qf, a.scale, wg, warp);
@@ -290,7 +321,8 @@ __global__ void __launch_bounds__(384, 1)
 // tensor map was refused (Q's layout has none, or the driver's).
 template <int STAGES = 4, int DIAG = 0>
 cudaError_t f16split_persistent_kernel(const KernelArgs& a, void* scratch, int sms,
-                                       cudaStream_t stream, bool dependent, bool& mapped) {
+                                       cudaStream_t stream, bool dependent, bool& mapped,
+                                       bool balanced_tail = true) {
   using Tr = F16PersistentTraits<STAGES>;
   const F16SplitScratch s = f16split_parts(a.p, scratch);
   F16SplitMaps maps{};
@@ -303,7 +335,7 @@ cudaError_t f16split_persistent_kernel(const KernelArgs& a, void* scratch, int s
   const cudaError_t e =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
   if (e != cudaSuccess) return e;
-  const PersistentWalk walk(a.p, Tr::kBM, static_cast<unsigned>(sms));
+  const PersistentWalk walk(a.p, Tr::kBM, static_cast<unsigned>(sms), true, balanced_tail);
   cudaLaunchAttribute pdl = gemm::sm90::detail::pdl_attribute();
   cudaLaunchConfig_t lc{};
   lc.gridDim = dim3(std::min(walk.units, static_cast<unsigned>(sms)));

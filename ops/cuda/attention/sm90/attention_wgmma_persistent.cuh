@@ -15,7 +15,9 @@
 // The walk is static (no index passes between the roles): units of two query tiles of
 // one (batch, head), unit u = blockIdx.x + i gridDim.x. Full attention: tiles 2j and
 // 2j + 1; causal: tiles m - 1 - j and j, so that every unit has the same key tiles.
-// Where there are fewer such units than SMs, units of one tile.
+// Where there are fewer such units than SMs, units of one tile. With `balanced_tail` (causal
+// pairs; pipe 16, through PersistentWalk::slots and dealt), the last round, where fewer units
+// than CTAs are left, is dealt tile by tile instead (PersistentWalk::tail_index).
 #pragma once
 
 #include <cuda/atomic>
@@ -52,20 +54,65 @@ struct PersistentWalk {
   unsigned m_tiles, per_unit, units_per_head, units;
   bool causal;
   UniformDivisor per_head;
+  unsigned batches = 1;
+  // The balanced tail: its first slot (0: none), its first unit, its tiles (empty ones left
+  // out).
+  unsigned tail_n = 0, tail_u0 = 0, tail_tiles = 0;
 
   // `pairs` false: units of one tile always (full attention gains nothing from pairs, and
   // smaller units leave a smaller share of the heads to pipe 12's pre-pass).
-  PersistentWalk(const AttentionProblem& p, unsigned bm, unsigned sms, bool pairs = true)
+  PersistentWalk(const AttentionProblem& p, unsigned bm, unsigned sms, bool pairs = true,
+                 bool balanced_tail = false)
       : m_tiles(static_cast<unsigned>((p.L + bm - 1) / bm)), causal(p.causal) {
-    unsigned batches = 1;
     for (int d = 0; d < p.batch_rank; ++d) batches *= static_cast<unsigned>(p.batch[d]);
     per_unit = pairs && (m_tiles + 1) / 2 * batches >= sms ? 2 : 1;
     units_per_head = (m_tiles + per_unit - 1) / per_unit;
     units = units_per_head * batches;
     per_head = UniformDivisor(units_per_head);
+    const unsigned grid = std::min(units, sms);
+    if (balanced_tail && causal && per_unit == 2 && units % grid != 0) {
+      tail_u0 = units / grid * grid;
+      tail_n = 2 * (units / grid);
+      for (unsigned u = tail_u0; u < units; ++u) {
+        const unsigned j = u % units_per_head;
+        tail_tiles += j == m_tiles - 1 - j ? 1 : 2;
+      }
+    }
   }
   __device__ __forceinline__ unsigned unit(int n) const {
     return blockIdx.x + static_cast<unsigned>(n >> (per_unit - 1)) * gridDim.x;
+  }
+  __device__ __forceinline__ bool in_tail(int n) const {
+    return tail_n != 0 && static_cast<unsigned>(n) >= tail_n;
+  }
+  // The tail's tiles, heaviest first (the latest query tile first), dealt to the CTAs as
+  // greedy scheduling would: where there are more tiles than CTAs, the first CTAs take one
+  // heavy tile each and the rest fold what is left, the k-th heaviest with the k-th
+  // lightest, so that the last round ends at about its average instead of a whole pair's
+  // length with CTAs idle beside it. Slot n's index into that order (n in the tail), and
+  // how many of the tail's slots this CTA has.
+  __device__ __forceinline__ unsigned tail_singles() const {
+    return 2 * gridDim.x - min(tail_tiles, 2 * gridDim.x);
+  }
+  __device__ __forceinline__ unsigned tail_slots() const {
+    if (blockIdx.x >= tail_singles()) return 2;
+    return blockIdx.x < tail_tiles ? 1 : 0;
+  }
+  __device__ __forceinline__ unsigned tail_index(int n) const {
+    const unsigned singles = tail_singles();
+    if (blockIdx.x < singles) return blockIdx.x;
+    const unsigned k = blockIdx.x - singles;
+    return static_cast<unsigned>(n) == tail_n ? singles + k : tail_tiles - 1 - k;
+  }
+  // A walk with a balanced tail: how many slots this CTA has, worked out once (the roles'
+  // loops run n below it), and slot n's tile (dealt). has and at are the walk without it.
+  __device__ __forceinline__ int slots() const {
+    if (tail_n != 0) return static_cast<int>(tail_n + tail_slots());
+    const unsigned mine = blockIdx.x < units ? (units - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+    return static_cast<int>(mine * per_unit);
+  }
+  __device__ __forceinline__ QueryTile dealt(int n) const {
+    return in_tail(n) ? tail_at(tail_index(n)) : at(n);
   }
   __device__ __forceinline__ bool has(int n) const { return unit(n) < units; }
   // The 64-row slot of item n's query tile that consumer c of `consumers` takes. Causal: the
@@ -86,6 +133,18 @@ struct PersistentWalk {
       mt = 2 * j + h < m_tiles ? 2 * j + h : m_tiles;
     }
     return {mt, b, 0};
+  }
+  // The tail's i-th tile, heaviest first: query tiles from the last down, each (batch, head)
+  // whose unit with that tile is in the tail in order. Tile x is unit j's late tile
+  // (x = m_tiles - 1 - j) from m_tiles - units_per_head up, its early one (x = j) below.
+  __device__ __forceinline__ QueryTile tail_at(unsigned i) const {
+    for (unsigned x = m_tiles; x-- > 0;) {
+      const unsigned j = x >= m_tiles - units_per_head ? m_tiles - 1 - x : x;
+      const unsigned first = tail_u0 > j ? per_head.div(tail_u0 - j + units_per_head - 1) : 0;
+      if (i < batches - first) return {x, first + i, 0};
+      i -= batches - first;
+    }
+    return {m_tiles, 0, 0};
   }
 };
 
