@@ -166,10 +166,10 @@ __global__ void __launch_bounds__(384, 1)
       // Item n and its Q into slot and buffer n % 2 once the consumers have split the item two
       // before (Q's arrival releases the slot's stores to them).
       const auto load_q = [&](int n, const QueryTile& qt) {
-        if (n >= 2) mbar_wait(&qempty[n & 1], ((n >> 1) - 1) & 1);
-        const BatchBase base = batch_base(a, qt.b);
-        items[n & 1] = {static_cast<int32_t>(qt.mt), tiles_of(qt), base.out - a.out, base.mask};
-        load_q_item<E, BM>(p, walk, qmap, n, qt, smem, T::kQBytes, qfull, qempty);
+        load_q_item<E, BM>(p, walk, qmap, n, qt, smem, T::kQBytes, qfull, qempty, [&] {
+          const BatchBase base = batch_base(a, qt.b);
+          items[n & 1] = {static_cast<int32_t>(qt.mt), tiles_of(qt), base.out - a.out, base.mask};
+        });
       };
       const int slots = walk.slots();
       if (slots > 0) load_q(0, walk.dealt(0));

@@ -315,18 +315,25 @@ __device__ __forceinline__ unsigned long long wait_for_made_vt(const VtAhead& ah
   return timed ? global_ns() - t0 : 0;
 }
 
+// Nothing to do (load_q_item's default).
+struct NoStep {
+  __device__ __forceinline__ void operator()() const {}
+};
+
 // Q of item n of the walk (query tile qt; an empty slot loads the last tile) into buffer n % 2
 // of two at `buffers`, `bytes` apart (BM rows in panels of 32 columns, by TMA), once the
 // consumers have let go of the item two before it in that buffer (pipes 8, 9 and 11 at head
-// dim 64; 16).
-template <int E, int BM>
+// dim 64; 16). `once_free` runs between the two: what it stores beside the buffer reaches the
+// consumers with Q's arrival (pipe 16's item slots).
+template <int E, int BM, class OnceFree = NoStep>
 __device__ __forceinline__ void load_q_item(const AttentionProblem& p, const PersistentWalk& walk,
                                             const CUtensorMap& qmap, int n, const QueryTile& qt,
                                             uint8_t* buffers, int bytes, uint64_t* qfull,
-                                            uint64_t* qempty) {
+                                            uint64_t* qempty, const OnceFree& once_free = {}) {
   namespace ptx = ::cuda::ptx;
   const int buf = n & 1;
   if (n >= 2) mbar_wait(&qempty[buf], ((n >> 1) - 1) & 1);
+  once_free();
   ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &qfull[buf],
                                  bytes);
   int32_t c[5];
